@@ -1,0 +1,63 @@
+"""The ``gobblet-companion`` command line.
+
+Each command lives in its own module in this package and exposes
+``register(subcommands)``, which adds its parser and sets ``handler`` to a function taking
+the parsed arguments and returning an exit status. Adding a command is one module and one
+line in ``COMMAND_MODULES``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from companion import __version__
+from companion.errors import CompanionError
+
+PROGRAM = "gobblet-companion"
+
+# Order here is the order ``--help`` lists the commands in.
+COMMAND_MODULES: tuple[str, ...] = (
+    "play",
+    "moves",
+    "perft",
+)
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROGRAM,
+        description="Referee, coach and scribe for the Gobblet board game.",
+    )
+    parser.add_argument("--version", action="version", version=f"{PROGRAM} {__version__}")
+    subcommands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(f"companion.cli.{name}").register(subcommands)
+    return parser
+
+
+def fail(message: str) -> int:
+    """Print one clear line on stderr and return the bad-input exit status."""
+    print(f"{PROGRAM}: {message}", file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "handler", None):
+        parser.print_help()
+        return EXIT_BAD_INPUT
+    try:
+        return int(args.handler(args) or EXIT_OK)
+    except CompanionError as error:
+        return fail(str(error))
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK

@@ -1,0 +1,71 @@
+"""The one typed stream of referee events that the device, the game log and displays consume.
+
+The reconciler is the only producer. Consumers read ``type`` and the fields that type uses;
+``to_json`` gives the flat dict printed by ``gobblet-companion replay`` and stored in the log.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class EventType(StrEnum):
+    MOVE = "move"                        # a legal move was accepted: move, ply, position
+    ILLEGAL = "illegal"                  # an illegal action was seen: reason, squares, position to restore
+    NEEDS_ATTENTION = "needs-attention"  # the board cannot be explained with confidence: reason, squares
+    LIFTED = "lifted"                    # a piece was lifted (touch rule): squares
+    RESTORED = "restored"                # the board shows the last legal position again
+    TAKEBACK = "takeback"                # the last move was undone: move, ply
+    WIN = "win"                          # a full line: winner, line
+    LOSS = "loss"                        # the losing uncover: winner (the other side), line revealed
+    DRAW = "draw"                        # threefold repetition (or agreed): reason
+    NEW_GAME = "new-game"                # a new game started: variant
+
+
+@dataclass(frozen=True)
+class Event:
+    type: EventType
+    ply: int = 0
+    move: str | None = None              # move text, e.g. "4a1" or "a1-c3"
+    moves: tuple[str, ...] = ()          # several moves (two moves seen between readings)
+    winner: str | None = None            # "white" | "black" | None
+    line: tuple[str, ...] = ()           # square names of a winning or revealed line
+    squares: tuple[str, ...] = ()        # squares the event concerns (offending, lifted, ...)
+    reason: str | None = None            # words a player understands
+    position: str | None = None          # position text after the event, or the one to restore
+    timestamp: float = field(default_factory=time.time)
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"type": str(self.type), "ply": self.ply}
+        for name in ("move", "winner", "reason", "position"):
+            value = getattr(self, name)
+            if value is not None:
+                data[name] = value
+        for name in ("moves", "line", "squares"):
+            value = getattr(self, name)
+            if value:
+                data[name] = list(value)
+        if self.detail:
+            data["detail"] = dict(self.detail)
+        data["timestamp"] = self.timestamp
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Event:
+        return cls(
+            type=EventType(data["type"]),
+            ply=int(data.get("ply", 0)),
+            move=data.get("move"),
+            moves=tuple(data.get("moves", ())),
+            winner=data.get("winner"),
+            line=tuple(data.get("line", ())),
+            squares=tuple(data.get("squares", ())),
+            reason=data.get("reason"),
+            position=data.get("position"),
+            timestamp=float(data.get("timestamp", 0.0)),
+            detail=dict(data.get("detail", {})),
+        )
