@@ -1,0 +1,1 @@
+"""Vision: turn camera frames of a Gobblet board into per-square observations."""
