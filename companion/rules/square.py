@@ -78,4 +78,4 @@ def board_squares(size: int) -> list[Square]:
 
 
 def on_board(sq: Square, size: int) -> bool:
-    return 0 <= sq and square_file(sq) < size and square_rank(sq) < size
+    return sq >= 0 and square_file(sq) < size and square_rank(sq) < size

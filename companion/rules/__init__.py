@@ -1,0 +1,70 @@
+"""The rules of Gobblet in every variant of RULES.md: pure logic, no I/O.
+
+The vocabulary follows python-chess: named constants and small helpers (``parse_square``,
+``square_name``), ``Move`` values, a ``Position`` with ``legal_moves``, ``push``/``pop`` and
+``outcome()``, and a ``Game`` that adds the record's headers, time stamps, agreed draws and
+resignation. Text formats live in ``fen`` (positions) and ``record`` (games).
+"""
+
+from companion.rules.game import Game
+from companion.rules.move import (
+    AmbiguousMoveError,
+    IllegalMoveError,
+    Move,
+    MoveError,
+    MoveSyntaxError,
+    parse_moves,
+)
+from companion.rules.outcome import Outcome, Termination
+from companion.rules.perft import perft
+from companion.rules.position import Position
+from companion.rules.square import (
+    BLACK,
+    COLOR_NAMES,
+    WHITE,
+    Color,
+    Square,
+    board_squares,
+    color_name,
+    opponent,
+    parse_color,
+    parse_square,
+    square,
+    square_file,
+    square_name,
+    square_rank,
+)
+from companion.rules.variant import PRESETS, VARIANT_NAMES, GobbleRule, Variant, VariantError
+
+__all__ = [
+    "BLACK",
+    "COLOR_NAMES",
+    "PRESETS",
+    "VARIANT_NAMES",
+    "WHITE",
+    "AmbiguousMoveError",
+    "Color",
+    "Game",
+    "GobbleRule",
+    "IllegalMoveError",
+    "Move",
+    "MoveError",
+    "MoveSyntaxError",
+    "Outcome",
+    "Position",
+    "Square",
+    "Termination",
+    "Variant",
+    "VariantError",
+    "board_squares",
+    "color_name",
+    "opponent",
+    "parse_color",
+    "parse_moves",
+    "parse_square",
+    "perft",
+    "square",
+    "square_file",
+    "square_name",
+    "square_rank",
+]

@@ -1,0 +1,128 @@
+"""A game: a position with its history, the record's headers and time stamps, and the endings
+that are not on the board (agreed draw, resignation, the touch rule's forfeit)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from companion.rules.move import IllegalMoveError, Move
+from companion.rules.outcome import Outcome, Termination
+from companion.rules.position import Position
+from companion.rules.square import Color, Square, color_name, square_name
+from companion.rules.variant import CLASSIC, Variant
+
+
+@dataclass(frozen=True)
+class PlayedMove:
+    move: Move
+    timestamp: float | None = None  # seconds since the epoch, when the move was made
+    comment: str | None = None
+
+
+class Game:
+    def __init__(
+        self,
+        variant: Variant = CLASSIC,
+        start: Position | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        self.start = start.copy() if start is not None else Position(variant)
+        self.variant = self.start.variant
+        self.position = self.start.copy()
+        self.headers: dict[str, str] = dict(headers or {})
+        self.headers["Variant"] = self.variant.spec
+        self.played: list[PlayedMove] = []
+        self._ending: Outcome | None = None
+
+    @property
+    def moves(self) -> list[Move]:
+        return [p.move for p in self.played]
+
+    @property
+    def turn(self) -> Color:
+        return self.position.turn
+
+    @property
+    def ply(self) -> int:
+        return len(self.played)
+
+    @property
+    def legal_moves(self):
+        return () if self._ending is not None else self.position.legal_moves
+
+    def outcome(self) -> Outcome | None:
+        return self._ending or self.position.outcome()
+
+    def is_over(self) -> bool:
+        return self.outcome() is not None
+
+    def check(self, move: Move) -> str | None:
+        if self._ending is not None:
+            return f"the game is over ({self._ending.reason})"
+        return self.position.check(move)
+
+    def push(self, move: Move, timestamp: float | None = None, comment: str | None = None) -> Move:
+        """Play a move (``IllegalMoveError`` saying why if it is not legal); returns it as the
+        position names it."""
+        reason = self.check(move)
+        if reason is not None:
+            raise IllegalMoveError(f"{move.text()} is illegal: {reason}")
+        code = self.position.code_from_move(move)
+        named = self.position.move_from_code(code)
+        self.position.push_code(code)
+        self.played.append(PlayedMove(named, timestamp, comment))
+        return named
+
+    def push_text(self, text: str, timestamp: float | None = None) -> Move:
+        return self.push(Move.from_text(text), timestamp)
+
+    def pop(self) -> Move:
+        """Undo the last move (and any ending declared after it)."""
+        if not self.played:
+            raise IllegalMoveError("there is no move to take back")
+        self._ending = None
+        self.position.pop()
+        return self.played.pop().move
+
+    # ----- endings off the board --------------------------------------------------------
+
+    def agree_draw(self) -> Outcome:
+        return self._end(Outcome(Termination.AGREED, None))
+
+    def resign(self, color: Color) -> Outcome:
+        return self._end(Outcome(Termination.RESIGNATION, color ^ 1))
+
+    def touch_violation(self, sq: Square) -> str | None:
+        """Why the side to move may not lift the stack on ``sq`` (touch rule), if it may not."""
+        top = self.position.top(sq)
+        if top is None:
+            return f"{square_name(sq)} is empty"
+        if top[0] != self.turn and self.variant.touch_rule:
+            return (
+                f"{color_name(self.turn).capitalize()} may not touch {square_name(sq)}: "
+                f"it shows a {color_name(top[0])} piece"
+            )
+        return None
+
+    def lift(self, sq: Square) -> Outcome | None:
+        """The side to move lifted its piece on ``sq``. Under the touch rule, a piece that has
+        no legal destination loses the game for the lifter; returns that outcome."""
+        if self.is_over() or not self.variant.touch_rule:
+            return None
+        top = self.position.top(sq)
+        if top is not None and top[0] == self.turn and not self.position.destinations(sq):
+            return self._end(Outcome(Termination.TOUCH, self.turn ^ 1))
+        return None
+
+    def _end(self, outcome: Outcome) -> Outcome:
+        if self.is_over():
+            raise IllegalMoveError(f"the game is already over ({self.outcome().reason})")  # type: ignore[union-attr]
+        self._ending = outcome
+        return outcome
+
+    @property
+    def result(self) -> str:
+        outcome = self.outcome()
+        return outcome.result if outcome else "*"
+
+
