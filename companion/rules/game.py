@@ -11,6 +11,8 @@ from companion.rules.position import Position
 from companion.rules.square import Color, Square, color_name, square_name
 from companion.rules.variant import CLASSIC, Variant
 
+OFF_BOARD_ENDINGS = (Termination.AGREED, Termination.RESIGNATION, Termination.TOUCH)
+
 
 @dataclass(frozen=True)
 class PlayedMove:
@@ -87,10 +89,10 @@ class Game:
     # ----- endings off the board --------------------------------------------------------
 
     def agree_draw(self) -> Outcome:
-        return self._end(Outcome(Termination.AGREED, None))
+        return self.declare(Outcome(Termination.AGREED, None))
 
     def resign(self, color: Color) -> Outcome:
-        return self._end(Outcome(Termination.RESIGNATION, color ^ 1))
+        return self.declare(Outcome(Termination.RESIGNATION, color ^ 1))
 
     def touch_violation(self, sq: Square) -> str | None:
         """Why the side to move may not lift the stack on ``sq`` (touch rule), if it may not."""
@@ -111,10 +113,13 @@ class Game:
             return None
         top = self.position.top(sq)
         if top is not None and top[0] == self.turn and not self.position.destinations(sq):
-            return self._end(Outcome(Termination.TOUCH, self.turn ^ 1))
+            return self.declare(Outcome(Termination.TOUCH, self.turn ^ 1))
         return None
 
-    def _end(self, outcome: Outcome) -> Outcome:
+    def declare(self, outcome: Outcome) -> Outcome:
+        """End the game off the board: an agreed draw, a resignation or a touch-rule forfeit."""
+        if outcome.termination not in OFF_BOARD_ENDINGS:
+            raise IllegalMoveError(f"{outcome.termination} is decided on the board, not declared")
         if self.is_over():
             raise IllegalMoveError(f"the game is already over ({self.outcome().reason})")  # type: ignore[union-attr]
         self._ending = outcome

@@ -1,0 +1,165 @@
+"""``gobblet-companion play``: a game at the terminal.
+
+Two people type moves in turn; a side may be played by the computer (``--ai``). Illegal
+moves are refused with the reason, ``undo`` takes a move back, ``show a1`` reveals a stack,
+and the record can be saved at any time and is offered when the game ends.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from datetime import date
+from pathlib import Path
+
+from companion.cli.common import add_game_arguments, game_from_args
+from companion.errors import CompanionError
+from companion.rules import Game, Move, MoveError, color_name, parse_square
+from companion.rules.diagram import diagram, stack_text
+from companion.rules.record import write_record
+
+# A computer player gets the game and returns its move; a person is None.
+Player = Callable[[Game], Move] | None
+
+HELP = """Commands:
+  4a1, a1-c3     play a move (placement: size and square; move: from-to)
+  moves          list the legal moves
+  show a1        show every piece in the stack on a1, hidden ones included
+  board          draw the board again
+  undo           take back the last move
+  draw           the players agree a draw
+  resign         the side to move resigns
+  save FILE      save the game record
+  help           this text
+  quit           leave (the record is offered first)"""
+
+
+def register(subcommands: argparse._SubParsersAction) -> None:
+    parser = subcommands.add_parser(
+        "play",
+        help="play a game at the terminal",
+        description="Play Gobblet at the terminal: two people, or a person against the engine.",
+    )
+    add_game_arguments(parser)
+    parser.add_argument("--white", default="White", help="White player's name for the record")
+    parser.add_argument("--black", default="Black", help="Black player's name for the record")
+    parser.set_defaults(handler=run)
+
+
+def make_players(args: argparse.Namespace, game: Game) -> tuple[Player, Player]:
+    """Who plays each colour: ``None`` is a person at the keyboard."""
+    return (None, None)
+
+
+def run(args: argparse.Namespace) -> int:
+    game = game_from_args(args)
+    game.headers.setdefault("White", args.white)
+    game.headers.setdefault("Black", args.black)
+    game.headers.setdefault("Date", date.today().strftime("%Y.%m.%d"))
+    players = make_players(args, game)
+    print(diagram(game.position))
+    print("Type a move, or 'help'.")
+    session = Session(game, players)
+    session.loop()
+    return 0
+
+
+class Session:
+    def __init__(self, game: Game, players: tuple[Player, Player]) -> None:
+        self.game = game
+        self.players = players
+        self.announced = False
+
+    def loop(self) -> None:
+        while True:
+            if self.game.is_over() and not self.announced:
+                self.announce()
+            player = self.players[self.game.turn]
+            if player is not None and not self.game.is_over():
+                self.play_computer(player)
+                continue
+            prompt = "game over> " if self.game.is_over() else f"{color_name(self.game.turn)}> "
+            try:
+                line = input(prompt).strip()
+            except EOFError:
+                print()
+                return
+            if line in ("quit", "exit"):
+                self.offer_save()
+                return
+            if line:
+                self.handle(line)
+
+    def play_computer(self, player: Callable[[Game], Move]) -> None:
+        move = player(self.game)
+        self.game.push(move)
+        print(f"{color_name(self.game.turn ^ 1)} plays {move.text()}")
+        print(diagram(self.game.position))
+
+    def handle(self, line: str) -> None:
+        command, _, rest = line.partition(" ")
+        try:
+            match command:
+                case "help" | "?":
+                    print(HELP)
+                case "board":
+                    print(diagram(self.game.position))
+                case "moves":
+                    print(" ".join(m.text() for m in self.game.legal_moves) or "no legal moves")
+                case "show":
+                    print(stack_text(self.game.position, parse_square(rest)))
+                case "undo":
+                    self.undo()
+                case "draw":
+                    print(self.game.agree_draw().reason)
+                case "resign":
+                    print(self.game.resign(self.game.turn).reason)
+                case "save":
+                    self.save(rest.strip())
+                case _:
+                    self.play(line)
+        except CompanionError as error:
+            print(f"! {error}")
+
+    def play(self, text: str) -> None:
+        move = self.game.push(Move.from_text(text))
+        print(f"{color_name(self.game.turn ^ 1)} plays {move.text()}")
+        print(diagram(self.game.position))
+
+    def undo(self) -> None:
+        humans = [p is None for p in self.players]
+        count = 1 if all(humans) or len(self.game.played) < 2 else 2  # back to a person's turn
+        for _ in range(count):
+            print(f"took back {self.game.pop().text()}")
+        self.announced = False
+        print(diagram(self.game.position))
+
+    def announce(self) -> None:
+        outcome = self.game.outcome()
+        assert outcome is not None
+        print(f"*** {outcome.reason} ***")
+        self.announced = True
+        self.offer_save()
+
+    def offer_save(self) -> None:
+        try:
+            name = input("save the record to (Enter to skip): ").strip()
+        except EOFError:
+            return
+        if name:
+            try:
+                self.save(name)
+            except CompanionError as error:
+                print(f"! {error}")
+
+    def save(self, name: str) -> None:
+        if not name:
+            raise CompanionError("say where: save FILE")
+        try:
+            Path(name).write_text(write_record(self.game), encoding="utf-8")
+        except OSError as error:
+            raise CompanionError(f"cannot save to {name}: {error.strerror}") from None
+        print(f"saved {name}")
+
+
+__all__ = ["MoveError", "Session", "run"]
