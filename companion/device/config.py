@@ -1,0 +1,232 @@
+"""The device's configuration: which GPIO pins drive what, how the panel talks, how hard the
+hint thinks, where the camera, calibration and game log are.
+
+Every setting has a default that matches the wiring in ``hardware/README.md``, so a panel
+built as documented needs no file at all. A file (TOML, see ``hardware/config.toml`` for the
+full, commented default) only names what differs. A mistake in the file is a
+``CompanionError`` naming the file and the key, because a wrong pin number silently drives
+the wrong LED.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from companion.errors import CompanionError
+
+APP_NAME = "gobblet-companion"
+
+# BCM numbers. The 16 square LEDs in a1, b1, c1, d1, a2, ... d4 order. GPIO 2/3 (I2C, fixed
+# pull-ups) and 14/15 (serial console) are left free; GPIO 18 is hardware PWM channel 0,
+# the best pin for a passive buzzer.
+DEFAULT_SQUARE_PINS: tuple[int, ...] = (4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 19, 20, 21, 22)
+DEFAULT_TURN_WHITE_PIN = 24
+DEFAULT_TURN_BLACK_PIN = 25
+DEFAULT_ALERT_PIN = 26
+DEFAULT_BUZZER_PIN = 18
+DEFAULT_BUTTON_PIN = 23
+USABLE_GPIOS = range(2, 28)
+BUZZER_KINDS = ("tonal", "active")
+
+
+@dataclass(frozen=True)
+class PinConfig:
+    squares: tuple[int, ...] = DEFAULT_SQUARE_PINS
+    turn_white: int = DEFAULT_TURN_WHITE_PIN
+    turn_black: int = DEFAULT_TURN_BLACK_PIN
+    alert: int = DEFAULT_ALERT_PIN
+    buzzer: int = DEFAULT_BUZZER_PIN
+    button: int = DEFAULT_BUTTON_PIN
+
+    def all_pins(self) -> dict[str, int]:
+        """Every pin with the name of what it drives, for validation and the pin table."""
+        named = {f"squares[{i}]": pin for i, pin in enumerate(self.squares)}
+        named.update(
+            turn_white=self.turn_white,
+            turn_black=self.turn_black,
+            alert=self.alert,
+            buzzer=self.buzzer,
+            button=self.button,
+        )
+        return named
+
+
+@dataclass(frozen=True)
+class PanelConfig:
+    active_high: bool = True          # False for LEDs sunk through a driver (ULN2803) to ground
+    buzzer: str = "tonal"             # "tonal": passive piezo (TonalBuzzer); "active": on/off buzzer
+    blink_period: float = 0.5         # seconds, one on+off of a blinking LED
+    count_pause: float = 1.0          # seconds dark between two rounds of counted blinks
+    hold_time: float = 2.0            # button held this long: new game
+    double_press: float = 0.4         # seconds within which a second press makes a double press
+    sounds: bool = True               # False keeps the buzzer silent (the log still records all)
+
+
+@dataclass(frozen=True)
+class HintConfig:
+    time: float = 3.0                 # seconds the engine may think for one hint
+    level: str = "strong"
+
+
+@dataclass(frozen=True)
+class CameraConfig:
+    source: str = "auto"              # auto | picamera | opencv:INDEX | folder:PATH | simulate
+    calibration: str = ""             # calibration JSON ("" = the data directory's calibration.json)
+    reconnect_delay: float = 2.0      # seconds between attempts to reopen a lost camera
+    max_bad_frames: int = 10          # consecutive unreadable frames before the camera counts as lost
+
+
+@dataclass(frozen=True)
+class LogConfig:
+    database: str = ""                # "" = the data directory's games.sqlite3
+    snapshots: bool = False           # store a JPEG of the board after each move
+
+
+@dataclass(frozen=True)
+class DeviceConfig:
+    pins: PinConfig = field(default_factory=PinConfig)
+    panel: PanelConfig = field(default_factory=PanelConfig)
+    hint: HintConfig = field(default_factory=HintConfig)
+    camera: CameraConfig = field(default_factory=CameraConfig)
+    log: LogConfig = field(default_factory=LogConfig)
+
+    def validate(self, origin: str = "configuration") -> DeviceConfig:
+        _check_pins(self.pins, origin)
+        if self.panel.buzzer not in BUZZER_KINDS:
+            raise CompanionError(f"{origin}: panel.buzzer must be one of {', '.join(BUZZER_KINDS)}")
+        positive = {
+            "panel.blink_period": self.panel.blink_period,
+            "panel.count_pause": self.panel.count_pause,
+            "panel.hold_time": self.panel.hold_time,
+            "panel.double_press": self.panel.double_press,
+            "hint.time": self.hint.time,
+            "camera.reconnect_delay": self.camera.reconnect_delay,
+            "camera.max_bad_frames": self.camera.max_bad_frames,
+        }
+        for key, value in positive.items():
+            if value <= 0:
+                raise CompanionError(f"{origin}: {key} must be positive, not {value}")
+        if self.panel.double_press >= self.panel.hold_time:
+            raise CompanionError(f"{origin}: panel.double_press must be shorter than panel.hold_time")
+        return self
+
+
+def _check_pins(pins: PinConfig, origin: str) -> None:
+    if len(pins.squares) != 16:
+        raise CompanionError(f"{origin}: pins.squares needs 16 GPIO numbers (a1..d4), got {len(pins.squares)}")
+    seen: dict[int, str] = {}
+    for name, pin in pins.all_pins().items():
+        if pin not in USABLE_GPIOS:
+            raise CompanionError(f"{origin}: pins.{name} = {pin} is not a GPIO number 2..27")
+        if pin in seen:
+            raise CompanionError(f"{origin}: GPIO {pin} is used twice (pins.{seen[pin]} and pins.{name})")
+        seen[pin] = name
+
+
+# ----- reading a file ----------------------------------------------------------------------
+
+
+SECTIONS: dict[str, type] = {
+    "pins": PinConfig,
+    "panel": PanelConfig,
+    "hint": HintConfig,
+    "camera": CameraConfig,
+    "log": LogConfig,
+}
+
+
+def load_config(path: str | os.PathLike[str] | None) -> DeviceConfig:
+    """The defaults, overridden by the file at ``path`` (when given and present)."""
+    if path is None:
+        return DeviceConfig()
+    origin = str(path)
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError:
+        raise CompanionError(f"configuration file {origin} does not exist") from None
+    except OSError as error:
+        raise CompanionError(f"cannot read configuration file {origin}: {error.strerror}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise CompanionError(f"configuration file {origin} is not valid TOML: {error}") from None
+    return config_from_dict(data, origin)
+
+
+def config_from_dict(data: dict[str, Any], origin: str = "configuration") -> DeviceConfig:
+    config = DeviceConfig()
+    for section, values in data.items():
+        kind = SECTIONS.get(section)
+        if kind is None:
+            raise CompanionError(f"{origin}: unknown section [{section}]: use {', '.join(SECTIONS)}")
+        if not isinstance(values, dict):
+            raise CompanionError(f"{origin}: [{section}] must be a table of key = value")
+        current = getattr(config, section)
+        config = replace(config, **{section: _section(current, section, values, origin)})
+    return config.validate(origin)
+
+
+def _section(current: Any, section: str, values: dict[str, Any], origin: str) -> Any:
+    known = {f.name: f for f in fields(current)}
+    changes: dict[str, Any] = {}
+    for key, value in values.items():
+        if key not in known:
+            raise CompanionError(f"{origin}: unknown key {section}.{key}: use {', '.join(known)}")
+        changes[key] = _coerce(getattr(current, key), value, f"{origin}: {section}.{key}")
+    return replace(current, **changes)
+
+
+def _coerce(default: Any, value: Any, where: str) -> Any:
+    """Check a file value against the type of its default (TOML has no tuples, ints may be floats)."""
+    if isinstance(default, bool):
+        ok = isinstance(value, bool)
+    elif isinstance(default, int):
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif isinstance(default, float):
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        value = float(value) if ok else value
+    elif isinstance(default, tuple):
+        ok = isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+        value = tuple(value) if ok else value
+    else:
+        ok = isinstance(value, str)
+    if not ok:
+        raise CompanionError(f"{where} = {value!r} should be {type(default).__name__}")
+    return value
+
+
+# ----- where things live -------------------------------------------------------------------
+
+
+def data_dir() -> Path:
+    """``$GOBBLET_COMPANION_DATA``, else ``$XDG_DATA_HOME/gobblet-companion``, else
+    ``~/.local/share/gobblet-companion`` (systemd's StateDirectory sets the first)."""
+    explicit = os.environ.get("GOBBLET_COMPANION_DATA")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / APP_NAME
+
+
+def default_config_path() -> Path | None:
+    """The first configuration file that exists: ``$GOBBLET_COMPANION_CONFIG``,
+    ``$XDG_CONFIG_HOME/gobblet-companion/config.toml``, ``/etc/gobblet-companion/config.toml``."""
+    explicit = os.environ.get("GOBBLET_COMPANION_CONFIG")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    for candidate in (Path(base) / APP_NAME / "config.toml", Path("/etc") / APP_NAME / "config.toml"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def database_path(config: DeviceConfig) -> Path:
+    return Path(config.log.database) if config.log.database else data_dir() / "games.sqlite3"
+
+
+def calibration_path(config: DeviceConfig) -> Path:
+    return Path(config.camera.calibration) if config.camera.calibration else data_dir() / "calibration.json"

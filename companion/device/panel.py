@@ -1,0 +1,188 @@
+"""The panel on the GPIO header: 16 square LEDs, two turn LEDs, an alert LED, a buzzer and
+the hint button, all gpiozero devices built on one injectable pin factory.
+
+The pin factory is injected rather than taken from gpiozero's global default so that the
+tests (``MockFactory``), the embedded default (mock pins on a PC) and the Pi (lgpio) run the
+very same code. The panel shows ``Scene`` values; an animator thread turns the current scene
+into pin writes at a steady tick, so blinking never waits for the camera or the AI.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from companion.device.button import ButtonGestures, Gesture
+from companion.device.component import Component
+from companion.device.config import DeviceConfig
+from companion.device.scene import BLACK_NAME, WHITE_NAME, Frame, Scene, Timing, frame_at, idle
+from companion.errors import CompanionError
+from companion.rules.square import board_squares, square_name
+
+PANEL_BOARD_SIZE = 4
+TICK = 0.02        # seconds between two renders of the animator
+BUZZER_MID_TONE = "A4"
+BUZZER_OCTAVES = 2  # A2..A6: every note the scenes use
+
+
+def mock_pin_factory() -> Any:
+    """gpiozero's mock pins, PWM-capable so a TonalBuzzer works: the embedded default and the tests."""
+    from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+    return MockFactory(pin_class=MockPWMPin)
+
+
+class Panel(Component):
+    """The LEDs, buzzer and button. On boards other than 4x4 the square LEDs stay dark (they
+    cannot point at squares that do not exist); the turn and alert LEDs, the buzzer and the
+    button work on every board."""
+
+    def __init__(
+        self,
+        config: DeviceConfig,
+        *,
+        pin_factory: Any = None,
+        board_size: int = PANEL_BOARD_SIZE,
+        echo: Callable[[str], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.config = config
+        self.board_size = board_size
+        self._echo = echo
+        self._clock = clock
+        self._timing = Timing(config.panel.blink_period, config.panel.count_pause)
+        self._lock = threading.RLock()
+        self._scene: Scene = idle(None, "starting")
+        self._shown_at = clock()
+        self._tone: str | None = None
+        self.tone_history: list[str | None] = []   # every change of the buzzer's note, for tests and logs
+        self._gestures = ButtonGestures(config.panel.hold_time, config.panel.double_press)
+        self._button_queue: queue.SimpleQueue[Gesture] = queue.SimpleQueue()
+        self._stop = threading.Event()
+        self._animator: threading.Thread | None = None
+        self._devices: list[Any] = []
+        self._open_devices(pin_factory)
+
+    # ----- devices ------------------------------------------------------------------------
+
+    def _open_devices(self, pin_factory: Any) -> None:
+        from gpiozero import LED, Button, Buzzer, GPIOZeroError, LEDBoard, TonalBuzzer
+
+        pins, panel = self.config.pins, self.config.panel
+        try:
+            self.squares = self._own(
+                LEDBoard(*pins.squares, active_high=panel.active_high, pin_factory=pin_factory)
+            )
+            self.turn_leds = {
+                WHITE_NAME: self._own(LED(pins.turn_white, active_high=panel.active_high, pin_factory=pin_factory)),
+                BLACK_NAME: self._own(LED(pins.turn_black, active_high=panel.active_high, pin_factory=pin_factory)),
+            }
+            self.alert = self._own(LED(pins.alert, active_high=panel.active_high, pin_factory=pin_factory))
+            if panel.buzzer == "tonal":
+                self.buzzer = self._own(
+                    TonalBuzzer(pins.buzzer, mid_tone=BUZZER_MID_TONE, octaves=BUZZER_OCTAVES, pin_factory=pin_factory)
+                )
+            else:
+                self.buzzer = self._own(Buzzer(pins.buzzer, pin_factory=pin_factory))
+            self.button = self._own(
+                Button(pins.button, pull_up=True, bounce_time=0.02, hold_time=panel.hold_time, pin_factory=pin_factory)
+            )
+        except (GPIOZeroError, OSError, RuntimeError, ValueError) as error:
+            self.close()
+            raise CompanionError(f"cannot open the GPIO panel: {error}") from None
+        self.button.when_pressed = lambda: self._button_event(self._gestures.down)
+        self.button.when_released = lambda: self._button_event(self._gestures.up)
+
+    def _own(self, device: Any) -> Any:
+        self._devices.append(device)
+        return device
+
+    def _button_event(self, handler: Callable[[float], list[Gesture]]) -> None:
+        with self._lock:
+            for gesture in handler(self._clock()):
+                self._button_queue.put(gesture)
+
+    def gestures(self) -> list[Gesture]:
+        """Button gestures completed since the last call (called from the main loop)."""
+        with self._lock:
+            for gesture in self._gestures.poll(self._clock()):
+                self._button_queue.put(gesture)
+        out = []
+        while not self._button_queue.empty():
+            out.append(self._button_queue.get_nowait())
+        return out
+
+    # ----- showing --------------------------------------------------------------------------
+
+    @property
+    def scene(self) -> Scene:
+        return self._scene
+
+    def show(self, scene: Scene) -> None:
+        """Replace what the panel shows, from now; says so on the console/journal when asked."""
+        with self._lock:
+            self._scene = scene
+            self._shown_at = self._clock()
+            self._render_locked()
+        if self._echo is not None:
+            self._echo(scene.describe())
+
+    def render(self) -> Frame:
+        """Write the current scene's outputs for this instant to the pins; returns them."""
+        with self._lock:
+            return self._render_locked()
+
+    def _render_locked(self) -> Frame:
+        frame = frame_at(self._scene, self._clock() - self._shown_at, self._timing)
+        if self.board_size == PANEL_BOARD_SIZE:
+            lit = frame.squares
+            self.squares.value = tuple(square_name(sq) in lit for sq in board_squares(PANEL_BOARD_SIZE))
+        for side, led in self.turn_leds.items():
+            led.value = side in frame.turn
+        self.alert.value = frame.alert
+        self._sound(frame.tone if self.config.panel.sounds else None)
+        return frame
+
+    def _sound(self, tone: str | None) -> None:
+        if tone == self._tone:
+            return
+        self._tone = tone
+        self.tone_history.append(tone)
+        if self.config.panel.buzzer == "tonal":
+            self.buzzer.play(tone) if tone is not None else self.buzzer.stop()
+        else:
+            self.buzzer.value = tone is not None
+
+    @property
+    def value(self) -> Frame:
+        """What the outputs show right now (the contract's ``value``)."""
+        return self.render()
+
+    # ----- the animator -----------------------------------------------------------------------
+
+    def start(self) -> Panel:
+        """Keep rendering in the background so blinks and tunes run on time."""
+        if self._animator is None:
+            self._animator = threading.Thread(target=self._animate, name="panel", daemon=True)
+            self._animator.start()
+        return self
+
+    def _animate(self) -> None:
+        while not self._stop.wait(TICK):
+            try:
+                self.render()
+            except Exception:  # a closed device during shutdown: stop quietly
+                return
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._animator is not None and self._animator is not threading.current_thread():
+            self._animator.join(timeout=1.0)
+        for device in reversed(self._devices):
+            with contextlib.suppress(Exception):
+                device.close()
+        self._devices.clear()

@@ -1,0 +1,82 @@
+"""From what the referee says to what the panel shows: events, hints, takebacks and camera
+faults become scenes.
+
+Kept apart from the run loop so the MockFactory tests drive the very code the device runs,
+event by event, and assert the pins.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from companion.device import scene as scenes
+from companion.device.panel import Panel
+from companion.device.scene import Scene
+from companion.reconciler.events import Event, EventType
+from companion.rules.move import Move
+from companion.rules.square import board_squares, square_name
+
+
+class Presenter:
+    def __init__(self, panel: Panel) -> None:
+        self.panel = panel
+        self._scene: Scene = scenes.idle(None, "starting")
+        self._fault: str | None = None
+
+    @property
+    def scene(self) -> Scene:
+        return self._scene
+
+    def show(self, scene: Scene) -> None:
+        self._scene = scene
+        self.panel.show(scenes.with_fault(scene, self._fault) if self._fault else scene)
+
+    def event(self, event: Event, turn: str) -> None:
+        """Show one referee event; ``turn`` is the side to move after it."""
+        scene = self.scene_for(event, turn)
+        if scene is not None:
+            self.show(scene)
+
+    def scene_for(self, event: Event, turn: str) -> Scene | None:
+        match event.type:
+            case EventType.MOVE:
+                return scenes.moved(event.move or "", turn)
+            case EventType.ILLEGAL:
+                return scenes.illegal(event.squares, turn, event.reason or "illegal move")
+            case EventType.NEEDS_ATTENTION:
+                return scenes.attention(event.squares, turn, event.reason or "the board is unclear")
+            case EventType.RESTORED:
+                return scenes.idle(turn, f"board restored, {turn} to play")
+            case EventType.TAKEBACK:
+                return scenes.taken_back(scenes.move_squares(event.move) if event.move else (), turn, event.move or "")
+            case EventType.WIN:
+                return scenes.won(event.line, event.winner or turn, event.reason or f"{event.winner} wins")
+            case EventType.LOSS:
+                return scenes.lost_by_uncover(event.line, event.winner or turn, event.reason or f"{event.winner} wins")
+            case EventType.DRAW:
+                return scenes.drawn(event.reason or "draw")
+            case EventType.NEW_GAME:
+                return self.new_game_scene()
+        return None  # LIFTED: the log records it; the panel keeps showing what it showed
+
+    def new_game_scene(self) -> Scene:
+        return scenes.new_game(square_name(sq) for sq in board_squares(self.panel.board_size))
+
+    def hint(self, move: Move, turn: str) -> None:
+        self.show(scenes.hint(move, turn))
+
+    def takeback_offered(self, move_text: str, turn: str) -> None:
+        self.show(scenes.takeback_offered(scenes.move_squares(move_text), turn, move_text))
+
+    def fault(self, text: str | None) -> None:
+        """Start or end a fault (camera lost): the alert LED blinks over whatever is shown.
+        The scene is not replayed from the start, so a win tune does not sound again."""
+        if text == self._fault:
+            return
+        self._fault = text
+        quiet = replace(self._scene.after or self._scene, sound=None)
+        self._scene = quiet
+        if text is None:
+            self.panel.show(quiet)
+        else:
+            self.panel.show(replace(scenes.with_fault(quiet, text), sound=scenes.FAULT_TONE))

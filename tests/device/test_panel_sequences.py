@@ -1,0 +1,151 @@
+"""The pin sequences a player sees and hears, asserted on gpiozero's MockFactory."""
+
+from __future__ import annotations
+
+from companion.device.button import Gesture
+from companion.reconciler.events import Event, EventType
+from companion.rules.move import Move
+
+OFF, ON = False, True
+SQUARES = [f"{f}{r}" for r in "1234" for f in "abcd"]
+
+
+def untouched(rig, except_squares=()):
+    return [sq for sq in SQUARES if sq not in except_squares and rig.states(rig.square_pin(sq)) != [OFF]]
+
+
+def test_hint_for_a_placement_counts_the_size_on_the_to_square(rig):
+    rig.presenter.hint(Move.from_text("3c2"), "white")
+    rig.run_for(2.4)  # three blinks (1.5 s) and most of the pause
+    assert rig.states(rig.square_pin("c2")) == [OFF, ON, OFF, ON, OFF, ON, OFF]
+    assert untouched(rig, ["c2"]) == []
+    assert rig.states(rig.pin(rig.config.pins.turn_white)) == [OFF, ON]
+    assert rig.panel.tone_history == ["A5", None]
+    rig.run_for(0.2)  # the next round starts after the pause
+    assert rig.states(rig.square_pin("c2"))[-1] == ON
+
+
+def test_hint_for_a_move_blinks_from_and_lights_to(rig):
+    rig.presenter.hint(Move.from_text("a1-c3"), "black")
+    rig.run_for(1.0)
+    assert rig.states(rig.square_pin("a1")) == [OFF, ON, OFF, ON, OFF, ON]
+    assert rig.states(rig.square_pin("c3")) == [OFF, ON]
+    assert untouched(rig, ["a1", "c3"]) == []
+    assert rig.states(rig.pin(rig.config.pins.turn_black)) == [OFF, ON]
+    assert rig.states(rig.pin(rig.config.pins.turn_white)) == [OFF]
+
+
+def test_illegal_move_lights_squares_and_sounds_low_until_restored(rig):
+    illegal = Event(EventType.ILLEGAL, ply=3, squares=("b2", "c3"), reason="a 2 cannot cover a 3")
+    rig.presenter.event(illegal, "black")
+    rig.run_for(1.95)
+    for square in ("b2", "c3"):
+        assert rig.states(rig.square_pin(square)) == [OFF, ON]
+    assert rig.states(rig.pin(rig.config.pins.alert)) == [OFF, ON]
+    assert rig.panel.tone_history == ["A3", None, "A3", None, "A3"]
+    buzzer = [state.state for state in rig.pin(rig.config.pins.buzzer).states]
+    assert buzzer == [0, 0.5, 0, 0.5, 0, 0.5]
+    rig.presenter.event(Event(EventType.RESTORED, ply=3), "black")
+    rig.run_for(1.0)
+    for square in ("b2", "c3"):
+        assert rig.states(rig.square_pin(square)) == [OFF, ON, OFF]
+    assert rig.states(rig.pin(rig.config.pins.alert)) == [OFF, ON, OFF]
+    assert rig.panel.tone_history[-1] is None
+    assert rig.states(rig.pin(rig.config.pins.turn_black)) == [OFF, ON]
+
+
+def test_win_plays_a_tune_and_lights_the_line(rig):
+    line = ("a1", "b2", "c3", "d4")
+    rig.presenter.event(Event(EventType.WIN, ply=9, winner="white", line=line, reason="White wins"), "black")
+    rig.run_for(1.2)
+    for square in line:
+        assert rig.states(rig.square_pin(square)) == [OFF, ON]
+    assert untouched(rig, line) == []
+    assert rig.panel.tone_history == ["C5", "E5", "G5", "C6", None]
+    assert rig.states(rig.pin(rig.config.pins.turn_white))[:4] == [OFF, ON, OFF, ON]
+
+
+def test_losing_uncover_lights_the_revealed_line(rig):
+    line = ("a4", "b4", "c4", "d4")
+    loss = Event(EventType.LOSS, ply=12, winner="black", line=line, reason="Black wins: White's lift uncovered")
+    rig.presenter.event(loss, "black")
+    rig.run_for(1.2)
+    for square in line:
+        assert rig.states(rig.square_pin(square)) == [OFF, ON]
+    assert rig.states(rig.pin(rig.config.pins.alert)) == [OFF, ON]
+    assert rig.panel.tone_history == ["G4", "E4", "C4", None]
+
+
+def test_new_game_flashes_every_square_then_white_to_play(rig):
+    rig.presenter.event(Event(EventType.NEW_GAME), "white")
+    rig.run_for(1.0)
+    for square in SQUARES:
+        assert rig.states(rig.square_pin(square)) == [OFF, ON, OFF]
+    assert rig.states(rig.pin(rig.config.pins.turn_white)) == [OFF, ON]
+    assert rig.panel.tone_history == ["C5", "G5", None]
+
+
+def test_takeback_is_offered_then_confirmed(rig):
+    rig.presenter.takeback_offered("a1-c3", "white")
+    rig.run_for(1.9)
+    # the undone move's squares count two blinks, the alert LED asks
+    assert rig.states(rig.square_pin("a1")) == [OFF, ON, OFF, ON, OFF]
+    assert rig.states(rig.square_pin("c3")) == [OFF, ON, OFF, ON, OFF]
+    assert rig.states(rig.pin(rig.config.pins.alert))[:3] == [OFF, ON, OFF]
+    rig.clear()
+    rig.presenter.event(Event(EventType.TAKEBACK, ply=4, move="a1-c3"), "white")
+    rig.run_for(1.5)
+    assert rig.states(rig.square_pin("a1")) == [OFF, ON, OFF, ON, OFF]
+    assert rig.panel.tone_history == ["G5", "C5", None]
+    assert rig.states(rig.pin(rig.config.pins.alert)) == [OFF]
+
+
+def test_camera_fault_blinks_the_alert_without_replaying_the_scene(rig):
+    rig.presenter.event(Event(EventType.WIN, ply=9, winner="white", line=("a1", "a2", "a3", "a4")), "black")
+    rig.run_for(1.5)
+    rig.clear()
+    rig.presenter.fault("camera lost")
+    rig.run_for(0.9)
+    assert rig.states(rig.pin(rig.config.pins.alert)) == [OFF, ON, OFF, ON, OFF]
+    assert "C5" not in rig.panel.tone_history  # the win tune does not sound again
+    assert rig.states(rig.square_pin("a1")) == [ON]  # the line stays lit
+    rig.presenter.fault(None)
+    rig.run_for(0.3)
+    assert rig.states(rig.pin(rig.config.pins.alert))[-1] == OFF
+
+
+def press(rig, seconds: float) -> None:
+    button = rig.pin(rig.config.pins.button)
+    button.drive_low()
+    rig.clock.now += seconds
+    button.drive_high()
+
+
+def test_button_press_hold_and_double_press(rig):
+    press(rig, 0.1)
+    assert rig.panel.gestures() == []  # could still become a double press
+    rig.clock.now += 0.5
+    assert rig.panel.gestures() == [Gesture.PRESS]
+    press(rig, 0.1)
+    rig.clock.now += 0.2
+    press(rig, 0.1)
+    assert rig.panel.gestures() == [Gesture.DOUBLE]
+    button = rig.pin(rig.config.pins.button)
+    button.drive_low()
+    rig.clock.now += 2.1
+    assert rig.panel.gestures() == [Gesture.HOLD]
+    button.drive_high()
+    rig.clock.now += 1.0
+    assert rig.panel.gestures() == []
+
+
+def test_other_boards_keep_the_square_leds_dark(rig):
+    from companion.device.panel import Panel, mock_pin_factory
+    from companion.device.presenter import Presenter
+
+    factory = mock_pin_factory()
+    with Panel(rig.config, pin_factory=factory, clock=rig.clock, board_size=3) as panel:
+        Presenter(panel).hint(Move.from_text("2b2"), "white")
+        for pin in rig.config.pins.squares:
+            assert [bool(s.state) for s in factory.pin(pin).states] == [OFF]
+        assert panel.tone_history == ["A5"]
