@@ -1,0 +1,321 @@
+"""The reconciler: stable observations in, the game and the referee's events out.
+
+It holds the full game, so every hidden cup is known from history, and asks the decoder what
+each new stable observation shows. It then acts like a referee at the table:
+
+- a clear legal move (or two, when the board was covered for a whole turn) is played;
+- a clear illegal action is announced with its reason and the position to restore, and
+  nothing else is accepted until the board shows that position again;
+- a lifted cup is announced (the touch rule, a peek under an opponent's stack, a lift that
+  uncovers the opponent's line, a lifted cup with nowhere to go);
+- the board returning to the previous position takes the last move back (if enabled);
+- anything it cannot explain with confidence is reported as needing attention, and it waits.
+
+Wins, losses and draws are announced as soon as the move that decides them is played.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import replace
+
+from companion.reconciler.decoder import DEFAULT_SETTINGS, Decision, Explanation, Kind, Settings, decide
+from companion.reconciler.events import Event, EventType
+from companion.reconciler.referee import (
+    Action,
+    ActionKind,
+    illegal_reason,
+    put_back_reason,
+    touch_reason,
+    uncovered_line,
+    wrong_piece_reason,
+)
+from companion.rules.game import Game
+from companion.rules.move import Move
+from companion.rules.outcome import Outcome, Termination
+from companion.rules.position import BOARD_FLAG
+from companion.rules.square import Square, color_name, square_name
+from companion.rules.variant import CLASSIC, Variant
+from companion.vision.observation import Observation
+
+
+class Reconciler:
+    """Turns the stream of stable observations into the game and referee events.
+
+    ``feed`` is called once per stable observation and returns the events it caused (often
+    none). ``game`` is the game so far; a device passes ``game.position`` to the engine.
+    """
+
+    def __init__(
+        self,
+        variant: Variant | str = CLASSIC,
+        game: Game | None = None,
+        *,
+        takeback: bool = True,
+        new_game: bool = True,
+        settings: Settings = DEFAULT_SETTINGS,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        if isinstance(variant, str):
+            variant = Variant.from_spec(variant)
+        self.game = game if game is not None else Game(variant)
+        self.variant = self.game.variant
+        self.takeback = takeback
+        self.new_game = new_game
+        self.settings = settings
+        self._clock = clock
+        self._timestamp = 0.0
+        self._pending: Event | None = None  # an illegal action waiting for the board to be restored
+        self._lifted: Square | None = None  # a cup of the side to move seen in the air
+        self._must_move: Square | None = None  # touch rule: a lifted cup was put back
+        self._attention: tuple[int, ...] | None = None  # the reading last reported as unclear
+        self.last_decision: Decision | None = None
+
+    # ----- the public interface -----------------------------------------------------------
+
+    @property
+    def position(self):
+        return self.game.position
+
+    @property
+    def awaiting_restore(self) -> Event | None:
+        """The illegal event whose position the board must show again, if any."""
+        return self._pending
+
+    def feed(self, observation: Observation) -> list[Event]:
+        """Take one stable observation; return the events it causes."""
+        self._timestamp = observation.timestamp or self._clock()
+        if observation.occluded:
+            return []
+        if observation.moved:
+            return self._needs_attention(
+                None, "the board or the camera moved: calibrate again", observation
+            )
+        if self._pending is not None:
+            return self._await_restore(observation)
+        if self.game.is_over():
+            return self._after_end(observation)
+        decision = decide(
+            self.game, observation, self.settings,
+            takeback=self.takeback and self.game.ply > 0,
+            new_game=self.new_game and self.game.ply >= 2,
+        )
+        self.last_decision = decision
+        if decision.accepted is None:
+            return self._needs_attention(decision, decision.reason, observation)
+        self._attention = None
+        return self._act(decision.accepted, decision)
+
+    # ----- acting on an accepted explanation ---------------------------------------------
+
+    def _act(self, explanation: Explanation, decision: Decision) -> list[Event]:
+        kind = explanation.kind
+        if kind is Kind.NO_CHANGE:
+            return self._unchanged()
+        if kind is Kind.LIFT:
+            return self._lift(explanation.action)  # type: ignore[arg-type]
+        if kind is Kind.ILLEGAL:
+            return self._illegal(illegal_reason(self.game, explanation.action), explanation.action)  # type: ignore[arg-type]
+        if kind is Kind.TAKEBACK:
+            return self._take_back()
+        if kind is Kind.NEW_GAME:
+            return self._start_new_game()
+        return self._play(explanation.codes, decision)
+
+    def _unchanged(self) -> list[Event]:
+        lifted, self._lifted = self._lifted, None
+        if lifted is None:
+            return []
+        reason = put_back_reason(self.game, lifted)
+        if reason is None:
+            return []
+        self._must_move = lifted
+        return [self._event(
+            EventType.ILLEGAL, reason=reason, squares=(square_name(lifted),),
+            position=self.game.position.text(), detail={"must_move": square_name(lifted)},
+        )]
+
+    def _lift(self, action: Action) -> list[Event]:
+        origin = action.origin
+        assert origin is not None
+        if self._lifted == origin:
+            return []
+        events = [self._lifted_event(origin)]
+        peek = touch_reason(self.game, origin)
+        if peek is not None:
+            events.append(self._illegal(f"touch rule: {peek}", action)[0])
+            return events
+        if action.color == self.game.turn:
+            self._lifted = origin
+            forfeit = self.game.lift(origin)
+            if forfeit is not None:
+                events.append(self._outcome_event(forfeit))
+        return events
+
+    def _lifted_event(self, origin: Square) -> Event:
+        position = self.game.position
+        line = uncovered_line(position, origin)
+        detail: dict[str, object] = {"color": color_name(position.top(origin)[0])}  # type: ignore[index]
+        reason = None
+        if line is not None:
+            names = [square_name(sq) for sq in line.squares]
+            detail["uncovers"] = names
+            reason = (
+                f"lifting {square_name(origin)} uncovers {color_name(position.turn ^ 1)}'s line "
+                f"{' '.join(names)}: put the cup on a piece of that line or lose"
+            )
+        return self._event(EventType.LIFTED, squares=(square_name(origin),), reason=reason, detail=detail)
+
+    def _illegal(self, reason: str, action: Action) -> list[Event]:
+        event = self._event(
+            EventType.ILLEGAL,
+            move=action.move().text() if action.move() else None,  # type: ignore[union-attr]
+            squares=action.squares(),
+            reason=reason,
+            position=self.game.position.text(),
+            detail={"action": action.text(), "color": color_name(action.color)},
+        )
+        self._pending = event
+        self._lifted = None
+        return [event]
+
+    def _take_back(self) -> list[Event]:
+        move = self.game.pop()
+        self._lifted = self._must_move = None
+        return [self._event(
+            EventType.TAKEBACK, move=move.text(), position=self.game.position.text(),
+        )]
+
+    def _start_new_game(self) -> list[Event]:
+        self.game = Game(self.variant)
+        self._lifted = self._must_move = None
+        return [self._event(EventType.NEW_GAME, detail={"variant": self.variant.spec})]
+
+    def _play(self, codes: tuple[int, ...], decision: Decision) -> list[Event]:
+        touched = self._must_move if self._must_move is not None else self._lifted
+        first = codes[0]
+        if touched is not None and self.variant.touch_rule and _origin(first) != touched:
+            move = self.game.position.move_from_code(first)
+            reason = wrong_piece_reason(self.game, touched, move.text())
+            return self._illegal(reason, _action_of(self.game, first, move))
+        self._lifted = self._must_move = None
+        texts = []
+        events = []
+        for code in codes:
+            move = self.game.position.move_from_code(code)
+            self.game.push(move, timestamp=self._timestamp)
+            texts.append(move.text())
+            events.append(self._move_event(move.text(), code, decision, tuple(texts)))
+        if len(codes) > 1:
+            events = [
+                _with(e, moves=tuple(texts), reason="two moves were made while the board was covered")
+                for e in events
+            ]
+        outcome = self.game.outcome()
+        if outcome is not None:
+            events.append(self._outcome_event(outcome))
+        return events
+
+    def _move_event(self, text: str, code: int, decision: Decision, so_far: tuple[str, ...]) -> Event:
+        squares = [square_name(code & 0xFF)]
+        if code & BOARD_FLAG:
+            squares.insert(0, square_name(_origin(code)))
+        detail: dict[str, object] = {
+            "color": color_name(self.game.turn ^ 1),
+            "margin": round(min(decision.margin, 99.0), 2),
+        }
+        if decision.misread is not None:
+            detail["misread"] = square_name(decision.misread)
+        return self._event(
+            EventType.MOVE, move=text, squares=tuple(squares),
+            position=self.game.position.text(), detail=detail,
+        )
+
+    def _outcome_event(self, outcome: Outcome) -> Event:
+        if outcome.winner is None:
+            kind = EventType.DRAW
+        elif outcome.termination is Termination.LINE:
+            kind = EventType.WIN
+        else:
+            kind = EventType.LOSS
+        return self._event(
+            kind,
+            winner=outcome.winner_name,
+            line=tuple(square_name(sq) for sq in outcome.line),
+            reason=outcome.reason,
+            position=self.game.position.text(),
+            detail={"termination": str(outcome.termination)},
+        )
+
+    # ----- waiting states -----------------------------------------------------------------
+
+    def _await_restore(self, observation: Observation) -> list[Event]:
+        """After an illegal action only the last legal position (or a legal move from it,
+        played once the board was put right) is accepted."""
+        decision = decide(
+            self.game, observation, self.settings,
+            illegal=False, lifts=False, two_moves=False, allow_misread=False,
+        )
+        self.last_decision = decision
+        accepted = decision.accepted
+        if accepted is None or accepted.kind not in (Kind.NO_CHANGE, Kind.MOVE):
+            return []
+        self._pending = None
+        self._attention = None
+        restored = self._event(EventType.RESTORED, position=self.game.position.text())
+        if accepted.kind is Kind.NO_CHANGE:
+            return [restored]
+        return [restored, *self._play(accepted.codes, decision)]
+
+    def _after_end(self, observation: Observation) -> list[Event]:
+        """A finished game: only a takeback or a new game (an emptied board) is looked for;
+        whatever else happens on the board (clearing it away) is not the referee's business."""
+        decision = decide(
+            self.game, observation, self.settings,
+            moves=False, illegal=False, lifts=False, two_moves=False,
+            takeback=self.takeback and self.game.ply > 0, new_game=self.new_game,
+        )
+        self.last_decision = decision
+        accepted = decision.accepted
+        if accepted is None or accepted.kind is Kind.NO_CHANGE:
+            return []
+        return self._act(accepted, decision)
+
+    def _needs_attention(
+        self, decision: Decision | None, reason: str | None, observation: Observation
+    ) -> list[Event]:
+        """Report an unclear board once per distinct reading, not on every observation."""
+        reading = tuple(int(i) for i in observation.probabilities.argmax(axis=1))
+        if reading == self._attention:
+            return []
+        self._attention = reading
+        squares: tuple[str, ...] = ()
+        detail: dict[str, object] = {}
+        if decision is not None:
+            squares = tuple(square_name(sq) for sq in decision.contradicting)
+            position = self.game.position
+            detail["candidates"] = [
+                {"explanation": e.describe(position), "score": round(e.score, 2)}
+                for e in decision.ranked[:3]
+            ]
+        return [self._event(EventType.NEEDS_ATTENTION, reason=reason, squares=squares, detail=detail)]
+
+    def _event(self, kind: EventType, **fields) -> Event:
+        return Event(type=kind, ply=self.game.ply, timestamp=self._timestamp, **fields)
+
+
+def _origin(code: int) -> Square:
+    return (code >> 8) & 0xFF if code & BOARD_FLAG else -1
+
+
+def _action_of(game: Game, code: int, move: Move) -> Action:
+    position = game.position
+    if code & BOARD_FLAG:
+        color, size = position.top(_origin(code))  # type: ignore[misc]
+        return Action(ActionKind.MOVE, color, size, to=move.to_square, origin=move.from_square)
+    return Action(ActionKind.PLACE, game.turn, move.size, to=move.to_square)
+
+
+def _with(event: Event, **fields) -> Event:
+    return replace(event, **fields)
