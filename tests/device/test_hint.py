@@ -1,0 +1,82 @@
+"""Hints in the background: the answer for the position on the board, never a stale one."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from companion.device.hint import HintWorker
+from companion.rules.game import Game
+from companion.rules.move import Move
+
+
+class SlowSearcher:
+    """Thinks until cancelled or for ``seconds``; answers the first legal move."""
+
+    def __init__(self) -> None:
+        self.cancelled = 0
+
+    def search(self, position, seconds, cancel: threading.Event):
+        if cancel.wait(seconds):
+            self.cancelled += 1
+        return next(iter(position.legal_moves))
+
+
+def test_the_answer_arrives_in_the_background():
+    game = Game()
+    with HintWorker(SlowSearcher(), budget=0.05) as worker:
+        started = time.monotonic()
+        worker.request(game.position)
+        assert time.monotonic() - started < 0.04  # request() does not wait for the search
+        hint = worker.wait(2.0)
+    assert hint is not None and hint.move in game.position.legal_moves
+    assert hint.key == game.position.text()
+
+
+def test_a_new_move_cancels_a_stale_hint():
+    game = Game()
+    searcher = SlowSearcher()
+    with HintWorker(searcher, budget=5.0) as worker:
+        worker.request(game.position)
+        time.sleep(0.05)
+        game.push(Move.from_text("4a1"))
+        worker.cancel()
+        deadline = time.monotonic() + 2.0
+        while searcher.cancelled == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert searcher.cancelled == 1
+        assert worker.result() is None  # the stale answer is dropped
+
+
+def test_a_second_request_replaces_the_first():
+    game = Game()
+    with HintWorker(SlowSearcher(), budget=0.5) as worker:
+        worker.request(game.position)
+        game.push(Move.from_text("4a1"))
+        worker.request(game.position)
+        hint = worker.wait(3.0)
+    assert hint is not None and hint.key == game.position.text()
+
+
+def test_a_crashing_engine_gives_an_error_not_a_crash():
+    class Broken:
+        def search(self, position, seconds, cancel):
+            raise RuntimeError("no evaluation")
+
+    with HintWorker(Broken(), budget=0.1) as worker:
+        worker.request(Game().position)
+        hint = worker.wait(2.0)
+    assert hint is not None and hint.move is None and "no evaluation" in (hint.error or "")
+
+
+def test_an_overrunning_search_is_cancelled_after_the_budget():
+    class Stubborn:
+        def search(self, position, seconds, cancel):
+            cancel.wait(10.0)
+            return None
+
+    with HintWorker(Stubborn(), budget=0.1) as worker:
+        started = time.monotonic()
+        worker.request(Game().position)
+        hint = worker.wait(3.0)
+        assert hint is not None and time.monotonic() - started < 1.5
