@@ -1,0 +1,311 @@
+"""The referee's loop: camera → board reader → stability gate → reconciler → events → panel
+and log, plus the button and the background hint.
+
+One frame per ``step``, and nothing in a step waits for long: the AI thinks on its own
+thread, the panel animates on its own thread, the log writes one small transaction per move.
+The game lives in the reconciler and, move by move, in the log, so a restart (power cut,
+crash, watchdog) resumes it from the log with every hidden cup known.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from companion.device.button import Gesture
+from companion.device.camera import CameraLink
+from companion.device.component import Component
+from companion.device.hint import HintWorker
+from companion.device.notify import Notifier
+from companion.device.presenter import Presenter
+from companion.device.scene import idle
+from companion.log.store import GameStore
+from companion.reconciler.decoder import Kind, decide
+from companion.reconciler.events import Event, EventType
+from companion.reconciler.reconciler import Reconciler
+from companion.rules.game import Game
+from companion.rules.square import color_name
+from companion.rules.variant import Variant
+from companion.vision.observation import Observation
+
+log = logging.getLogger("gobblet-companion")
+
+Observe = Callable[[np.ndarray], Observation | None]
+"""A frame to a stable observation: the board reader and the stability gate together. None
+while the board is not stable (hands over it, a cup in the air)."""
+
+ABANDONED = "abandoned"
+_MOVED = (EventType.MOVE, EventType.TAKEBACK, EventType.NEW_GAME)  # the position changed: hints go stale
+
+
+@dataclass
+class Players:
+    white: str = "White"
+    black: str = "Black"
+    place: str | None = None
+
+
+class Companion(Component):
+    def __init__(
+        self,
+        *,
+        variant: Variant,
+        camera: CameraLink,
+        observe: Observe,
+        presenter: Presenter,
+        store: GameStore,
+        hints: HintWorker,
+        notifier: Notifier | None = None,
+        players: Players | None = None,
+        snapshots: bool = False,
+        encode_jpeg: Callable[[np.ndarray], bytes | None] | None = None,
+    ) -> None:
+        self.variant = variant
+        self.camera = camera
+        self.observe = observe
+        self.presenter = presenter
+        self.store = store
+        self.hints = hints
+        self.notifier = notifier or Notifier(environ={})
+        self.players = players or Players()
+        self.snapshots = snapshots
+        self.encode_jpeg = encode_jpeg
+        self.reconciler: Reconciler = Reconciler(variant, takeback=False)
+        self.game_id = 0
+        self._stored_ply = 0
+        self._finished = False
+        self._offer: int | None = None   # ply of the move whose takeback is offered
+        self.frames = 0
+        self.observations = 0
+        self.resumed = False
+
+    # ----- the game ------------------------------------------------------------------------
+
+    @property
+    def game(self) -> Game:
+        return self.reconciler.game
+
+    def turn_name(self) -> str:
+        return color_name(self.game.turn)
+
+    def start(self) -> None:
+        """Resume the unfinished game in the log (same variant), or start a new one."""
+        row = self.store.unfinished()
+        if row is not None and row.variant == self.variant.spec:
+            game = self.store.load_game(row.id)
+            self._adopt(Reconciler(self.variant, game, takeback=False), row.id, game.ply)
+            self.resumed = True
+            log.info("resumed game %d at ply %d, %s to play: %s", row.id, game.ply, self.turn_name(), game.position.text())
+            self.presenter.show(idle(self.turn_name(), f"resumed game {row.id} at ply {game.ply}, {self.turn_name()} to play"))
+        else:
+            if row is not None:
+                self.store.finish(row.id, "*", termination=ABANDONED, reason=f"a {self.variant.spec} game was started")
+            self._new_game(announce=False)
+            self.presenter.show(idle(self.turn_name(), f"game {self.game_id}: {self.variant.spec}, {self.turn_name()} to play"))
+        self.notifier.ready(f"game {self.game_id}, ply {self.game.ply}")
+
+    def _adopt(self, reconciler: Reconciler, game_id: int, stored_ply: int) -> None:
+        self.reconciler = reconciler
+        self.game_id = game_id
+        self._stored_ply = stored_ply
+        self._finished = reconciler.game.is_over()
+        self._offer = None
+        self.hints.cancel()
+
+    def _new_game(self, *, announce: bool, game: Game | None = None) -> None:
+        game = game or Game(self.variant)
+        game_id = self.store.start_game(
+            self.variant.spec, white=self.players.white, black=self.players.black, place=self.players.place
+        )
+        self._adopt(Reconciler(self.variant, game, takeback=False), game_id, 0)
+        log.info("game %d started (%s)", game_id, self.variant.spec)
+        if announce:
+            event = Event(EventType.NEW_GAME, detail={"variant": self.variant.spec})
+            self.store.add_events(game_id, (event,))
+            self.presenter.event(event, self.turn_name())
+
+    def _abandon(self, reason: str) -> None:
+        if not self._finished:
+            self.store.finish(self.game_id, "*", termination=ABANDONED, reason=reason)
+            self._finished = True
+
+    # ----- one frame -----------------------------------------------------------------------
+
+    def step(self) -> bool:
+        """Read and referee one frame; False once a finite camera (simulation) has ended."""
+        try:
+            frame = self.camera.read()
+        except EOFError:
+            return False
+        self.presenter.fault(self.camera.fault)
+        if frame is not None:
+            self.frames += 1
+            observation = self.observe(frame)
+            if observation is not None:
+                self.observations += 1
+                self.on_observation(observation, frame)
+        for gesture in self.presenter.panel.gestures():
+            self.on_gesture(gesture)
+        self._collect_hint()
+        self.notifier.watchdog()
+        return True
+
+    def run(self, stop: threading.Event | None = None, idle_sleep: float = 0.005) -> None:
+        """Step until stopped or the camera ends; the camera paces the loop."""
+        stop = stop or threading.Event()
+        while not stop.is_set():
+            if not self.step():
+                break
+            if not self.camera.ok:
+                stop.wait(min(0.1, self.camera.reconnect_delay))
+            elif idle_sleep:
+                time.sleep(idle_sleep)
+
+    # ----- what the reconciler says --------------------------------------------------------
+
+    def on_observation(self, observation: Observation, frame: np.ndarray | None = None) -> list[Event]:
+        if self._takeback_shown(observation):
+            return []
+        withdrawn, self._offer = self._offer is not None, None
+        before = self.game
+        events = self.reconciler.feed(observation)
+        if self.game is not before:  # the reconciler saw the start position: a new game
+            self._abandon("the board was set up for a new game")
+            self._new_game(announce=False, game=self.game)
+        for event in events:
+            log.info("event %s", _event_text(event))
+        self._persist(events, frame)
+        if any(e.type in _MOVED for e in events):
+            self.hints.cancel()
+        for event in events:
+            self.presenter.event(event, self.turn_name())
+        if withdrawn and not events:
+            self._show_waiting_state()
+        if any(e.type is EventType.MOVE for e in events):
+            self.notifier.status(f"game {self.game_id}, ply {self.game.ply}, {self.turn_name()} to play")
+        return events
+
+    def _persist(self, events: list[Event], frame: np.ndarray | None) -> None:
+        """Bring the log level with the game: new moves (with this batch's events), a move
+        taken back, the ending."""
+        game, batch = self.game, tuple(events)
+        if game.ply < self._stored_ply:
+            self.store.take_back(self.game_id, game.ply + 1, batch)
+            self._stored_ply, batch = game.ply, ()
+        if game.ply > self._stored_ply:
+            position = game.start.copy()
+            for ply, played in enumerate(game.played, start=1):
+                position.push(played.move)
+                if ply <= self._stored_ply:
+                    continue
+                last = ply == game.ply
+                self.store.add_move(
+                    self.game_id, ply, played.move.text(), position.text(),
+                    timestamp=played.timestamp, events=batch if last else (),
+                    jpeg=self._jpeg(frame) if last else None,
+                )
+            self._stored_ply, batch = game.ply, ()
+        self.store.add_events(self.game_id, batch)
+        outcome = game.outcome()
+        if outcome is not None and not self._finished:
+            self.store.finish(self.game_id, outcome.result, termination=str(outcome.termination), reason=outcome.reason)
+            self._finished = True
+            log.info("game %d over: %s", self.game_id, outcome.reason)
+
+    def _jpeg(self, frame: np.ndarray | None) -> bytes | None:
+        if not self.snapshots or frame is None or self.encode_jpeg is None:
+            return None
+        return self.encode_jpeg(frame)
+
+    # ----- takeback: offered by the board, confirmed by a double press ---------------------
+
+    def _takeback_shown(self, observation: Observation) -> bool:
+        """When the board shows the position before the last move, offer to take it back
+        (a double press confirms) instead of handing the board to the reconciler, which would
+        otherwise have to call it an illegal move or two moves made out of sight."""
+        if self.game.ply == 0 or not self._shows_previous_position(observation):
+            return False
+        if self._offer != self.game.ply:
+            self._offer = self.game.ply
+            move = self.game.played[-1].move.text()
+            log.info("takeback of %s offered: double press to confirm", move)
+            self.presenter.takeback_offered(move, self.turn_name())
+        return True
+
+    def _shows_previous_position(self, observation: Observation) -> bool:
+        decision = decide(
+            self.game, observation, moves=False, illegal=False, lifts=False, two_moves=False, takeback=True
+        )
+        return decision.accepted is not None and decision.accepted.kind is Kind.TAKEBACK
+
+    def _show_waiting_state(self) -> None:
+        """Back to what the reconciler waits for: the board restored, or the next move."""
+        pending = self.reconciler.awaiting_restore
+        if pending is not None:
+            self.presenter.event(pending, self.turn_name())
+        else:
+            self.presenter.show(idle(self.turn_name()))
+
+    def confirm_takeback(self) -> Event | None:
+        if self._offer is None or self._offer != self.game.ply:
+            log.info("double press ignored: no takeback is offered")
+            return None
+        game = self.game
+        move = game.pop()
+        event = Event(EventType.TAKEBACK, ply=game.ply, move=move.text(), position=game.position.text())
+        self._finished = False
+        self._adopt(Reconciler(self.variant, game, takeback=False), self.game_id, self._stored_ply)
+        self._persist([event], None)
+        log.info("event %s", _event_text(event))
+        self.presenter.event(event, self.turn_name())
+        return event
+
+    # ----- the button and the hint ---------------------------------------------------------
+
+    def on_gesture(self, gesture: Gesture) -> None:
+        log.info("button: %s", gesture)
+        if gesture is Gesture.PRESS:
+            self.ask_hint()
+        elif gesture is Gesture.HOLD:
+            self._abandon("a new game was started with the button")
+            self._new_game(announce=True)
+        elif gesture is Gesture.DOUBLE:
+            self.confirm_takeback()
+
+    def ask_hint(self) -> bool:
+        if self.game.is_over() or self.reconciler.awaiting_restore is not None:
+            log.info("no hint: %s", "the game is over" if self.game.is_over() else "restore the board first")
+            return False
+        self.hints.request(self.game.position)
+        log.info("hint requested for ply %d (%s to play)", self.game.ply, self.turn_name())
+        return True
+
+    def _collect_hint(self) -> None:
+        hint = self.hints.result()
+        if hint is None:
+            return
+        if hint.key != self.game.position.text():
+            return
+        if hint.move is None:
+            log.warning("no hint: %s", hint.error or "the engine found no move")
+            return
+        log.info("hint for %s: %s (%.2f s)", self.turn_name(), hint.move.text(), hint.seconds)
+        self.presenter.hint(hint.move, self.turn_name())
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.notifier.stopping()
+
+
+def _event_text(event: Event) -> str:
+    parts = [str(event.type), f"ply {event.ply}"]
+    for value in (event.move, event.winner, " ".join(event.line) or None, event.reason):
+        if value:
+            parts.append(str(value))
+    return ": ".join([parts[0], ", ".join(parts[1:])])
