@@ -20,7 +20,7 @@ hidden stack after it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 
 import numpy as np
@@ -52,9 +52,9 @@ PRIOR: dict[Kind, float] = {
     Kind.MOVE: 0.0,
     Kind.TAKEBACK: 1.0,
     Kind.LIFT: 1.5,
+    Kind.TWO_MOVES: 1.5,
     Kind.NEW_GAME: 2.0,
-    Kind.ILLEGAL: 2.5,
-    Kind.TWO_MOVES: 3.0,
+    Kind.ILLEGAL: 2.0,
 }
 
 
@@ -62,7 +62,7 @@ PRIOR: dict[Kind, float] = {
 class Settings:
     """The decoder's thresholds, in nats (natural-log likelihood ratios)."""
 
-    margin: float = 4.6    # the best must beat the runner-up 100 to 1
+    margin: float = 3.0    # the best must beat the runner-up 20 to 1
     outlier: float = 0.01  # chance that a square's reading is wrong whatever its confidence
     clean: float = 4.0     # residual below which an explanation accounts for the whole board
     misread: float = 2.0   # a square whose reading contradicts the explanation by more is a misread
@@ -105,7 +105,7 @@ class Decision:
     reason: str | None = None
     contradicting: tuple[Square, ...] = ()
     misread: Square | None = None  # a square read against the accepted explanation
-    extra: dict[str, float] = field(default_factory=dict)
+    base: float = 0.0  # log-likelihood of "no change": scores are relative to it
 
 
 class View:
@@ -132,6 +132,7 @@ class View:
         self.gain: list[list[float]] = (log - base[:, None]).tolist()
         self.slack: list[float] = (log.max(axis=1) - base).tolist()
         self.total_slack = float(sum(self.slack))
+        self.base = float(base.sum())
 
     def piece_class(self, piece: int | None) -> int:
         """Probability column of a piece code (``size << 1 | colour``), 0 for an empty square."""
@@ -249,6 +250,7 @@ def _board_actions(
     position = game.position
     stacks = position._stacks
     undo = _reverse_of_last_move(position) if takeback else None
+    placed = _last_placement(position) if takeback else None
     for r, origin in enumerate(view.squares):
         stack = stacks[origin]
         if not stack:
@@ -261,7 +263,7 @@ def _board_actions(
         else:
             under = view.piece_class(stack[-2]) if len(stack) > 1 else 0
         lift_gain = gains[under]
-        if lifts:
+        if lifts and origin != placed:
             action = Action(ActionKind.LIFT, color, size, origin=origin)
             out.append(Explanation(Kind.LIFT, lift_gain, ((origin, under),), action=action))
         for r2, to in enumerate(view.squares):
@@ -285,6 +287,14 @@ def _reverse_of_last_move(position: Position) -> tuple[Square, Square] | None:
         return None
     code = codes[-1]
     return (code & 0xFF, (code >> 8) & 0xFF)
+
+
+def _last_placement(position: Position) -> Square | None:
+    """Where the last move put a cup from off the board: lifting it looks like taking it back."""
+    codes = position.move_codes
+    if not codes or codes[-1] & BOARD_FLAG:
+        return None
+    return codes[-1] & 0xFF
 
 
 def _takeback(position: Position, view: View) -> Explanation:
@@ -370,7 +380,7 @@ def decide(
         new_game=new_game, reveal=reveal,
     )
     best = max(ranked, key=_score)
-    if two_moves and moves and (_residual(view, best) > settings.clean or best.kind is Kind.ILLEGAL):
+    if two_moves and moves and (not _clean(view, best, settings) or best.kind is Kind.ILLEGAL):
         changed = view.changed_squares(settings.changed)
         if len(changed) <= settings.max_changed:
             ranked.extend(two_move_explanations(game.position, view, changed))
@@ -380,6 +390,12 @@ def decide(
 
 def _score(explanation: Explanation) -> float:
     return explanation.score
+
+
+def _clean(view: View, explanation: Explanation, settings: Settings) -> bool:
+    """True when the explanation accounts for every square of the board."""
+    slack = view.after(explanation)
+    return sum(slack) <= settings.clean and max(slack) <= settings.misread
 
 
 def _residual(view: View, explanation: Explanation) -> float:
@@ -394,9 +410,9 @@ def _judge(
     margin = best.score - ranked[1].score if len(ranked) > 1 else float("inf")
     slack = view.after(best)
     contradicting = tuple(sq for sq, s in zip(view.squares, slack, strict=True) if s > settings.misread)
-    decision = Decision(None, ranked, margin, residual, contradicting=contradicting)
+    decision = Decision(None, ranked, margin, residual, contradicting=contradicting, base=view.base)
     misread = _lone_misread(best, contradicting, slack, view, settings) if allow_misread else None
-    if residual > settings.clean and misread is None:
+    if (residual > settings.clean or contradicting) and misread is None:
         decision.reason = _unexplained_reason(view, contradicting)
         return decision
     if margin < settings.margin:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from companion.reconciler.decoder import DEFAULT_SETTINGS, Decision, Explanation, Kind, Settings, decide
 from companion.reconciler.events import Event, EventType
@@ -38,6 +38,78 @@ from companion.rules.position import BOARD_FLAG
 from companion.rules.square import Square, color_name, square_name
 from companion.rules.variant import CLASSIC, Variant
 from companion.vision.observation import Observation
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """Legal moves assumed since the game's position, and the joint log-likelihood of the
+    observations that were not clear enough to accept them."""
+
+    codes: tuple[int, ...]
+    score: float
+
+
+ROOT = Hypothesis((), 0.0)
+BEAM_KINDS = (Kind.NO_CHANGE, Kind.MOVE, Kind.TWO_MOVES)
+BEAM_WIDTH = 6
+BEAM_DEPTH = 8  # moves assumed at most: past that the path is too long to trust
+
+
+def _path(item: tuple[float, Hypothesis, Explanation, Decision]) -> tuple:
+    """What a joint candidate claims happened: its moves, or its kind and action."""
+    _, hypothesis, explanation, _ = item
+    return (hypothesis.codes + explanation.codes, explanation.kind if not explanation.codes else None,
+            explanation.action)
+
+
+def _runner_up(joint: list) -> tuple:
+    return next((item for item in joint[1:] if _path(item) != _path(joint[0])), joint[0])
+
+
+def _distinct(joint: list, count: int) -> list:
+    """The best ``count`` joint candidates that claim different things."""
+    seen: list[tuple] = []
+    out = []
+    for item in joint:
+        path = _path(item)
+        if path not in seen:
+            seen.append(path)
+            out.append(item)
+            if len(out) == count:
+                break
+    return out
+
+
+def _describe(game: Game, item: tuple[float, Hypothesis, Explanation, Decision]) -> str:
+    _, hypothesis, explanation, _ = item
+    if explanation.codes or hypothesis.codes:
+        return " ".join(_texts(game, hypothesis.codes + explanation.codes)) or "no change"
+    return explanation.describe(game.position)
+
+
+def _texts(game: Game, codes: tuple[int, ...]) -> list[str]:
+    position = game.position
+    texts = []
+    for code in codes:
+        texts.append(position.move_from_code(code).text())
+        position.push_code(code)
+    for _ in codes:
+        position.pop_code()
+    return texts
+
+
+def _next_beam(joint: list[tuple[float, Hypothesis, Explanation, Decision]]) -> list[Hypothesis]:
+    """The best few distinct move paths, kept while the board is unclear."""
+    beam: dict[tuple[int, ...], Hypothesis] = {}
+    for score, hypothesis, explanation, _ in joint:
+        if explanation.kind not in BEAM_KINDS:
+            continue
+        codes = hypothesis.codes + explanation.codes
+        if len(codes) <= BEAM_DEPTH and codes not in beam:
+            beam[codes] = Hypothesis(codes, score)
+        if len(beam) == BEAM_WIDTH:
+            break
+    return list(beam.values()) or [ROOT]
 
 
 class Reconciler:
@@ -71,6 +143,7 @@ class Reconciler:
         self._must_move: Square | None = None  # touch rule: a lifted cup was put back
         self._attention: tuple[int, ...] | None = None  # the reading last reported as unclear
         self.last_decision: Decision | None = None
+        self._beam: list[Hypothesis] = [ROOT]
 
     # ----- the public interface -----------------------------------------------------------
 
@@ -89,23 +162,71 @@ class Reconciler:
         if observation.occluded:
             return []
         if observation.moved:
-            return self._needs_attention(
-                None, "the board or the camera moved: calibrate again", observation
-            )
+            return self._needs_attention("the board or the camera moved: calibrate again", observation)
         if self._pending is not None:
             return self._await_restore(observation)
         if self.game.is_over():
             return self._after_end(observation)
-        decision = decide(
-            self.game, observation, self.settings,
-            takeback=self.takeback and self.game.ply > 0,
-            new_game=self.new_game and self.game.ply >= 2,
+        return self._decode(observation)
+
+    # ----- decoding with a beam of hypotheses --------------------------------------------
+
+    def _decode(self, observation: Observation) -> list[Event]:
+        """Score the observation from every live hypothesis; act on a clear winner.
+
+        Normally the only hypothesis is the game itself. When an observation cannot be
+        explained, the best few ways it might have come about (a move or two whose evidence
+        was too weak, a placement hidden under a later gobble) stay alive, each with the
+        log-likelihood of every observation since; later observations confirm one of them or
+        keep the question open. A move is only accepted once one path beats every other."""
+        joint: list[tuple[float, Hypothesis, Explanation, Decision]] = []
+        for hypothesis in self._beam:
+            decision = self._decide_from(hypothesis, observation)
+            for explanation in decision.ranked:
+                if hypothesis.codes and explanation.kind not in BEAM_KINDS:
+                    continue
+                score = hypothesis.score + decision.base + explanation.score
+                joint.append((score, hypothesis, explanation, decision))
+        joint.sort(key=lambda item: item[0], reverse=True)
+        score, hypothesis, best, decision = joint[0]
+        margin = min(
+            (score - other[0] for other in joint[1:] if _path(other) != _path(joint[0])),
+            default=float("inf"),
         )
         self.last_decision = decision
-        if decision.accepted is None:
-            return self._needs_attention(decision, decision.reason, observation)
-        self._attention = None
-        return self._act(decision.accepted, decision)
+        if decision.accepted is best and margin >= self.settings.margin:
+            self._beam = [ROOT]
+            self._attention = None
+            if hypothesis.codes:
+                return self._play(hypothesis.codes + best.codes, decision, late=True)
+            return self._act(best, decision)
+        self._beam = _next_beam(joint)
+        reason = decision.reason if decision.accepted is None else (
+            f"cannot tell {_describe(self.game, joint[0])} from {_describe(self.game, _runner_up(joint))}"
+        )
+        candidates = [
+            {"explanation": _describe(self.game, item), "score": round(item[0] - score, 2)}
+            for item in _distinct(joint, 3)
+        ]
+        return self._needs_attention(reason, observation, decision.contradicting, candidates)
+
+    def _decide_from(self, hypothesis: Hypothesis, observation: Observation) -> Decision:
+        """Decide from the position after the hypothesis' moves; only the game itself (no
+        moves assumed) is checked for illegal actions, lifts, takebacks and a new game."""
+        position = self.game.position
+        root = not hypothesis.codes
+        for code in hypothesis.codes:
+            position.push_code(code)
+        try:
+            return decide(
+                self.game, observation, self.settings,
+                illegal=root, lifts=root,
+                takeback=root and self.takeback and self.game.ply > 0,
+                new_game=root and self.new_game and self.game.ply >= 2,
+            )
+        finally:
+            for _ in hypothesis.codes:
+                position.pop_code()
 
     # ----- acting on an accepted explanation ---------------------------------------------
 
@@ -192,7 +313,7 @@ class Reconciler:
         self._lifted = self._must_move = None
         return [self._event(EventType.NEW_GAME, detail={"variant": self.variant.spec})]
 
-    def _play(self, codes: tuple[int, ...], decision: Decision) -> list[Event]:
+    def _play(self, codes: tuple[int, ...], decision: Decision, late: bool = False) -> list[Event]:
         touched = self._must_move if self._must_move is not None else self._lifted
         first = codes[0]
         if touched is not None and self.variant.touch_rule and _origin(first) != touched:
@@ -200,24 +321,25 @@ class Reconciler:
             reason = wrong_piece_reason(self.game, touched, move.text())
             return self._illegal(reason, _action_of(self.game, first, move))
         self._lifted = self._must_move = None
-        texts = []
+        texts: list[str] = []
         events = []
         for code in codes:
+            if self.game.is_over():
+                break
             move = self.game.position.move_from_code(code)
             self.game.push(move, timestamp=self._timestamp)
             texts.append(move.text())
-            events.append(self._move_event(move.text(), code, decision, tuple(texts)))
-        if len(codes) > 1:
-            events = [
-                _with(e, moves=tuple(texts), reason="two moves were made while the board was covered")
-                for e in events
-            ]
+            events.append(self._move_event(move.text(), code, decision))
+        if len(texts) > 1:
+            why = "moves seen late: earlier readings were unclear" if late else \
+                "two moves were made while the board was covered"
+            events = [_with(e, moves=tuple(texts), reason=why) for e in events]
         outcome = self.game.outcome()
         if outcome is not None:
             events.append(self._outcome_event(outcome))
         return events
 
-    def _move_event(self, text: str, code: int, decision: Decision, so_far: tuple[str, ...]) -> Event:
+    def _move_event(self, text: str, code: int, decision: Decision) -> Event:
         squares = [square_name(code & 0xFF)]
         if code & BOARD_FLAG:
             squares.insert(0, square_name(_origin(code)))
@@ -263,6 +385,7 @@ class Reconciler:
             return []
         self._pending = None
         self._attention = None
+        self._beam = [ROOT]
         restored = self._event(EventType.RESTORED, position=self.game.position.text())
         if accepted.kind is Kind.NO_CHANGE:
             return [restored]
@@ -283,23 +406,19 @@ class Reconciler:
         return self._act(accepted, decision)
 
     def _needs_attention(
-        self, decision: Decision | None, reason: str | None, observation: Observation
+        self, reason: str | None, observation: Observation,
+        squares: tuple[Square, ...] = (), candidates: list[dict[str, object]] | None = None,
     ) -> list[Event]:
         """Report an unclear board once per distinct reading, not on every observation."""
         reading = tuple(int(i) for i in observation.probabilities.argmax(axis=1))
         if reading == self._attention:
             return []
         self._attention = reading
-        squares: tuple[str, ...] = ()
-        detail: dict[str, object] = {}
-        if decision is not None:
-            squares = tuple(square_name(sq) for sq in decision.contradicting)
-            position = self.game.position
-            detail["candidates"] = [
-                {"explanation": e.describe(position), "score": round(e.score, 2)}
-                for e in decision.ranked[:3]
-            ]
-        return [self._event(EventType.NEEDS_ATTENTION, reason=reason, squares=squares, detail=detail)]
+        detail: dict[str, object] = {"candidates": candidates} if candidates else {}
+        return [self._event(
+            EventType.NEEDS_ATTENTION, reason=reason,
+            squares=tuple(square_name(sq) for sq in squares), detail=detail,
+        )]
 
     def _event(self, kind: EventType, **fields) -> Event:
         return Event(type=kind, ply=self.game.ply, timestamp=self._timestamp, **fields)

@@ -1,0 +1,333 @@
+"""Random games turned into observation streams with injected faults, and the scoring of a
+reconciler run over them: the robustness tests and ``benchmarks/reconciler_faults.py`` use it.
+
+A stream is what the stability gate would hand the reconciler: one observation per stable
+board state, each with the truth (the moves really on the board) beside it. Faults are the
+ones a camera above a real table meets: squares misread, frames with a hand in them, a whole
+turn made while the board was covered, a cup lifted and put back or lifted before its move,
+takebacks, and each kind of illegal action. A run is scored per move: accepted right, not
+accepted but flagged (the reconciler asked for attention), or accepted wrong, which must
+never happen.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from companion.reconciler.events import EventType
+from companion.reconciler.referee import Action, ActionKind, legal_code_index
+from companion.rules.game import Game
+from companion.rules.position import Position
+from companion.rules.square import Square, board_squares, opponent
+from companion.rules.variant import GobbleRule, Variant
+from companion.vision.observation import Observation, class_count, class_index
+
+Tops = dict[Square, tuple[int, int]]
+
+
+@dataclass(frozen=True)
+class FaultRates:
+    """How often each fault is injected (per square for misreads, per move for the rest)."""
+
+    misread: float = 0.02
+    confident_misread: bool = False  # misread squares keep ~no probability on the truth
+    occluded: float = 0.10           # an occluded frame before a stable state
+    covered: float = 0.05            # a move made while the board was covered (never seen)
+    lift_then_move: float = 0.05     # the moving cup seen in the air first
+    lift_put_back: float = 0.03      # a cup lifted, put back, then moved (touch rule: illegal)
+    takeback: float = 0.03           # the move is taken back, then a move is made again
+    illegal: float = 0.05            # one of the illegal actions, then the board put right
+
+    @classmethod
+    def clean(cls) -> FaultRates:
+        return cls(0.0, False, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+
+
+@dataclass
+class Step:
+    observation: Observation
+    truth: tuple[str, ...]  # the moves on the board when this observation was taken
+    fault: str | None = None  # the fault this step injects, if any
+    expect: EventType | None = None  # the event the fault should cause
+
+
+@dataclass
+class Stream:
+    variant: Variant
+    steps: list[Step]
+    moves: tuple[str, ...]  # the game's moves at the end
+    faults: Counter = field(default_factory=Counter)
+
+
+# ----- observations -------------------------------------------------------------------------
+
+
+def tops_of(position: Position) -> Tops:
+    return {sq: position.top(sq) for sq in position.squares if position.top(sq) is not None}  # type: ignore[misc]
+
+
+def observe(
+    tops: Tops, variant: Variant, rng: random.Random, rates: FaultRates, occluded: bool = False
+) -> Observation:
+    """Class probabilities as a classifier would give them: mostly confident, some misread.
+
+    A misread square gives most of its probability to a wrong class; the true class keeps a
+    share (a classifier that errs is usually torn) unless ``rates.confident_misread``.
+    """
+    size, max_piece = variant.size, variant.max_piece
+    k = class_count(max_piece)
+    rows = []
+    for sq in board_squares(size):
+        truth = class_index(tops.get(sq), max_piece)
+        if occluded:
+            rows.append(_spread(rng, k, 1.0))
+            continue
+        if rng.random() < rates.misread:
+            wrong = rng.choice([c for c in range(k) if c != truth])
+            share = rng.uniform(0.5, 0.9)
+            keep = rng.uniform(0.001, 0.01) if rates.confident_misread else rng.uniform(0.2, 0.9)
+            row = _spread(rng, k, (1.0 - share) * (1.0 - keep))
+            row[wrong] += share
+            row[truth] += (1.0 - share) * keep
+        else:
+            share = rng.uniform(0.97, 0.9995)
+            row = _spread(rng, k, 1.0 - share)
+            row[truth] += share
+        rows.append(row)
+    return Observation(size, max_piece, np.array(rows), occluded)
+
+
+def _spread(rng: random.Random, k: int, mass: float) -> np.ndarray:
+    """``mass`` shared at random over ``k`` classes."""
+    weights = np.array([rng.expovariate(1.0) for _ in range(k)])
+    return weights * (mass / weights.sum())
+
+
+# ----- physical actions, legal or not -------------------------------------------------------
+
+
+def apply_action(tops: Tops, position: Position, action: Action) -> Tops:
+    """The tops after a physical action (a lift shows the cup it uncovers)."""
+    after = dict(tops)
+    if action.origin is not None:
+        stack = position.stack(action.origin)
+        if len(stack) > 1:
+            after[action.origin] = stack[-2]
+        else:
+            after.pop(action.origin, None)
+    if action.to is not None:
+        after[action.to] = (action.color, action.size)
+    return after
+
+
+def illegal_actions(game: Game) -> dict[str, list[Action]]:
+    """Every illegal action of each kind the referee must recognise, in this position."""
+    position = game.position
+    variant = position.variant
+    turn = position.turn
+    max_piece = variant.max_piece
+    legal = legal_code_index(position)
+    found: dict[str, list[Action]] = {}
+
+    def fits(sq: Square, size: int) -> bool:
+        top = position.top(sq)
+        return top is None or top[1] < size
+
+    tops = {stack[0] for stack in position.reserve(turn)}
+    pool = {s for stack in position.reserve(turn) for s in stack}
+    for sq in position.squares:
+        top = position.top(sq)
+        for size in range(1, max_piece + 1):
+            if not fits(sq, size) or (size, -1, sq) in legal:
+                continue
+            if size in tops and top is not None and variant.gobble_rule is not GobbleRule.ALWAYS:
+                found.setdefault("stack-gobble", []).append(Action(ActionKind.PLACE, turn, size, to=sq))
+            elif size in pool and size not in tops and top is None and not variant.any_order:
+                found.setdefault("size-not-on-top", []).append(Action(ActionKind.PLACE, turn, size, to=sq))
+        if top is not None and top[0] != turn:
+            for to in position.squares:
+                if to != sq and fits(to, top[1]):
+                    found.setdefault("opponent-piece", []).append(
+                        Action(ActionKind.MOVE, top[0], top[1], to=to, origin=sq)
+                    )
+            if variant.touch_rule:
+                found.setdefault("peek", []).append(Action(ActionKind.LIFT, top[0], top[1], origin=sq))
+    other_tops = {stack[0] for stack in position.reserve(opponent(turn))}
+    for sq in position.squares:
+        if position.top(sq) is None:
+            found.setdefault("moved-twice", []).extend(
+                Action(ActionKind.PLACE, opponent(turn), size, to=sq) for size in other_tops
+            )
+    return found
+
+
+# ----- streams ------------------------------------------------------------------------------
+
+
+def choose_move(game: Game, rng: random.Random) -> str:
+    """A random legal move, taking a winning one most of the time (so games end by lines)."""
+    position = game.position
+    codes = position.legal_codes()
+    winning = []
+    for code in codes:
+        position.push_code(code)
+        result = position.line_result()
+        position.pop_code()
+        if result is not None and result.winner == position.turn:
+            winning.append(code)
+    code = rng.choice(winning) if winning and rng.random() < 0.7 else rng.choice(codes)
+    return position.move_from_code(code).text()
+
+
+class StreamBuilder:
+    """Plays one random game and writes the stream the camera would have produced."""
+
+    def __init__(self, variant: Variant, rng: random.Random, rates: FaultRates) -> None:
+        self.variant = variant
+        self.rng = rng
+        self.rates = rates
+        self.game = Game(variant)
+        self.steps: list[Step] = []
+        self.faults: Counter = Counter()
+
+    def truth(self) -> tuple[str, ...]:
+        return tuple(m.text() for m in self.game.moves)
+
+    def emit(self, tops: Tops | None = None, fault: str | None = None,
+             expect: EventType | None = None) -> None:
+        if tops is None:
+            tops = tops_of(self.game.position)
+        if self.rng.random() < self.rates.occluded:
+            blocked = observe(tops, self.variant, self.rng, self.rates, occluded=True)
+            self.steps.append(Step(blocked, self.truth(), "occluded"))
+            self.faults["occluded"] += 1
+        observation = observe(tops, self.variant, self.rng, self.rates)
+        self.steps.append(Step(observation, self.truth(), fault, expect))
+        if fault:
+            self.faults[fault] += 1
+
+    def chance(self, rate: float) -> bool:
+        return self.rng.random() < rate
+
+    def build(self, max_plies: int) -> Stream:
+        covered_last = False
+        while not self.game.is_over() and self.game.ply < max_plies:
+            if self.chance(self.rates.illegal):
+                self.inject_illegal()
+            move = choose_move(self.game, self.rng)
+            origin = move.split("-")[0] if "-" in move else None
+            if origin is not None and self.chance(self.rates.lift_put_back) and self.variant.touch_rule:
+                self.lift(origin, "lift-put-back", EventType.LIFTED)
+                self.emit(fault="put-back", expect=EventType.ILLEGAL)
+            elif origin is not None and self.chance(self.rates.lift_then_move):
+                self.lift(origin, "lift-then-move", EventType.LIFTED)
+            self.game.push_text(move)
+            covered = not covered_last and not self.game.is_over() and self.chance(self.rates.covered)
+            if covered:
+                self.faults["covered"] += 1
+            else:
+                self.emit()
+            covered_last = covered
+            if not covered and not self.game.is_over() and self.game.ply > 1 \
+                    and self.chance(self.rates.takeback):
+                self.game.pop()
+                self.emit(fault="takeback", expect=EventType.TAKEBACK)
+        if covered_last:
+            self.emit()
+        return Stream(self.variant, self.steps, self.truth(), self.faults)
+
+    def lift(self, origin_name: str, fault: str, expect: EventType) -> None:
+        from companion.rules.square import parse_square
+
+        origin = parse_square(origin_name)
+        color, size = self.game.position.top(origin)  # type: ignore[misc]
+        action = Action(ActionKind.LIFT, color, size, origin=origin)
+        self.emit(apply_action(tops_of(self.game.position), self.game.position, action), fault, expect)
+
+    def inject_illegal(self) -> None:
+        kinds = illegal_actions(self.game)
+        if not kinds:
+            return
+        kind = self.rng.choice(sorted(kinds))
+        action = self.rng.choice(kinds[kind])
+        position = self.game.position
+        self.emit(apply_action(tops_of(position), position, action), f"illegal:{kind}", EventType.ILLEGAL)
+        self.emit(fault="restore", expect=EventType.RESTORED)
+
+
+def make_stream(variant: Variant, seed: int, rates: FaultRates, max_plies: int = 60) -> Stream:
+    return StreamBuilder(variant, random.Random(seed), rates).build(max_plies)
+
+
+# ----- scoring a run ------------------------------------------------------------------------
+
+
+@dataclass
+class RunResult:
+    moves: int = 0     # moves of the final game
+    right: int = 0     # accepted and equal to the truth
+    flagged: int = 0   # not accepted, with a needs-attention or illegal event raised
+    silent: int = 0    # not accepted and nothing said: must be zero
+    wrong: int = 0     # accepted and not the truth: must be zero
+    expected: Counter = field(default_factory=Counter)  # fault -> injected
+    caught: Counter = field(default_factory=Counter)    # fault -> the expected event was emitted
+    events: Counter = field(default_factory=Counter)
+    seconds: list[float] = field(default_factory=list)
+
+    def add(self, other: RunResult) -> None:
+        for name in ("moves", "right", "flagged", "silent", "wrong"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.expected.update(other.expected)
+        self.caught.update(other.caught)
+        self.events.update(other.events)
+        self.seconds.extend(other.seconds)
+
+
+def run_stream(stream: Stream, make: Callable[[Variant], object], timer: Callable[[], float]) -> RunResult:
+    """Feed a stream to a fresh reconciler; check at every step where it accepts moves that
+    the moves it holds are a prefix of the moves really on the board. (Between such steps it
+    may lag behind a takeback it has not seen yet; that is not a wrong move.)"""
+    reconciler = make(stream.variant)
+    result = RunResult()
+    flagged = False
+    wrong_at: int | None = None
+    for step in stream.steps:
+        started = timer()
+        events = reconciler.feed(step.observation)  # type: ignore[attr-defined]
+        result.seconds.append(timer() - started)
+        kinds = {e.type for e in events}
+        result.events.update(e.type for e in events)
+        if kinds & {EventType.NEEDS_ATTENTION, EventType.ILLEGAL}:
+            flagged = True
+        if step.expect is not None:
+            result.expected[step.fault] += 1
+            if step.expect in kinds:
+                result.caught[step.fault] += 1
+        accepted = tuple(m.text() for m in reconciler.game.moves)  # type: ignore[attr-defined]
+        played = EventType.MOVE in kinds
+        if played and wrong_at is None and accepted != step.truth[: len(accepted)]:
+            wrong_at = _common_prefix(accepted, step.truth)
+            result.wrong += len(accepted) - wrong_at
+    final = tuple(m.text() for m in reconciler.game.moves)  # type: ignore[attr-defined]
+    result.moves = len(stream.moves)
+    result.right = _common_prefix(final, stream.moves) if wrong_at is None else wrong_at
+    missing = result.moves - result.right - result.wrong
+    if flagged:
+        result.flagged = max(missing, 0)
+    else:
+        result.silent = max(missing, 0)
+    return result
+
+
+def _common_prefix(a: tuple[str, ...], b: tuple[str, ...]) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
