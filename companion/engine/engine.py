@@ -1,0 +1,104 @@
+"""``Engine``: the one object the rest of the product asks for a move.
+
+It picks the tool for the job: the junior solver for the 3x3 game at full strength, the
+alpha-beta search otherwise, and the weaker levels' loose choice among nearly-best moves.
+It never touches the caller's position, and ``stop()`` (from any thread) ends a running
+search with the best move found so far, which the device uses to cancel a stale hint.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time as _time
+
+from companion.engine.evaluate import MATE_BOUND
+from companion.engine.junior import JuniorSolver
+from companion.engine.levels import DEFAULT_TIME, Level, level_named
+from companion.engine.search import MATE, Limits, Searcher, SearchResult, mate_value
+from companion.rules import Position, Variant
+
+
+class Engine:
+    def __init__(self, variant: Variant | str, level: str = "strong", seed: int = 0) -> None:
+        self.variant = Variant.from_spec(variant) if isinstance(variant, str) else variant
+        self.level: Level = level_named(level)
+        self.rng = random.Random(seed)
+        self.searcher = Searcher(self.variant)
+        self.solver = JuniorSolver.with_book() if self.uses_solver else None
+        self._stop = threading.Event()
+
+    @property
+    def uses_solver(self) -> bool:
+        return self.level.solver and self.variant.spec == "junior"
+
+    def stop(self) -> None:
+        """Ask a running ``search`` to return now (thread-safe)."""
+        self._stop.set()
+
+    def new_game(self) -> None:
+        """Forget what the tables learnt (a new opponent, or a fresh benchmark)."""
+        self.searcher = Searcher(self.variant)
+
+    def search(
+        self,
+        position: Position,
+        time: float | None = None,
+        depth: int | None = None,
+        nodes: int | None = None,
+        on_iteration=None,
+    ) -> SearchResult:
+        """The move to play in ``position`` (a copy is searched) within the limits given;
+        with no limit at all, the level's own (``DEFAULT_TIME`` seconds for ``strong``)."""
+        if position.variant != self.variant:
+            raise ValueError(f"this engine plays {self.variant.spec}, not {position.variant.spec}")
+        self._stop = threading.Event()
+        if self.level.depth is not None:
+            return self._loose_choice(position, self.level.depth if depth is None else min(depth, self.level.depth))
+        if time is None and depth is None and nodes is None:
+            time = DEFAULT_TIME
+        if self.uses_solver and depth is None and nodes is None:
+            return self._solve(position, time)
+        self.searcher.on_iteration = on_iteration
+        return self.searcher.search(position, Limits(time=time, depth=depth, nodes=nodes), self._stop)
+
+    def _solve(self, position: Position, time: float | None) -> SearchResult:
+        start = _time.perf_counter()
+        answer = self.solver.solve(position, time, self._stop)  # type: ignore[union-attr]
+        move = position.move_from_code(answer.code)
+        if answer.value == "win":
+            score = MATE - answer.distance
+        elif answer.value == "loss":
+            score = -(MATE - answer.distance)
+        else:
+            score = 0
+        return SearchResult(
+            move=move,
+            score=score,
+            depth=answer.horizon,
+            nodes=answer.nodes,
+            pv=[move],
+            seconds=_time.perf_counter() - start,
+            value=answer.value,
+        )
+
+    def _loose_choice(self, position: Position, depth: int) -> SearchResult:
+        """A random move among those within the level's noise of the best at a shallow depth;
+        a win is always taken and a move that loses is never chosen over one that does not."""
+        start = _time.perf_counter()
+        scored = self.searcher.score_moves(position, depth)
+        best = max(score for _, score in scored)
+        margin = 0 if best >= MATE_BOUND or best <= -MATE_BOUND else self.level.noise
+        candidates = sorted(code for code, score in scored if score >= best - margin and score > -MATE_BOUND)
+        code = self.rng.choice(candidates or [code for code, score in scored if score == best])
+        score = dict(scored)[code]
+        move = position.move_from_code(code)
+        return SearchResult(
+            move=move,
+            score=score,
+            depth=depth,
+            nodes=self.searcher.nodes,
+            pv=[move],
+            seconds=_time.perf_counter() - start,
+            value=mate_value(score),
+        )

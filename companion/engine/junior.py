@@ -1,0 +1,542 @@
+"""The junior (3x3, Gobblet Jr.) solver: exact win/loss values with distances, by proof search.
+
+Why not a table: the junior state space is ~3.4e8 positions even up to symmetry, far too
+many for a table built in Python within a first-run budget and 300 MB. Wins are short,
+though (the start is a first-player win in 13 plies), so a dedicated proof search answers
+most positions in well under a second:
+
+- a position is 54 bits, *relative to the side to move*: for each size, a 9-bit mask of the
+  mover's pieces, then the opponent's (hidden pieces included; a square holds at most one
+  piece of each size). Colour symmetry is free, and the 8 board symmetries are folded in the
+  tables by taking the smallest of the 8 images (``canonical``);
+- ``wins(k, n)``: the mover can force a line within n plies (odd n). An AND/OR search with
+  the hash move first and the opponent's last refutation first, trying threat-making moves
+  first; ``loses(k, n)`` is its dual for even n. Iterating n = 1, 2, 3, ... gives the exact
+  distance of the first result found;
+- a repeated position is a draw, as in the published analyses: a position on the current
+  path or earlier in the game ends that line of play with no win for anyone;
+- soundness: a proven win never depends on a repetition (a draw can never be part of a forced
+  win), so wins are stored in the table whatever the path. "No win within n" can depend on
+  the path, so it is stored only when no repetition was met below it.
+
+What it guarantees: "win"/"loss" answers are proofs (a strategy that ends in a line of the
+winner's within the stated plies, whatever the defence). "draw" means neither side can force
+a line within ``DRAW_HORIZON`` plies; a position not settled within the time limit is
+answered with value None and the horizon reached. Its move generation is checked against the
+rules engine (perft and random games) by the tests.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time as _time
+from dataclasses import dataclass
+from pathlib import Path
+
+from companion.rules import Position
+from companion.rules.position import BOARD_FLAG
+
+M27 = (1 << 27) - 1
+LINES = (0o7, 0o70, 0o700, 0o111, 0o222, 0o444, 0o421, 0o124)
+HAS_LINE = tuple(any(m & line == line for line in LINES) for m in range(512))
+BITS = tuple(tuple(1 << i for i in range(9) if m >> i & 1) for m in range(512))
+POP = tuple(bin(m).count("1") for m in range(512))
+BIT_SQUARE = {1 << i: i % 3 + 16 * (i // 3) for i in range(9)}  # bit -> rules square number
+DRAW_HORIZON = 30    # plies: no forced win for either side within this many is called a draw
+PIECES_PER_SIZE = 2
+BOOK_PATH = Path(__file__).with_name("data") / "junior_book.json"
+BOOK_PLIES = 2       # the book holds every position up to this many plies from the start
+
+
+def _completing_squares(mask: int) -> int:
+    """Squares that would complete a line together with the tops in ``mask``."""
+    squares = 0
+    for line in LINES:
+        rest = line & ~mask
+        if rest and rest & (rest - 1) == 0:
+            squares |= rest
+    return squares
+
+
+WIN_SQUARES = tuple(_completing_squares(m) for m in range(512))
+
+
+def _symmetry_tables() -> tuple[tuple[int, ...], ...]:
+    """For each of the 8 board symmetries, the image of every 9-bit mask."""
+    maps = (
+        lambda x, y: (x, y), lambda x, y: (2 - x, y), lambda x, y: (x, 2 - y),
+        lambda x, y: (2 - x, 2 - y), lambda x, y: (y, x), lambda x, y: (2 - y, x),
+        lambda x, y: (y, 2 - x), lambda x, y: (2 - y, 2 - x),
+    )
+    tables = []
+    for f in maps:
+        image = [0] * 9
+        for i in range(9):
+            x, y = f(i % 3, i // 3)
+            image[i] = x + 3 * y
+        tables.append(tuple(sum(1 << image[i] for i in range(9) if m >> i & 1) for m in range(512)))
+    return tuple(tables)
+
+
+SYMMETRIES = _symmetry_tables()
+
+
+def canonical(k: int) -> int:
+    """The smallest of the 8 board-symmetric images of a packed position."""
+    f0, f1, f2 = k & 511, k >> 9 & 511, k >> 18 & 511
+    f3, f4, f5 = k >> 27 & 511, k >> 36 & 511, k >> 45
+    best = k
+    for t in SYMMETRIES[1:]:
+        c = t[f0] | t[f1] << 9 | t[f2] << 18 | t[f3] << 27 | t[f4] << 36 | t[f5] << 45
+        if c < best:
+            best = c
+    return best
+
+
+def pack(position: Position) -> int:
+    """The packed 54-bit key of a junior position, from the side to move's view."""
+    mover = position.turn
+    key = 0
+    for sq in position.squares:
+        bit = 1 << (sq % 16 + 3 * (sq // 16))
+        for color, size in position.stack(sq):
+            key |= bit << (9 * (size - 1) + (0 if color == mover else 27))
+    return key
+
+
+def expand(k: int) -> list[tuple[int, int, int]] | None:
+    """The mover's moves as (priority, child key, move code), best-looking first; None when
+    the mover has a move that completes a line (the search needs nothing more then).
+
+    Moves that uncover an opponent line lose at once and are left out; a position whose
+    list is empty is lost for the mover (no move, or only losing ones)."""
+    mine = k & M27
+    theirs = k >> 27
+    a1, a2, a3 = mine & 511, mine >> 9 & 511, mine >> 18
+    b1, b2, b3 = theirs & 511, theirs >> 9 & 511, theirs >> 18
+    o3 = a3 | b3
+    o23 = o3 | a2 | b2
+    visible = a3 | a2 & ~o3 | a1 & ~o23
+    targets = (511 & ~(o23 | a1 | b1), 511 & ~o23, 511 & ~o3)
+    out = []
+    for size, own in ((1, a1), (2, a2), (3, a3)):
+        if POP[own] < PIECES_PER_SIZE:
+            shift = 9 * (size - 1)
+            for t in BITS[targets[size - 1]]:
+                seen = visible | t
+                if HAS_LINE[seen]:
+                    return None
+                out.append((POP[WIN_SQUARES[seen]], theirs | (mine | t << shift) << 27, BIT_SQUARE[t] | size << 8))
+    for size, own, cover in ((1, a1, o23), (2, a2, o3), (3, a3, 0)):
+        shift = 9 * (size - 1)
+        for f in BITS[own & ~cover]:
+            origin = BIT_SQUARE[f] << 8 | BOARD_FLAG
+            for t in BITS[targets[size - 1] & ~f]:
+                nm = mine ^ (f | t) << shift
+                n1, n2, n3 = nm & 511, nm >> 9 & 511, nm >> 18
+                p3 = n3 | b3
+                p23 = p3 | n2 | b2
+                their_seen = b3 | b2 & ~p3 | b1 & ~p23
+                if HAS_LINE[their_seen]:
+                    continue
+                seen = n3 | n2 & ~p3 | n1 & ~p23
+                if HAS_LINE[seen]:
+                    return None
+                priority = POP[WIN_SQUARES[seen]] - POP[WIN_SQUARES[their_seen]]
+                out.append((priority, theirs | nm << 27, BIT_SQUARE[t] | origin))
+    out.sort(key=_priority, reverse=True)
+    return out
+
+
+def _priority(move: tuple[int, int, int]) -> int:
+    return move[0]
+
+
+class SolverStopped(Exception):
+    """Time ran out or the caller cancelled; tables keep what was proven."""
+
+
+@dataclass
+class JuniorAnswer:
+    value: str | None        # "win" | "loss" | "draw" | None (not settled in time)
+    distance: int | None     # plies to the end of the game with best play (win/loss)
+    code: int | None         # a value-preserving move code (None if the game is over)
+    horizon: int             # plies searched: no result for either side within it
+    nodes: int
+
+
+TABLE_LIMIT = 1_500_000  # entries per table before it is cleared (memory stays well under 300 MB)
+SIDE_BIT = 1 << 54
+
+
+class JuniorSolver:
+    """Proof search with tables that persist across calls (and can be saved as a book)."""
+
+    def __init__(self) -> None:
+        self.win_at: dict[int, int] = {}     # canonical key -> smallest n proven a win
+        self.no_win: dict[int, int] = {}     # canonical key -> largest n proven not a win
+        self.best: dict[int, int] = {}       # exact key -> child that won
+        self.refute: dict[int, int] = {}     # exact key -> grandchild that refuted it
+        self.book: dict[int, tuple[str, int, int]] = {}  # canonical -> (value, distance, child canon)
+        self.nodes = 0
+        self.repeats = 0
+        self.path: set[int] = set()
+        self.deadline: float | None = None
+        self.stop_event = threading.Event()
+
+    # ----- the proof search -----------------------------------------------------------------
+
+    def wins(self, k: int, n: int, side: int) -> bool:
+        """Can the mover (``side``) of ``k`` force a line within ``n`` plies?"""
+        self.nodes += 1
+        if self.nodes & 4095 == 0:
+            self._check()
+        moves = expand(k)
+        if moves is None:
+            return True
+        if n < 3:
+            return False
+        ck = canonical(k)
+        known = self.win_at.get(ck)
+        if known is not None and known <= n:
+            return True
+        if self.no_win.get(ck, 0) >= n:
+            return False
+        path = self.path
+        me, them = k | side * SIDE_BIT, side ^ 1
+        path.add(me)
+        repeats = self.repeats
+        found = None
+        try:
+            for child in self._ordered(moves, self.best.get(k)):
+                if child | them * SIDE_BIT in path:
+                    self.repeats += 1
+                    continue
+                if self._all_replies_lose(child, n - 2, side):
+                    found = child
+                    break
+        finally:
+            path.discard(me)
+        if found is not None:
+            self.best[k] = found
+            self.win_at[ck] = n if known is None else min(n, known)
+            return True
+        if self.repeats == repeats:
+            self.no_win[ck] = n
+        return False
+
+    def _all_replies_lose(self, child: int, n: int, side: int) -> bool:
+        """Every move of the opponent in ``child`` leaves ``side`` a win within ``n`` plies."""
+        replies = expand(child)
+        if replies is None:
+            return False
+        path = self.path
+        node = child | (side ^ 1) * SIDE_BIT
+        path.add(node)
+        try:
+            for grandchild in self._ordered(replies, self.refute.get(child)):
+                if grandchild | side * SIDE_BIT in path:
+                    self.repeats += 1
+                    self.refute[child] = grandchild
+                    return False
+                if not self.wins(grandchild, n, side):
+                    self.refute[child] = grandchild
+                    return False
+        finally:
+            path.discard(node)
+        return True
+
+    def loses(self, k: int, n: int, side: int) -> bool:
+        """Does every move of the mover of ``k`` let the opponent force a line within n-1 plies?"""
+        self.nodes += 1
+        moves = expand(k)
+        if moves is None:
+            return False
+        return self._all_replies_lose(k, n - 1, side ^ 1)
+
+    @staticmethod
+    def _ordered(moves: list[tuple[int, int, int]], first: int | None) -> list[int]:
+        children = [m[1] for m in moves]
+        if first is not None and first in children:
+            children.remove(first)
+            children.insert(0, first)
+        return children
+
+    def _check(self) -> None:
+        if self.stop_event.is_set() or (self.deadline is not None and _time.perf_counter() > self.deadline):
+            raise SolverStopped
+
+    # ----- answers --------------------------------------------------------------------------
+
+    def value(self, k: int, side: int, history: set[int], horizon: int = DRAW_HORIZON) -> tuple[str | None, int, int]:
+        """(value, distance or horizon reached, nodes) by iterative deepening on the distance."""
+        self._trim()
+        start_nodes = self.nodes
+        book = self.book.get(canonical(k))
+        if book is not None and _fresh(k, history):
+            return book[0], book[1], 0
+        n = 0
+        try:
+            for n in range(1, horizon + 1):
+                self.path = set(history)
+                if n % 2 and self.wins(k, n, side):
+                    return "win", n, self.nodes - start_nodes
+                if not n % 2 and self.loses(k, n, side):
+                    return "loss", n, self.nodes - start_nodes
+        except SolverStopped:
+            return None, n - 1, self.nodes - start_nodes
+        return "draw", horizon, self.nodes - start_nodes
+
+    def solve(
+        self,
+        position: Position,
+        time_limit: float | None = None,
+        stop_event: threading.Event | None = None,
+    ) -> JuniorAnswer:
+        """Value of ``position`` and a move that keeps it: the fastest win, the slowest loss,
+        or in a draw a move after which the opponent cannot force a win within the horizon."""
+        start = _time.perf_counter()
+        self.stop_event = stop_event or threading.Event()
+        self.deadline = start + 0.6 * time_limit if time_limit is not None else None
+        k = pack(position)
+        side = position.turn
+        history = history_keys(position)
+        moves = expand(k)
+        booked = self._from_book(k, moves, history)
+        if booked is not None:
+            return booked
+        value, distance, nodes = self.value(k, side, history)
+        if moves is None:
+            code = next(c for c, line in _codes_and_lines(k, side) if line)
+            return JuniorAnswer("win", 1, code, 1, nodes + 1)
+        if not moves:
+            return JuniorAnswer("loss", 1, _any_code(k, side), 0, nodes)
+        if value == "win":
+            child = self._winning_child(k, moves, side, distance, history)
+            return JuniorAnswer("win", distance, _code_of(moves, child), distance, self.nodes)
+        self.deadline = start + time_limit if time_limit is not None else None
+        code, value, distance = self._defend(moves, side, history, value, distance)
+        return JuniorAnswer(value, distance if value in ("win", "loss") else None, code, distance, self.nodes)
+
+    def _from_book(self, k: int, moves: list[tuple[int, int, int]] | None, history: set[int]) -> JuniorAnswer | None:
+        entry = self.book.get(canonical(k))
+        if entry is None or not moves or not _fresh(k, history):
+            return None
+        value, distance, child_key = entry
+        for _, child, code in moves:
+            if canonical(child) == child_key:
+                return JuniorAnswer(value, distance if value in ("win", "loss") else None, code, distance, 0)
+        return None
+
+    @classmethod
+    def with_book(cls, path: Path = BOOK_PATH) -> JuniorSolver:
+        """A solver that knows the shipped opening book (if the file is there)."""
+        solver = cls()
+        if path.exists():
+            data = json.loads(path.read_text())
+            solver.book = {int(key): (value, distance, int(child)) for key, value, distance, child in data["entries"]}
+        return solver
+
+    def build_book(self, plies: int, progress=None) -> dict[int, tuple[str, int, int]]:
+        """Solve every position (up to symmetry) within ``plies`` of the start, without a time
+        limit: the positions a 1-second answer cannot settle, since their wins are longest."""
+        from companion.rules import PRESETS
+
+        frontier = {0: Position(PRESETS["junior"])}
+        todo: list[Position] = []
+        for _ in range(plies + 1):
+            todo.extend(frontier.values())
+            following: dict[int, Position] = {}
+            for position in frontier.values():
+                for code in position.legal_codes():
+                    position.push_code(code)
+                    if position.line_result() is None:
+                        following.setdefault(canonical(pack(position)), position.copy())
+                    position.pop_code()
+            frontier = following
+        for done, position in enumerate(todo):
+            answer = self.solve(_without_history(position))
+            child = position.copy()
+            child.push_code(answer.code)
+            self.book[canonical(pack(position))] = (answer.value, answer.distance or answer.horizon, canonical(pack(child)))
+            if progress is not None:
+                progress(done + 1, len(todo))
+        return self.book
+
+    def _winning_child(
+        self, k: int, moves: list[tuple[int, int, int]], side: int, distance: int, history: set[int]
+    ) -> int:
+        """A child that keeps the win in ``distance`` plies: the one that proved it, else the
+        first that proves it again (the tables make that quick); the book's choice too."""
+        self.deadline = None
+        book = self.book.get(canonical(k))
+        hints = [self.best.get(k)] + [c for _, c, _ in moves if book and canonical(c) == book[2]]
+        for child in [c for c in hints if c is not None] + [m[1] for m in moves]:
+            self.path = set(history)
+            self.path.add(k | side * SIDE_BIT)
+            if self._all_replies_lose(child, distance - 2, side):
+                return child
+        raise AssertionError("a proven win has no winning move")
+
+    def _defend(
+        self, moves: list[tuple[int, int, int]], side: int, history: set[int], value: str | None, horizon: int
+    ) -> tuple[int, str | None, int]:
+        """Not winning: the move whose opponent win is furthest away (or not found at all)."""
+        best_code, best_distance = moves[0][2], -1
+        limit = horizon if value == "loss" else max(horizon - 1, 1)
+        for _, child, code in moves:
+            distance = self._opponent_distance(child, side ^ 1, history, limit)
+            if distance is None:
+                return code, value if value != "loss" else None, horizon
+            if distance > best_distance:
+                best_code, best_distance = code, distance
+        return best_code, "loss", best_distance + 1
+
+    def _opponent_distance(self, child: int, opponent: int, history: set[int], limit: int) -> int | None:
+        """Smallest odd n <= limit with a forced win for the opponent in ``child``; None if none."""
+        try:
+            for n in range(1, limit + 1, 2):
+                self.path = set(history)
+                if self.wins(child, n, opponent):
+                    return n
+        except SolverStopped:
+            self.deadline = None
+            self.path = set(history)
+            return None if not self.wins(child, 1, opponent) else 1
+        return None
+
+    def _trim(self) -> None:
+        for table in (self.win_at, self.no_win, self.best, self.refute):
+            if len(table) > TABLE_LIMIT:
+                table.clear()
+
+
+def _codes_and_lines(k: int, turn: int) -> list[tuple[int, bool]]:
+    """Every legal move code of the mover with whether it completes the mover's line."""
+    position = unpack(k, turn)
+    out = []
+    for code in position.legal_codes():
+        position.push_code(code)
+        result = position.line_result()
+        out.append((code, result is not None and result.winner != position.turn))
+        position.pop_code()
+    return out
+
+
+def _any_code(k: int, turn: int) -> int | None:
+    codes = unpack(k, turn).legal_codes()
+    return codes[0] if codes else None
+
+
+def _fresh(k: int, history: set[int]) -> bool:
+    """True when no earlier position of the game can come back: each had fewer pieces on the
+    board, and pieces never leave the board. Then a value without history is the value."""
+    pieces = piece_count(k)
+    return all(piece_count(h) < pieces for h in history if h & ~SIDE_BIT != k)
+
+
+def piece_count(k: int) -> int:
+    return (k & (SIDE_BIT - 1)).bit_count()
+
+
+def _code_of(moves: list[tuple[int, int, int]], child: int) -> int:
+    for _, c, code in moves:
+        if c == child:
+            return code
+    raise AssertionError("the proven child is not a move of this position")
+
+
+def unpack(k: int, turn: int = 0) -> Position:
+    """A rules position for a packed key, ``turn`` to move (for checks and tests)."""
+    from companion.rules import PRESETS
+
+    stacks: dict[int, list[tuple[int, int]]] = {}
+    reserves: list[list[int]] = [[3, 3, 2, 2, 1, 1], [3, 3, 2, 2, 1, 1]]
+    for size in (1, 2, 3):
+        for half, color in ((0, turn), (27, turn ^ 1)):
+            for bit in BITS[k >> (half + 9 * (size - 1)) & 511]:
+                stacks.setdefault(BIT_SQUARE[bit], []).append((color, size))
+                reserves[color].remove(size)
+    for pieces in stacks.values():
+        pieces.sort(key=lambda piece: piece[1])
+    return Position.from_parts(
+        PRESETS["junior"], stacks, ((tuple(reserves[0]),), (tuple(reserves[1]),)), turn
+    )
+
+
+def history_keys(position: Position) -> set[int]:
+    """Keys (with the side to move) of every position of the game so far, the current one
+    included, walking the move codes back in the packed representation."""
+    absolute = [0, 0]  # per colour: the 27-bit masks of its pieces
+    for sq in position.squares:
+        bit = 1 << (sq % 16 + 3 * (sq // 16))
+        for color, size in position.stack(sq):
+            absolute[color] |= bit << 9 * (size - 1)
+    turn = position.turn
+    keys = {_relative(absolute, turn) | turn * SIDE_BIT}
+    stacks = {sq: [p[1] for p in position.stack(sq)] for sq in position.squares}
+    for code in reversed(position.move_codes):
+        turn ^= 1
+        to = code & 0xFF
+        size = stacks[to].pop()
+        to_bit = 1 << (to % 16 + 3 * (to // 16)) << 9 * (size - 1)
+        absolute[turn] ^= to_bit
+        if code & BOARD_FLAG:
+            origin = code >> 8 & 0xFF
+            stacks[origin].append(size)
+            absolute[turn] |= 1 << (origin % 16 + 3 * (origin // 16)) << 9 * (size - 1)
+        keys.add(_relative(absolute, turn) | turn * SIDE_BIT)
+    return keys
+
+
+def _relative(absolute: list[int], turn: int) -> int:
+    return absolute[turn] | absolute[turn ^ 1] << 27
+
+
+def _without_history(position: Position) -> Position:
+    return Position.from_text(position.text())
+
+
+def _progress(done: int, total: int) -> None:
+    width = 40
+    filled = width * done // total
+    sys.stderr.write(f"\rjunior book [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+    if done == total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
+def main(argv: list[str]) -> int:
+    """``python -m companion.engine.junior [--build-book]``: the solved opening, or rebuild
+    the shipped book (every position within ``BOOK_PLIES`` plies of the start)."""
+    from companion.rules import PRESETS
+
+    if "--build-book" in argv:
+        t0 = _time.perf_counter()
+        book = JuniorSolver().build_book(BOOK_PLIES, _progress)
+        BOOK_PATH.parent.mkdir(exist_ok=True)
+        entries = sorted([key, *entry] for key, entry in book.items())
+        BOOK_PATH.write_text(json.dumps({"version": 1, "plies": BOOK_PLIES, "entries": entries}) + "\n")
+        print(f"{len(entries)} positions in {_time.perf_counter() - t0:.0f} s -> {BOOK_PATH}")
+        return 0
+    solver = JuniorSolver()
+    start = Position(PRESETS["junior"])
+    t0 = _time.perf_counter()
+    answer = solver.solve(start)
+    print(f"start: {answer.value} in {answer.distance} plies, play {start.move_from_code(answer.code)} "
+          f"({_time.perf_counter() - t0:.1f} s)")
+    for code in start.legal_codes():
+        t0 = _time.perf_counter()
+        start.push_code(code)
+        reply = solver.solve(start)
+        move = start.move_from_code(reply.code)
+        start.pop_code()
+        print(f"{start.move_from_code(code)}: second player {reply.value} in {reply.distance} "
+              f"(reply {move}, {_time.perf_counter() - t0:.2f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,378 @@
+"""Iterative-deepening negamax with alpha-beta for every variant.
+
+Written against the rules engine's fast interface (``legal_codes``/``push_code``/
+``pop_code``/``line_result``/``hash``). What makes it strong in little time:
+
+- a transposition table keyed by the incremental Zobrist hash (best move, bound, depth);
+- move ordering: the hash move, then moves onto a square that completes the mover's line
+  (immediate wins), then moves onto a square that completes the opponent's line (blocks),
+  then killer moves and the history heuristic;
+- principal-variation search (null windows after the first move) and a small late-move
+  reduction for quiet moves, re-searched at full depth when they surprise;
+- at the horizon, a one-ply check for an immediate win of the side to move, so a threat
+  line is never mistaken for a quiet position.
+
+Scores are integers from the side to move's view; a won game is ``MATE - plies`` so the
+fastest win and the slowest loss are preferred. A repeated position scores as a draw.
+Limits by time, depth and nodes; a deadline or ``stop()`` ends the search with the best move
+of the deepest finished iteration (or of the unfinished one when its first move was done).
+Limits by depth or nodes are deterministic: no clock is read to decide anything then.
+"""
+
+from __future__ import annotations
+
+import threading
+import time as _time
+from dataclasses import dataclass, field
+
+from companion.engine.evaluate import MATE_BOUND, WIN_SCORE, evaluator_for
+from companion.errors import CompanionError
+from companion.rules import Move, Position
+
+MATE = WIN_SCORE
+EXACT, LOWER, UPPER = 0, 1, 2
+MAX_PLY = 128
+TT_LIMIT = 400_000        # entries; cleared when full (a Pi shares memory with the camera)
+EVAL_CACHE_LIMIT = 200_000
+FUTILITY_MARGIN = 150   # centipawns a single quiet move is assumed not to swing
+CHECK_EVERY = 1023        # nodes between two looks at the clock / stop flag
+
+
+class SearchStopped(Exception):
+    """Raised inside the tree when time, nodes or ``stop()`` end the search."""
+
+
+@dataclass
+class SearchResult:
+    move: Move | None
+    score: int
+    depth: int
+    nodes: int
+    pv: list[Move] = field(default_factory=list)
+    seconds: float = 0.0
+    value: str | None = None  # "win" | "loss" | "draw" when proven, else None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "move": self.move.text() if self.move else None,
+            "score": self.score,
+            "depth": self.depth,
+            "nodes": self.nodes,
+            "pv": [m.text() for m in self.pv],
+            "seconds": round(self.seconds, 3),
+            "value": self.value,
+        }
+
+
+def mate_value(score: int) -> str | None:
+    """'win'/'loss' for a proven mate score, else None (a heuristic score proves nothing)."""
+    if score >= MATE_BOUND:
+        return "win"
+    if score <= -MATE_BOUND:
+        return "loss"
+    return None
+
+
+@dataclass
+class Limits:
+    time: float | None = None   # seconds
+    depth: int | None = None
+    nodes: int | None = None
+
+
+class Searcher:
+    """One search engine for one variant; keeps its tables between searches of a game."""
+
+    def __init__(self, variant, max_depth: int = 64) -> None:
+        self.variant = variant
+        self.evaluator = evaluator_for(variant)
+        self.max_depth = max_depth
+        self.tt: dict[int, tuple[int, int, int, int]] = {}
+        self.eval_cache: dict[int, tuple[int, int]] = {}
+        self.history: dict[int, int] = {}
+        self.killers: list[list[int]] = [[0, 0] for _ in range(MAX_PLY + 2)]
+        self.lines = self.evaluator.lines
+        self.need = variant.win_length - 1
+        self.stop_event = threading.Event()
+        self.nodes = 0
+        self.on_iteration = None  # callback(result) after each finished depth (engine protocol)
+
+    # ----- public ---------------------------------------------------------------------------
+
+    def stop(self) -> None:
+        self.stop_event.set()
+
+    def search(
+        self,
+        position: Position,
+        limits: Limits,
+        stop_event: threading.Event | None = None,
+        only: list[int] | None = None,
+    ) -> SearchResult:
+        """Search a copy of ``position`` within ``limits`` (among the move codes ``only``, if
+        given); the caller's position is untouched."""
+        self._prepare(position, limits, stop_event)
+        max_depth = min(limits.depth or self.max_depth, self.max_depth)
+        root_codes = [c for c in self.pos.legal_codes() if only is None or c in only] or self.pos.legal_codes()
+        best_code, best_score, done_depth = root_codes[0], 0, 0
+        for depth in range(1, max_depth + 1):
+            self.root_best = None
+            try:
+                score = self._root(depth, root_codes, best_code)
+            except SearchStopped:
+                if self.root_best is not None:
+                    best_code, best_score = self.root_best
+                break
+            best_code, best_score, done_depth = self.root_best[0], score, depth
+            if self.on_iteration is not None:
+                self.on_iteration(self._result(best_code, best_score, depth))
+            if abs(score) >= MATE_BOUND and MATE - abs(score) <= depth:
+                break  # a proven result within the full-width horizon cannot change
+            if self.deadline is not None and _time.perf_counter() - self.start > 0.55 * (self.deadline - self.start):
+                break  # the next iteration would not finish; keep the rest of the budget
+        return self._result(best_code, best_score, max(done_depth, 1))
+
+    def score_moves(self, position: Position, depth: int) -> list[tuple[int, int]]:
+        """Every root move with its full-window score at ``depth`` (for the weaker levels, which
+        choose among nearly-best moves)."""
+        self._prepare(position, Limits(depth=depth), None)
+        scored = []
+        for code in self.pos.legal_codes():
+            scored.append((code, self._child(code, depth, -MATE - 1, MATE + 1, 0, 0)))
+        return scored
+
+    def _prepare(self, position: Position, limits: Limits, stop_event: threading.Event | None) -> None:
+        if position.outcome() is not None:
+            raise CompanionError(f"the game is over ({position.outcome().reason}): there is no move to find")
+        self.pos = position.copy()
+        self.stop_event = stop_event or threading.Event()
+        self.start = _time.perf_counter()
+        self.deadline = self.start + limits.time if limits.time is not None else None
+        self.node_limit = limits.nodes
+        self.nodes = 0
+        if len(self.tt) > TT_LIMIT:
+            self.tt.clear()
+        if len(self.eval_cache) > EVAL_CACHE_LIMIT:
+            self.eval_cache.clear()
+        self.history.clear()
+
+    # ----- the tree -------------------------------------------------------------------------
+
+    def _root(self, depth: int, codes: list[int], previous_best: int) -> int:
+        pos = self.pos
+        ordered = self._order(codes, self.tt.get(pos.hash, (0, 0, 0, previous_best))[3] or previous_best, 0)
+        alpha, beta = -MATE - 1, MATE + 1
+        for index, code in enumerate(ordered):
+            score = self._child(code, depth, alpha, beta, 0, index)
+            if score > alpha or self.root_best is None:
+                alpha = max(alpha, score)
+                self.root_best = (code, score)
+        self.tt[pos.hash] = (depth, EXACT, alpha, self.root_best[0])
+        return alpha
+
+    def _child(self, code: int, depth: int, alpha: int, beta: int, ply: int, index: int) -> int:
+        """Play ``code`` and score it for the mover (principal-variation search with LMR)."""
+        pos = self.pos
+        mover = pos.turn
+        pos.push_code(code)
+        try:
+            decided = pos.line_result()
+            if decided is not None:
+                return MATE - ply - 1 if decided.winner == mover else -(MATE - ply - 1)
+            if index == 0:
+                return -self._negamax(depth - 1, -beta, -alpha, ply + 1)
+            reduce = 1 if depth >= 3 and index >= 4 and code not in self.killers[ply] else 0
+            score = -self._negamax(depth - 1 - reduce, -alpha - 1, -alpha, ply + 1)
+            if score > alpha and (reduce or score < beta):
+                score = -self._negamax(depth - 1, -beta, -alpha, ply + 1)
+            return score
+        finally:
+            pos.pop_code()
+
+    def _negamax(self, depth: int, alpha: int, beta: int, ply: int) -> int:
+        self.nodes += 1
+        if self.nodes & CHECK_EVERY == 0:
+            self._check_limits()
+        pos = self.pos
+        if pos.repetitions() > 1:
+            return 0
+        if depth <= 0 or ply >= MAX_PLY:
+            return self._horizon(ply)
+        key = pos.hash
+        entry = self.tt.get(key)
+        tt_move = 0
+        if entry is not None:
+            e_depth, flag, e_score, tt_move = entry
+            if e_depth >= depth:
+                e_score = _from_tt(e_score, ply)
+                if flag == EXACT or (flag == LOWER and e_score >= beta) or (flag == UPPER and e_score <= alpha):
+                    return e_score
+        if depth == 1 and not tt_move and beta < MATE_BOUND:
+            standing = self._horizon(ply)
+            if standing - FUTILITY_MARGIN >= beta and not self._opponent_threatens():
+                return standing  # futility: one quiet move will not bring it back under beta
+        original_alpha = alpha
+        best_score, best_code = -MATE - 1, 0
+        index = 0
+        for code in self._staged(tt_move, ply):
+            score = self._child(code, depth, alpha, beta, ply, index)
+            index += 1
+            if score > best_score:
+                best_score, best_code = score, code
+                if score > alpha:
+                    alpha = score
+                    if alpha >= beta:
+                        self._reward(code, depth, ply)
+                        break
+        if index == 0:
+            return -(MATE - ply)  # no legal move: the side to move loses
+        flag = UPPER if best_score <= original_alpha else LOWER if best_score >= beta else EXACT
+        self.tt[key] = (depth, flag, _to_tt(best_score, ply), best_code)
+        return best_score
+
+    def _horizon(self, ply: int) -> int:
+        """Static score, but an immediate win of the side to move is found exactly."""
+        pos = self.pos
+        key = pos.hash
+        cached = self.eval_cache.get(key)
+        if cached is None:
+            cached = self._static(pos)
+            self.eval_cache[key] = cached
+        score, threats = cached
+        if threats:
+            mover = pos.turn
+            for code in pos.legal_codes():
+                if (threats >> (code & 0xFF)) & 1:
+                    pos.push_code(code)
+                    decided = pos.line_result()
+                    pos.pop_code()
+                    if decided is not None and decided.winner == mover:
+                        return MATE - ply - 1
+        return score
+
+    def _opponent_threatens(self) -> bool:
+        pos = self.pos
+        return bool(self._line_squares(pos.tops_mask(pos.turn ^ 1)))
+
+    def _static(self, pos: Position) -> tuple[int, int]:
+        """(evaluation, squares completing a line of the side to move)."""
+        own = pos.tops_mask(pos.turn)
+        need = self.need
+        threats = 0
+        for mask in self.lines:
+            if (own & mask).bit_count() == need:
+                threats |= mask & ~own
+        return self.evaluator.evaluate(pos), threats
+
+    def _check_limits(self) -> None:
+        if self.stop_event.is_set():
+            raise SearchStopped
+        if self.node_limit is not None and self.nodes >= self.node_limit:
+            raise SearchStopped
+        if self.deadline is not None and _time.perf_counter() >= self.deadline:
+            raise SearchStopped
+
+    # ----- move ordering --------------------------------------------------------------------
+
+    def _staged(self, tt_move: int, ply: int):
+        """Moves in the order of the module docstring, generated lazily: the hash move is
+        tried before the move list is even built, since it alone usually cuts off."""
+        pos = self.pos
+        if tt_move:
+            yield tt_move
+        codes = pos.legal_codes()
+        mover = pos.turn
+        wins = self._line_squares(pos.tops_mask(mover))
+        blocks = self._line_squares(pos.tops_mask(mover ^ 1))
+        rest = []
+        urgent = []
+        for code in codes:
+            if code == tt_move:
+                continue
+            if (wins | blocks) >> (code & 0xFF) & 1:
+                urgent.append(code)
+            else:
+                rest.append(code)
+        if urgent:
+            urgent.sort(key=lambda c: (wins >> (c & 0xFF)) & 1, reverse=True)
+            yield from urgent
+        for killer in self.killers[ply]:
+            if killer in rest:
+                rest.remove(killer)
+                yield killer
+        history = self.history
+        rest.sort(key=lambda c: history.get(c, 0), reverse=True)
+        yield from rest
+
+    def _order(self, codes: list[int], first: int, ply: int) -> list[int]:
+        """The root's order: the previous best first, then the staged order."""
+        staged = [c for c in self._staged(first, ply)]
+        return staged if first in codes else staged[1:]
+
+    def _line_squares(self, tops: int) -> int:
+        """Squares that would complete a line of W-1 of these tops."""
+        need = self.need
+        squares = 0
+        for mask in self.lines:
+            if (tops & mask).bit_count() == need:
+                squares |= mask & ~tops
+        return squares
+
+    def _reward(self, code: int, depth: int, ply: int) -> None:
+        self.history[code] = self.history.get(code, 0) + depth * depth
+        killers = self.killers[ply]
+        if killers[0] != code:
+            killers[1] = killers[0]
+            killers[0] = code
+
+    # ----- results --------------------------------------------------------------------------
+
+    def _result(self, code: int, score: int, depth: int) -> SearchResult:
+        pv = self._principal_variation(code, depth)
+        return SearchResult(
+            move=pv[0],
+            score=score,
+            depth=depth,
+            nodes=self.nodes,
+            pv=pv,
+            seconds=_time.perf_counter() - self.start,
+            value=mate_value(score),
+        )
+
+    def _principal_variation(self, code: int, depth: int) -> list[Move]:
+        """The best move, then hash moves while they are legal and the game goes on."""
+        pos = self.pos
+        line: list[Move] = []
+        pushed = 0
+        seen = set()
+        while True:
+            line.append(pos.move_from_code(code))
+            pos.push_code(code)
+            pushed += 1
+            if pos.line_result() is not None or pos.hash in seen or pushed >= max(depth, 1):
+                break
+            seen.add(pos.hash)
+            entry = self.tt.get(pos.hash)
+            if entry is None or entry[3] not in pos.legal_codes():
+                break
+            code = entry[3]
+        for _ in range(pushed):
+            pos.pop_code()
+        return line
+
+
+def _to_tt(score: int, ply: int) -> int:
+    """Mate scores are stored relative to the node, so a transposition at another ply reads right."""
+    if score >= MATE_BOUND:
+        return score + ply
+    if score <= -MATE_BOUND:
+        return score - ply
+    return score
+
+
+def _from_tt(score: int, ply: int) -> int:
+    if score >= MATE_BOUND:
+        return score - ply
+    if score <= -MATE_BOUND:
+        return score + ply
+    return score
