@@ -21,8 +21,10 @@ PROGRAM = "gobblet-companion"
 # Order here is the order ``--help`` lists the commands in.
 COMMAND_MODULES: tuple[str, ...] = (
     "play",
+    "hint",
     "moves",
     "perft",
+    "engine",
 )
 
 EXIT_OK = 0

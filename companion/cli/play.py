@@ -43,12 +43,24 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     add_game_arguments(parser)
     parser.add_argument("--white", default="White", help="White player's name for the record")
     parser.add_argument("--black", default="Black", help="Black player's name for the record")
+    parser.add_argument("--ai", choices=["white", "black"], default=None, help="the colour the engine plays")
+    parser.add_argument("--level", default="strong", help="engine level: easy, medium, strong (default)")
+    parser.add_argument("--think", type=float, default=1.0, help="engine seconds per move (default: 1)")
     parser.set_defaults(handler=run)
 
 
 def make_players(args: argparse.Namespace, game: Game) -> tuple[Player, Player]:
     """Who plays each colour: ``None`` is a person at the keyboard."""
-    return (None, None)
+    if not getattr(args, "ai", None):
+        return (None, None)
+    from companion.engine import Engine
+
+    engine = Engine(game.variant, args.level)
+
+    def computer(current: Game) -> Move:
+        return engine.search(current.position, time=args.think).move
+
+    return (computer, None) if args.ai == "white" else (None, computer)
 
 
 def run(args: argparse.Namespace) -> int:
