@@ -94,18 +94,21 @@ class Companion(Component):
     def turn_name(self) -> str:
         return color_name(self.game.turn)
 
-    def start(self) -> None:
-        """Resume the unfinished game in the log (same variant), or start a new one."""
-        row = self.store.unfinished()
-        if row is not None and row.variant == self.variant.spec:
+    def start(self, resume: bool = True) -> None:
+        """Resume the unfinished game at this table (same variant) from the log, or start a
+        new one; any other unfinished game at this table is closed as abandoned."""
+        waiting = self.store.unfinished(self.players.place)
+        row = waiting[0] if waiting and resume and waiting[0].variant == self.variant.spec else None
+        for other in waiting:
+            if other is not row:
+                self.store.finish(other.id, "*", termination=ABANDONED, reason="a new game was started")
+        if row is not None:
             game = self.store.load_game(row.id)
             self._adopt(Reconciler(self.variant, game, takeback=False), row.id, game.ply)
             self.resumed = True
             log.info("resumed game %d at ply %d, %s to play: %s", row.id, game.ply, self.turn_name(), game.position.text())
             self.presenter.show(idle(self.turn_name(), f"resumed game {row.id} at ply {game.ply}, {self.turn_name()} to play"))
         else:
-            if row is not None:
-                self.store.finish(row.id, "*", termination=ABANDONED, reason=f"a {self.variant.spec} game was started")
             self._new_game(announce=False)
             self.presenter.show(idle(self.turn_name(), f"game {self.game_id}: {self.variant.spec}, {self.turn_name()} to play"))
         self.notifier.ready(f"game {self.game_id}, ply {self.game.ply}")

@@ -247,12 +247,15 @@ class GameStore(Component):
             raise CompanionError(f"no game {game_id} in {self.path}: `gobblet-companion games list` shows the ids")
         return GameRow(*rows[0])
 
-    def unfinished(self) -> GameRow | None:
-        """The most recent game that never ended: the one ``run`` resumes after a restart."""
+    def unfinished(self, place: str | None = None) -> list[GameRow]:
+        """Games at ``place`` (None: the device's own table) that never ended, most recent
+        first: the first is the one ``run`` resumes after a restart."""
         rows = self._query(
-            f"SELECT {_GAME_COLUMNS} FROM games g WHERE g.ended IS NULL ORDER BY g.started DESC, g.id DESC LIMIT 1"
+            f"SELECT {_GAME_COLUMNS} FROM games g WHERE g.ended IS NULL AND g.place IS ? "
+            "ORDER BY g.started DESC, g.id DESC",
+            (place,),
         )
-        return GameRow(*rows[0]) if rows else None
+        return [GameRow(*row) for row in rows]
 
     def moves(self, game_id: int) -> list[MoveRow]:
         rows = self._query(

@@ -60,8 +60,9 @@ def test_resume_finds_the_unfinished_game_with_hidden_cups(tmp_path):
         store.finish(done, "1-0", termination="resignation", reason="Black resigned")
         game_id, game = store_game(store, ["4a1", "4b2", "3c1", "b2-c1"])  # black's 4 covers white's 3
     with GameStore(path) as store:
-        row = store.unfinished()
-        assert row is not None and row.id == game_id
+        [row] = store.unfinished()
+        assert row.id == game_id
+        assert store.unfinished("somewhere else") == []
         resumed = store.load_game(row.id)
         assert store.load_game(done).result == "1-0"
     assert resumed.position == game.position
@@ -83,7 +84,7 @@ def test_finish_and_export_in_the_record_format(store):
     assert game.is_over()
     game_id, _ = store_game(store, [m.text() for m in game.moves])
     store.finish(game_id, game.result, termination="line", reason=game.outcome().reason)
-    assert store.unfinished() is None
+    assert store.unfinished() == []
     record = write_record(store.load_game(game_id))
     again = read_record(record)
     assert again.headers["White"] == "Ann" and again.result == "1-0"

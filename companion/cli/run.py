@@ -1,0 +1,124 @@
+"""``gobblet-companion run``: the device. On a Raspberry Pi it reads the real camera and drives
+the real pins until stopped; anywhere else (or with ``--simulate``) it plays one generated game
+on a simulated table with gpiozero's mock pins and prints what the LEDs and buzzer do.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from pathlib import Path
+
+from companion.cli.games import add_database_arguments
+from companion.device.app import RunOptions, RunSummary, is_raspberry_pi, require_hardware, run_device
+from companion.device.config import (
+    DeviceConfig,
+    calibration_path,
+    database_path,
+    default_config_path,
+    load_config,
+)
+from companion.device.loop import Players
+from companion.errors import CompanionError
+from companion.rules import VARIANT_NAMES, Variant
+
+
+def register(subcommands: argparse._SubParsersAction) -> None:
+    parser = subcommands.add_parser(
+        "run",
+        help="referee games: camera, LEDs, buzzer, hint button, game log",
+        description=(
+            "Run the companion. On a Raspberry Pi: the camera and the GPIO panel, until stopped. "
+            "Elsewhere, or with --simulate: one generated game on a simulated table with mock pins, "
+            "printing what the LEDs and the buzzer do."
+        ),
+    )
+    add_database_arguments(parser)
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--simulate", action="store_true", help="simulated camera and mock pins, even on a Pi")
+    mode.add_argument("--hardware", action="store_true", help="real camera and pins; fail rather than simulate")
+    parser.add_argument("--calibration", default=None, help="calibration file (default: the data directory's)")
+    parser.add_argument(
+        "--variant", default=None, help=f"variant: {', '.join(VARIANT_NAMES)}, or NAME:key=value,... (default: classic)"
+    )
+    parser.add_argument("--white", default="White", help="White's name, for the log")
+    parser.add_argument("--black", default="Black", help="Black's name, for the log")
+    parser.add_argument("--place", default=None, help="where the game is played, for the log")
+    parser.add_argument("--new-game", action="store_true", help="start a new game instead of resuming an unfinished one")
+    parser.add_argument("--seed", type=int, default=0, help="simulation: which generated game to play")
+    parser.add_argument(
+        "--renderer", choices=("synth", "truth"), default="synth",
+        help="simulation: render pictures and read them (synth), or hand the referee exact readings (truth)",
+    )
+    parser.add_argument("--quiet", action="store_true", help="simulation: do not print the panel's actions")
+    parser.add_argument("--verbose", action="store_true", help="log every event and decision")
+    parser.add_argument("--max-seconds", type=float, default=None, help="stop after this many seconds")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    config_file = args.config or default_config_path()
+    config = load_config(config_file)
+    simulate = _simulate(args, config)
+    _setup_logging(args.verbose, simulate)
+    variant = Variant.from_spec(args.variant or "classic")
+    options = RunOptions(
+        config=config,
+        variant=variant,
+        database=Path(args.db) if args.db else database_path(config),
+        calibration=Path(args.calibration) if args.calibration else calibration_path(config),
+        simulate=simulate,
+        players=Players(args.white, args.black, args.place or (f"simulated table, seed {args.seed}" if simulate else None)),
+        seed=args.seed,
+        renderer=args.renderer,
+        resume=not args.new_game,
+        echo=None if args.quiet else _echo,
+        max_seconds=args.max_seconds,
+    )
+    if simulate:
+        print(f"gobblet-companion: no Raspberry Pi here: simulated camera and mock GPIO pins "
+              f"({variant.spec}, seed {args.seed}); game log {options.database}")
+    summary = run_device(options)
+    if simulate:
+        _report(summary, options)
+    return 0
+
+
+def _simulate(args: argparse.Namespace, config: DeviceConfig) -> bool:
+    if args.simulate or config.camera.source == "simulate":
+        return True
+    if args.hardware:
+        require_hardware()
+        return False
+    if config.camera.source == "auto":
+        return not is_raspberry_pi()
+    return False
+
+
+def _echo(text: str) -> None:
+    print(f"  panel: {text}", flush=True)
+
+
+def _setup_logging(verbose: bool, simulate: bool) -> None:
+    """INFO to the journal on the device (systemd sets JOURNAL_STREAM); quieter in simulation,
+    where the panel's lines are the story."""
+    under_systemd = "JOURNAL_STREAM" in os.environ or "INVOCATION_ID" in os.environ
+    level = logging.INFO if verbose or not simulate else logging.WARNING
+    fmt = "%(levelname)s %(message)s" if under_systemd else "%(asctime)s %(levelname)s %(message)s"
+    logging.basicConfig(level=level, format=fmt, stream=sys.stderr, force=True)
+
+
+def _report(summary: RunSummary, options: RunOptions) -> None:
+    how = "resumed" if summary.resumed else "played"
+    print(f"game {summary.game_id} {how}: {summary.plies} plies, {summary.result}"
+          + (f" ({summary.reason})" if summary.reason else ""))
+    for staged in summary.staged:
+        print(f"  staged: {staged}")
+    if summary.missed:
+        print(f"  the simulated player waited in vain for: {', '.join(summary.missed)}")
+    print(f"{summary.frames} frames in {summary.seconds:.1f} s ({summary.fps:.1f} frames/s); "
+          f"`gobblet-companion games show {summary.game_id} --db {options.database}` shows the log")
+    if summary.result == "*" and summary.reason is None:
+        raise CompanionError("the simulated game did not reach its end (see the messages above)")

@@ -1,0 +1,191 @@
+"""Putting the device together: pins, camera, vision, reconciler, hint, log, service glue, for
+a real Raspberry Pi or for the embedded default (mock pins and a simulated table).
+
+Everything is opened in one ``ExitStack`` so the pins, the camera and the log are released
+whatever ends the run (the game's end in simulation, SIGTERM from systemd, Ctrl-C, an error).
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+import time
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from companion.device.camera import CameraLink
+from companion.device.config import DeviceConfig
+from companion.device.hint import EngineSearcher, HintWorker, Searcher
+from companion.device.loop import Companion, Players
+from companion.device.notify import Notifier
+from companion.device.panel import Panel, mock_pin_factory
+from companion.device.presenter import Presenter
+from companion.device.scenario import build_scenario
+from companion.device.simulate import SimulatedTable, TruthRenderer
+from companion.errors import CompanionError
+from companion.log.store import GameStore
+from companion.rules.variant import Variant
+
+log = logging.getLogger("gobblet-companion")
+
+SIMULATED_HINT_SECONDS = 0.5   # the embedded default should finish a game in seconds
+
+
+def is_raspberry_pi() -> bool:
+    try:
+        return "Raspberry Pi" in Path("/proc/device-tree/model").read_text(errors="replace")
+    except OSError:
+        return False
+
+
+@dataclass
+class RunOptions:
+    config: DeviceConfig
+    variant: Variant
+    database: Path
+    calibration: Path
+    simulate: bool
+    players: Players = field(default_factory=Players)
+    seed: int = 0
+    renderer: str = "synth"            # simulation only: "synth" pictures or "truth" observations
+    resume: bool = True
+    echo: Callable[[str], None] | None = print
+    searcher: Searcher | None = None   # default: the project's engine
+    max_seconds: float | None = None
+
+
+@dataclass
+class RunSummary:
+    game_id: int
+    plies: int
+    result: str
+    reason: str | None
+    frames: int
+    seconds: float
+    resumed: bool
+    missed: list[str] = field(default_factory=list)
+    staged: list[str] = field(default_factory=list)
+
+    @property
+    def fps(self) -> float:
+        return self.frames / self.seconds if self.seconds > 0 else 0.0
+
+
+def run_device(options: RunOptions) -> RunSummary:
+    stop = threading.Event()
+    with ExitStack() as stack:
+        _stop_on_sigterm(stop, stack)
+        parts = _open_parts(options, stack)
+        companion = stack.enter_context(Companion(**parts.companion_kwargs))
+        companion.start(resume=options.resume)
+        if parts.table is not None and companion.resumed:
+            parts.table.resume_at(companion.game.position)
+        started = time.monotonic()
+        if options.max_seconds is not None:
+            timer = threading.Timer(options.max_seconds, stop.set)
+            timer.daemon = True
+            timer.start()
+            stack.callback(timer.cancel)
+        companion.run(stop, idle_sleep=0.0 if options.simulate else 0.005)
+        seconds = time.monotonic() - started
+        outcome = companion.game.outcome()
+        return RunSummary(
+            game_id=companion.game_id,
+            plies=companion.game.ply,
+            result=companion.game.result,
+            reason=outcome.reason if outcome else None,
+            frames=companion.frames,
+            seconds=seconds,
+            resumed=companion.resumed,
+            missed=list(parts.table.missed) if parts.table else [],
+            staged=list(parts.table.scenario.staged) if parts.table else [],
+        )
+
+
+def _stop_on_sigterm(stop: threading.Event, stack: ExitStack) -> None:
+    """systemd stops the service with SIGTERM: finish the frame, close pins, camera and log."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
+    stack.callback(signal.signal, signal.SIGTERM, previous)
+
+
+@dataclass
+class _Parts:
+    companion_kwargs: dict[str, Any]
+    table: SimulatedTable | None = None
+
+
+def _open_parts(options: RunOptions, stack: ExitStack) -> _Parts:
+    config, variant = options.config, options.variant
+    factory = mock_pin_factory() if options.simulate else None
+    panel = stack.enter_context(
+        Panel(config, pin_factory=factory, board_size=variant.size, echo=options.echo)
+    ).start()
+    presenter = Presenter(panel)
+    store = stack.enter_context(GameStore(options.database))
+    budget = min(config.hint.time, SIMULATED_HINT_SECONDS) if options.simulate else config.hint.time
+    hints = stack.enter_context(HintWorker(options.searcher or EngineSearcher(config.hint.level), budget))
+    notifier = stack.enter_context(Notifier())
+    kwargs: dict[str, Any] = dict(
+        variant=variant, presenter=presenter, store=store, hints=hints, notifier=notifier,
+        players=options.players, snapshots=config.log.snapshots, encode_jpeg=encode_jpeg,
+    )
+    if options.simulate:
+        table = _simulated_table(options, panel, presenter, factory)
+        stack.enter_context(table)
+        kwargs["camera"] = CameraLink(lambda: table, max_bad_frames=config.camera.max_bad_frames,
+                                      reconnect_delay=config.camera.reconnect_delay, name="simulated camera")
+        kwargs["observe"] = _simulated_observe(options, table)
+        return _Parts(kwargs, table)
+    from companion.device.vision_link import camera_opener, observer
+
+    kwargs["camera"] = stack.enter_context(
+        CameraLink(camera_opener(config.camera.source), max_bad_frames=config.camera.max_bad_frames,
+                   reconnect_delay=config.camera.reconnect_delay)
+    )
+    kwargs["observe"] = observer(options.calibration, variant)
+    return _Parts(kwargs)
+
+
+def _simulated_table(options: RunOptions, panel: Panel, presenter: Presenter, factory: Any) -> SimulatedTable:
+    truth = options.renderer == "truth"
+    scenario = build_scenario(
+        options.variant, options.seed, stable_frames=1 if truth else 4, hand_frames=1 if truth else 2
+    )
+    button = factory.pin(options.config.pins.button)
+    holder: list[SimulatedTable] = []
+    if truth:
+        renderer: Any = TruthRenderer(lambda: holder[0], options.variant.size, options.variant.max_piece)
+    else:
+        from companion.device.vision_link import SynthRenderer
+
+        renderer = SynthRenderer(options.variant, options.seed)
+    table = SimulatedTable(scenario, renderer, button=button, showing=lambda: presenter.scene.name)
+    holder.append(table)
+    log.info("simulated table: a %d-ply %s game (seed %d), %d shots", scenario.game.ply,
+             options.variant.spec, options.seed, len(scenario.shots))
+    return table
+
+
+def _simulated_observe(options: RunOptions, table: SimulatedTable) -> Callable:
+    renderer = table.renderer
+    if isinstance(renderer, TruthRenderer):
+        return renderer.observe
+    return renderer.observer()
+
+
+def encode_jpeg(frame: Any) -> bytes | None:
+    import cv2
+
+    ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 85])
+    return bytes(data) if ok else None
+
+
+def require_hardware() -> None:
+    if not is_raspberry_pi():
+        raise CompanionError("--hardware needs a Raspberry Pi (no /proc/device-tree/model saying so); use --simulate")
