@@ -52,6 +52,7 @@ def register(subcommands: argparse._SubParsersAction) -> None:
         "--renderer", choices=("synth", "truth"), default="synth",
         help="simulation: render pictures and read them (synth), or hand the referee exact readings (truth)",
     )
+    parser.add_argument("--fps", type=float, default=None, help="simulation: frames per second, like a camera (default: as fast as it goes)")
     parser.add_argument("--quiet", action="store_true", help="simulation: do not print the panel's actions")
     parser.add_argument("--verbose", action="store_true", help="log every event and decision")
     parser.add_argument("--max-seconds", type=float, default=None, help="stop after this many seconds")
@@ -76,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
         resume=not args.new_game,
         echo=None if args.quiet else _echo,
         max_seconds=args.max_seconds,
+        fps=args.fps,
     )
     if simulate:
         print(f"gobblet-companion: no Raspberry Pi here: simulated camera and mock GPIO pins "

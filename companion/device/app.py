@@ -56,6 +56,7 @@ class RunOptions:
     echo: Callable[[str], None] | None = print
     searcher: Searcher | None = None   # default: the project's engine
     max_seconds: float | None = None
+    fps: float | None = None           # simulation only: pace the simulated camera
 
 
 @dataclass
@@ -165,7 +166,7 @@ def _simulated_table(options: RunOptions, panel: Panel, presenter: Presenter, fa
         from companion.device.vision_link import SynthRenderer
 
         renderer = SynthRenderer(options.variant, options.seed)
-    table = SimulatedTable(scenario, renderer, button=button, showing=lambda: presenter.scene.name)
+    table = SimulatedTable(scenario, renderer, button=button, showing=lambda: presenter.scene.name, fps=options.fps)
     holder.append(table)
     log.info("simulated table: a %d-ply %s game (seed %d), %d shots", scenario.game.ply,
              options.variant.spec, options.seed, len(scenario.shots))

@@ -8,7 +8,6 @@ that is no longer on the board is dropped rather than shown.
 
 from __future__ import annotations
 
-import inspect
 import queue
 import threading
 import time
@@ -134,7 +133,8 @@ class HintWorker(Component):
 
 
 class EngineSearcher:
-    """The project's engine behind the ``Searcher`` protocol, one engine per variant."""
+    """The project's engine behind the ``Searcher`` protocol, one engine per variant (its
+    tables carry over from hint to hint within a game)."""
 
     def __init__(self, level: str = "strong", seed: int = 0) -> None:
         self.level = level
@@ -151,25 +151,17 @@ class EngineSearcher:
 
     def search(self, position: Position, seconds: float, cancel: threading.Event) -> Move | None:
         engine = self._engine(position)
-        parameters = inspect.signature(engine.search).parameters
-        if "cancel" in parameters:
-            result = engine.search(position, time=seconds, cancel=cancel)
-        else:
-            watcher = threading.Thread(target=_stop_on(cancel, engine), daemon=True)
-            watcher.start()
-            try:
-                result = engine.search(position, time=seconds)
-            finally:
-                cancel.set()
-                watcher.join()
-        return result.move if result is not None else None
+        watcher = threading.Thread(target=_stop_on, args=(cancel, engine), name="hint-cancel", daemon=True)
+        watcher.start()
+        try:
+            result = engine.search(position, time=seconds)
+        finally:
+            cancel.set()  # releases the watcher; a stop() after the search is harmless
+            watcher.join()
+        return result.move
 
 
-def _stop_on(cancel: threading.Event, engine: Any) -> Callable[[], None]:
-    def watch() -> None:
-        cancel.wait()
-        stop = getattr(engine, "stop", None)
-        if stop is not None:
-            stop()
-
-    return watch
+def _stop_on(cancel: threading.Event, engine: Any) -> None:
+    """``Engine.stop()`` once the hint is no longer wanted (a move was made)."""
+    cancel.wait()
+    engine.stop()

@@ -120,7 +120,8 @@ def idle(turn: str | None, text: str = "waiting for a move", sound: Sound | None
 
 
 def moved(move_text: str, turn: str) -> Scene:
-    return idle(turn, f"move {move_text}, {turn} to play", CLICK)
+    mover = BLACK_NAME if turn == WHITE_NAME else WHITE_NAME
+    return idle(turn, f"{mover} played {move_text}, {turn} to play", CLICK)
 
 
 def hint(move: Move, turn: str) -> Scene:

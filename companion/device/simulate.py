@@ -45,6 +45,7 @@ class SimulatedTable(Component):
         button: Button | None = None,
         showing: Callable[[], str] = lambda: "",
         wait_timeout: float = 10.0,
+        fps: float | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
@@ -53,6 +54,8 @@ class SimulatedTable(Component):
         self.button = button
         self.showing = showing
         self.wait_timeout = wait_timeout
+        self.period = 1.0 / fps if fps else 0.0
+        self._due = 0.0
         self._clock = clock
         self._sleep = sleep
         self.index = 0
@@ -67,6 +70,7 @@ class SimulatedTable(Component):
         return self.scenario.shots[min(self.index, len(self.scenario.shots) - 1)]
 
     def read(self) -> np.ndarray:
+        self._pace()
         if self._waiting is not None:
             self._wait_over()  # the player keeps waiting (or gives up); the board stays as it is
             return self._image()
@@ -77,6 +81,15 @@ class SimulatedTable(Component):
         if self._frame >= self.shot.frames:
             self._finish_shot()
         return image
+
+    def _pace(self) -> None:
+        """Like a camera, deliver at most ``fps`` frames a second (unpaced by default)."""
+        if not self.period:
+            return
+        now = self._clock()
+        if now < self._due:
+            self._sleep(self._due - now)
+        self._due = max(now, self._due) + self.period
 
     def _image(self) -> np.ndarray:
         index = min(self.index, len(self.scenario.shots) - 1)

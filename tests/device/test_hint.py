@@ -80,3 +80,30 @@ def test_an_overrunning_search_is_cancelled_after_the_budget():
         worker.request(Game().position)
         hint = worker.wait(3.0)
         assert hint is not None and time.monotonic() - started < 1.5
+
+
+def test_the_engine_answers_a_hint_within_the_budget():
+    from companion.device.hint import EngineSearcher
+
+    game = Game()
+    game.push(Move.from_text("4a1"))
+    with HintWorker(EngineSearcher("strong"), budget=0.3) as worker:
+        started = time.monotonic()
+        worker.request(game.position)
+        hint = worker.wait(5.0)
+    assert hint is not None and hint.error is None, hint
+    assert hint.move in game.position.legal_moves
+    assert time.monotonic() - started < 2.0
+
+
+def test_a_stale_engine_search_stops_early():
+    from companion.device.hint import EngineSearcher
+
+    with HintWorker(EngineSearcher("strong"), budget=20.0) as worker:
+        worker.request(Game().position)
+        time.sleep(0.2)
+        started = time.monotonic()
+        worker.cancel()
+        while worker._results.empty() and time.monotonic() - started < 5.0:
+            time.sleep(0.01)
+        assert time.monotonic() - started < 2.0  # stop() ended the search well before its budget

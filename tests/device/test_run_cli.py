@@ -1,0 +1,116 @@
+"""``gobblet-companion run`` and ``games`` as a user runs them: the simulated table to the end
+of a game, the log read back, bad input as one line and exit 2, a killed run resumed."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from companion.cli import main
+from companion.device.scenario import random_game
+from companion.rules.record import read_record
+from companion.rules.variant import CLASSIC, PRESETS
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_cli(*argv: str) -> int:
+    return main(list(argv))
+
+
+@pytest.fixture
+def data(tmp_path, monkeypatch):
+    monkeypatch.setenv("GOBBLET_COMPANION_DATA", str(tmp_path / "data"))
+    monkeypatch.setenv("GOBBLET_COMPANION_CONFIG", str(ROOT / "hardware" / "config.toml"))
+    return tmp_path
+
+
+def test_simulated_run_plays_a_game_to_the_end_and_logs_it(data, capsys):
+    db = str(data / "g.sqlite3")
+    assert run_cli("run", "--simulate", "--renderer", "truth", "--db", db, "--seed", "1") == 0
+    out = capsys.readouterr().out
+    expected = random_game(CLASSIC, 1)
+    assert f"{expected.ply} plies, {expected.result}" in out
+    assert "panel: hint for" in out and "panel: illegal" in out and "panel: took back" in out
+    assert run_cli("games", "list", "--db", db) == 0
+    assert expected.result in capsys.readouterr().out
+    assert run_cli("games", "export", "--db", db, "1") == 0
+    record = read_record(capsys.readouterr().out)
+    assert [m.text() for m in record.moves] == [m.text() for m in expected.moves]
+    assert run_cli("games", "show", "--db", db, "--json", "1") == 0
+    assert '"type": "takeback"' in capsys.readouterr().out
+
+
+def test_other_variants_are_refereed_and_logged_too(data, capsys):
+    db = str(data / "g.sqlite3")
+    assert run_cli("run", "--simulate", "--renderer", "truth", "--db", db, "--variant", "junior") == 0
+    expected = random_game(PRESETS["junior"], 0)
+    assert f"{expected.ply} plies, {expected.result}" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("setup", "words"),
+    [
+        (lambda d: (d / "bad.toml").write_text("[pins]\nbutton = 99\n"), "not a GPIO number"),
+        (lambda d: (d / "bad.toml").write_text("[pins\n"), "not valid TOML"),
+    ],
+)
+def test_a_bad_config_is_one_line_and_exit_2(data, capsys, setup, words):
+    setup(data)
+    assert run_cli("run", "--simulate", "--config", str(data / "bad.toml")) == 2
+    err = capsys.readouterr().err
+    assert words in err and err.count("\n") == 1
+
+
+def test_a_damaged_log_is_one_line_and_exit_2(data, capsys):
+    db = data / "g.sqlite3"
+    db.write_bytes(b"garbage" * 1000)
+    assert run_cli("run", "--simulate", "--renderer", "truth", "--db", str(db)) == 2
+    err = capsys.readouterr().err
+    assert "damaged" in err and err.count("\n") == 1
+    assert db.read_bytes() == b"garbage" * 1000  # never overwritten
+
+
+def test_hardware_mode_off_a_pi_is_a_clear_error(data, capsys):
+    assert run_cli("run", "--hardware") == 2
+    assert "Raspberry Pi" in capsys.readouterr().err
+
+
+def moves_in(db: Path) -> int:
+    try:
+        with sqlite3.connect(db) as connection:
+            return connection.execute("SELECT COUNT(*) FROM moves").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+def test_killing_the_process_mid_game_then_starting_again_resumes_it(tmp_path):
+    db = tmp_path / "g.sqlite3"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GOBBLET_COMPANION_DATA": str(tmp_path)}
+    command = [sys.executable, "-m", "companion", "run", "--simulate", "--renderer", "truth",
+               "--db", str(db), "--seed", "2", "--quiet"]
+    process = subprocess.Popen([*command, "--fps", "40"], env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, cwd=ROOT)
+    deadline = time.monotonic() + 30
+    while moves_in(db) < 5 and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.05)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait(timeout=10)
+    killed_at = moves_in(db)
+    expected = random_game(CLASSIC, 2)
+    assert 5 <= killed_at < expected.ply
+    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    assert "game 1 resumed" in result.stdout
+    with sqlite3.connect(db) as connection:
+        games = connection.execute("SELECT id, result FROM games").fetchall()
+        moves = [m for (m,) in connection.execute("SELECT move FROM moves WHERE game_id = 1 ORDER BY ply")]
+    assert games == [(1, expected.result)]
+    assert moves == [m.text() for m in expected.moves]
