@@ -20,11 +20,13 @@ PROGRAM = "gobblet-companion"
 
 # Order here is the order ``--help`` lists the commands in.
 COMMAND_MODULES: tuple[str, ...] = (
+    "run",
     "play",
     "hint",
     "moves",
     "perft",
     "engine",
+    "games",
 )
 
 EXIT_OK = 0
