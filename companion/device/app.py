@@ -33,6 +33,7 @@ from companion.rules.variant import Variant
 log = logging.getLogger("gobblet-companion")
 
 SIMULATED_HINT_SECONDS = 0.5   # the embedded default should finish a game in seconds
+SIMULATED_RECONNECT_SECONDS = 0.3
 
 
 def is_raspberry_pi() -> bool:
@@ -140,7 +141,7 @@ def _open_parts(options: RunOptions, stack: ExitStack) -> _Parts:
         table = _simulated_table(options, panel, presenter, factory)
         stack.enter_context(table)
         kwargs["camera"] = CameraLink(lambda: table, max_bad_frames=config.camera.max_bad_frames,
-                                      reconnect_delay=config.camera.reconnect_delay, name="simulated camera")
+                                      reconnect_delay=SIMULATED_RECONNECT_SECONDS, name="simulated camera")
         kwargs["observe"] = _simulated_observe(options, table)
         return _Parts(kwargs, table)
     from companion.device.vision_link import camera_opener, observer

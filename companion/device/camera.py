@@ -101,7 +101,7 @@ class CameraLink(Component):
 
     def _lose(self, reason: str) -> None:
         if self.fault is None:
-            log.error("%s lost (%s); the game is kept, reconnecting every %.0f s", self.name, reason, self.reconnect_delay)
+            log.error("%s lost (%s); the game is kept, reconnecting every %.1f s", self.name, reason, self.reconnect_delay)
         self.fault = f"{self.name} lost: {reason}"
         self._drop_source()
         self._next_attempt = self._clock() + self.reconnect_delay

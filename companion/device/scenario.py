@@ -38,6 +38,7 @@ class Shot:
     wait_before: str | None = None    # after these frames the player waits for this scene,
     press: Press | None = None        # presses the button,
     wait_after: str | None = None     # and waits for this scene before going on
+    fault: str | None = None          # the camera fails for these frames ("unplugged", "garbage")
     note: str = ""
 
 
@@ -87,6 +88,8 @@ def build_scenario(
     hint_every: int = 0,
     stage_illegal: bool = True,
     stage_takeback: bool = True,
+    stage_camera_fault: bool = True,
+    fault_frames: int = 14,
 ) -> Scenario:
     """The shots for one random game. ``hint_every`` > 0 asks for a hint every that many
     plies (waiting for it, as a person would); 0 asks once, early."""
@@ -97,6 +100,7 @@ def build_scenario(
     shots.append(Shot({}, stable_frames, note="empty board"))
     illegal_done = not stage_illegal
     takeback_done = not stage_takeback
+    fault_done = not stage_camera_fault
     for index, played in enumerate(game.played):
         before = board_of(replay.position)
         if _wants_hint(index, hint_every):
@@ -108,6 +112,11 @@ def build_scenario(
                 shots.append(Shot(before, stable_frames, note="the board put right"))
                 scenario.staged.append(f"illegal placement before ply {index + 1}, then restored")
                 illegal_done = True
+        if not fault_done and index >= 8:
+            shots.append(Shot(before, fault_frames // 2, fault="garbage", note="the camera sends garbage"))
+            shots.append(Shot(before, fault_frames - fault_frames // 2, fault="unplugged", note="the camera is unplugged"))
+            scenario.staged.append(f"camera failure before ply {index + 1} (garbage, then unplugged), game kept")
+            fault_done = True
         move = played.move
         after_position = replay.position.copy()
         after_position.push(move)

@@ -76,10 +76,15 @@ class SimulatedTable(Component):
             return self._image()
         if self.index >= len(self.scenario.shots):
             raise EOFError
+        shot = self.shot
         image = self._image()
         self._frame += 1
-        if self._frame >= self.shot.frames:
+        if self._frame >= shot.frames:
             self._finish_shot()
+        if shot.fault == "unplugged":
+            raise OSError("simulated camera unplugged")
+        if shot.fault is not None:
+            return np.zeros_like(image)  # a dead sensor: one flat colour
         return image
 
     def _pace(self) -> None:
