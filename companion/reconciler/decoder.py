@@ -49,10 +49,10 @@ class Kind(StrEnum):
 # predict the same view: those are reported as ambiguous.
 PRIOR: dict[Kind, float] = {
     Kind.NO_CHANGE: 0.0,
-    Kind.MOVE: 0.0,
-    Kind.TAKEBACK: 1.0,
+    Kind.MOVE: 0.5,
+    Kind.TAKEBACK: 0.5,
     Kind.LIFT: 1.5,
-    Kind.TWO_MOVES: 1.5,
+    Kind.TWO_MOVES: 3.0,
     Kind.NEW_GAME: 2.0,
     Kind.ILLEGAL: 2.0,
 }
@@ -62,7 +62,7 @@ PRIOR: dict[Kind, float] = {
 class Settings:
     """The decoder's thresholds, in nats (natural-log likelihood ratios)."""
 
-    margin: float = 3.0    # the best must beat the runner-up 20 to 1
+    margin: float = 4.0    # the best must beat the runner-up 55 to 1
     outlier: float = 0.01  # chance that a square's reading is wrong whatever its confidence
     clean: float = 4.0     # residual below which an explanation accounts for the whole board
     misread: float = 2.0   # a square whose reading contradicts the explanation by more is a misread
@@ -82,6 +82,7 @@ class Explanation:
     changes: tuple[tuple[Square, int], ...]  # (square, class it shows afterwards)
     codes: tuple[int, ...] = ()              # legal move codes played, in order
     action: Action | None = None             # the physical action (ILLEGAL, LIFT)
+    flaws: int = 0                           # squares whose reading contradicts it (set when ranked)
 
     @property
     def score(self) -> float:
@@ -314,7 +315,9 @@ def two_move_explanations(position: Position, view: View, changed: set[Square]) 
 
     Each move changes the square it lands on, and the square it leaves, in the final view
     (a later cup on top is larger, so it shows differently); so pruning to changed squares
-    loses no pair that explains the board.
+    loses no pair that explains the board. A reply that lands on the first move's cup is left
+    out: the first cup was never seen, so its size (or whether it is there at all) could only
+    be guessed, and any one-square change could be "explained" that way.
     """
     out: list[Explanation] = []
     for first in position.legal_codes():
@@ -324,7 +327,7 @@ def two_move_explanations(position: Position, view: View, changed: set[Square]) 
         try:
             if position.line_result() is None:
                 for second in position.legal_codes():
-                    if _within(second, changed):
+                    if _within(second, changed) and second & 0xFF != first & 0xFF:
                         out.append(_scored_pair(position, view, first, second))
         finally:
             position.pop_code()
@@ -385,7 +388,10 @@ def decide(
         if len(changed) <= settings.max_changed:
             ranked.extend(two_move_explanations(game.position, view, changed))
     ranked.sort(key=_score, reverse=True)
-    return _judge(game.position, view, ranked[:8], settings, allow_misread)
+    ranked = ranked[:8]
+    for explanation in ranked:
+        explanation.flaws = sum(s > settings.misread for s in view.after(explanation))
+    return _judge(game.position, view, ranked, settings, allow_misread)
 
 
 def _score(explanation: Explanation) -> float:

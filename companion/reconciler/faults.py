@@ -215,29 +215,41 @@ class StreamBuilder:
         return self.rng.random() < rate
 
     def build(self, max_plies: int) -> Stream:
-        covered_last = False
+        """Play the game, injecting at most one fault between two plain readings.
+
+        Faults never touch: a covered move, an illegal action, a lift or a takeback is
+        followed by a plain reading of the board before the next one. Two of them before any
+        plain reading can together look exactly like something else (a covered move then an
+        illegal move of the cup it placed looks like one legal move), which no observer
+        could tell apart. Misreads and occluded frames may fall anywhere.
+        """
+        quiet = True  # the last reading was a plain one
         while not self.game.is_over() and self.game.ply < max_plies:
-            if self.chance(self.rates.illegal):
-                self.inject_illegal()
+            faulted = False
+            if quiet and self.chance(self.rates.illegal):
+                faulted = self.inject_illegal()
             move = choose_move(self.game, self.rng)
-            origin = move.split("-")[0] if "-" in move else None
+            origin = move.split("-")[0] if "-" in move and quiet and not faulted else None
             if origin is not None and self.chance(self.rates.lift_put_back) and self.variant.touch_rule:
                 self.lift(origin, "lift-put-back", EventType.LIFTED)
                 self.emit(fault="put-back", expect=EventType.ILLEGAL)
+                faulted = True
             elif origin is not None and self.chance(self.rates.lift_then_move):
                 self.lift(origin, "lift-then-move", EventType.LIFTED)
+                faulted = True
             self.game.push_text(move)
-            covered = not covered_last and not self.game.is_over() and self.chance(self.rates.covered)
-            if covered:
+            if quiet and not faulted and not self.game.is_over() and self.chance(self.rates.covered):
                 self.faults["covered"] += 1
-            else:
-                self.emit()
-            covered_last = covered
-            if not covered and not self.game.is_over() and self.game.ply > 1 \
+                quiet = False
+                continue
+            self.emit()
+            quiet = True
+            if not faulted and not self.game.is_over() and self.game.ply > 1 \
                     and self.chance(self.rates.takeback):
                 self.game.pop()
                 self.emit(fault="takeback", expect=EventType.TAKEBACK)
-        if covered_last:
+                quiet = False
+        if not quiet:
             self.emit()
         return Stream(self.variant, self.steps, self.truth(), self.faults)
 
@@ -249,15 +261,16 @@ class StreamBuilder:
         action = Action(ActionKind.LIFT, color, size, origin=origin)
         self.emit(apply_action(tops_of(self.game.position), self.game.position, action), fault, expect)
 
-    def inject_illegal(self) -> None:
+    def inject_illegal(self) -> bool:
         kinds = illegal_actions(self.game)
         if not kinds:
-            return
+            return False
         kind = self.rng.choice(sorted(kinds))
         action = self.rng.choice(kinds[kind])
         position = self.game.position
         self.emit(apply_action(tops_of(position), position, action), f"illegal:{kind}", EventType.ILLEGAL)
         self.emit(fault="restore", expect=EventType.RESTORED)
+        return True
 
 
 def make_stream(variant: Variant, seed: int, rates: FaultRates, max_plies: int = 60) -> Stream:

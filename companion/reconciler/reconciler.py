@@ -47,12 +47,21 @@ class Hypothesis:
 
     codes: tuple[int, ...]
     score: float
+    decent: bool = True  # every observation on the way was explained but for a few misread squares
 
 
 ROOT = Hypothesis((), 0.0)
-BEAM_KINDS = (Kind.NO_CHANGE, Kind.MOVE, Kind.TWO_MOVES)
+BEAM_KINDS = (Kind.NO_CHANGE, Kind.MOVE, Kind.TWO_MOVES, Kind.LIFT)
+# What an unclear observation may have been without changing the game: a cup in the air or an
+# illegal action not yet put right. They keep the game's position alive in the beam, with the
+# credit of having explained what was seen (a lift then a put-back must not lose to a made-up
+# path of moves that ends where it started).
+TRANSIENT_KINDS = (Kind.LIFT, Kind.ILLEGAL)
 BEAM_WIDTH = 6
-BEAM_DEPTH = 8  # moves assumed at most: past that the path is too long to trust
+BEAM_DEPTH = 2  # moves assumed from unclear readings at most
+PATH_LIMIT = 3  # moves accepted at once at most: a longer unseen path is too easily made up
+DECENT_FLAWS = 2  # misread squares a reading may have and still vouch for the path through it
+UNCLEAR_KEPT = 4  # unclear readings a path must be consistent with, the latest kept
 
 
 def _path(item: tuple[float, Hypothesis, Explanation, Decision]) -> tuple:
@@ -102,11 +111,14 @@ def _next_beam(joint: list[tuple[float, Hypothesis, Explanation, Decision]]) -> 
     """The best few distinct move paths, kept while the board is unclear."""
     beam: dict[tuple[int, ...], Hypothesis] = {}
     for score, hypothesis, explanation, _ in joint:
-        if explanation.kind not in BEAM_KINDS:
+        if explanation.kind not in BEAM_KINDS and not (
+            explanation.kind in TRANSIENT_KINDS and not hypothesis.codes
+        ):
             continue
         codes = hypothesis.codes + explanation.codes
         if len(codes) <= BEAM_DEPTH and codes not in beam:
-            beam[codes] = Hypothesis(codes, score)
+            decent = hypothesis.decent and explanation.flaws <= DECENT_FLAWS
+            beam[codes] = Hypothesis(codes, score, decent)
         if len(beam) == BEAM_WIDTH:
             break
     return list(beam.values()) or [ROOT]
@@ -144,6 +156,7 @@ class Reconciler:
         self._attention: tuple[int, ...] | None = None  # the reading last reported as unclear
         self.last_decision: Decision | None = None
         self._beam: list[Hypothesis] = [ROOT]
+        self._unclear: list[Observation] = []  # readings not explained since the last accepted state
 
     # ----- the public interface -----------------------------------------------------------
 
@@ -194,13 +207,26 @@ class Reconciler:
             default=float("inf"),
         )
         self.last_decision = decision
-        if decision.accepted is best and margin >= self.settings.margin:
+        # Moves assumed from earlier, unclear readings are accepted only along a path that
+        # explained each of those readings but for a few misread squares: a path that had to
+        # leave a reading unexplained may be a made-up one that merely ends in the right view.
+        # (Nor may such a path call a square it moved a misread: only the game itself may.)
+        trusted = not hypothesis.codes or hypothesis.decent
+        path = hypothesis.codes + best.codes
+        if decision.accepted is best and margin >= self.settings.margin and trusted \
+                and len(path) <= PATH_LIMIT and self._consistent(path):
             self._beam = [ROOT]
+            self._unclear = []
             self._attention = None
-            if hypothesis.codes:
-                return self._play(hypothesis.codes + best.codes, decision, late=True)
-            return self._act(best, decision)
+            if not hypothesis.codes:
+                return self._act(best, decision)
+            events = self._play(hypothesis.codes + best.codes, decision, late=True)
+            if best.kind is Kind.LIFT and not self.game.is_over():
+                events += self._lift(best.action)  # type: ignore[arg-type]
+            return events
         self._beam = _next_beam(joint)
+        if min(item[2].flaws for item in joint[:BEAM_WIDTH]) <= DECENT_FLAWS:
+            self._unclear = [*self._unclear[-(UNCLEAR_KEPT - 1):], observation]
         reason = decision.reason if decision.accepted is None else (
             f"cannot tell {_describe(self.game, joint[0])} from {_describe(self.game, _runner_up(joint))}"
         )
@@ -209,6 +235,36 @@ class Reconciler:
             for item in _distinct(joint, 3)
         ]
         return self._needs_attention(reason, observation, decision.contradicting, candidates)
+
+    def _consistent(self, codes: tuple[int, ...]) -> bool:
+        """Whether each unclear reading since the last accepted state shows the board at some
+        point of this path (with a cup in the air at most, and a few misread squares).
+
+        The readings a path skips past are its best check: after an unclear reading at least
+        one move may have been made unseen, and a short path that ends in the right view can
+        still be the wrong one; it must also have passed through what was seen on the way."""
+        if not self._unclear or not codes:
+            return True
+        position = self.game.position
+        seen = [False] * len(self._unclear)
+        pushed = 0
+        try:
+            for k in range(len(codes) + 1):
+                for i, observation in enumerate(self._unclear):
+                    if not seen[i]:
+                        decision = decide(
+                            self.game, observation, self.settings,
+                            moves=False, illegal=False, two_moves=False,
+                        )
+                        seen[i] = min(e.flaws for e in decision.ranked) <= DECENT_FLAWS
+                if all(seen) or k == len(codes):
+                    break
+                position.push_code(codes[k])
+                pushed += 1
+        finally:
+            for _ in range(pushed):
+                position.pop_code()
+        return all(seen)
 
     def _decide_from(self, hypothesis: Hypothesis, observation: Observation) -> Decision:
         """Decide from the position after the hypothesis' moves; only the game itself (no
@@ -220,7 +276,7 @@ class Reconciler:
         try:
             return decide(
                 self.game, observation, self.settings,
-                illegal=root, lifts=root,
+                illegal=root, lifts=root, allow_misread=root,
                 takeback=root and self.takeback and self.game.ply > 0,
                 new_game=root and self.new_game and self.game.ply >= 2,
             )
@@ -386,6 +442,7 @@ class Reconciler:
         self._pending = None
         self._attention = None
         self._beam = [ROOT]
+        self._unclear = []
         restored = self._event(EventType.RESTORED, position=self.game.position.text())
         if accepted.kind is Kind.NO_CHANGE:
             return [restored]
