@@ -35,7 +35,7 @@ MAX_PLY = 128
 TT_LIMIT = 400_000        # entries; cleared when full (a Pi shares memory with the camera)
 EVAL_CACHE_LIMIT = 200_000
 FUTILITY_MARGIN = 150   # centipawns a single quiet move is assumed not to swing
-CHECK_EVERY = 1023        # nodes between two looks at the clock / stop flag
+CHECK_EVERY = 255         # nodes between two looks at the clock / stop flag
 
 
 class SearchStopped(Exception):
@@ -147,7 +147,8 @@ class Searcher:
         self.pos = position.copy()
         self.stop_event = stop_event or threading.Event()
         self.start = _time.perf_counter()
-        self.deadline = self.start + limits.time if limits.time is not None else None
+        # A safety margin: the clock is read every few hundred nodes and the answer must be built.
+        self.deadline = self.start + 0.93 * limits.time - 0.005 if limits.time is not None else None
         self.node_limit = limits.nodes
         self.nodes = 0
         if len(self.tt) > TT_LIMIT:

@@ -1,0 +1,159 @@
+"""The junior solver: its move generation agrees with the rules, it knows the solved facts,
+and it wins every game it should, against random play and against itself."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from companion.engine import Engine
+from companion.engine.junior import JuniorSolver, canonical, expand, history_keys, pack, unpack
+from companion.rules import PRESETS, Position, perft
+from tests.engine.helpers import random_position
+
+JUNIOR = PRESETS["junior"]
+
+
+def packed_perft(k: int, depth: int) -> int:
+    """Perft in the solver's representation (finished games are leaves), via ``unpack``."""
+    if depth == 1:
+        return len(unpack(k).legal_codes())
+    return sum(1 if finished else packed_perft(child, depth - 1) for child, finished in _all_children(k))
+
+
+def _all_children(k: int) -> list[tuple[int, bool]]:
+    position = unpack(k)
+    out = []
+    for code in position.legal_codes():
+        position.push_code(code)
+        out.append((pack(position), position.line_result() is not None))
+        position.pop_code()
+    return out
+
+
+def test_packed_representation_round_trips_and_matches_perft():
+    start = Position(JUNIOR)
+    assert pack(start) == 0 and unpack(0) == start
+    assert [packed_perft(0, d) for d in (1, 2, 3)] == [perft(start, d) for d in (1, 2, 3)] == [27, 675, 20313]
+
+
+def test_expand_agrees_with_the_rules_along_random_games():
+    rng = random.Random(11)
+    checked = 0
+    for _ in range(300):
+        position = random_position("junior", rng.randint(0, 20), rng)
+        if position is None:
+            continue
+        rules_children, rules_win = set(), False
+        mover = position.turn
+        for code in position.legal_codes():
+            position.push_code(code)
+            result = position.line_result()
+            if result is None:
+                rules_children.add(pack(position))
+            elif result.winner == mover:
+                rules_win = True
+            position.pop_code()
+        moves = expand(pack(position))
+        if rules_win:
+            assert moves is None
+        else:
+            assert {child for _, child, _ in moves} == rules_children
+            for _, child, code in moves:
+                position.push_code(code)
+                assert pack(position) == child
+                position.pop_code()
+        checked += 1
+    assert checked > 150
+
+
+def test_canonical_is_the_same_for_all_eight_symmetric_positions():
+    texts = ("3/1,W3,1/B2,2", "3/1,W3,1/2,B2", "B2,2/1,W3,1/3", "2,B2/1,W3,1/3", "3/1,W3,B2/3")
+    keys = [pack(Position.from_text(f"junior {board} w 32211 33211 2")) for board in texts]
+    assert len({canonical(k) for k in keys[:4]}) == 1
+    assert canonical(keys[4]) != canonical(keys[0])
+
+
+def test_solved_facts_first_player_wins_and_a_medium_first_move_loses():
+    solver = JuniorSolver()
+    start = Position(JUNIOR)
+    answer = solver.solve(start)
+    assert (answer.value, answer.distance) == ("win", 13)
+    for text, first_player_wins in (("3b2", True), ("1a1", True), ("3a1", True), ("2b2", False), ("2a1", False), ("2b1", False)):
+        position = Position(JUNIOR)
+        position.push(position.parse_move(text))
+        reply = JuniorSolver.with_book().solve(position, time_limit=1.0)
+        assert reply.value == ("loss" if first_player_wins else "win"), text
+
+
+def test_book_agrees_with_the_solver_without_it():
+    book = JuniorSolver.with_book().book
+    solver = JuniorSolver()
+    rng = random.Random(4)
+    for key in rng.sample(sorted(book), 6):
+        value, distance, _ = book[key]
+        assert solver.value(key, 0, set())[:2] == (value, distance)
+
+
+def test_history_keys_cover_every_position_of_the_game():
+    position = Position(JUNIOR)
+    seen = {pack(position)}
+    for text in ("3b2", "3a1", "b2-c3", "2b2", "c3-c1"):
+        position.push(position.parse_move(text))
+        seen.add(pack(position) | position.turn << 54)
+    assert history_keys(position) == seen
+
+
+def test_wins_every_game_as_first_player_against_random_play():
+    engine = Engine("junior")
+    rng = random.Random(12)
+    for _ in range(300):
+        position = Position(JUNIOR)
+        while position.outcome() is None:
+            if position.turn == 0:
+                position.push(engine.search(position, time=1.0).move)
+            else:
+                position.push_code(rng.choice(position.legal_codes()))
+        assert position.outcome().winner == 0
+
+
+def play_out(engine: Engine, position: Position, limit: int = 60) -> Position:
+    for _ in range(limit):
+        if position.outcome() is not None:
+            break
+        position.push(engine.search(position, time=1.0).move)
+    return position
+
+
+def test_wins_against_itself_from_the_start_in_thirteen_plies():
+    position = play_out(Engine("junior"), Position(JUNIOR))
+    assert position.outcome().winner == 0 and position.ply == 13
+
+
+def test_from_every_won_position_it_wins_against_full_strength_defence():
+    """Positions reached by random play (a few hundred games' worth): wherever the solver
+    says the side to move wins, self-play at full strength must end in that side's line."""
+    engine = Engine("junior")
+    rng = random.Random(13)
+    won = 0
+    for _ in range(300):
+        position = random_position("junior", rng.randint(1, 12), rng)
+        if position is None:
+            continue
+        result = engine.search(position, time=1.0)
+        if result.value != "win":
+            continue
+        winner = position.turn
+        end = play_out(engine, position.copy())
+        assert end.outcome() is not None and end.outcome().winner == winner, position.text()
+        won += 1
+    assert won >= 100
+
+
+@pytest.mark.parametrize("level", ["easy", "medium"])
+def test_weaker_levels_play_legal_moves_in_junior(level):
+    engine = Engine("junior", level=level, seed=2)
+    position = Position(JUNIOR)
+    while position.outcome() is None and position.ply < 40:
+        position.push(engine.search(position).move)
