@@ -1,0 +1,413 @@
+"""Calibration: fix the board's geometry and learn how its cups look, then save it.
+
+From an empty-board frame the markers (or four grid corners given by hand) fix the board
+plane and the camera centre. The empty board itself, warped onto the board plane, becomes the
+background every later frame is compared with. A reference-layout frame (White's sizes 1..S
+on rank 1, Black's on the last rank) teaches the colours of the cups, the colour of this
+room's shadows and each cup's apparent size; without it, defaults from BOARD.md apply.
+
+The result is a JSON file with a format name and version, the geometry, the learned models
+and the background image (PNG, base64).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from companion.errors import CompanionError
+from companion.rules.square import COLOR_NAMES, board_squares, square_name
+from companion.vision.cups import CupSet
+from companion.vision.geometry import (
+    BoardLayout,
+    Camera,
+    RectifiedView,
+    camera_from_points,
+    rectified_scale,
+)
+from companion.vision.markers import detect_markers, marker_correspondences
+from companion.vision.matching import best_shift, evidence, rectify
+from companion.vision.pixels import Background, PixelModel
+from companion.vision.templates import MAX_OFFSET_MM, single_template
+
+FORMAT = "gobblet-companion/vision-calibration"
+VERSION = 1
+BAND_INNER_MM = 14.0
+"""The margin band used for exposure and occlusion starts this far outside the grid: beyond
+where a tall cup on an edge square can lean."""
+BAND_OUTER_GAP_MM = 3.0
+RADIUS_SCAN = (0.7, 1.35, 0.5)
+"""Apparent radii tried for each reference cup: from/to as a fraction of the default, step mm."""
+OWN_SHARE = 0.3
+"""Share of a reference cup's own radius fit kept beyond the set's smooth size progression."""
+CORE_ERODE_MM = 3.0
+BOARD_DILATE_MM = 4.0
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Everything the reader needs about one board, camera and cup set."""
+
+    layout: BoardLayout
+    camera: Camera
+    scale: float
+    cups: CupSet
+    pixels: PixelModel
+    background: np.ndarray  # the empty board on the board plane (uint8 BGR)
+    markers: dict[int, np.ndarray] = field(default_factory=dict)  # id -> image corners at calibration
+    reference: bool = False
+    created: str = ""
+
+    @property
+    def size(self) -> int:
+        return self.layout.size
+
+    @property
+    def max_piece(self) -> int:
+        return self.cups.max_piece
+
+    @property
+    def view(self) -> RectifiedView:
+        return RectifiedView(self.layout, self.scale)
+
+    def band(self) -> np.ndarray:
+        return band_mask(self.layout, self.view, bool(self.markers))
+
+    def comparison(self) -> Background:
+        """The background every frame is compared with."""
+        return Background.of(self.background, self.scale, self.band())
+
+    def with_camera(self, camera: Camera, markers: dict[int, np.ndarray]) -> Calibration:
+        """The same board seen from a new position (after it was nudged)."""
+        return Calibration(self.layout, camera, self.scale, self.cups, self.pixels,
+                           self.background, markers, self.reference, self.created)
+
+    # -- file format ---------------------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        ok, png = cv2.imencode(".png", self.background)
+        if not ok:
+            raise CompanionError("could not encode the background image")
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "created": self.created,
+            "board": self.layout.to_json(),
+            "max_piece": self.max_piece,
+            "camera": self.camera.to_json(),
+            "rectified_px_per_mm": self.scale,
+            "markers_px": {str(k): v.tolist() for k, v in sorted(self.markers.items())},
+            "reference_learned": self.reference,
+            "cups": self.cups.to_json(),
+            "pixels": self.pixels.to_json(),
+            "background_png": base64.b64encode(png.tobytes()).decode("ascii"),
+        }
+
+    def save(self, path: Path) -> None:
+        text = json.dumps(self.to_json(), indent=1)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text + "\n", encoding="utf-8")
+        except OSError as error:
+            raise CompanionError(f"cannot write calibration {path}: {error.strerror}") from error
+
+    @classmethod
+    def from_json(cls, data: Any, source: str = "calibration") -> Calibration:
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise CompanionError(f"{source} is not a gobblet-companion vision calibration file")
+        if data.get("version") != VERSION:
+            raise CompanionError(
+                f"{source} has calibration format version {data.get('version')!r}, this program "
+                f"reads version {VERSION}: run calibrate again"
+            )
+        try:
+            layout = BoardLayout.from_json(data["board"])
+            camera = Camera.from_json(data["camera"])
+            cups = CupSet.from_json(data["cups"])
+            pixels = PixelModel.from_json(data["pixels"])
+            scale = float(data["rectified_px_per_mm"])
+            raw = np.frombuffer(base64.b64decode(data["background_png"], validate=True), np.uint8)
+            markers = {int(k): np.array(v, dtype=np.float64).reshape(4, 2)
+                       for k, v in data.get("markers_px", {}).items()}
+            reference = bool(data.get("reference_learned", False))
+            created = str(data.get("created", ""))
+        except CompanionError as error:
+            raise CompanionError(f"{source}: {error}") from error
+        except (KeyError, TypeError, ValueError, AttributeError, np.linalg.LinAlgError) as error:
+            raise CompanionError(f"{source} is corrupt ({type(error).__name__}: {error}); run calibrate again") from error
+        background = cv2.imdecode(raw, cv2.IMREAD_COLOR) if raw.size else None
+        view = RectifiedView(layout, scale)
+        if background is None or background.shape[:2] != view.shape or not 0.25 <= scale <= 4:
+            raise CompanionError(f"{source} is corrupt (background image); run calibrate again")
+        if cups.max_piece != int(data.get("max_piece", cups.max_piece)):
+            raise CompanionError(f"{source} is corrupt (cup sizes); run calibrate again")
+        return cls(layout, camera, scale, cups, pixels, background, markers, reference, created)
+
+    @classmethod
+    def load(cls, path: Path, size: int | None = None) -> Calibration:
+        """Read a calibration file; with ``size``, refuse one made for another board size."""
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as error:
+            raise CompanionError(f"cannot read calibration {path}: {error.strerror or error}") from error
+        try:
+            data = json.loads(text)
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            raise CompanionError(f"calibration {path} is corrupt (not JSON); run calibrate again") from error
+        calibration = cls.from_json(data, f"calibration {path}")
+        if size is not None and calibration.size != size:
+            raise CompanionError(
+                f"calibration {path} is for a {calibration.size}x{calibration.size} board, "
+                f"not {size}x{size}: calibrate this board"
+            )
+        return calibration
+
+
+# -- geometry helpers ---------------------------------------------------------------------------
+
+
+def band_mask(layout: BoardLayout, view: RectifiedView, has_markers: bool) -> np.ndarray:
+    """Margin pixels where nothing but a hand or arm can be: a strip around the grid.
+
+    Falls back to the whole view for a board whose margin is too narrow for a strip.
+    """
+    s = view.scale
+    inner = view.to_pixels(layout.grid_corners() + np.array([(-1, -1), (1, -1), (1, 1), (-1, 1)]) * BAND_INNER_MM)
+    outer_mm = layout.margin_mm - BAND_OUTER_GAP_MM
+    outer = view.to_pixels(layout.grid_corners() + np.array([(-1, -1), (1, -1), (1, 1), (-1, 1)]) * outer_mm)
+    mask = np.zeros(view.shape, np.uint8)
+    if outer_mm - BAND_INNER_MM >= 5.0:
+        cv2.fillConvexPoly(mask, np.round(outer).astype(np.int32), 1)
+        cv2.fillConvexPoly(mask, np.round(inner).astype(np.int32), 0)
+        if has_markers:
+            half = (layout.marker_mm / 2 + 6.0) * s
+            for centre in view.to_pixels(layout.marker_centres()):
+                x0, y0 = np.floor(centre - half).astype(int)
+                x1, y1 = np.ceil(centre + half).astype(int)
+                mask[max(y0, 0) : y1, max(x0, 0) : x1] = 0
+    if mask.sum() < 500:
+        mask[:] = 1
+    return mask.astype(bool)
+
+
+def grid_mask(layout: BoardLayout, view: RectifiedView, grow_mm: float = 0.0) -> np.ndarray:
+    """Pixels over the playing grid (optionally grown outward)."""
+    corners = layout.grid_corners() + np.array([(-1, -1), (1, -1), (1, 1), (-1, 1)]) * grow_mm
+    mask = np.zeros(view.shape, np.uint8)
+    cv2.fillConvexPoly(mask, np.round(view.to_pixels(corners)).astype(np.int32), 1)
+    return mask.astype(bool)
+
+
+def parse_corners(text: str) -> np.ndarray:
+    """``"x,y x,y x,y x,y"`` (a1, last-file-1, far corner, a-last, in image pixels) -> 4x2."""
+    try:
+        points = [tuple(float(v) for v in pair.split(",")) for pair in text.replace(";", " ").split()]
+    except ValueError as error:
+        raise CompanionError(f"--corners {text!r}: expected four x,y pairs like '120,400 520,400 520,60 120,60'") from error
+    if len(points) != 4 or any(len(p) != 2 for p in points):
+        raise CompanionError(f"--corners {text!r}: expected four x,y pairs (a1, d1, d4, a4 grid corners)")
+    return np.array(points, dtype=np.float64)
+
+
+def locate(image: np.ndarray, layout: BoardLayout, corners: np.ndarray | None) -> tuple[Camera, dict[int, np.ndarray]]:
+    """The camera from the markers, or from four grid corners given by hand."""
+    size = (image.shape[1], image.shape[0])
+    if corners is not None:
+        w, h = size
+        if np.any(corners < -0.5) or np.any(corners[:, 0] > w) or np.any(corners[:, 1] > h):
+            raise CompanionError(f"--corners lie outside the {w}x{h} image")
+        return camera_from_points(layout.grid_corners(), corners, size), {}
+    found = detect_markers(image)
+    board_pts, image_pts = marker_correspondences(found, layout)
+    markers = {i: found[i] for i in layout.marker_ids}
+    return camera_from_points(board_pts, image_pts, size), markers
+
+
+# -- learning from the reference layout ----------------------------------------------------------
+
+
+def reference_layout(size: int, max_piece: int) -> dict[int, tuple[int, int]]:
+    """Row (board_squares order) -> (colour, size): White's 1..S on rank 1, Black's on the last."""
+    if max_piece > size:
+        raise CompanionError(f"the reference layout needs {max_piece} files; the board has {size}")
+    layout = {f: (0, f + 1) for f in range(max_piece)}
+    layout.update({(size - 1) * size + f: (1, f + 1) for f in range(max_piece)})
+    return layout
+
+
+@dataclass
+class _Scene:
+    """One calibration's fixed parts, for learning from the reference frame."""
+
+    layout: BoardLayout
+    view: RectifiedView
+    camera: Camera
+    background: Background
+
+    def silhouette(self, row: int, colour: int, radius: float, cups: CupSet) -> tuple[int, int, np.ndarray]:
+        centre = np.array(self.layout.square_centre(row))
+        return single_template(self.view, self.camera.centre, centre, radius,
+                               cups.height_for(colour, radius), cups.shape)
+
+    def masks(self, cups: CupSet, ref: dict[int, tuple[int, int]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Sure light-cup, sure dark-cup and sure board pixels of the reference frame."""
+        union = [np.zeros(self.view.shape, np.float32) for _ in range(2)]
+        for row, (colour, size) in ref.items():
+            top, left, t = self.silhouette(row, colour, cups.radii[colour][size - 1], cups)
+            h, w = t.shape
+            np.maximum(union[colour][top : top + h, left : left + w], t,
+                       out=union[colour][top : top + h, left : left + w])
+        s = self.view.scale
+        erode = np.ones((int(2 * CORE_ERODE_MM * s) + 1,) * 2, np.uint8)
+        dilate = np.ones((int(2 * BOARD_DILATE_MM * s) + 1,) * 2, np.uint8)
+        cores = [cv2.erode((u > 0.99).astype(np.uint8), erode).astype(bool) for u in union]
+        anything = cv2.dilate((np.maximum(*union) > 0.01).astype(np.uint8), dilate).astype(bool)
+        board = grid_mask(self.layout, self.view) & ~anything
+        return cores[0], cores[1], board
+
+    def fit_radii(self, fg: np.ndarray, cups: CupSet, ref: dict[int, tuple[int, int]]) -> tuple[CupSet, dict[int, float]]:
+        """Each reference cup's apparent radius: the silhouette that best explains the evidence.
+
+        One frame's fit of one cup is noisy (its shading, a shadow), so the radii are then
+        smoothed toward the set's default proportions: ``radius = k * default + offset[colour]``
+        fitted over all reference cups, each cup keeping a share of its own deviation.
+        """
+        lo, hi, step = RADIUS_SCAN
+        reach = int(np.ceil(MAX_OFFSET_MM * self.view.scale))
+        raw: dict[int, float] = {}
+        scores = {}
+        for row, (colour, size) in ref.items():
+            default = cups.radii[colour][size - 1]
+            best = (-np.inf, default)
+            for radius in np.arange(default * lo, default * hi, step):
+                top, left, t = self.silhouette(row, colour, float(radius), cups)
+                score = best_shift(fg, t, top, left, reach)[0]
+                if score > best[0]:
+                    best = (score, float(radius))
+            scores[row], raw[row] = best
+        return _smoothed_radii(cups, ref, raw), scores
+
+
+def _smoothed_radii(cups: CupSet, ref: dict[int, tuple[int, int]], raw: dict[int, float]) -> CupSet:
+    """Least-squares ``k * default + offset[colour]``, plus ``OWN_SHARE`` of each cup's residual."""
+    rows = sorted(raw)
+    design = np.array([[cups.radii[ref[r][0]][ref[r][1] - 1], ref[r][0] == 0, ref[r][0] == 1] for r in rows], dtype=np.float64)
+    target = np.array([raw[r] for r in rows])
+    coef, *_ = np.linalg.lstsq(design, target, rcond=None)
+    fitted = cups
+    for r, model in zip(rows, design @ coef, strict=True):
+        colour, size = ref[r]
+        fitted = fitted.with_radius(colour, size, float(model + OWN_SHARE * (raw[r] - model)))
+    return fitted
+
+
+def _check_reference(scores: dict[int, float], cups: CupSet, ref: dict[int, tuple[int, int]],
+                     pixels: PixelModel, scale: float, size: int) -> None:
+    """Refuse a reference frame that does not show the reference layout."""
+    squares = board_squares(size)
+    for row, score in scores.items():
+        colour, size = ref[row]
+        area = np.pi * cups.radii[colour][size - 1] ** 2 * scale**2
+        if score < 0.5 * area:
+            raise CompanionError(
+                f"reference frame: no clear {COLOR_NAMES[colour]} size-{size} cup on "
+                f"{square_name(squares[row])}; set out White's sizes 1..S on rank 1 and Black's on "
+                "the last rank (a to d), or calibrate without --reference"
+            )
+    for colour in (0, 1):
+        radii = cups.radii[colour]
+        if any(b <= a for a, b in zip(radii, radii[1:], strict=False)):
+            raise CompanionError(
+                f"reference frame: the {COLOR_NAMES[colour]} cups do not grow from file a to "
+                f"file {'abcdefgh'[len(radii) - 1]}; put sizes 1, 2, 3, 4 in that order"
+            )
+    if pixels.light.mean[0] <= pixels.dark.mean[0]:
+        raise CompanionError(
+            "reference frame: the cups on rank 1 look darker than those on the last rank; "
+            "White's (light) cups go on rank 1"
+        )
+
+
+def learn_reference(scene: _Scene, reference: np.ndarray, cups: CupSet) -> tuple[CupSet, PixelModel]:
+    """Colours, shadow tint and apparent cup radii from the reference layout frame.
+
+    Two rounds: the default sizes give first masks to learn colours from; the fitted radii
+    give better masks for the second round.
+    """
+    ref = reference_layout(scene.layout.size, cups.max_piece)
+    rect = rectify(reference, scene.view, scene.camera)
+    f, ncc = scene.background.features(rect)
+    fitted = cups
+    pixels = PixelModel.default()
+    scores: dict[int, float] = {}
+    for _ in range(2):
+        light, dark, board = scene.masks(fitted, ref)
+        pixels = PixelModel.learn(f, ncc, light, dark, board)
+        fg = evidence(rect, scene.background, pixels, 0).fg
+        fitted, scores = scene.fit_radii(fg, cups, ref)
+    _check_reference(scores, fitted, ref, pixels, scene.view.scale, scene.layout.size)
+    return fitted, pixels
+
+
+def check_frame(image: object, name: str) -> np.ndarray:
+    """A BGR uint8 frame, or a clear error."""
+    if not isinstance(image, np.ndarray) or image.dtype != np.uint8 or image.ndim not in (2, 3):
+        raise CompanionError(f"{name} is not an 8-bit image")
+    if image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    if image.shape[2] == 4:
+        image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    if image.shape[0] < 120 or image.shape[1] < 160:
+        raise CompanionError(f"{name} is only {image.shape[1]}x{image.shape[0]} pixels; use 640x480 or more")
+    return image
+
+
+def calibrate(
+    empty: np.ndarray,
+    reference: np.ndarray | None = None,
+    corners: np.ndarray | None = None,
+    layout: BoardLayout | None = None,
+    max_piece: int = 4,
+) -> Calibration:
+    """Build a calibration from an empty-board frame and, ideally, a reference-layout frame."""
+    layout = layout or BoardLayout()
+    empty = check_frame(empty, "the empty-board image")
+    camera, markers = locate(empty, layout, corners)
+    view = RectifiedView(layout, rectified_scale(camera, layout))
+    background = rectify(empty, view, camera)
+    cups = CupSet.default(layout.square_mm, max_piece)
+    pixels = PixelModel.default()
+    if reference is not None:
+        reference = check_frame(reference, "the reference image")
+        if reference.shape != empty.shape:
+            raise CompanionError(
+                f"the reference image is {reference.shape[1]}x{reference.shape[0]} but the empty one "
+                f"is {empty.shape[1]}x{empty.shape[0]}: take both with the same camera setting"
+            )
+        _check_same_place(reference, markers)
+        scene = _Scene(layout, view, camera, Background.of(background, view.scale, band_mask(layout, view, bool(markers))))
+        cups, pixels = learn_reference(scene, reference, cups)
+    return Calibration(
+        layout, camera, view.scale, cups, pixels, background, markers,
+        reference is not None, time.strftime("%Y-%m-%dT%H:%M:%S"),
+    )
+
+
+def _check_same_place(reference: np.ndarray, markers: dict[int, np.ndarray]) -> None:
+    """The reference frame must show the board where the empty frame did."""
+    if not markers:
+        return
+    found = detect_markers(reference)
+    shifts = [float(np.max(np.abs(found[i] - c))) for i, c in markers.items() if i in found]
+    if shifts and max(shifts) > 3.0:
+        raise CompanionError(
+            f"the board or camera moved between the empty and reference frames (markers shifted "
+            f"{max(shifts):.0f} px); take both without touching either"
+        )

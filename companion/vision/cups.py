@@ -1,0 +1,144 @@
+"""What a cup looks like from the camera: sizes, shape, and its silhouette on the board plane.
+
+A cup stands on the board, so its base circle lands exactly where the board-plane view says;
+everything above the base is closer to the camera and, projected onto the board plane from
+the camera centre, is magnified and pushed away from the point under the camera. The
+silhouette is therefore the union of the cup's horizontal cross-sections, each shifted and
+scaled that way. Sizes and the height/shape factors are learned from the reference layout
+when there is one; BOARD.md's reference set gives the defaults.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import cv2
+import numpy as np
+
+from companion.errors import CompanionError
+
+REFERENCE_DIAMETERS = (24.0, 33.0, 42.0, 51.0)
+REFERENCE_HEIGHTS = (26.0, 34.0, 42.0, 50.0)
+REFERENCE_SQUARE = 60.0
+SECTIONS = 12
+SUPERSAMPLE = 4
+SKIRT_TOP = 0.4
+SKIRT_WEIGHT = 1.0
+KNOB = 0.3
+"""Radius of the knob on top as a fraction of the base radius: the profile never narrows
+below it, so the top of the silhouette keeps its width."""
+
+
+@dataclass(frozen=True)
+class CupSet:
+    """Base radius and height (mm) of each colour's cups, by size, and the profile's fullness.
+
+    ``radii[colour][size - 1]``. The radii are the *apparent* ones the reader matches
+    against: learned from the reference layout they absorb a set's real size and any
+    consistent halo (a pale cup's shaded rim, a dark cup's contact shadow). The profile is
+    ``r(t) = R * sqrt(1 - t**shape)`` for height fraction ``t``: a large ``shape`` is a
+    straight-sided cup, a small one a cone-like dome.
+    """
+
+    radii: tuple[tuple[float, ...], tuple[float, ...]]
+    heights: tuple[tuple[float, ...], tuple[float, ...]]
+    shape: float = 3.0
+
+    @property
+    def max_piece(self) -> int:
+        return len(self.radii[0])
+
+    @classmethod
+    def default(cls, square_mm: float, max_piece: int = 4) -> CupSet:
+        """The BOARD.md set scaled to the square, or evenly spaced sizes for other counts."""
+        k = square_mm / REFERENCE_SQUARE
+        if max_piece == len(REFERENCE_DIAMETERS):
+            radii = tuple(d / 2 * k for d in REFERENCE_DIAMETERS)
+            heights = tuple(h * k for h in REFERENCE_HEIGHTS)
+        elif 1 <= max_piece <= 8:
+            diameters = np.linspace(0.40, 0.85, max_piece) * square_mm
+            radii = tuple(float(d) / 2 for d in diameters)
+            heights = tuple(float(d) for d in diameters)
+        else:
+            raise CompanionError(f"{max_piece} cup sizes is not supported (1 to 8)")
+        return cls((radii, radii), (heights, heights))
+
+    def height_for(self, colour: int, radius: float) -> float:
+        """Height of a cup of this colour with the given apparent radius (same proportions)."""
+        ratios = np.array(self.heights[colour]) / np.array(self.radii[colour])
+        return float(radius * np.interp(radius, self.radii[colour], ratios))
+
+    def with_radius(self, colour: int, size: int, radius: float) -> CupSet:
+        """A copy with one cup's apparent radius changed (its height kept in proportion)."""
+        radii = [list(r) for r in self.radii]
+        heights = [list(h) for h in self.heights]
+        heights[colour][size - 1] = self.height_for(colour, radius)
+        radii[colour][size - 1] = radius
+        return replace(
+            self,
+            radii=(tuple(radii[0]), tuple(radii[1])),
+            heights=(tuple(heights[0]), tuple(heights[1])),
+        )
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "radii_mm": [list(r) for r in self.radii],
+            "heights_mm": [list(h) for h in self.heights],
+            "shape": self.shape,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> CupSet:
+        try:
+            radii = tuple(tuple(float(v) for v in row) for row in data["radii_mm"])  # type: ignore[union-attr]
+            heights = tuple(tuple(float(v) for v in row) for row in data["heights_mm"])  # type: ignore[union-attr]
+        except (TypeError, ValueError) as error:
+            raise CompanionError("calibration file: cup sizes are malformed") from error
+        if (
+            len(radii) != 2
+            or len(heights) != 2
+            or len({len(r) for r in radii + heights}) != 1
+            or min(min(r) for r in radii) <= 0
+        ):
+            raise CompanionError("calibration file: cup sizes are malformed")
+        return cls((radii[0], radii[1]), (heights[0], heights[1]), float(data.get("shape", 3.0)))  # type: ignore[arg-type]
+
+
+def cross_sections(
+    centre_mm: np.ndarray, radius: float, height: float, shape: float, camera_mm: np.ndarray
+) -> np.ndarray:
+    """(SECTIONS+1) x 4 array of (x, y, r, t): each cross-section as it lands on the board
+    plane, bottom (t = 0) to top (t = 1)."""
+    t = np.linspace(0.0, 1.0, SECTIONS + 1)
+    r = radius * np.maximum(np.sqrt(np.clip(1.0 - t**shape, 0.0, 1.0)), KNOB)
+    z = t * height
+    cz = float(camera_mm[2])
+    grow = cz / np.maximum(cz - z, 1.0)
+    xy = camera_mm[:2] + (np.asarray(centre_mm)[None, :] - camera_mm[:2]) * grow[:, None]
+    return np.c_[xy, r * grow, t]
+
+
+def draw_silhouette(
+    sections: np.ndarray, origin_px: np.ndarray, scale: float, shape: tuple[int, int],
+    flip_y: bool = True,
+) -> np.ndarray:
+    """Soft weight mask (float32 0..1, ``shape``) of the union of discs, antialiased.
+
+    Discs are painted bottom to top, so each pixel gets the weight of the highest section
+    seen there: ``SKIRT_WEIGHT`` where only the cup's low side wall shows. That wall faces
+    sideways, catches light bounced off the board and looks like shaded wood, so it is weak
+    evidence either way; the lit upper body decides. ``origin_px`` is the board point (mm) at
+    the mask's pixel (0, 0); rows grow toward rank 1 when ``flip_y`` (the rectified view).
+    """
+    h, w = shape
+    big = np.zeros((h * SUPERSAMPLE, w * SUPERSAMPLE), np.uint8)
+    k = scale * SUPERSAMPLE
+    bits = 4
+    one = 1 << bits
+    for x, y, r, t in sections:
+        u = (x - origin_px[0]) * k + (SUPERSAMPLE - 1) / 2
+        v = ((origin_px[1] - y) if flip_y else (y - origin_px[1])) * k + (SUPERSAMPLE - 1) / 2
+        cv2.circle(big, (int(round(u * one)), int(round(v * one))), int(round(r * k * one)),
+                   int(round(255 * (SKIRT_WEIGHT if t < SKIRT_TOP else 1.0))), -1, cv2.LINE_8, bits)
+    small = cv2.resize(big, (w, h), interpolation=cv2.INTER_AREA)
+    return small.astype(np.float32) / 255.0

@@ -1,0 +1,262 @@
+"""Where the board is: physical layout, camera pose and the board-plane view.
+
+Everything downstream works in *board millimetres*: ``x`` along the files (a → d), ``y``
+along the ranks (1 → 4), ``z`` up from the board surface, with the a1 grid corner at the
+origin. A plane homography maps board millimetres to image pixels; the camera centre in the
+same frame lets the reader predict where a cup's top appears (tall cups lean away from the
+point under the camera), which a homography alone cannot.
+
+The *rectified view* is the frame warped onto the board plane at ``scale`` pixels per mm,
+covering the board and its margin, seen from White's side (rank n at the top).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from companion.errors import CompanionError
+
+DEFAULT_FOCAL_RATIO = 0.8
+"""Focal length / image width assumed when a view is too square-on to measure it (the Pi
+cameras are 0.77-0.83); an error here only scales the predicted lean of cups slightly."""
+
+
+@dataclass(frozen=True)
+class BoardLayout:
+    """The physical board: grid, margin and where the markers are glued (BOARD.md)."""
+
+    size: int = 4
+    square_mm: float = 60.0
+    margin_mm: float = 35.0
+    marker_mm: float = 24.0
+    marker_offset_mm: float = 17.5
+    marker_ids: tuple[int, int, int, int] = (0, 1, 2, 3)
+
+    @property
+    def grid_mm(self) -> float:
+        return self.size * self.square_mm
+
+    def grid_corners(self) -> np.ndarray:
+        """The a1, last-file-1, last-file-last-rank, a-last grid corners, board mm (4x2)."""
+        g = self.grid_mm
+        return np.array([(0.0, 0.0), (g, 0.0), (g, g), (0.0, g)])
+
+    def marker_centres(self) -> np.ndarray:
+        """Centres of markers ``marker_ids`` in order, each diagonally outside its corner."""
+        o = self.marker_offset_mm
+        return self.grid_corners() + np.array([(-o, -o), (o, -o), (o, o), (-o, o)])
+
+    def marker_corners(self, index: int) -> np.ndarray:
+        """A marker's corners in board mm, in ArUco order (its top-left, top-right,
+        bottom-right, bottom-left), the marker upright as seen from White (top toward rank n)."""
+        cx, cy = self.marker_centres()[index]
+        h = self.marker_mm / 2
+        return np.array([(cx - h, cy + h), (cx + h, cy + h), (cx + h, cy - h), (cx - h, cy - h)])
+
+    def square_centre(self, row: int) -> tuple[float, float]:
+        """Centre of the square in row ``row`` of ``board_squares`` order, board mm."""
+        rank, file = divmod(row, self.size)
+        return ((file + 0.5) * self.square_mm, (rank + 0.5) * self.square_mm)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "size": self.size,
+            "square_mm": self.square_mm,
+            "margin_mm": self.margin_mm,
+            "marker_mm": self.marker_mm,
+            "marker_offset_mm": self.marker_offset_mm,
+            "marker_ids": list(self.marker_ids),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> BoardLayout:
+        ids = tuple(int(i) for i in data["marker_ids"])  # type: ignore[union-attr]
+        if len(ids) != 4:
+            raise CompanionError("calibration file: marker_ids must list four ids")
+        return cls(
+            size=int(data["size"]),  # type: ignore[arg-type]
+            square_mm=float(data["square_mm"]),  # type: ignore[arg-type]
+            margin_mm=float(data["margin_mm"]),  # type: ignore[arg-type]
+            marker_mm=float(data["marker_mm"]),  # type: ignore[arg-type]
+            marker_offset_mm=float(data["marker_offset_mm"]),  # type: ignore[arg-type]
+            marker_ids=ids,  # type: ignore[arg-type]
+        )
+
+
+@dataclass(frozen=True)
+class Camera:
+    """Board-to-image mapping plus the camera centre, all in board millimetres."""
+
+    homography: np.ndarray  # 3x3, board mm (x, y, 1) -> image pixels
+    centre: np.ndarray  # (3,), camera centre in board mm; centre[2] is its height
+    focal: float  # pixels
+    image_size: tuple[int, int]  # (width, height)
+
+    def to_image(self, points_mm: np.ndarray) -> np.ndarray:
+        """Board-plane points (N x 2, mm) to image pixels (N x 2)."""
+        pts = np.asarray(points_mm, dtype=np.float64).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(pts, self.homography).reshape(-1, 2)
+
+    def to_board(self, points_px: np.ndarray) -> np.ndarray:
+        """Image pixels (N x 2) to board-plane points (N x 2, mm)."""
+        pts = np.asarray(points_px, dtype=np.float64).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(pts, np.linalg.inv(self.homography)).reshape(-1, 2)
+
+    def pixels_per_mm(self, at_mm: tuple[float, float]) -> float:
+        """Image pixels per board millimetre near a board point (geometric mean of axes)."""
+        x, y = at_mm
+        p = self.to_image(np.array([(x, y), (x + 1.0, y), (x, y + 1.0)]))
+        return float(np.sqrt(abs(np.cross(p[1] - p[0], p[2] - p[0]))))
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "homography": self.homography.tolist(),
+            "centre_mm": self.centre.tolist(),
+            "focal_px": self.focal,
+            "image_size": list(self.image_size),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> Camera:
+        h = np.array(data["homography"], dtype=np.float64)
+        c = np.array(data["centre_mm"], dtype=np.float64)
+        if h.shape != (3, 3) or c.shape != (3,) or not np.all(np.isfinite(h)):
+            raise CompanionError("calibration file: camera geometry is malformed")
+        w, hgt = (int(v) for v in data["image_size"])  # type: ignore[union-attr]
+        return cls(h, c, float(data["focal_px"]), (w, hgt))  # type: ignore[arg-type]
+
+
+def focal_from_homography(homography: np.ndarray, image_size: tuple[int, int]) -> float | None:
+    """Focal length implied by a plane homography, or None when the view is too square-on.
+
+    With the principal point at the image centre and square pixels, the homography's first
+    two columns are the rotated plane axes seen through K: orthogonal and of equal length.
+    Each gives an estimate of f²; they are trusted only when both exist and agree.
+    """
+    w, h = image_size
+    shift = np.array([[1.0, 0.0, -w / 2], [0.0, 1.0, -h / 2], [0.0, 0.0, 1.0]])
+    hn = shift @ homography
+    hn = hn / np.linalg.norm(hn[:, 0])
+    a, b = hn[:, 0], hn[:, 1]
+    estimates = []
+    denom = a[2] * b[2]
+    if abs(denom) > 1e-12:
+        estimates.append(-(a[0] * b[0] + a[1] * b[1]) / denom)
+    denom = a[2] ** 2 - b[2] ** 2
+    if abs(denom) > 1e-12:
+        estimates.append(-((a[0] ** 2 + a[1] ** 2) - (b[0] ** 2 + b[1] ** 2)) / denom)
+    good = [np.sqrt(e) for e in estimates if e > 0]
+    if len(good) != 2 or not (0.4 * w < min(good) and max(good) < 3.0 * w):
+        return None
+    if max(good) / min(good) > 1.25:
+        return None
+    return float(np.mean(good))
+
+
+def camera_from_points(
+    board_mm: np.ndarray,
+    image_px: np.ndarray,
+    image_size: tuple[int, int],
+    focal: float | None = None,
+) -> Camera:
+    """Fit the camera from board-plane points and where they appear in the image.
+
+    The homography comes from all points (least squares); the camera centre from a planar
+    pose fit with the focal length measured from the homography when the view is oblique
+    enough, else the given or default one.
+    """
+    src = np.asarray(board_mm, dtype=np.float64).reshape(-1, 2)
+    dst = np.asarray(image_px, dtype=np.float64).reshape(-1, 2)
+    if len(src) < 4:
+        raise CompanionError("need at least four points to locate the board")
+    homography, _ = cv2.findHomography(src, dst, 0)
+    if homography is None or not np.all(np.isfinite(homography)):
+        raise CompanionError("the board corners are degenerate (three in a line?); check them")
+    _check_orientation(homography)
+    w, h = image_size
+    f = focal or focal_from_homography(homography, image_size) or DEFAULT_FOCAL_RATIO * w
+    return camera_with_focal(homography, src, dst, image_size, f)
+
+
+def camera_with_focal(
+    homography: np.ndarray,
+    board_mm: np.ndarray,
+    image_px: np.ndarray,
+    image_size: tuple[int, int],
+    focal: float,
+) -> Camera:
+    """The camera for a known homography and an assumed focal length."""
+    w, h = image_size
+    k = np.array([[focal, 0.0, w / 2], [0.0, focal, h / 2], [0.0, 0.0, 1.0]])
+    obj = np.c_[board_mm, np.zeros(len(board_mm))].astype(np.float64)
+    ok, rvec, tvec = cv2.solvePnP(obj, image_px.astype(np.float64), k, None,
+                                  flags=cv2.SOLVEPNP_IPPE)
+    if not ok:
+        raise CompanionError("could not work out the camera pose from the board corners")
+    rot, _ = cv2.Rodrigues(rvec)
+    centre = (-rot.T @ tvec).ravel()
+    if centre[2] < 0:  # the board axes are mirrored relative to the camera's view
+        raise CompanionError("the board appears mirrored: check the corner order (a1, d1, d4, a4)")
+    return Camera(homography, centre, float(focal), (int(w), int(h)))
+
+
+def _check_orientation(homography: np.ndarray) -> None:
+    """Refuse a homography that folds the board (a self-crossing corner order)."""
+    lin = homography[:2, :2] - np.outer(homography[:2, 2], homography[2, :2])
+    if np.linalg.det(lin) == 0:
+        raise CompanionError("the board corners are degenerate; check them")
+
+
+@dataclass(frozen=True)
+class RectifiedView:
+    """The board-plane image: ``scale`` px per mm over the board including its margin."""
+
+    layout: BoardLayout
+    scale: float
+
+    @property
+    def origin_mm(self) -> tuple[float, float]:
+        """Board point at rectified pixel (0, 0): the board's top-left corner seen from White."""
+        m = self.layout.margin_mm
+        return (-m, self.layout.grid_mm + m)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        side = int(round((self.layout.grid_mm + 2 * self.layout.margin_mm) * self.scale))
+        return (side, side)
+
+    def board_to_pixel(self) -> np.ndarray:
+        """3x3 affine: board mm -> rectified pixel."""
+        x0, y1 = self.origin_mm
+        s = self.scale
+        return np.array([[s, 0.0, -x0 * s], [0.0, -s, y1 * s], [0.0, 0.0, 1.0]])
+
+    def to_pixels(self, points_mm: np.ndarray) -> np.ndarray:
+        pts = np.asarray(points_mm, dtype=np.float64).reshape(-1, 2)
+        return pts @ self.board_to_pixel()[:2, :2].T + self.board_to_pixel()[:2, 2]
+
+    def warp(self, image: np.ndarray, camera: Camera) -> np.ndarray:
+        """The frame seen on the board plane (pixel (u, v) <- image at H·A·(u, v, 1))."""
+        matrix = camera.homography @ np.linalg.inv(self.board_to_pixel())
+        h, w = self.shape
+        return cv2.warpPerspective(
+            image,
+            matrix,
+            (w, h),
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+
+
+def rectified_scale(camera: Camera, layout: BoardLayout) -> float:
+    """Rectified resolution close to the frame's own, between 1 and 2 px/mm.
+
+    Finer than the frame adds no detail and costs time; coarser than 1 px/mm blurs the 4.5 mm
+    radius step between cup sizes.
+    """
+    g = layout.grid_mm / 2
+    native = camera.pixels_per_mm((g, g))
+    return float(np.clip(np.round(native * 2) / 2, 1.0, 2.0))

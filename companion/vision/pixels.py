@@ -1,0 +1,273 @@
+"""Per-pixel evidence: is this board-plane pixel the empty board, a light cup or a dark cup?
+
+Each pixel of the rectified frame is compared with the same pixel of the empty board seen at
+calibration, as a log ratio per channel. That removes the board's own texture and grid lines,
+and splits cleanly into a brightness part ``m`` (mean log ratio) and a colour part ``q`` (the
+rest, two numbers). A global gain measured on the board margin takes out exposure and white
+balance drift, so a room getting 20 % darker changes nothing.
+
+The board model accepts shadows: a shadow darkens the wood and, because the light filling a
+shadow is usually of another colour than the light casting it, tints it along a fixed
+direction ``q = m * shadow_tint``; that direction is learned from the shadows the reference
+cups cast. Cup colours are Gaussians learned from the reference cups, plus a small uniform
+"anything else" share so that a sleeve or a hand also reads as "not board".
+
+Colour alone cannot tell a pale cup's side wall (lit by light bounced off the wood, so it
+looks like shaded wood) from a real shadow. Texture can: shaded wood still shows the grain
+and grid lines it showed at calibration, a cup hides them. The local correlation with the
+empty board adds learned log-odds to the colour evidence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from companion.errors import CompanionError
+
+_CHROMA = np.array(
+    [[1 / 3, 1 / 3, 1 / 3], [1 / np.sqrt(2), -1 / np.sqrt(2), 0.0], [1 / np.sqrt(6), 1 / np.sqrt(6), -2 / np.sqrt(6)]],
+    dtype=np.float64,
+)
+"""Rows: brightness (mean of the three log ratios) and two orthonormal colour axes."""
+
+_LOG_TABLE = np.log(np.arange(256, dtype=np.float32) + 1.0).reshape(256, 1)
+CLIP_FG = 4.0
+CLIP_COLOUR = 6.0
+OUTLIER_SHARE = 0.1
+OUTLIER_DENSITY = 0.3
+"""Uniform density of the "anything else" class over the feature space (about 3.3 units³)."""
+STUDENT_NU = 4.0
+BRIGHT_SIGMA = 0.08
+MIN_CUP_SIGMA = (0.1, 0.03, 0.03)
+BLUR_MM = 1.0
+TEXTURE_MM = 7.0
+TEXTURE_BINS = 10
+NOISE_VAR = 1.0
+TEXTURE_CLIP = (-2.5, 1.0)
+DEFAULT_TEXTURE = (-1.0, -1.0, -0.5, 0.0, 0.3, 0.4, 0.3, 0.1, -0.3, -1.0)
+"""Log-odds "cup" by texture-correlation bin (-1..1) when no reference frame taught them:
+a gentle version of what reference frames typically show."""
+
+
+def log_image(image: np.ndarray) -> np.ndarray:
+    """``log(1 + value)`` per channel as float32, through a lookup table (fast)."""
+    return cv2.LUT(image, _LOG_TABLE)
+
+
+def blurred(rectified: np.ndarray, scale: float) -> np.ndarray:
+    """Denoise before comparing: JPEG blocks and sensor noise, not cup edges, are finer than 1 mm."""
+    return cv2.GaussianBlur(rectified, (0, 0), BLUR_MM * scale)
+
+
+def _box(image: np.ndarray, window: int) -> np.ndarray:
+    return cv2.boxFilter(image, cv2.CV_32F, (window, window), borderType=cv2.BORDER_REFLECT)
+
+
+@dataclass(frozen=True)
+class Background:
+    """The empty board on the board plane, with what every frame is compared against.
+
+    Besides the colour (log of the denoised image), it keeps the local texture statistics of
+    the wood: a board pixel, lit or shaded, still shows the grain and grid lines it showed at
+    calibration (high local correlation), while a cup hides them. That tells a cup's shaded
+    side wall from a shadow on the wood, which colour alone cannot.
+    """
+
+    image: np.ndarray  # rectified empty board, uint8 BGR, not denoised
+    scale: float
+    band: np.ndarray  # margin pixels for the exposure correction
+    log: np.ndarray
+    gray: np.ndarray
+    gray_mean: np.ndarray
+    gray_dev: np.ndarray  # local standard deviation, floored at the noise level
+
+    @classmethod
+    def of(cls, image: np.ndarray, scale: float, band: np.ndarray) -> Background:
+        gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        window = texture_window(scale)
+        mean = _box(gray, window)
+        var = _box(gray * gray, window) - mean * mean
+        dev = np.sqrt(np.maximum(var, NOISE_VAR))
+        return cls(image, scale, band, log_image(blurred(image, scale)), gray, mean, dev)
+
+    def features(self, rectified: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(m, q1, q2) per pixel after the gain correction, and the texture correlation.
+
+        ``band`` pixels (board margin, where no cup stands) give the median log ratio: the
+        exposure/white-balance change since calibration.
+        """
+        diff = cv2.subtract(log_image(blurred(rectified, self.scale)), self.log)
+        gain = np.median(diff[self.band][::2], axis=0)
+        matrix = np.c_[_CHROMA, -_CHROMA @ gain].astype(np.float32)
+        f = cv2.transform(diff, matrix)
+        gray = cv2.cvtColor(rectified, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        window = texture_window(self.scale)
+        mean = _box(gray, window)
+        var = _box(gray * gray, window) - mean * mean
+        cross = _box(gray * self.gray, window) - mean * self.gray_mean
+        ncc = cross / (np.sqrt(np.maximum(var, NOISE_VAR)) * self.gray_dev)
+        return f, ncc
+
+
+def texture_window(scale: float) -> int:
+    """Odd window of about ``TEXTURE_MM`` for the texture correlation."""
+    return int(round(TEXTURE_MM * scale)) // 2 * 2 + 1
+
+
+def texture_bin(ncc: np.ndarray) -> np.ndarray:
+    return np.clip(((ncc + 1.0) * (TEXTURE_BINS / 2)).astype(np.int32), 0, TEXTURE_BINS - 1)
+
+
+@dataclass(frozen=True)
+class Gaussian:
+    """A 3-D normal density over (m, q1, q2)."""
+
+    mean: np.ndarray
+    cov: np.ndarray
+
+    def log_density(self, f: np.ndarray) -> np.ndarray:
+        chol = np.linalg.cholesky(np.linalg.inv(self.cov))  # inv(cov) = chol @ chol.T
+        w = chol.T
+        matrix = np.c_[w, -w @ self.mean].astype(np.float32)
+        z = cv2.transform(f, matrix)
+        sq = cv2.transform(cv2.multiply(z, z), np.ones((1, 3), np.float32))
+        const = -0.5 * np.log(np.linalg.det(self.cov)) - 1.5 * np.log(2 * np.pi)
+        return sq * np.float32(-0.5) + np.float32(const)
+
+    @classmethod
+    def fit(cls, samples: np.ndarray, floor: tuple[float, float, float]) -> Gaussian:
+        if len(samples) < 20:
+            raise CompanionError("too few cup pixels to learn a colour; is the reference layout right?")
+        x = samples.astype(np.float64)
+        cov = np.cov(x.T) + np.diag(np.square(floor))
+        mean = x.mean(axis=0)
+        return cls(mean, cov)
+
+    def to_json(self) -> dict[str, object]:
+        return {"mean": self.mean.tolist(), "cov": self.cov.tolist()}
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> Gaussian:
+        mean = np.array(data["mean"], dtype=np.float64)
+        cov = np.array(data["cov"], dtype=np.float64)
+        if mean.shape != (3,) or cov.shape != (3, 3) or np.any(np.linalg.eigvalsh(cov) <= 0):
+            raise CompanionError("calibration file: a colour model is malformed")
+        return cls(mean, cov)
+
+
+@dataclass(frozen=True)
+class PixelModel:
+    """Board (with shadows) versus light and dark cups, over (m, q1, q2) features."""
+
+    shadow_tint: np.ndarray  # (2,) colour shift per unit of log darkening
+    chroma_sigma: float  # spread of the board's colour ratio (noise, JPEG)
+    dark_limit: float  # darkest log ratio still taken for board in shadow
+    bright_limit: float  # brightest log ratio still taken for board
+    light: Gaussian
+    dark: Gaussian
+    texture: np.ndarray  # (TEXTURE_BINS,) log-odds cup-vs-board by texture correlation
+
+    @classmethod
+    def default(cls) -> PixelModel:
+        """Without a reference layout: light cups are brighter than dark ones, and that is all."""
+        spread = np.diag(np.square([0.35, 0.1, 0.1]))
+        return cls(
+            shadow_tint=np.zeros(2),
+            chroma_sigma=0.02,
+            dark_limit=float(np.log(0.5)),
+            bright_limit=float(np.log(1.2)),
+            light=Gaussian(np.array([0.1, 0.0, 0.0]), spread),
+            dark=Gaussian(np.array([-0.9, 0.0, 0.0]), spread),
+            texture=np.array(DEFAULT_TEXTURE),
+        )
+
+    def board_log_density(self, f: np.ndarray) -> np.ndarray:
+        """Heavy-tailed around "unchanged or shadowed": flat in brightness between the limits."""
+        m = f[..., 0]
+        over = m - np.clip(m, self.dark_limit, self.bright_limit)
+        shade = np.minimum(m, 0.0)
+        r1 = f[..., 1] - shade * np.float32(self.shadow_tint[0])
+        r2 = f[..., 2] - shade * np.float32(self.shadow_tint[1])
+        d2 = (r1 * r1 + r2 * r2) * np.float32(1.0 / (STUDENT_NU * self.chroma_sigma**2))
+        # a 2-D Student t with nu = 4 normalises like a 2-D normal: 1 / (2 pi sigma^2)
+        width = self.bright_limit - self.dark_limit + np.sqrt(2 * np.pi) * BRIGHT_SIGMA
+        const = -np.log(2 * np.pi * self.chroma_sigma**2) - np.log(width)
+        return (
+            over * over * np.float32(-0.5 / BRIGHT_SIGMA**2)
+            - np.float32((STUDENT_NU + 2) / 2) * np.log1p(d2)
+            + np.float32(const)
+        )
+
+    def log_odds(self, f: np.ndarray, ncc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(cup versus board, light versus dark) log-odds per pixel, clipped for robustness.
+
+        Colour and texture evidence are added as if independent (naive Bayes).
+        """
+        light = self.light.log_density(f)
+        dark = self.dark.log_density(f)
+        share = np.float32(np.log((1 - OUTLIER_SHARE) / 2))
+        cup = np.logaddexp(np.logaddexp(light, dark) + share, np.float32(np.log(OUTLIER_SHARE * OUTLIER_DENSITY)))
+        texture = self.texture.astype(np.float32)[texture_bin(ncc)]
+        fg = np.clip(cup - self.board_log_density(f) + texture, -CLIP_FG, CLIP_FG)
+        colour = np.clip(light - dark, -CLIP_COLOUR, CLIP_COLOUR)
+        return fg.astype(np.float32), colour.astype(np.float32)
+
+    @classmethod
+    def learn(cls, f: np.ndarray, ncc: np.ndarray, light: np.ndarray, dark: np.ndarray,
+              board: np.ndarray) -> PixelModel:
+        """Fit to a reference frame: masks of sure light-cup, dark-cup and board pixels."""
+        base = cls.default()
+        b = f[board].astype(np.float64)
+        shaded = b[:, 0] < -0.05
+        tint = np.zeros(2)
+        if shaded.sum() > 50:
+            tint = (b[shaded, 1:] * b[shaded, :1]).sum(0) / (b[shaded, 0] ** 2).sum()
+            tint = np.clip(tint, -0.3, 0.3)
+        resid = b[:, 1:] - np.minimum(b[:, :1], 0.0) * tint
+        sigma = float(np.sqrt(np.median((resid**2).sum(1)) / np.log(4.0)))
+        return cls(
+            shadow_tint=tint,
+            chroma_sigma=float(np.clip(sigma, 0.012, 0.05)),
+            dark_limit=float(np.clip(np.percentile(b[:, 0], 0.5) - 0.1, np.log(0.25), base.dark_limit)),
+            bright_limit=base.bright_limit,
+            light=Gaussian.fit(f[light], MIN_CUP_SIGMA),
+            dark=Gaussian.fit(f[dark], MIN_CUP_SIGMA),
+            texture=_texture_table(ncc[light | dark], ncc[board]),
+        )
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "shadow_tint": self.shadow_tint.tolist(),
+            "chroma_sigma": self.chroma_sigma,
+            "dark_limit": self.dark_limit,
+            "bright_limit": self.bright_limit,
+            "light": self.light.to_json(),
+            "dark": self.dark.to_json(),
+            "texture": self.texture.tolist(),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> PixelModel:
+        tint = np.array(data["shadow_tint"], dtype=np.float64)
+        texture = np.array(data["texture"], dtype=np.float64)
+        if tint.shape != (2,) or texture.shape != (TEXTURE_BINS,):
+            raise CompanionError("calibration file: the pixel model is malformed")
+        return cls(
+            shadow_tint=tint,
+            chroma_sigma=float(data["chroma_sigma"]),  # type: ignore[arg-type]
+            dark_limit=float(data["dark_limit"]),  # type: ignore[arg-type]
+            bright_limit=float(data["bright_limit"]),  # type: ignore[arg-type]
+            light=Gaussian.from_json(data["light"]),  # type: ignore[arg-type]
+            dark=Gaussian.from_json(data["dark"]),  # type: ignore[arg-type]
+            texture=texture,
+        )
+
+
+def _texture_table(cup: np.ndarray, board: np.ndarray) -> np.ndarray:
+    """Log-odds per texture bin from cup and board samples (add-one smoothed, clipped)."""
+    hc = np.bincount(texture_bin(cup).ravel(), minlength=TEXTURE_BINS) + 1.0
+    hb = np.bincount(texture_bin(board).ravel(), minlength=TEXTURE_BINS) + 1.0
+    return np.clip(np.log(hc / hc.sum()) - np.log(hb / hb.sum()), *TEXTURE_CLIP)

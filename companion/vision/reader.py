@@ -1,0 +1,192 @@
+"""Board reader: one frame plus a calibration -> an Observation.
+
+Per square, the best-fitting cup's score against "empty" becomes class probabilities (a
+softmax with a temperature that reflects how many independent pixels a score sums over).
+The frame is flagged occluded when something that is neither board nor a cup lies on the
+board margin (an arm must cross it to reach the grid), covers a marker, or fills a large part
+of the grid unexplained by the cups found. When the markers no longer sit where they were,
+the reader finds them again, rebuilds its geometry and flags the observation ``moved``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from companion.errors import CompanionError
+from companion.vision.calibration import Calibration, check_frame, grid_mask
+from companion.vision.geometry import Camera, camera_with_focal
+from companion.vision.markers import QUIET_MM, detect_markers, marker_correspondences
+from companion.vision.matching import SquareMatch, coverage, evidence, match_all, rectify
+from companion.vision.observation import Observation, class_count
+from companion.vision.templates import build_bank
+
+TEMPERATURE_PX = 12.0
+"""Pixels per independent sample in a silhouette sum (blur and JPEG correlate neighbours)."""
+COLOUR_TEMPERATURE_PX = 40.0
+BAND_FG_LOG_ODDS = 0.0
+BAND_OCCLUDED_MM2 = 250.0
+"""Unexplained non-board area on the margin band that means an arm: a forearm crossing the
+17 mm strip covers over 800 mm²; noise and stray specks stay well under 100."""
+GRID_FG_LOG_ODDS = 2.0
+GRID_OCCLUDED_MM2 = 1500.0
+MARKER_MIN_CORRELATION = 0.6
+"""Correlation with its calibration view below which a marker counts as moved or covered."""
+MOVE_TOLERANCE_PX = 1.5
+
+
+@dataclass
+class Reading:
+    """Internals of one read, for diagnostics and the accuracy script."""
+
+    observation: Observation
+    matches: list[SquareMatch]
+    band_area_mm2: float
+    grid_area_mm2: float
+    markers_changed: int
+
+
+class BoardReader:
+    """Reads frames against one calibration; keeps up with a board that gets nudged."""
+
+    def __init__(self, calibration: Calibration, size: int | None = None) -> None:
+        if size is not None and calibration.size != size:
+            raise CompanionError(
+                f"the calibration is for a {calibration.size}x{calibration.size} board, not "
+                f"{size}x{size}: calibrate this board"
+            )
+        self.calibration = calibration
+        self._background = calibration.comparison()
+        self._band = self._background.band
+        self._grid = grid_mask(calibration.layout, calibration.view, 2.0)
+        self._marker_masks = self._marker_regions()
+        gray = cv2.cvtColor(calibration.background, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        self._marker_refs = [gray[m] - gray[m].mean() for m in self._marker_masks]
+        self._set_camera(calibration.camera, calibration.markers)
+
+    # -- geometry --------------------------------------------------------------------------------
+
+    def _set_camera(self, camera: Camera, markers: dict[int, np.ndarray]) -> None:
+        c = self.calibration
+        self.camera = camera
+        self.markers = markers
+        self.bank = build_bank(c.layout, c.view, camera.centre, c.cups)
+
+    def _marker_regions(self) -> list[np.ndarray]:
+        """Rectified-view masks of each marker's black square, to notice it moving."""
+        c = self.calibration
+        if not c.markers:
+            return []
+        regions = []
+        for k in range(4):
+            mask = np.zeros(c.view.shape, np.uint8)
+            corners = c.layout.marker_corners(k)
+            quiet = (corners - corners.mean(axis=0)) * (1 + 2 * QUIET_MM / c.layout.marker_mm)
+            outline = c.view.to_pixels(quiet + corners.mean(axis=0))
+            cv2.fillConvexPoly(mask, np.round(outline).astype(np.int32), 1)
+            regions.append(mask.astype(bool))
+        return regions
+
+    def _camera_for(self, image: np.ndarray) -> Camera:
+        """The calibrated camera, rescaled when frames come at another resolution (same aspect)."""
+        w, h = self.camera.image_size
+        if (image.shape[1], image.shape[0]) == (w, h):
+            return self.camera
+        k = image.shape[1] / w
+        if abs(image.shape[0] / h - k) > 0.01:
+            raise CompanionError(
+                f"frame is {image.shape[1]}x{image.shape[0]} but the calibration was made at "
+                f"{w}x{h}, another aspect ratio: calibrate at this resolution"
+            )
+        scale = np.array([[k, 0, (k - 1) / 2], [0, k, (k - 1) / 2], [0, 0, 1.0]])
+        return Camera(scale @ self.camera.homography, self.camera.centre, self.camera.focal * k,
+                      (image.shape[1], image.shape[0]))
+
+    def relocate(self, image: np.ndarray) -> bool:
+        """Find the markers again; adopt the new geometry if the board moved. True if it did."""
+        c = self.calibration
+        found = detect_markers(image)
+        if any(i not in found for i in c.layout.marker_ids):
+            return False
+        k = image.shape[1] / self.camera.image_size[0]
+        found = {i: (found[i] + 0.5) / k - 0.5 for i in c.layout.marker_ids}
+        shift = max(float(np.max(np.abs(found[i] - self.markers[i]))) for i in found)
+        if shift <= MOVE_TOLERANCE_PX:
+            return False
+        board_pts, image_pts = marker_correspondences(found, c.layout)
+        homography, _ = cv2.findHomography(board_pts, image_pts, 0)
+        if homography is None:
+            return False
+        camera = camera_with_focal(homography, board_pts, image_pts, self.camera.image_size, self.camera.focal)
+        self._set_camera(camera, found)
+        return True
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    def read(self, image: np.ndarray, timestamp: float = 0.0) -> Observation:
+        return self.read_details(image, timestamp).observation
+
+    def read_details(self, image: np.ndarray, timestamp: float = 0.0) -> Reading:
+        image = check_frame(image, "the frame")
+        reading = self._read_once(image, timestamp)
+        if reading.markers_changed and self.markers and self.relocate(image):
+            again = self._read_once(image, timestamp)
+            obs = again.observation
+            again.observation = Observation(obs.size, obs.max_piece, obs.probabilities,
+                                            obs.occluded, True, timestamp)
+            return again
+        return reading
+
+    def _read_once(self, image: np.ndarray, timestamp: float) -> Reading:
+        c = self.calibration
+        view = c.view
+        rect = rectify(image, view, self._camera_for(image))
+        ev = evidence(rect, self._background, c.pixels, self.bank.pad)
+        matches = match_all(ev, self.bank)
+        probabilities = np.array([self._probabilities(m) for m in matches])
+        fg = ev.fg[ev.pad : ev.pad + view.shape[0], ev.pad : ev.pad + view.shape[1]]
+        covered = coverage(matches, self.bank, view.shape, ev.pad) > 0.01
+        covered = cv2.dilate(covered.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
+        px_mm2 = 1.0 / view.scale**2
+        band = self._band & ~covered & (fg > BAND_FG_LOG_ODDS)
+        band = cv2.morphologyEx(band.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        band_area = float(band.sum()) * px_mm2
+        grid_area = float(np.sum(self._grid & ~covered & (fg > GRID_FG_LOG_ODDS))) * px_mm2
+        changed = self._markers_changed(rect)
+        occluded = band_area > BAND_OCCLUDED_MM2 or grid_area > GRID_OCCLUDED_MM2 or changed > 0
+        obs = Observation(c.size, c.max_piece, probabilities, bool(occluded), False, timestamp)
+        return Reading(obs, matches, band_area, grid_area, changed)
+
+    def _markers_changed(self, rect: np.ndarray) -> int:
+        """How many markers no longer look as at calibration (covered, or the board moved).
+
+        Normalised cross-correlation with the calibration's view of each marker ignores
+        brightness changes but drops as soon as the black cells shift or something covers them.
+        """
+        if not self._marker_masks:
+            return 0
+        gray = cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        changed = 0
+        for mask, ref in zip(self._marker_masks, self._marker_refs, strict=True):
+            now = gray[mask]
+            now = now - now.mean()
+            denom = float(np.sqrt(np.dot(now, now) * np.dot(ref, ref)))
+            changed += denom == 0 or float(np.dot(now, ref)) / denom < MARKER_MIN_CORRELATION
+        return changed
+
+    def _probabilities(self, m: SquareMatch) -> np.ndarray:
+        """Class probabilities [empty, white 1..S, black 1..S] from one square's match."""
+        scale2 = self.calibration.scale**2
+        sizes = len(m.sizes)
+        logits = np.concatenate([[0.0], m.sizes / (TEMPERATURE_PX * scale2)])
+        p = np.exp(logits - logits.max())
+        p /= p.sum()
+        colour_logit = np.clip(m.colour_log_odds / (COLOUR_TEMPERATURE_PX * scale2), -50, 50)
+        p_white = 1.0 / (1.0 + np.exp(-colour_logit))
+        out = np.zeros(class_count(sizes))
+        out[0] = p[0]
+        out[1 : 1 + sizes] = p[1:] * p_white
+        out[1 + sizes :] = p[1:] * (1 - p_white)
+        return out / out.sum()

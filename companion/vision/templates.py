@@ -1,0 +1,113 @@
+"""Each square's cup silhouettes, precomputed for fast matching.
+
+For every square and every (colour, size) the bank holds the soft silhouette a cup standing
+on that square's centre would have in the rectified view, at full and at half resolution.
+They depend only on geometry (camera centre, square, cup), so they are built once per
+calibration (or re-location) and each frame only correlates them with the evidence map.
+Cups are rarely placed dead centre, so matching searches shifts up to ``max_offset_mm``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from companion.vision.cups import CupSet, cross_sections, draw_silhouette
+from companion.vision.geometry import BoardLayout, RectifiedView
+
+MAX_OFFSET_MM = 9.0
+
+
+@dataclass(frozen=True)
+class SquareTemplates:
+    """One square's silhouettes: ``full[colour, size-1]`` over a frame at (top, left)."""
+
+    top: int  # full-resolution row of the frame's first pixel (even)
+    left: int  # full-resolution column (even)
+    full: np.ndarray  # (2, S, h, w) float32, h and w even
+    half: np.ndarray  # (2, S, h/2, w/2) float32, each pixel the sum of its four full pixels
+
+
+@dataclass(frozen=True)
+class TemplateBank:
+    """Silhouettes of every square, plus how far a cup may sit off centre (pixels)."""
+
+    squares: tuple[SquareTemplates, ...]
+    offset: int  # full-resolution pixels, even
+    pad: int  # the evidence map must be padded by this many pixels on each side
+
+
+def silhouette_frame(
+    layout: BoardLayout, view: RectifiedView, camera_mm: np.ndarray, cups: CupSet, row: int
+) -> tuple[int, int, int, int]:
+    """(top, left, height, width) of a frame holding every cup's silhouette on a square."""
+    centre = np.array(layout.square_centre(row))
+    extent = 0.0
+    for colour in (0, 1):
+        for size in range(1, cups.max_piece + 1):
+            sec = cross_sections(centre, cups.radii[colour][size - 1],
+                                 cups.heights[colour][size - 1], cups.shape, camera_mm)
+            extent = max(extent, float(np.max(np.hypot(*(sec[:, :2] - centre).T) + sec[:, 2])))
+    u, v = view.to_pixels(centre[None, :])[0]
+    half = int(math.ceil(extent * view.scale)) + 2
+    top = int(v) - half
+    left = int(u) - half
+    top -= top % 2
+    left -= left % 2
+    side = 2 * half + 2
+    return top, left, side, side
+
+
+def draw_at(
+    view: RectifiedView, frame: tuple[int, int, int, int], sections: np.ndarray, factor: int
+) -> np.ndarray:
+    """Draw sections over a frame of the rectified view, downsampled by ``factor`` (1 or 2)."""
+    top, left, h, w = frame
+    s = view.scale
+    x0, y1 = view.origin_mm
+    # board point at the centre of the frame's first (downsampled) pixel
+    shift = (factor - 1) / 2
+    origin = np.array([x0 + (left + shift) / s, y1 - (top + shift) / s])
+    mask = draw_silhouette(sections, origin, s / factor, (h // factor, w // factor))
+    return mask * float(factor * factor)
+
+
+def build_bank(
+    layout: BoardLayout, view: RectifiedView, camera_mm: np.ndarray, cups: CupSet,
+    max_offset_mm: float = MAX_OFFSET_MM,
+) -> TemplateBank:
+    offset = int(math.ceil(max_offset_mm * view.scale / 2)) * 2
+    squares = []
+    pad = 0
+    rows, cols = view.shape
+    for row in range(layout.size * layout.size):
+        frame = silhouette_frame(layout, view, camera_mm, cups, row)
+        top, left, h, w = frame
+        pad = max(pad, offset - top, offset - left, top + h + offset - rows, left + w + offset - cols)
+        centre = np.array(layout.square_centre(row))
+        full = np.zeros((2, cups.max_piece, h, w), np.float32)
+        half = np.zeros((2, cups.max_piece, h // 2, w // 2), np.float32)
+        for colour in (0, 1):
+            for size in range(1, cups.max_piece + 1):
+                sec = cross_sections(centre, cups.radii[colour][size - 1],
+                                     cups.heights[colour][size - 1], cups.shape, camera_mm)
+                full[colour, size - 1] = draw_at(view, frame, sec, 1)
+                half[colour, size - 1] = draw_at(view, frame, sec, 2)
+        squares.append(SquareTemplates(top, left, full, half))
+    pad += pad % 2
+    return TemplateBank(tuple(squares), offset, max(pad, 0))
+
+
+def single_template(
+    view: RectifiedView, camera_mm: np.ndarray, centre_mm: np.ndarray,
+    radius: float, height: float, shape: float,
+) -> tuple[int, int, np.ndarray]:
+    """(top, left, mask) of one cup's silhouette in a frame just big enough for it."""
+    sec = cross_sections(centre_mm, radius, height, shape, camera_mm)
+    extent = float(np.max(np.hypot(*(sec[:, :2] - centre_mm).T) + sec[:, 2]))
+    u, v = view.to_pixels(np.asarray(centre_mm)[None, :])[0]
+    half = int(math.ceil(extent * view.scale)) + 2
+    frame = (int(v) - half, int(u) - half, 2 * half + 2, 2 * half + 2)
+    return frame[0], frame[1], draw_at(view, frame, sec, 1)
