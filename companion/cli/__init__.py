@@ -27,6 +27,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "perft",
     "engine",
     "games",
+    "replay",
 )
 
 EXIT_OK = 0

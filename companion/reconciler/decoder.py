@@ -51,10 +51,10 @@ PRIOR: dict[Kind, float] = {
     Kind.NO_CHANGE: 0.0,
     Kind.MOVE: 0.5,
     Kind.TAKEBACK: 0.5,
-    Kind.LIFT: 1.5,
+    Kind.LIFT: 1.0,
     Kind.TWO_MOVES: 3.0,
     Kind.NEW_GAME: 2.0,
-    Kind.ILLEGAL: 2.0,
+    Kind.ILLEGAL: 1.0,
 }
 
 
@@ -66,8 +66,7 @@ class Settings:
     outlier: float = 0.01  # chance that a square's reading is wrong whatever its confidence
     clean: float = 4.0     # residual below which an explanation accounts for the whole board
     misread: float = 2.0   # a square whose reading contradicts the explanation by more is a misread
-    changed: float = 0.7   # a square whose reading departs from the position by more may have changed
-    max_changed: int = 6   # more changed squares than this is not two moves: skip that search
+    max_changed: int = 8   # more changed squares than this is not two moves: skip that search
 
 
 DEFAULT_SETTINGS = Settings()
@@ -141,8 +140,14 @@ class View:
             return 0
         return 1 + (piece & 1) * self.max_piece + (piece >> 1) - 1
 
-    def changed_squares(self, threshold: float) -> set[Square]:
-        return {sq for sq, s in zip(self.squares, self.slack, strict=True) if s > threshold}
+    def changed_squares(self, margin: float) -> set[Square]:
+        """Squares whose reading leaves another class within ``margin`` of the current one:
+        the ones a move may have changed (a misread can make a changed square look the same)."""
+        out = set()
+        for sq, gains, current in zip(self.squares, self.gain, self.current, strict=True):
+            if any(g > -margin for k, g in enumerate(gains) if k != current):
+                out.add(sq)
+        return out
 
     def after(self, explanation: Explanation) -> list[float]:
         """Each square's slack (how much its best reading beats the prediction) after it."""
@@ -384,7 +389,7 @@ def decide(
     )
     best = max(ranked, key=_score)
     if two_moves and moves and (not _clean(view, best, settings) or best.kind is Kind.ILLEGAL):
-        changed = view.changed_squares(settings.changed)
+        changed = view.changed_squares(settings.margin)
         if len(changed) <= settings.max_changed:
             ranked.extend(two_move_explanations(game.position, view, changed))
     ranked.sort(key=_score, reverse=True)

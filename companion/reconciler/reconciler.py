@@ -60,7 +60,7 @@ TRANSIENT_KINDS = (Kind.LIFT, Kind.ILLEGAL)
 BEAM_WIDTH = 6
 BEAM_DEPTH = 2  # moves assumed from unclear readings at most
 PATH_LIMIT = 3  # moves accepted at once at most: a longer unseen path is too easily made up
-DECENT_FLAWS = 2  # misread squares a reading may have and still vouch for the path through it
+DECENT_FLAWS = 1  # misread squares a reading may have and still vouch for the path through it
 UNCLEAR_KEPT = 4  # unclear readings a path must be consistent with, the latest kept
 
 

@@ -1,0 +1,157 @@
+"""``gobblet-companion replay``: run recorded frames through the whole pipeline as if they came
+from the camera (board reader, stability gate, reconciler) and print what the referee says.
+
+Stills are each held in front of the camera for ``--hold`` seconds (by default the gate's
+full time, so each still is one stable board); a video plays at its own frame rate. Output is
+one event per line (JSON with ``--json``), then the final position and the game record.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from companion.errors import CompanionError
+from companion.reconciler.events import Event
+from companion.reconciler.reconciler import Reconciler
+from companion.rules.record import write_record
+from companion.rules.variant import Variant
+from companion.vision.calibration import Calibration
+from companion.vision.observation import Observation
+from companion.vision.reader import BoardReader
+
+VIDEO_SUFFIXES = (".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v", ".h264")
+GATE_SECONDS = 0.6
+"""How long the board must read the same before a reading counts as stable."""
+
+
+def register(subcommands: argparse._SubParsersAction) -> None:
+    parser = subcommands.add_parser(
+        "replay",
+        help="replay camera frames through the referee and print its events",
+        description="Read frames (images, or a video) in the order given, as if they came from "
+        "the camera, and print the referee's events, the final position and the game record.",
+    )
+    parser.add_argument("--calibration", required=True, help="calibration file (from calibrate)")
+    parser.add_argument("frames", nargs="+", metavar="FRAME", help="images in play order, or a video")
+    parser.add_argument("--variant", default="classic", help="variant spec (default classic)")
+    parser.add_argument("--hold", type=float, default=GATE_SECONDS,
+                        help=f"seconds each still is held before the camera (default {GATE_SECONDS})")
+    parser.add_argument("--no-takeback", action="store_true",
+                        help="do not take a move back when the board returns to the previous position")
+    parser.add_argument("--json", action="store_true", help="one JSON object per line")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    variant = Variant.from_spec(args.variant)
+    if args.hold < 0:
+        raise CompanionError(f"--hold must be 0 or more seconds, not {args.hold}")
+    calibration = Calibration.load(Path(args.calibration), variant.size)
+    reader = BoardReader(calibration, variant.size)
+    reconciler = Reconciler(variant, takeback=not args.no_takeback)
+    gate = HoldGate(GATE_SECONDS)
+    for image, timestamp in frames(args.frames, args.hold):
+        stable = gate.feed(reader.read(image, timestamp))
+        if stable is not None:
+            for event in reconciler.feed(stable):
+                print_event(event, args.json)
+    print_summary(reconciler, args.json)
+    return 0
+
+
+class HoldGate:
+    """The stability gate as replay needs it: a reading counts once the board has read the
+    same, unoccluded, for ``seconds``; it is handed on once per stable state."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self._since: Observation | None = None
+        self._emitted = False
+
+    def feed(self, observation: Observation) -> Observation | None:
+        if observation.occluded:
+            self._since = None
+            return None
+        if self._since is None or not observation.same_reading(self._since):
+            self._since, self._emitted = observation, False
+        if self._emitted or observation.timestamp - self._since.timestamp < self.seconds:
+            return None
+        self._emitted = True
+        return observation
+
+
+def frames(paths: list[str], hold: float) -> Iterator[tuple[np.ndarray, float]]:
+    """Every frame with its time: a still is shown at its start and again ``hold`` later."""
+    clock = 0.0
+    for path in paths:
+        if Path(path).suffix.lower() in VIDEO_SUFFIXES:
+            end = 0.0
+            for image, offset in video_frames(path):
+                yield image, clock + offset
+                end = offset
+            clock += end + 1.0
+            continue
+        image = read_image(path)
+        yield image, clock
+        yield image, clock + hold
+        clock += hold + 1.0
+
+
+def read_image(path: str) -> np.ndarray:
+    if not Path(path).is_file():
+        raise CompanionError(f"{path}: no such frame")
+    image = cv2.imread(path, cv2.IMREAD_COLOR)
+    if image is None:
+        raise CompanionError(f"{path}: not an image this program can read")
+    return image
+
+
+def video_frames(path: str) -> Iterator[tuple[np.ndarray, float]]:
+    if not Path(path).is_file():
+        raise CompanionError(f"{path}: no such video")
+    capture = cv2.VideoCapture(path)
+    if not capture.isOpened():
+        raise CompanionError(f"{path}: not a video this program can read")
+    fps = capture.get(cv2.CAP_PROP_FPS) or 30.0
+    index = 0
+    try:
+        while True:
+            ok, image = capture.read()
+            if not ok:
+                break
+            yield image, index / fps
+            index += 1
+    finally:
+        capture.release()
+    if index == 0:
+        raise CompanionError(f"{path}: the video has no frames")
+
+
+def print_event(event: Event, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(event.to_json()), flush=True)
+        return
+    words = [f"ply {event.ply}", str(event.type)]
+    for part in (event.move, " ".join(event.line) or None, event.reason):
+        if part:
+            words.append(part)
+    print(": ".join(words[:2]) + (" " + " - ".join(words[2:]) if len(words) > 2 else ""), flush=True)
+
+
+def print_summary(reconciler: Reconciler, as_json: bool) -> None:
+    game = reconciler.game
+    moves = [m.text() for m in game.moves]
+    record = write_record(game)
+    if as_json:
+        print(json.dumps({"type": "final", "position": game.position.text(), "moves": moves,
+                          "result": game.result}))
+        print(json.dumps({"type": "record", "record": record}))
+        return
+    print(f"final position: {game.position.text()}")
+    print(record)
