@@ -345,11 +345,12 @@ class Position:
             for line in lines_through[origin]:
                 if theirs & line.mask == line.mask:
                     return (Termination.UNCOVER, mover ^ 1, line.squares)
+        # The mover's new line runs through ``to``: a lift never reveals one, since the lifted
+        # piece already showed the mover's colour on the origin.
         mine = self._color_tops[mover]
-        for sq in (to, origin) if origin >= 0 else (to,):
-            for line in lines_through[sq]:
-                if mine & line.mask == line.mask:
-                    return (Termination.LINE, mover, line.squares)
+        for line in lines_through[to]:
+            if mine & line.mask == line.mask:
+                return (Termination.LINE, mover, line.squares)
         return None
 
     def _full_line_check(self, mover: Color) -> tuple | None:

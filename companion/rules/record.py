@@ -89,8 +89,9 @@ def _comment(timestamp: float | None, text: str | None) -> str:
 
 
 def format_timestamp(timestamp: float) -> str:
-    moment = datetime.fromtimestamp(timestamp, UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    """ISO 8601 in UTC, rounded to the nearest millisecond."""
+    seconds, millis = divmod(round(timestamp * 1000), 1000)
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{millis:03d}Z"
 
 
 def _wrap(tokens: list[str], width: int = 88) -> str:
