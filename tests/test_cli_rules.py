@@ -30,7 +30,7 @@ def test_moves_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_moves_json_reports_the_outcome(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = run(capsys, "moves", "--moves", "4a1 4b1 4a2 4b2 4a3 4b3 3a4", "--json")
+    _, out, _ = run(capsys, "moves", "--moves", "4a1 4b1 4a2 4b2 4a3 4b3 3a4", "--json")
     data = json.loads(out)
     assert data["moves"] == [] and data["outcome"]["winner"] == "white"
     assert "line" in data["outcome"]["reason"]
@@ -64,7 +64,7 @@ def test_perft_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_perft_junior_after_moves(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = run(capsys, "perft", "--variant", "junior", "--moves", "3b2", "--depth", "1", "--json")
+    _, out, _ = run(capsys, "perft", "--variant", "junior", "--moves", "3b2", "--depth", "1", "--json")
     assert json.loads(out)["nodes"] == 24 + 0  # Black: 3 sizes x 8 empties, nothing can cover a 3
 
 
