@@ -79,3 +79,12 @@ def forced_win_in_3(position: Position) -> list[int]:
                 found.append(code)
         position.pop_code()
     return found
+
+
+def random_positions(variant: str, tries: int, seed: int, plies: tuple[int, int]):
+    """Unfinished positions from ``tries`` seeded random games of ``plies`` (low, high) moves."""
+    rng = random.Random(seed)
+    for _ in range(tries):
+        position = random_position(variant, rng.randint(*plies), rng)
+        if position is not None:
+            yield position

@@ -10,7 +10,7 @@ import pytest
 from companion.engine import Engine
 from companion.engine.junior import JuniorSolver, canonical, expand, history_keys, pack, unpack
 from companion.rules import PRESETS, Position, perft
-from tests.engine.helpers import random_position
+from tests.engine.helpers import random_positions
 
 JUNIOR = PRESETS["junior"]
 
@@ -39,12 +39,8 @@ def test_packed_representation_round_trips_and_matches_perft():
 
 
 def test_expand_agrees_with_the_rules_along_random_games():
-    rng = random.Random(11)
     checked = 0
-    for _ in range(300):
-        position = random_position("junior", rng.randint(0, 20), rng)
-        if position is None:
-            continue
+    for position in random_positions("junior", 300, seed=11, plies=(0, 20)):
         rules_children, rules_win = set(), False
         mover = position.turn
         for code in position.legal_codes():
@@ -135,12 +131,8 @@ def test_from_every_won_position_it_wins_against_full_strength_defence():
     """Positions reached by random play (a few hundred games' worth): wherever the solver
     says the side to move wins, self-play at full strength must end in that side's line."""
     engine = Engine("junior")
-    rng = random.Random(13)
     won = 0
-    for _ in range(300):
-        position = random_position("junior", rng.randint(1, 12), rng)
-        if position is None:
-            continue
+    for position in random_positions("junior", 300, seed=13, plies=(1, 12)):
         result = engine.search(position, time=1.0)
         if result.value != "win":
             continue

@@ -1,0 +1,101 @@
+"""Engine speed benchmark: nodes per second and depth in 1 s (classic start and three
+middlegames), the junior solver's facts and time per answer, and peak resident memory.
+
+    PYTHONPATH=. python benchmarks/engine_speed.py [--seconds 1.0] [--skip-junior]
+
+Middlegames are reached by a fixed sequence of medium-level moves from seeded random
+openings, so every run measures the same positions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import random
+import resource
+import time
+
+from companion.engine import Engine
+from companion.engine.junior import JuniorSolver
+from companion.engine.match import random_opening
+from companion.rules import PRESETS, Position
+
+MIDDLEGAME_SEEDS = (1, 2, 3)
+
+
+def middlegame(seed: int, plies: int = 14) -> Position:
+    variant = PRESETS["classic"]
+    position = Position(variant)
+    for code in random_opening(variant, 4, random.Random(seed)):
+        position.push_code(code)
+    engine = Engine(variant, "medium", seed)
+    while position.ply < plies and position.outcome() is None:
+        position.push(engine.search(position).move)
+    return position
+
+
+def classic(seconds: float) -> None:
+    positions = [("start", Position(PRESETS["classic"]))]
+    positions += [(f"middlegame {seed}", middlegame(seed)) for seed in MIDDLEGAME_SEEDS]
+    total_nodes = total_time = 0.0
+    for name, position in positions:
+        engine = Engine("classic")
+        result = engine.search(position, time=seconds)
+        nps = result.nodes / result.seconds
+        if name != "start":
+            total_nodes += result.nodes
+            total_time += result.seconds
+        print(f"classic {name}: depth {result.depth} in {result.seconds:.2f} s, {result.nodes} nodes, "
+              f"{nps:,.0f} nodes/s, best {result.move} score {result.score}   [{position.text()}]")
+    print(f"classic middlegames: {total_nodes / total_time:,.0f} nodes/s on average")
+
+
+def junior() -> None:
+    start = Position(PRESETS["junior"])
+    t0 = time.perf_counter()
+    answer = JuniorSolver().solve(start)
+    print(f"junior start, no book: {answer.value} in {answer.distance} plies "
+          f"(play {start.move_from_code(answer.code)}), {time.perf_counter() - t0:.1f} s")
+    solver = JuniorSolver.with_book()
+    for code in start.legal_codes():
+        start.push_code(code)
+        t0 = time.perf_counter()
+        reply = solver.solve(start, time_limit=1.0)
+        start.pop_code()
+        first_player = {"win": "loss", "loss": "win"}.get(reply.value or "", reply.value)
+        print(f"junior first move {start.move_from_code(code)}: first player {first_player} in "
+              f"{reply.distance} plies ({time.perf_counter() - t0:.3f} s with the book)")
+    times = []
+    rng = random.Random(5)
+    engine = Engine("junior")
+    for _ in range(100):
+        position = Position(PRESETS["junior"])
+        while position.outcome() is None and position.ply < 60:
+            t0 = time.perf_counter()
+            move = engine.search(position, time=1.0).move
+            times.append(time.perf_counter() - t0)
+            position.push(move)
+            if position.outcome() is None and rng.random() < 0.5:
+                position.push_code(rng.choice(position.legal_codes()))
+    times.sort()
+    print(f"junior strong moves ({len(times)} from 100 games, opponent half random): median "
+          f"{1000 * times[len(times) // 2]:.1f} ms, 99th percentile {1000 * times[int(0.99 * len(times))]:.0f} ms, "
+          f"max {1000 * times[-1]:.0f} ms")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seconds", type=float, default=1.0)
+    parser.add_argument("--skip-junior", action="store_true")
+    args = parser.parse_args()
+    print(f"machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}")
+    classic(args.seconds)
+    if not args.skip_junior:
+        junior()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak resident memory: {peak:.0f} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

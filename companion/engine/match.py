@@ -1,0 +1,178 @@
+"""Matches between two players: engine settings in this process, or engine commands spoken
+to over the protocol. Colours alternate; each random legal opening is played twice, once
+with each player as White, so neither gains from a lucky opening.
+
+The result is wins/draws/losses from the first player's view with the Elo difference and its
+95% error margin (from the spread of per-game scores, as chess testing tools report it).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import shlex
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from companion.engine.engine import Engine
+from companion.rules import Move, Position, Variant
+
+MAX_PLIES = 200  # a game still going after this many plies is scored as a draw
+
+Player = Callable[[Position], Move]
+
+
+def engine_player(variant: Variant, level: str, seconds: float | None, seed: int = 0) -> Player:
+    engine = Engine(variant, level, seed)
+
+    def play(position: Position) -> Move:
+        return engine.search(position, time=seconds if engine.level.depth is None else None).move
+
+    return play
+
+
+class CommandPlayer:
+    """An engine program driven over the protocol (``gobblet-companion engine`` or another)."""
+
+    def __init__(self, command: str, variant: Variant, movetime_ms: int) -> None:
+        self.process = subprocess.Popen(
+            shlex.split(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
+        )
+        self.movetime_ms = movetime_ms
+        self._send(f"variant {variant.spec}")
+        self._send("isready")
+        self._wait_for("readyok")
+
+    def _send(self, line: str) -> None:
+        self.process.stdin.write(line + "\n")  # type: ignore[union-attr]
+        self.process.stdin.flush()  # type: ignore[union-attr]
+
+    def _wait_for(self, prefix: str) -> str:
+        for line in self.process.stdout:  # type: ignore[union-attr]
+            if line.startswith(prefix):
+                return line.strip()
+        raise RuntimeError(f"engine command ended before answering {prefix!r}")
+
+    def __call__(self, position: Position) -> Move:
+        texts = _game_moves(position)
+        self._send("position startpos" + (" moves " + " ".join(texts) if texts else ""))
+        self._send(f"go movetime {self.movetime_ms}")
+        return Move.from_text(self._wait_for("bestmove").split()[1])
+
+    def close(self) -> None:
+        self._send("quit")
+        self.process.wait(timeout=10)
+
+
+def _game_moves(position: Position) -> list[str]:
+    """The moves from the start to ``position`` as text (replayed on a fresh start)."""
+    replay = Position(position.variant)
+    texts = []
+    for code in position.move_codes:
+        texts.append(replay.move_from_code(code).text())
+        replay.push_code(code)
+    return texts
+
+
+def random_opening(variant: Variant, plies: int, rng: random.Random) -> list[int]:
+    """Random legal move codes that do not end the game."""
+    position = Position(variant)
+    codes = []
+    for _ in range(plies):
+        choices = []
+        for code in position.legal_codes():
+            position.push_code(code)
+            if position.line_result() is None:
+                choices.append(code)
+            position.pop_code()
+        if not choices:
+            break
+        code = rng.choice(choices)
+        position.push_code(code)
+        codes.append(code)
+    return codes
+
+
+def play_game(variant: Variant, white: Player, black: Player, opening: list[int]) -> float:
+    """White's score: 1, 0.5 or 0."""
+    position = Position(variant)
+    for code in opening:
+        position.push_code(code)
+    while position.outcome() is None and position.ply < MAX_PLIES:
+        player = white if position.turn == 0 else black
+        position.push(player(position))
+    outcome = position.outcome()
+    if outcome is None or outcome.winner is None:
+        return 0.5
+    return 1.0 if outcome.winner == 0 else 0.0
+
+
+@dataclass
+class MatchResult:
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.5
+
+    def elo(self) -> tuple[float, float]:
+        """(Elo difference, 95% margin) of the first player over the second."""
+        n = self.games
+        s = self.score
+        variance = (self.wins * (1 - s) ** 2 + self.draws * (0.5 - s) ** 2 + self.losses * s**2) / max(n, 1)
+        margin = 1.96 * math.sqrt(variance / max(n, 1))
+        return elo_of(s), (elo_of(min(s + margin, 1.0)) - elo_of(max(s - margin, 0.0))) / 2
+
+    def text(self, first: str, second: str) -> str:
+        elo, margin = self.elo()
+        return (
+            f"{first} vs {second}: +{self.wins} ={self.draws} -{self.losses} in {self.games} games, "
+            f"score {100 * self.score:.1f}%, Elo {elo:+.0f} ± {margin:.0f}"
+        )
+
+
+def elo_of(score: float) -> float:
+    """The Elo difference that expects this score; clipped at ±999 for a clean sweep."""
+    if score <= 0.0:
+        return -999.0
+    if score >= 1.0:
+        return 999.0
+    return max(-999.0, min(999.0, -400 * math.log10(1 / score - 1)))
+
+
+def run_match(
+    variant: Variant,
+    first: Player,
+    second: Player,
+    games: int,
+    seed: int = 0,
+    opening_plies: int = 2,
+    report: Callable[[int, MatchResult], None] | None = None,
+) -> MatchResult:
+    """``games`` games (an even number is fairest), each opening once with each colour."""
+    rng = random.Random(seed)
+    result = MatchResult()
+    opening: list[int] = []
+    for game in range(games):
+        if game % 2 == 0:
+            opening = random_opening(variant, opening_plies, rng)
+        first_is_white = game % 2 == 0
+        white, black = (first, second) if first_is_white else (second, first)
+        score = play_game(variant, white, black, opening)
+        mine = score if first_is_white else 1 - score
+        if mine == 1:
+            result.wins += 1
+        elif mine == 0:
+            result.losses += 1
+        else:
+            result.draws += 1
+        if report is not None:
+            report(game + 1, result)
+    return result
