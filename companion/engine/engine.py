@@ -16,6 +16,7 @@ from companion.engine.evaluate import MATE_BOUND
 from companion.engine.junior import JuniorSolver
 from companion.engine.levels import DEFAULT_TIME, Level, level_named
 from companion.engine.search import MATE, Limits, Searcher, SearchResult, mate_value
+from companion.errors import CompanionError
 from companion.rules import Position, Variant
 
 
@@ -52,6 +53,9 @@ class Engine:
         with no limit at all, the level's own (``DEFAULT_TIME`` seconds for ``strong``)."""
         if position.variant != self.variant:
             raise ValueError(f"this engine plays {self.variant.spec}, not {position.variant.spec}")
+        outcome = position.outcome()
+        if outcome is not None:
+            raise CompanionError(f"the game is over ({outcome.reason}): there is no move to find")
         self._stop = threading.Event()
         if self.level.depth is not None:
             return self._loose_choice(position, self.level.depth if depth is None else min(depth, self.level.depth))
