@@ -48,6 +48,7 @@ RADIUS_SCAN = (0.7, 1.35, 0.5)
 OWN_SHARE = 0.3
 """Share of a reference cup's own radius fit kept beyond the set's smooth size progression."""
 CORE_ERODE_MM = 3.0
+FIT_PAD_MM = 40.0
 BOARD_DILATE_MM = 4.0
 
 
@@ -272,7 +273,7 @@ class _Scene:
         board = grid_mask(self.layout, self.view) & ~anything
         return cores[0], cores[1], board
 
-    def fit_radii(self, fg: np.ndarray, cups: CupSet, ref: dict[int, tuple[int, int]]) -> tuple[CupSet, dict[int, float]]:
+    def fit_radii(self, fg: np.ndarray, pad: int, cups: CupSet, ref: dict[int, tuple[int, int]]) -> tuple[CupSet, dict[int, float]]:
         """Each reference cup's apparent radius: the silhouette that best explains the evidence.
 
         One frame's fit of one cup is noisy (its shading, a shadow), so the radii are then
@@ -288,7 +289,7 @@ class _Scene:
             best = (-np.inf, default)
             for radius in np.arange(default * lo, default * hi, step):
                 top, left, t = self.silhouette(row, colour, float(radius), cups)
-                score = best_shift(fg, t, top, left, reach)[0]
+                score = best_shift(fg, t, top + pad, left + pad, reach)[0]
                 if score > best[0]:
                     best = (score, float(radius))
             scores[row], raw[row] = best
@@ -350,8 +351,9 @@ def learn_reference(scene: _Scene, reference: np.ndarray, cups: CupSet) -> tuple
     for _ in range(2):
         light, dark, board = scene.masks(fitted, ref)
         pixels = PixelModel.learn(f, ncc, light, dark, board)
-        fg = evidence(rect, scene.background, pixels, 0).fg
-        fitted, scores = scene.fit_radii(fg, cups, ref)
+        pad = int(np.ceil(FIT_PAD_MM * scene.view.scale))
+        fg = evidence(rect, scene.background, pixels, pad).fg
+        fitted, scores = scene.fit_radii(fg, pad, cups, ref)
     _check_reference(scores, fitted, ref, pixels, scene.view.scale, scene.layout.size)
     return fitted, pixels
 

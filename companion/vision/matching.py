@@ -6,9 +6,10 @@ the log-likelihood ratio of "this cup here" against "empty board here". Taking a
 silhouette than the truth adds board pixels (negative) and a smaller one leaves cup pixels
 out, so the best-scoring size is the one whose outline follows the evidence's edge.
 
-Matching runs coarse to fine: every (colour, size) at half resolution over all shifts picks
-the position and the colour region; then the chosen colour's sizes are scored at full
-resolution around that position.
+Matching per square: the colour comes from the colour evidence where the evidence says
+"cup"; the search starts at the centroid of that evidence and each size climbs, one pixel
+at a time, to its best-fitting shift. A handful of small matrix products per square keeps
+a frame within budget.
 """
 
 from __future__ import annotations
@@ -22,8 +23,7 @@ from companion.vision.geometry import Camera, RectifiedView
 from companion.vision.pixels import Background, PixelModel
 from companion.vision.templates import SquareTemplates, TemplateBank
 
-FINE_SEARCH = 1
-"""Full-resolution pixels searched around the coarse position (it is 2 px apart)."""
+MAX_CLIMB = 24
 
 
 @dataclass(frozen=True)
@@ -31,8 +31,8 @@ class Evidence:
     """Evidence maps of one frame, padded by the bank's ``pad`` on every side."""
 
     fg: np.ndarray  # float32, cup-versus-board log-odds
-    fg_half: np.ndarray  # fg at half resolution (each pixel the mean of four)
     colour: np.ndarray  # float32, light-versus-dark log-odds
+    positive: np.ndarray  # max(fg, 0)
     pad: int
 
 
@@ -47,9 +47,7 @@ def evidence(rectified: np.ndarray, background: Background, model: PixelModel, p
     if pad:
         fg = cv2.copyMakeBorder(fg, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0.0)
         colour = cv2.copyMakeBorder(colour, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0.0)
-    h, w = fg.shape
-    fg_half = cv2.resize(fg[: h - h % 2, : w - w % 2], (w // 2, h // 2), interpolation=cv2.INTER_AREA)
-    return Evidence(fg, fg_half, colour, pad)
+    return Evidence(fg, colour, cv2.max(fg, 0.0), pad)
 
 
 def best_shift(field: np.ndarray, template: np.ndarray, top: int, left: int, reach: int) -> tuple[float, int, int]:
@@ -76,29 +74,70 @@ class SquareMatch:
     dx: int
 
 
-def match_square(ev: Evidence, sq: SquareTemplates, offset: int) -> SquareMatch:
-    """Score every cup on one square: coarse position and colour, then fine sizes."""
+def neighbourhood_scores(field: np.ndarray, flat: np.ndarray, y: int, x: int, h: int, w: int) -> np.ndarray:
+    """(9, S) scores of each size's template at the 3x3 shifts around (y, x), row-major."""
+    region = field[y - 1 : y + h + 1, x - 1 : x + w + 1]
+    s0, s1 = region.strides
+    windows = np.lib.stride_tricks.as_strided(region, (3, 3, h, w), (s0, s1, s0, s1), writeable=False)
+    return windows.reshape(9, h * w) @ flat
+
+
+def climb(ev: Evidence, sq: SquareTemplates, colour: int, start: tuple[int, int], reach: int) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    """Hill-climb each size's best-fitting shift from a common start.
+
+    Sizes climb separately: a big cup's best position can sit several pixels from where a
+    smaller silhouette fits best inside it. Returns each size's best score and shift.
+    """
+    h, w = sq.support.shape
     top, left = sq.top + ev.pad, sq.left + ev.pad
-    colours, sizes = sq.half.shape[:2]
-    best = (-np.inf, 0, 0, 0, 0)
-    for c in range(colours):
-        for s in range(sizes):
-            score, dy, dx = best_shift(ev.fg_half, sq.half[c, s], top // 2, left // 2, offset // 2)
-            if score > best[0]:
-                best = (score, c, s, dy * 2, dx * 2)
-    _, c_best, s_best, dy, dx = best
-    h, w = sq.full.shape[2:]
-    region = ev.colour[top + dy : top + dy + h, left + dx : left + dx + w]
-    colour_log_odds = float(np.sum(region * sq.full[c_best, s_best]))
-    colour = 0 if colour_log_odds > 0 else 1
-    fine = np.empty(sizes)
-    shifts = []
-    for s in range(sizes):
-        score, fy, fx = best_shift(ev.fg, sq.full[colour, s], top + dy, left + dx, FINE_SEARCH)
-        fine[s] = score
-        shifts.append((dy + fy, dx + fx))
-    size = int(np.argmax(fine))
-    return SquareMatch(fine, colour_log_odds, colour, size + 1, *shifts[size])
+    sizes = sq.flat.shape[2]
+    cache: dict[tuple[int, int], np.ndarray] = {}
+
+    def around(pos: tuple[int, int]) -> np.ndarray:
+        if pos not in cache:
+            cache[pos] = neighbourhood_scores(ev.fg, sq.flat[colour], top + pos[0], left + pos[1], h, w)
+        return cache[pos]
+
+    positions = [start] * sizes
+    first = around(start)
+    if first.max() <= 0:
+        return first[4], positions  # nothing cup-like around the evidence's centroid: empty
+    moving = set(range(sizes))
+    for _ in range(MAX_CLIMB):
+        for s in list(moving):
+            k = int(np.argmax(around(positions[s])[:, s]))
+            y, x = positions[s][0] + k // 3 - 1, positions[s][1] + k % 3 - 1
+            if k == 4 or max(abs(y), abs(x)) > reach:
+                moving.discard(s)
+            else:
+                positions[s] = (y, x)
+        if not moving:
+            break
+    return np.array([around(positions[s])[4, s] for s in range(sizes)]), positions
+
+
+def match_square(ev: Evidence, sq: SquareTemplates, reach: int) -> SquareMatch:
+    """Score every size on one square, for the colour the evidence shows there."""
+    h, w = sq.support.shape
+    top, left = sq.top + ev.pad, sq.left + ev.pad
+    weight = cv2.multiply(ev.positive[top : top + h, left : left + w], sq.support)
+    mass = float(cv2.sumElems(weight)[0])
+    colour = 0 if float(np.einsum("ij,ij->", weight, ev.colour[top : top + h, left : left + w])) > 0 else 1
+    start = (0, 0)
+    if mass > 0:
+        ys = float(weight.sum(axis=1) @ sq.rows) / mass - sq.support_centre[0]
+        xs = float(weight.sum(axis=0) @ sq.cols) / mass - sq.support_centre[1]
+        start = (int(np.clip(round(ys), -reach, reach)), int(np.clip(round(xs), -reach, reach)))
+    for _ in range(2):
+        sizes, positions = climb(ev, sq, colour, start, reach)
+        size = int(np.argmax(sizes))
+        sy, sx = positions[size]
+        region = ev.colour[top + sy : top + sy + h, left + sx : left + sx + w]
+        colour_log_odds = float(np.einsum("ij,ij->", region, sq.full[colour, size]))
+        if (colour_log_odds > 0) == (colour == 0) or sizes[size] <= 0:
+            break
+        colour, start = 1 - colour, (sy, sx)
+    return SquareMatch(sizes, colour_log_odds, colour, size + 1, sy, sx)
 
 
 def match_all(ev: Evidence, bank: TemplateBank) -> list[SquareMatch]:

@@ -21,6 +21,7 @@ empty board adds learned log-odds to the colour evidence.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import cv2
 import numpy as np
@@ -43,6 +44,10 @@ STUDENT_NU = 4.0
 BRIGHT_SIGMA = 0.08
 MIN_CUP_SIGMA = (0.1, 0.03, 0.03)
 BLUR_MM = 1.0
+TABLE_M = (-2.6, 84, 0.04)
+TABLE_Q = (-0.3, 97, 0.00625)
+"""Lookup grids (first value, count, step) for brightness and the two colour axes."""
+GAIN_SAMPLES = 3000
 TEXTURE_MM = 7.0
 TEXTURE_BINS = 10
 NOISE_VAR = 1.0
@@ -79,6 +84,7 @@ class Background:
     image: np.ndarray  # rectified empty board, uint8 BGR, not denoised
     scale: float
     band: np.ndarray  # margin pixels for the exposure correction
+    band_sample: np.ndarray  # flat indices of up to GAIN_SAMPLES band pixels, spread evenly
     log: np.ndarray
     gray: np.ndarray
     gray_mean: np.ndarray
@@ -91,7 +97,9 @@ class Background:
         mean = _box(gray, window)
         var = _box(gray * gray, window) - mean * mean
         dev = np.sqrt(np.maximum(var, NOISE_VAR))
-        return cls(image, scale, band, log_image(blurred(image, scale)), gray, mean, dev)
+        flat = np.flatnonzero(band)
+        sample = flat[:: max(1, len(flat) // GAIN_SAMPLES)]
+        return cls(image, scale, band, sample, log_image(blurred(image, scale)), gray, mean, dev)
 
     def features(self, rectified: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(m, q1, q2) per pixel after the gain correction, and the texture correlation.
@@ -100,16 +108,27 @@ class Background:
         exposure/white-balance change since calibration.
         """
         diff = cv2.subtract(log_image(blurred(rectified, self.scale)), self.log)
-        gain = np.median(diff[self.band][::2], axis=0)
+        gain = np.median(diff.reshape(-1, 3)[self.band_sample], axis=0)
         matrix = np.c_[_CHROMA, -_CHROMA @ gain].astype(np.float32)
         f = cv2.transform(diff, matrix)
         gray = cv2.cvtColor(rectified, cv2.COLOR_BGR2GRAY).astype(np.float32)
         window = texture_window(self.scale)
         mean = _box(gray, window)
-        var = _box(gray * gray, window) - mean * mean
-        cross = _box(gray * self.gray, window) - mean * self.gray_mean
-        ncc = cross / (np.sqrt(np.maximum(var, NOISE_VAR)) * self.gray_dev)
-        return f, ncc
+        var = cv2.subtract(_box(cv2.multiply(gray, gray), window), cv2.multiply(mean, mean))
+        cross = cv2.subtract(_box(cv2.multiply(gray, self.gray), window), cv2.multiply(mean, self.gray_mean))
+        dev = cv2.multiply(cv2.sqrt(cv2.max(var, NOISE_VAR)), self.gray_dev)
+        return f, cv2.divide(cross, dev)
+
+
+def table_index(f: np.ndarray) -> np.ndarray:
+    """Flat index of each pixel's nearest (m, q1, q2) grid point in the lookup tables."""
+    (m0, nm, dm), (q0, nq, dq) = TABLE_M, TABLE_Q
+    matrix = np.array([[1 / dm, 0, 0, -m0 / dm], [0, 1 / dq, 0, -q0 / dq], [0, 0, 1 / dq, -q0 / dq]],
+                      np.float32)
+    u = np.rint(cv2.transform(f, matrix))
+    u = cv2.min(cv2.max(u, 0.0), (nm - 1.0, nq - 1.0, nq - 1.0, 0.0))
+    flat = cv2.transform(u, np.array([[nq * nq, nq, 1]], np.float32))
+    return flat.astype(np.int32)
 
 
 def texture_window(scale: float) -> int:
@@ -118,7 +137,9 @@ def texture_window(scale: float) -> int:
 
 
 def texture_bin(ncc: np.ndarray) -> np.ndarray:
-    return np.clip(((ncc + 1.0) * (TEXTURE_BINS / 2)).astype(np.int32), 0, TEXTURE_BINS - 1)
+    """Bin 0..TEXTURE_BINS-1 of each correlation in -1..1 (uint8)."""
+    half = TEXTURE_BINS / 2
+    return cv2.min(cv2.convertScaleAbs(cv2.max(ncc, -1.0), alpha=half, beta=half - 0.5), TEXTURE_BINS - 1)
 
 
 @dataclass(frozen=True)
@@ -158,7 +179,7 @@ class Gaussian:
         return cls(mean, cov)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class PixelModel:
     """Board (with shadows) versus light and dark cups, over (m, q1, q2) features."""
 
@@ -201,19 +222,38 @@ class PixelModel:
             + np.float32(const)
         )
 
+    def colour_log_odds(self, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Exact (cup versus board by colour alone, light versus dark) log-odds; slow."""
+        light = self.light.log_density(f)
+        dark = self.dark.log_density(f)
+        share = np.float32(np.log((1 - OUTLIER_SHARE) / 2))
+        cup = np.logaddexp(np.logaddexp(light, dark) + share, np.float32(np.log(OUTLIER_SHARE * OUTLIER_DENSITY)))
+        return cup - self.board_log_density(f), light - dark
+
+    @cached_property
+    def _tables(self) -> tuple[np.ndarray, np.ndarray]:
+        """The colour log-odds tabulated over a grid of (m, q1, q2): a lookup per pixel is
+        several times faster than evaluating four densities."""
+        m = TABLE_M[0] + TABLE_M[2] * np.arange(TABLE_M[1])
+        q = TABLE_Q[0] + TABLE_Q[2] * np.arange(TABLE_Q[1])
+        grid = np.stack(np.meshgrid(m, q, q, indexing="ij"), axis=-1).astype(np.float32)
+        fg, colour = self.colour_log_odds(grid.reshape(-1, 1, 3))
+        wide = CLIP_FG - TEXTURE_CLIP[0]
+        return (np.clip(fg.ravel(), -wide, wide).astype(np.float32),
+                np.clip(colour.ravel(), -CLIP_COLOUR, CLIP_COLOUR).astype(np.float32))
+
     def log_odds(self, f: np.ndarray, ncc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(cup versus board, light versus dark) log-odds per pixel, clipped for robustness.
 
         Colour and texture evidence are added as if independent (naive Bayes).
         """
-        light = self.light.log_density(f)
-        dark = self.dark.log_density(f)
-        share = np.float32(np.log((1 - OUTLIER_SHARE) / 2))
-        cup = np.logaddexp(np.logaddexp(light, dark) + share, np.float32(np.log(OUTLIER_SHARE * OUTLIER_DENSITY)))
-        texture = self.texture.astype(np.float32)[texture_bin(ncc)]
-        fg = np.clip(cup - self.board_log_density(f) + texture, -CLIP_FG, CLIP_FG)
-        colour = np.clip(light - dark, -CLIP_COLOUR, CLIP_COLOUR)
-        return fg.astype(np.float32), colour.astype(np.float32)
+        fg_table, colour_table = self._tables
+        index = table_index(f)
+        lut = np.zeros((256, 1), np.float32)
+        lut[:TEXTURE_BINS, 0] = self.texture
+        fg = cv2.add(fg_table.take(index), cv2.LUT(texture_bin(ncc), lut))
+        fg = cv2.min(cv2.max(fg, -CLIP_FG), CLIP_FG)
+        return fg, colour_table.take(index)
 
     @classmethod
     def learn(cls, f: np.ndarray, ncc: np.ndarray, light: np.ndarray, dark: np.ndarray,

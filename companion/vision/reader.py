@@ -19,8 +19,8 @@ from companion.errors import CompanionError
 from companion.vision.calibration import Calibration, check_frame, grid_mask
 from companion.vision.geometry import Camera, camera_with_focal
 from companion.vision.markers import QUIET_MM, detect_markers, marker_correspondences
-from companion.vision.matching import SquareMatch, coverage, evidence, match_all, rectify
-from companion.vision.observation import Observation, class_count
+from companion.vision.matching import SquareMatch, coverage, evidence, match_all
+from companion.vision.observation import Observation
 from companion.vision.templates import build_bank
 
 TEMPERATURE_PX = 12.0
@@ -73,6 +73,7 @@ class BoardReader:
         self.camera = camera
         self.markers = markers
         self.bank = build_bank(c.layout, c.view, camera.centre, c.cups)
+        self._maps_key: object = None
 
     def _marker_regions(self) -> list[np.ndarray]:
         """Rectified-view masks of each marker's black square, to notice it moving."""
@@ -103,6 +104,23 @@ class BoardReader:
         scale = np.array([[k, 0, (k - 1) / 2], [0, k, (k - 1) / 2], [0, 0, 1.0]])
         return Camera(scale @ self.camera.homography, self.camera.centre, self.camera.focal * k,
                       (image.shape[1], image.shape[0]))
+
+    def _rectify(self, image: np.ndarray) -> np.ndarray:
+        """Warp a frame onto the board plane with lookup maps cached per geometry and size.
+
+        Fixed-point maps make the warp about twice as fast as ``warpPerspective``."""
+        key = (id(self.camera), image.shape[:2])
+        if self._maps_key != key:
+            camera = self._camera_for(image)
+            view = self.calibration.view
+            matrix = camera.homography @ np.linalg.inv(view.board_to_pixel())
+            h, w = view.shape
+            ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+            pts = np.stack([xs, ys, np.ones_like(xs)], axis=-1) @ matrix.T.astype(np.float32)
+            self._maps = cv2.convertMaps(pts[..., 0] / pts[..., 2], pts[..., 1] / pts[..., 2],
+                                         cv2.CV_16SC2)
+            self._maps_key = key
+        return cv2.remap(image, *self._maps, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
     def relocate(self, image: np.ndarray) -> bool:
         """Find the markers again; adopt the new geometry if the board moved. True if it did."""
@@ -142,10 +160,10 @@ class BoardReader:
     def _read_once(self, image: np.ndarray, timestamp: float) -> Reading:
         c = self.calibration
         view = c.view
-        rect = rectify(image, view, self._camera_for(image))
+        rect = self._rectify(image)
         ev = evidence(rect, self._background, c.pixels, self.bank.pad)
         matches = match_all(ev, self.bank)
-        probabilities = np.array([self._probabilities(m) for m in matches])
+        probabilities = self._probabilities(matches)
         fg = ev.fg[ev.pad : ev.pad + view.shape[0], ev.pad : ev.pad + view.shape[1]]
         covered = coverage(matches, self.bank, view.shape, ev.pad) > 0.01
         covered = cv2.dilate(covered.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
@@ -176,17 +194,18 @@ class BoardReader:
             changed += denom == 0 or float(np.dot(now, ref)) / denom < MARKER_MIN_CORRELATION
         return changed
 
-    def _probabilities(self, m: SquareMatch) -> np.ndarray:
-        """Class probabilities [empty, white 1..S, black 1..S] from one square's match."""
+    def _probabilities(self, matches: list[SquareMatch]) -> np.ndarray:
+        """Class probabilities [empty, white 1..S, black 1..S] per square from its match.
+
+        Sizes compete with "empty" (score 0) through a softmax; the colour's log-odds,
+        tempered the same way, split each size's probability between the two colours.
+        """
         scale2 = self.calibration.scale**2
-        sizes = len(m.sizes)
-        logits = np.concatenate([[0.0], m.sizes / (TEMPERATURE_PX * scale2)])
-        p = np.exp(logits - logits.max())
-        p /= p.sum()
-        colour_logit = np.clip(m.colour_log_odds / (COLOUR_TEMPERATURE_PX * scale2), -50, 50)
-        p_white = 1.0 / (1.0 + np.exp(-colour_logit))
-        out = np.zeros(class_count(sizes))
-        out[0] = p[0]
-        out[1 : 1 + sizes] = p[1:] * p_white
-        out[1 + sizes :] = p[1:] * (1 - p_white)
-        return out / out.sum()
+        sizes = np.array([m.sizes for m in matches]) / (TEMPERATURE_PX * scale2)
+        logits = np.concatenate([np.zeros((len(matches), 1)), sizes], axis=1)
+        p = np.exp(logits - logits.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        colour = np.array([m.colour_log_odds for m in matches]) / (COLOUR_TEMPERATURE_PX * scale2)
+        p_white = (1.0 / (1.0 + np.exp(-np.clip(colour, -50, 50))))[:, None]
+        out = np.concatenate([p[:, :1], p[:, 1:] * p_white, p[:, 1:] * (1 - p_white)], axis=1)
+        return out / out.sum(axis=1, keepdims=True)

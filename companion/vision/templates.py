@@ -1,10 +1,10 @@
 """Each square's cup silhouettes, precomputed for fast matching.
 
 For every square and every (colour, size) the bank holds the soft silhouette a cup standing
-on that square's centre would have in the rectified view, at full and at half resolution.
-They depend only on geometry (camera centre, square, cup), so they are built once per
-calibration (or re-location) and each frame only correlates them with the evidence map.
-Cups are rarely placed dead centre, so matching searches shifts up to ``max_offset_mm``.
+on that square's centre would have in the rectified view. They depend only on geometry
+(camera centre, square, cup), so they are built once per calibration (or re-location) and
+each frame only correlates them with the evidence map. Cups are rarely placed dead centre,
+so matching searches shifts up to ``max_offset_mm``.
 """
 
 from __future__ import annotations
@@ -22,12 +22,16 @@ MAX_OFFSET_MM = 9.0
 
 @dataclass(frozen=True)
 class SquareTemplates:
-    """One square's silhouettes: ``full[colour, size-1]`` over a frame at (top, left)."""
+    """One square's silhouettes over a frame of the rectified view at (top, left)."""
 
-    top: int  # full-resolution row of the frame's first pixel (even)
-    left: int  # full-resolution column (even)
-    full: np.ndarray  # (2, S, h, w) float32, h and w even
-    half: np.ndarray  # (2, S, h/2, w/2) float32, each pixel the sum of its four full pixels
+    top: int
+    left: int
+    full: np.ndarray  # (2, S, h, w) float32: colour, size - 1
+    flat: np.ndarray  # (2, h*w, S) float32: the same, ready for a matrix product
+    support: np.ndarray  # (h, w): where any cup on this square could show
+    support_centre: tuple[float, float]  # (row, column) centroid of ``support``
+    rows: np.ndarray  # 0..h-1 as float32, for centroids
+    cols: np.ndarray  # 0..w-1
 
 
 @dataclass(frozen=True)
@@ -35,7 +39,7 @@ class TemplateBank:
     """Silhouettes of every square, plus how far a cup may sit off centre (pixels)."""
 
     squares: tuple[SquareTemplates, ...]
-    offset: int  # full-resolution pixels, even
+    offset: int  # full-resolution pixels
     pad: int  # the evidence map must be padded by this many pixels on each side
 
 
@@ -54,49 +58,45 @@ def silhouette_frame(
     half = int(math.ceil(extent * view.scale)) + 2
     top = int(v) - half
     left = int(u) - half
-    top -= top % 2
-    left -= left % 2
     side = 2 * half + 2
     return top, left, side, side
 
 
-def draw_at(
-    view: RectifiedView, frame: tuple[int, int, int, int], sections: np.ndarray, factor: int
-) -> np.ndarray:
-    """Draw sections over a frame of the rectified view, downsampled by ``factor`` (1 or 2)."""
+def draw_at(view: RectifiedView, frame: tuple[int, int, int, int], sections: np.ndarray) -> np.ndarray:
+    """Draw sections over a frame (top, left, height, width) of the rectified view."""
     top, left, h, w = frame
-    s = view.scale
     x0, y1 = view.origin_mm
-    # board point at the centre of the frame's first (downsampled) pixel
-    shift = (factor - 1) / 2
-    origin = np.array([x0 + (left + shift) / s, y1 - (top + shift) / s])
-    mask = draw_silhouette(sections, origin, s / factor, (h // factor, w // factor))
-    return mask * float(factor * factor)
+    origin = np.array([x0 + left / view.scale, y1 - top / view.scale])
+    return draw_silhouette(sections, origin, view.scale, (h, w))
 
 
 def build_bank(
     layout: BoardLayout, view: RectifiedView, camera_mm: np.ndarray, cups: CupSet,
     max_offset_mm: float = MAX_OFFSET_MM,
 ) -> TemplateBank:
-    offset = int(math.ceil(max_offset_mm * view.scale / 2)) * 2
+    offset = int(math.ceil(max_offset_mm * view.scale))
     squares = []
     pad = 0
     rows, cols = view.shape
     for row in range(layout.size * layout.size):
         frame = silhouette_frame(layout, view, camera_mm, cups, row)
         top, left, h, w = frame
-        pad = max(pad, offset - top, offset - left, top + h + offset - rows, left + w + offset - cols)
+        pad = max(pad, offset + 1 - top, offset + 1 - left, top + h + offset + 1 - rows,
+                  left + w + offset + 1 - cols)
         centre = np.array(layout.square_centre(row))
         full = np.zeros((2, cups.max_piece, h, w), np.float32)
-        half = np.zeros((2, cups.max_piece, h // 2, w // 2), np.float32)
         for colour in (0, 1):
             for size in range(1, cups.max_piece + 1):
                 sec = cross_sections(centre, cups.radii[colour][size - 1],
                                      cups.heights[colour][size - 1], cups.shape, camera_mm)
-                full[colour, size - 1] = draw_at(view, frame, sec, 1)
-                half[colour, size - 1] = draw_at(view, frame, sec, 2)
-        squares.append(SquareTemplates(top, left, full, half))
-    pad += pad % 2
+                full[colour, size - 1] = draw_at(view, frame, sec)
+        flat = np.ascontiguousarray(full.reshape(2, cups.max_piece, h * w).transpose(0, 2, 1))
+        support = full[:, -1].max(axis=0)
+        ys, xs = np.mgrid[0:h, 0:w]
+        mass = float(support.sum())
+        centre_px = (float((support * ys).sum() / mass), float((support * xs).sum() / mass))
+        squares.append(SquareTemplates(top, left, full, flat, support, centre_px,
+                                       np.arange(h, dtype=np.float32), np.arange(w, dtype=np.float32)))
     return TemplateBank(tuple(squares), offset, max(pad, 0))
 
 
@@ -110,4 +110,4 @@ def single_template(
     u, v = view.to_pixels(np.asarray(centre_mm)[None, :])[0]
     half = int(math.ceil(extent * view.scale)) + 2
     frame = (int(v) - half, int(u) - half, 2 * half + 2, 2 * half + 2)
-    return frame[0], frame[1], draw_at(view, frame, sec, 1)
+    return frame[0], frame[1], draw_at(view, frame, sec)
