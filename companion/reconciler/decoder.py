@@ -49,10 +49,10 @@ class Kind(StrEnum):
 # predict the same view: those are reported as ambiguous.
 PRIOR: dict[Kind, float] = {
     Kind.NO_CHANGE: 0.0,
-    Kind.MOVE: 0.5,
+    Kind.MOVE: 0.0,
     Kind.TAKEBACK: 0.5,
-    Kind.LIFT: 1.0,
-    Kind.TWO_MOVES: 3.0,
+    Kind.LIFT: 0.5,
+    Kind.TWO_MOVES: 2.0,
     Kind.NEW_GAME: 2.0,
     Kind.ILLEGAL: 1.0,
 }

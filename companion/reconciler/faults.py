@@ -13,6 +13,7 @@ never happen.
 from __future__ import annotations
 
 import random
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,10 +21,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from companion.reconciler.events import EventType
+from companion.reconciler.reconciler import Reconciler
 from companion.reconciler.referee import Action, ActionKind, legal_code_index
 from companion.rules.game import Game
 from companion.rules.position import Position
-from companion.rules.square import Square, board_squares, opponent
+from companion.rules.square import Square, board_squares, opponent, parse_square
 from companion.rules.variant import GobbleRule, Variant
 from companion.vision.observation import Observation, class_count, class_index
 
@@ -254,8 +256,6 @@ class StreamBuilder:
         return Stream(self.variant, self.steps, self.truth(), self.faults)
 
     def lift(self, origin_name: str, fault: str, expect: EventType) -> None:
-        from companion.rules.square import parse_square
-
         origin = parse_square(origin_name)
         color, size = self.game.position.top(origin)  # type: ignore[misc]
         action = Action(ActionKind.LIFT, color, size, origin=origin)
@@ -275,6 +275,35 @@ class StreamBuilder:
 
 def make_stream(variant: Variant, seed: int, rates: FaultRates, max_plies: int = 60) -> Stream:
     return StreamBuilder(variant, random.Random(seed), rates).build(max_plies)
+
+
+FAMILIES: dict[str, dict[str, float]] = {
+    "covered": {"covered": 0.10},
+    "lift": {"lift_then_move": 0.10, "lift_put_back": 0.05},
+    "takeback": {"takeback": 0.05},
+    "illegal": {"illegal": 0.08},
+}
+"""Fault families: each generated game gets one, on top of misreads and occluded frames."""
+
+
+def family_rates(name: str, misread: float = 0.02, occluded: float = 0.10) -> FaultRates:
+    base = FaultRates.clean()
+    return FaultRates(**{**base.__dict__, "misread": misread, "occluded": occluded, **FAMILIES[name]})
+
+
+def run_games(
+    count: int, variants: tuple[str, ...] = ("classic",), first_seed: int = 0,
+    make: Callable[[Variant], object] | None = None, timer: Callable[[], float] | None = None,
+) -> RunResult:
+    """``count`` games, cycling through the fault families and the variants."""
+    total = RunResult()
+    names = sorted(FAMILIES)
+    for i in range(count):
+        seed = first_seed + i
+        variant = Variant.from_spec(variants[i % len(variants)])
+        stream = make_stream(variant, seed, family_rates(names[i % len(names)]))
+        total.add(run_stream(stream, make or Reconciler, timer or time.perf_counter))
+    return total
 
 
 # ----- scoring a run ------------------------------------------------------------------------

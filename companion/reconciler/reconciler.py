@@ -31,13 +31,14 @@ from companion.reconciler.referee import (
     uncovered_line,
     wrong_piece_reason,
 )
+from companion.reconciler.unknowns import HiddenContents
 from companion.rules.game import Game
 from companion.rules.move import Move
 from companion.rules.outcome import Outcome, Termination
 from companion.rules.position import BOARD_FLAG
 from companion.rules.square import Square, color_name, square_name
 from companion.rules.variant import CLASSIC, Variant
-from companion.vision.observation import Observation
+from companion.vision.observation import Observation, class_top
 
 
 @dataclass(frozen=True)
@@ -140,6 +141,7 @@ class Reconciler:
         new_game: bool = True,
         settings: Settings = DEFAULT_SETTINGS,
         clock: Callable[[], float] = time.time,
+        unknowns: HiddenContents | None = None,
     ) -> None:
         if isinstance(variant, str):
             variant = Variant.from_spec(variant)
@@ -149,6 +151,7 @@ class Reconciler:
         self.new_game = new_game
         self.settings = settings
         self._clock = clock
+        self.unknowns = unknowns  # a game started mid-way: what the stacks may hide
         self._timestamp = 0.0
         self._pending: Event | None = None  # an illegal action waiting for the board to be restored
         self._lifted: Square | None = None  # a cup of the side to move seen in the air
@@ -157,6 +160,19 @@ class Reconciler:
         self.last_decision: Decision | None = None
         self._beam: list[Hypothesis] = [ROOT]
         self._unclear: list[Observation] = []  # readings not explained since the last accepted state
+
+    @classmethod
+    def mid_game(
+        cls, variant: Variant | str, tops: dict[Square, tuple[int, int]], turn: int, **options
+    ) -> Reconciler:
+        """Start from a board already in play: only the tops are known. The game starts from
+        the most likely full position; the rest stays open in ``unknowns`` and narrows each
+        time a lift shows what a stack hid."""
+        if isinstance(variant, str):
+            variant = Variant.from_spec(variant)
+        unknowns = HiddenContents(variant, tops, turn)
+        game = Game(variant, start=unknowns.start_position())
+        return cls(variant, game, unknowns=unknowns, **options)
 
     # ----- the public interface -----------------------------------------------------------
 
@@ -279,6 +295,7 @@ class Reconciler:
                 illegal=root, lifts=root, allow_misread=root,
                 takeback=root and self.takeback and self.game.ply > 0,
                 new_game=root and self.new_game and self.game.ply >= 2,
+                reveal=self._reveal_options() if root else None,
             )
         finally:
             for _ in hypothesis.codes:
@@ -383,6 +400,7 @@ class Reconciler:
             if self.game.is_over():
                 break
             move = self.game.position.move_from_code(code)
+            self._track_unknowns(move, decision)
             self.game.push(move, timestamp=self._timestamp)
             texts.append(move.text())
             events.append(self._move_event(move.text(), code, decision))
@@ -390,10 +408,54 @@ class Reconciler:
             why = "moves seen late: earlier readings were unclear" if late else \
                 "two moves were made while the board was covered"
             events = [_with(e, moves=tuple(texts), reason=why) for e in events]
+        self._follow_unknowns()
         outcome = self.game.outcome()
         if outcome is not None:
             events.append(self._outcome_event(outcome))
         return events
+
+    # ----- a game started mid-way ---------------------------------------------------------
+
+    def _reveal_options(self) -> dict[Square, list[int]] | None:
+        """For each stack whose top hides an unknown part: every class a lift may show."""
+        if self.unknowns is None:
+            return None
+        max_piece = self.variant.max_piece
+        out = {}
+        for sq, stack in self.unknowns.stacks.items():
+            if len(stack.known) == 1 and stack.bound > 1:
+                out[sq] = [
+                    0 if p is None else 1 + p[0] * max_piece + p[1] - 1
+                    for p in self.unknowns.under_top(sq)
+                ]
+        return out
+
+    def _track_unknowns(self, move: Move, decision: Decision) -> None:
+        """Tell the hidden-contents model what a move showed (before it is played)."""
+        if self.unknowns is None:
+            return
+        if move.from_square is None:
+            self.unknowns.put(move.to_square, (self.game.turn, move.size))  # type: ignore[arg-type]
+            return
+        origin = move.from_square
+        shown = self.game.position.stack(origin)[-2] if len(self.game.position.stack(origin)) > 1 else None
+        accepted = decision.accepted
+        for sq, cls in accepted.changes if accepted is not None else ():
+            if sq == origin:
+                shown = class_top(cls, self.variant.max_piece)
+        self.unknowns.move(origin, move.to_square, shown)
+
+    def _follow_unknowns(self) -> None:
+        """Replay the game from the most likely start if what was revealed changed it."""
+        if self.unknowns is None:
+            return
+        start = self.unknowns.start_position()
+        if start == self.game.start:
+            return
+        game = Game(self.variant, start=start, headers=self.game.headers)
+        for played in self.game.played:
+            game.push(played.move, played.timestamp, played.comment)
+        self.game = game
 
     def _move_event(self, text: str, code: int, decision: Decision) -> Event:
         squares = [square_name(code & 0xFF)]

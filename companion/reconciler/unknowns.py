@@ -1,0 +1,285 @@
+"""Hidden cups when the companion starts mid-game: what each stack may hide, narrowed as cups
+are lifted, and the most likely full position for the hint engine.
+
+Without history only the tops are known. Under a top of size ``s`` lies a strictly growing
+stack of smaller cups of either colour, possibly none. Which of those are possible is bound by
+the piece counts: every cup not on the board is in its owner's external stacks, and those
+must still be a set of stacks the variant deals out minus their tops (for classic: each
+external stack is a tail ``k..1`` of ``4321``). Everything consistent with that is a
+*hypothesis*; this module counts them with a dynamic programme over squares whose state is the
+number of hidden cups of each colour and size, so it never lists them one by one.
+
+When a cup is lifted and the square shows what it covered, ``reveal`` records that cup as
+known (the unknown part below it shrinks to sizes under it), and the hypotheses narrow.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache
+from itertools import product
+
+from companion.errors import CompanionError
+from companion.rules.position import Piece, Position, Reserve, canonical_reserve
+from companion.rules.square import COLOR_NAMES, Color, Square, square_name
+from companion.rules.variant import Variant
+
+Hidden = tuple[Piece, ...]  # a square's unknown part, bottom first
+Counts = tuple[int, ...]    # hidden cups per (colour, size), index colour * S + size - 1
+
+
+@dataclass
+class StackKnowledge:
+    """One square: the cups known (bottom first) and the size bound of the unknown part below
+    them (every hidden cup is smaller than ``bound``; 1 or 0 means nothing can be hidden)."""
+
+    known: list[Piece] = field(default_factory=list)
+    bound: int = 0
+
+
+class HiddenContents:
+    """The set of full positions consistent with the visible tops and the piece counts."""
+
+    def __init__(self, variant: Variant, tops: dict[Square, Piece], turn: Color = 0) -> None:
+        self.variant = variant
+        self.turn = turn
+        self.stacks: dict[Square, StackKnowledge] = {
+            sq: StackKnowledge([top], top[1]) for sq, top in tops.items()
+        }
+        self._start_tops = dict(tops)
+        self._revealed: dict[Square, list[Piece]] = {}  # cups dug out of each start square, in order
+        self._solve()
+
+    # ----- narrowing ---------------------------------------------------------------------
+
+    def move(self, origin: Square, to: Square, shown: Piece | None) -> None:
+        """A cup moved from ``origin`` (which then showed ``shown``) to ``to``."""
+        lifted = self.stacks[origin].known[-1] if origin in self.stacks else None
+        if lifted is None:
+            raise CompanionError(f"{square_name(origin)} holds no cup to move")
+        self.reveal(origin, shown, solve=False)
+        self.put(to, lifted)
+
+    def reveal(self, sq: Square, shown: Piece | None, solve: bool = True) -> None:
+        """The top cup of ``sq`` was lifted and the square now shows ``shown`` (None: empty).
+
+        Only meaningful where the lifted cup was the last known one; elsewhere the history
+        already says what is under it, and a contradiction is an error."""
+        stack = self.stacks.get(sq)
+        if stack is None or not stack.known:
+            raise CompanionError(f"{square_name(sq)} holds no cup to lift")
+        lifted = stack.known.pop()
+        if stack.known:
+            if stack.known[-1] != shown:
+                raise CompanionError(f"{square_name(sq)} was known to hide {stack.known[-1]}, not {shown}")
+        elif shown is None:
+            stack.bound = 0
+        else:
+            if shown[1] >= min(stack.bound, lifted[1]) and stack.bound:
+                raise CompanionError(f"{square_name(sq)} cannot hide a {shown[1]} under a {lifted[1]}")
+            stack.known.append(shown)
+            stack.bound = shown[1]
+            self._revealed.setdefault(sq, []).append(shown)
+        if not stack.known:
+            del self.stacks[sq]
+        if solve:
+            self._solve()
+
+    def put(self, sq: Square, piece: Piece) -> None:
+        """A known cup was put on ``sq`` (a placement, or the end of a move)."""
+        self.stacks.setdefault(sq, StackKnowledge()).known.append(piece)
+        self._solve()
+
+    # ----- what is known -----------------------------------------------------------------
+
+    @property
+    def count(self) -> int:
+        """How many hypotheses (assignments of every hidden cup) remain."""
+        return self._count
+
+    def options(self, sq: Square) -> list[Hidden]:
+        """The hidden contents of ``sq`` that some hypothesis has (bottom first)."""
+        return list(self._options.get(sq, [()]))
+
+    def under_top(self, sq: Square) -> set[Piece | None]:
+        """What lifting the top of ``sq`` may show: the known cup below, or any possible top of
+        the hidden part (None for nothing)."""
+        stack = self.stacks.get(sq)
+        if stack is None:
+            return set()
+        if len(stack.known) > 1:
+            return {stack.known[-2]}
+        return {hidden[-1] if hidden else None for hidden in self.options(sq)}
+
+    def unknown(self) -> dict[str, list[str]]:
+        """Square name -> the hidden contents still possible there, for squares with more than
+        one possibility (what the device says is still unknown)."""
+        out = {}
+        for sq in sorted(self.stacks):
+            options = self.options(sq)
+            if len(options) > 1:
+                out[square_name(sq)] = [_hidden_text(h) for h in options]
+        return out
+
+    def most_likely(self) -> dict[Square, Hidden]:
+        """The hypothesis with the fewest hidden cups (cups are more often still in hand than
+        buried early), ties broken by square order; what the engine should be given."""
+        return dict(self._best)
+
+    def most_likely_position(self) -> Position:
+        """The current position under the most likely hypothesis (side to move as at the start)."""
+        stacks = {sq: list(self._best.get(sq, ())) + stack.known for sq, stack in self.stacks.items()}
+        return self._position(stacks)
+
+    def start_position(self) -> Position:
+        """The most likely position at the start, from what has been dug out of each start
+        square since and the most likely rest: replaying the moves from it gives the game.
+
+        Hidden parts never move (only tops do), so a start square's stack is its remaining
+        unknown part, then the cups revealed from it (deepest last revealed), then its top."""
+        stacks: dict[Square, list[Piece]] = {}
+        for sq, top in self._start_tops.items():
+            dug = list(reversed(self._revealed.get(sq, [])))
+            stacks[sq] = list(self._best.get(sq, ())) + dug + [top]
+        return self._position(stacks)
+
+    def _position(self, stacks: dict[Square, list[Piece]]) -> Position:
+        counts = [0] * (2 * self.variant.max_piece)
+        for pieces in stacks.values():
+            for color, size in pieces:
+                counts[color * self.variant.max_piece + size - 1] += 1
+        reserves = reserves_for(self.variant, tuple(counts))
+        if reserves is None:
+            raise CompanionError("no position fits the tops and the piece counts")
+        return Position.from_parts(self.variant, stacks, reserves, self.turn)
+
+    # ----- the dynamic programme ---------------------------------------------------------
+
+    def _solve(self) -> None:
+        """Count hypotheses, find each square's possible hidden contents and the best one."""
+        max_piece = self.variant.max_piece
+        base = [0] * (2 * max_piece)
+        for stack in self.stacks.values():
+            for color, size in stack.known:
+                base[color * max_piece + size - 1] += 1
+        squares = sorted(self.stacks)
+        choices = [_hidden_options(self.stacks[sq].bound) for sq in squares]
+        # forward: reachable counts after each square, with ways and the best (fewest hidden)
+        layers: list[dict[Counts, tuple[int, int, Counts, int]]] = [{tuple(base): (1, 0, (), -1)}]
+        for options in choices:
+            layer: dict[Counts, tuple[int, int, Counts, int]] = {}
+            for state, (ways, hidden, _, _) in layers[-1].items():
+                for index, option in enumerate(options):
+                    nxt = _add(state, option, max_piece)
+                    if nxt is None:
+                        continue
+                    old = layer.get(nxt)
+                    cost = hidden + len(option)
+                    if old is None:
+                        layer[nxt] = (ways, cost, state, index)
+                    else:
+                        best = (cost, state, index) if cost < old[1] else old[1:]
+                        layer[nxt] = (old[0] + ways, *best)
+            layers.append(layer)
+        valid = {s for s in layers[-1] if reserves_for(self.variant, s) is not None}
+        if not valid:
+            raise CompanionError("no position fits the visible tops and the piece counts")
+        self._count = sum(layers[-1][s][0] for s in valid)
+        self._best = _trace_best(layers, valid, squares, choices)
+        self._options = _possible_options(layers, valid, squares, choices, max_piece)
+
+
+def _add(state: Counts, option: Hidden, max_piece: int) -> Counts | None:
+    if not option:
+        return state
+    out = list(state)
+    for color, size in option:
+        out[color * max_piece + size - 1] += 1
+    return tuple(out)
+
+
+def _trace_best(layers: list, valid: set[Counts], squares: list[Square], choices: list) -> dict[Square, Hidden]:
+    state = min(valid, key=lambda s: (layers[-1][s][1], s))
+    best: dict[Square, Hidden] = {}
+    for i in range(len(squares), 0, -1):
+        _, _, previous, index = layers[i][state]
+        if choices[i - 1][index]:
+            best[squares[i - 1]] = choices[i - 1][index]
+        state = previous
+    return best
+
+
+def _possible_options(
+    layers: list, valid: set[Counts], squares: list[Square], choices: list, max_piece: int
+) -> dict[Square, list[Hidden]]:
+    """Backward pass: an option is possible where a reachable state before the square leads
+    through it to a state from which a valid end is reachable."""
+    good: set[Counts] = set(valid)
+    possible: dict[Square, list[Hidden]] = {}
+    for i in range(len(squares) - 1, -1, -1):
+        before = set()
+        kept = []
+        for index, option in enumerate(choices[i]):
+            hit = False
+            for state in layers[i]:
+                nxt = _add(state, option, max_piece)
+                if nxt is not None and nxt in good:
+                    before.add(state)
+                    hit = True
+            if hit:
+                kept.append(choices[i][index])
+        possible[squares[i]] = kept
+        good = before
+    return possible
+
+
+@cache
+def _hidden_options(bound: int) -> tuple[Hidden, ...]:
+    """Every strictly growing stack of cups smaller than ``bound``, either colour, fewest first."""
+    sizes = range(1, max(bound, 1))
+    out = []
+    for colours in product((None, 0, 1), repeat=len(sizes)):
+        out.append(tuple((c, s) for c, s in zip(colours, sizes, strict=True) if c is not None))
+    return tuple(sorted(out, key=len))
+
+
+def reserves_for(variant: Variant, on_board: Counts) -> tuple[Reserve, Reserve] | None:
+    """Both players' external stacks given how many cups of each colour and size are on the
+    board, or None when the variant's stacks cannot leave exactly the rest."""
+    max_piece = variant.max_piece
+    out = []
+    for color in (0, 1):
+        used = on_board[color * max_piece : (color + 1) * max_piece]
+        reserve = _reserve_for(variant.stacks, variant.any_order, used)
+        if reserve is None:
+            return None
+        out.append(reserve)
+    return (out[0], out[1])
+
+
+@cache
+def _reserve_for(stacks: tuple[tuple[int, ...], ...], any_order: bool, used: Counts) -> Reserve | None:
+    """External stacks that hold every cup not in ``used``: with pieces leaving tops first,
+    each stack keeps a tail of itself; in any order, one pool of what is left."""
+    sizes = len(used)
+    total = [sum(s == size for stack in stacks for s in stack) for size in range(1, sizes + 1)]
+    left = [t - u for t, u in zip(total, used, strict=True)]
+    if min(left) < 0:
+        return None
+    if any_order:
+        pool = tuple(size for size in range(sizes, 0, -1) for _ in range(left[size - 1]))
+        return canonical_reserve((pool,), True)
+    for cut in product(*(range(len(stack) + 1) for stack in stacks)):
+        remaining = [0] * sizes
+        for stack, k in zip(stacks, cut, strict=True):
+            for size in stack[k:]:
+                remaining[size - 1] += 1
+        if remaining == left:
+            return canonical_reserve(tuple(stack[k:] for stack, k in zip(stacks, cut, strict=True)), False)
+    return None
+
+
+def _hidden_text(hidden: Hidden) -> str:
+    if not hidden:
+        return "nothing"
+    return " ".join(f"{COLOR_NAMES[c]} {s}" for c, s in reversed(hidden))

@@ -1,0 +1,34 @@
+"""Shared helpers for the reconciler tests: observations of positions and of physical actions."""
+
+from __future__ import annotations
+
+from companion.reconciler.faults import tops_of
+from companion.reconciler.reconciler import Reconciler
+from companion.rules import Game, Move, square_name
+from companion.rules.position import Position
+from companion.vision.observation import Observation
+
+Tops = dict[int, tuple[int, int]]
+
+
+def observe_tops(tops: Tops, size: int = 4, max_piece: int = 4) -> Observation:
+    return Observation.from_tops({square_name(sq): t for sq, t in tops.items()}, size, max_piece)
+
+
+def observe(position: Position) -> Observation:
+    return observe_tops(tops_of(position), position.size, position.variant.max_piece)
+
+
+def played(variant: str, moves: str, **options) -> tuple[Reconciler, Game]:
+    """A reconciler that has watched ``moves`` played cleanly, and the true game."""
+    reconciler = Reconciler(variant, **options)
+    game = Game(reconciler.variant)
+    for text in moves.split():
+        game.push(Move.from_text(text))
+        events = reconciler.feed(observe(game.position))
+        assert [e.move for e in events if e.type == "move"] == [text], events
+    return reconciler, game
+
+
+def types(events) -> list[str]:
+    return [str(e.type) for e in events]

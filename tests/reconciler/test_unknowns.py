@@ -1,0 +1,73 @@
+"""Starting mid-game: hidden contents unknown, narrowed as cups are lifted."""
+
+from __future__ import annotations
+
+import pytest
+
+from companion.errors import CompanionError
+from companion.reconciler.reconciler import Reconciler
+from companion.reconciler.unknowns import HiddenContents
+from companion.rules import PRESETS, Game, Move, parse_square
+from tests.reconciler.helpers import observe
+
+CLASSIC = PRESETS["classic"]
+
+
+def true_game() -> Game:
+    """A game whose stacks hide cups: W3 under B4 on c1, B2 under W4 on b2."""
+    game = Game(CLASSIC)
+    for text in "4a1 4d4 3c1 d4-c1 4b3 3a4 4a3 2b2 b3-b2".split():
+        game.push(Move.from_text(text))
+    return game
+
+
+def tops(game: Game) -> dict[int, tuple[int, int]]:
+    position = game.position
+    return {sq: position.top(sq) for sq in position.squares if position.top(sq)}
+
+
+def test_unknowns_cover_the_truth_and_narrow_when_a_cup_is_lifted() -> None:
+    game = true_game()
+    hidden = HiddenContents(CLASSIC, tops(game), game.turn)
+    c1, b2 = parse_square("c1"), parse_square("b2")
+    assert ((0, 3),) in hidden.options(c1)
+    assert ((1, 2),) in hidden.options(b2)
+    before = hidden.count
+    assert before > 1 and "c1" in hidden.unknown()
+    hidden.move(c1, parse_square("d2"), (0, 3))  # Black's 4 leaves c1: a white 3 shows
+    assert hidden.count < before
+    assert hidden.stacks[c1].known == [(0, 3)]
+
+
+def test_impossible_tops_are_refused() -> None:
+    # three white 1s on the board mean every white 4 has left its stack; only one shows and
+    # nothing can hide a 4
+    a = {parse_square(n): (0, 1) for n in ("a1", "b1", "c1")}
+    with pytest.raises(CompanionError):
+        HiddenContents(CLASSIC, {**a, parse_square("d4"): (0, 4)}, 0)
+
+
+def test_most_likely_position_fits_the_tops() -> None:
+    game = true_game()
+    hidden = HiddenContents(CLASSIC, tops(game), game.turn)
+    position = hidden.most_likely_position()
+    for sq, top in tops(game).items():
+        assert position.top(sq) == top
+
+
+def test_reconciler_started_mid_game_narrows_as_cups_are_revealed() -> None:
+    game = true_game()
+    reconciler = Reconciler.mid_game(CLASSIC, tops(game), game.turn)
+    unknown_before = reconciler.unknowns.unknown()
+    count_before = reconciler.unknowns.count
+    assert "c1" in unknown_before
+    game.push(Move.from_text("c1-d2"))  # Black lifts its 4 off c1: the hidden white 3 shows
+    events = reconciler.feed(observe(game.position))
+    assert [e.move for e in events if e.type == "move"] == ["c1-d2"]
+    c1 = parse_square("c1")
+    assert len(reconciler.unknowns.options(c1)) < len(unknown_before["c1"])
+    assert all(size < 3 for hidden in reconciler.unknowns.options(c1) for _, size in hidden)
+    assert reconciler.unknowns.count < count_before
+    # the game was replayed from a start that has the white 3 under c1
+    assert reconciler.game.position.top(parse_square("c1")) == (0, 3)
+    assert reconciler.game.start.stack(parse_square("c1"))[-2:] == ((0, 3), (1, 4))
