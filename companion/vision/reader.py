@@ -23,9 +23,12 @@ from companion.vision.matching import SquareMatch, coverage, evidence, match_all
 from companion.vision.observation import Observation
 from companion.vision.templates import build_bank
 
-TEMPERATURE_PX = 12.0
-"""Pixels per independent sample in a silhouette sum (blur and JPEG correlate neighbours)."""
-COLOUR_TEMPERATURE_PX = 40.0
+SIZE_SURENESS = 0.25
+"""Mean log-odds over the ring between two sizes' silhouettes worth one unit of logit. Pixel
+noise alone would allow far sharper odds, but a cup's shading biases whole rings at once, so
+the confidence follows how clearly the ring reads, not how many pixels it has."""
+COLOUR_SURENESS = 0.5
+"""The same for the mean light-versus-dark log-odds inside the silhouette."""
 BAND_FG_LOG_ODDS = 0.0
 BAND_OCCLUDED_MM2 = 250.0
 """Unexplained non-board area on the margin band that means an arm: a forearm crossing the
@@ -62,6 +65,9 @@ class BoardReader:
         self._band = self._background.band
         self._grid = grid_mask(calibration.layout, calibration.view, 2.0)
         self._marker_masks = self._marker_regions()
+        radii = np.array(calibration.cups.radii)
+        rings = np.diff(np.concatenate([np.zeros((2, 1)), radii], axis=1) ** 2, axis=1)
+        self._ring_px = float(np.pi * rings.mean() * calibration.scale**2)
         gray = cv2.cvtColor(calibration.background, cv2.COLOR_BGR2GRAY).astype(np.float32)
         self._marker_refs = [gray[m] - gray[m].mean() for m in self._marker_masks]
         self._set_camera(calibration.camera, calibration.markers)
@@ -197,15 +203,16 @@ class BoardReader:
     def _probabilities(self, matches: list[SquareMatch]) -> np.ndarray:
         """Class probabilities [empty, white 1..S, black 1..S] per square from its match.
 
-        Sizes compete with "empty" (score 0) through a softmax; the colour's log-odds,
-        tempered the same way, split each size's probability between the two colours.
+        Sizes compete with "empty" (score 0) through a softmax, each score counted in units of
+        ``SIZE_SURENESS`` times the typical ring between adjacent sizes; the colour's mean
+        log-odds, tempered the same way, splits each size's probability between the colours.
         """
-        scale2 = self.calibration.scale**2
-        sizes = np.array([m.sizes for m in matches]) / (TEMPERATURE_PX * scale2)
+        sizes = np.array([m.sizes for m in matches]) / (SIZE_SURENESS * self._ring_px)
         logits = np.concatenate([np.zeros((len(matches), 1)), sizes], axis=1)
         p = np.exp(logits - logits.max(axis=1, keepdims=True))
         p /= p.sum(axis=1, keepdims=True)
-        colour = np.array([m.colour_log_odds for m in matches]) / (COLOUR_TEMPERATURE_PX * scale2)
+        areas = np.array([float(sq.full[m.colour, m.size - 1].sum()) for m, sq in zip(matches, self.bank.squares, strict=True)])
+        colour = np.array([m.colour_log_odds for m in matches]) / (COLOUR_SURENESS * np.maximum(areas, 1.0))
         p_white = (1.0 / (1.0 + np.exp(-np.clip(colour, -50, 50))))[:, None]
         out = np.concatenate([p[:, :1], p[:, 1:] * p_white, p[:, 1:] * (1 - p_white)], axis=1)
         return out / out.sum(axis=1, keepdims=True)

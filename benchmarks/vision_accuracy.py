@@ -1,0 +1,158 @@
+"""Vision accuracy on the development frame sets (or synthetic scenes).
+
+Each scene is calibrated from its own empty and reference frames; then every frame is read.
+Hand frames must be flagged occluded; on every other frame each square must be read right.
+Prints per-square accuracy, frames fully right, hand frames flagged, the confusion matrix
+(rows: truth, columns: reading) and the worst frames.
+
+    PYTHONPATH=. python benchmarks/vision_accuracy.py [FRAMES_DIR] [--synthetic N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from companion.errors import CompanionError
+from companion.rules.square import COLOR_NAMES
+from companion.vision.calibration import calibrate
+from companion.vision.observation import class_index
+from companion.vision.reader import BoardReader
+from companion.vision.sources import read_image
+from companion.vision.synth import SceneRenderer, Top, random_tops
+
+DEFAULT = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "frames-dev"
+MAX_PIECE = 4
+
+
+@dataclass
+class Frame:
+    scene: str
+    name: str
+    image: np.ndarray
+    hand: bool
+    tops: dict[str, Top]
+
+
+@dataclass
+class Scene:
+    name: str
+    empty: np.ndarray
+    reference: np.ndarray
+    frames: list[Frame]
+
+
+@dataclass
+class Tally:
+    squares: int = 0
+    right: int = 0
+    frames: int = 0
+    frames_right: int = 0
+    hands: int = 0
+    hands_flagged: int = 0
+    false_occluded: int = 0
+    confusion: np.ndarray = field(default_factory=lambda: np.zeros((1 + 2 * MAX_PIECE,) * 2, int))
+    worst: list[tuple[int, float, str, list[str]]] = field(default_factory=list)
+
+
+def truth_tops(record: dict) -> dict[str, Top]:
+    return {sq: (COLOR_NAMES.index(t["color"]), int(t["size"])) for sq, t in record.get("top", {}).items()}
+
+
+def dev_scenes(root: Path) -> Iterator[Scene]:
+    for folder in sorted(p for p in root.iterdir() if (p / "frames").is_dir()):
+        files = sorted((folder / "frames").glob("*.jpg"))
+        frames = []
+        for f in files:
+            record = json.loads(f.with_suffix(".json").read_text())
+            frames.append(Frame(folder.name, f.stem, read_image(f), record["kind"] == "hand", truth_tops(record)))
+        yield Scene(folder.name, frames[0].image, frames[1].image, frames)
+
+
+def synthetic_scenes(count: int) -> Iterator[Scene]:
+    rng = np.random.default_rng(2024)
+    for seed in range(count):
+        r = SceneRenderer(1000 + seed)
+        frames = []
+        for k in range(12):
+            tops = random_tops(rng, fill=0.6)
+            frames.append(Frame(f"synth-{seed}", f"{k:02d}", r.render(tops, hand=k % 4 == 3), k % 4 == 3, tops))
+        yield Scene(f"synth-{seed}", r.empty(), r.reference(), frames)
+
+
+def score(scene: Scene, tally: Tally) -> None:
+    reader = BoardReader(calibrate(scene.empty, scene.reference))
+    for frame in scene.frames:
+        obs = reader.read(frame.image)
+        if frame.hand:
+            tally.hands += 1
+            tally.hands_flagged += obs.occluded
+            continue
+        tally.frames += 1
+        tally.false_occluded += obs.occluded
+        wrong = []
+        lowest = 1.0
+        for name, top in obs.tops().items():
+            truth = frame.tops.get(name)
+            tally.squares += 1
+            tally.confusion[class_index(truth, MAX_PIECE), class_index(top, MAX_PIECE)] += 1
+            lowest = min(lowest, obs.confidence(name))
+            if top == truth:
+                tally.right += 1
+            else:
+                wrong.append(f"{name}: {label(truth)} read {label(top)}")
+        tally.frames_right += not wrong and not obs.occluded
+        tally.worst.append((len(wrong) + obs.occluded, lowest, f"{frame.scene}/{frame.name}", wrong))
+
+
+def label(top: Top) -> str:
+    return "empty" if top is None else f"{'WB'[top[0]]}{top[1]}"
+
+
+def report(tally: Tally) -> None:
+    pct = 100 * tally.right / max(tally.squares, 1)
+    print(f"squares read right: {tally.right}/{tally.squares} = {pct:.3f} %")
+    print(f"frames fully right: {tally.frames_right}/{tally.frames}"
+          f" (non-hand frames flagged occluded: {tally.false_occluded})")
+    print(f"hand frames flagged occluded: {tally.hands_flagged}/{tally.hands}")
+    names = ["empty"] + [f"{c}{s}" for c in "WB" for s in range(1, MAX_PIECE + 1)]
+    print("confusion (rows truth, columns reading):")
+    print("        " + " ".join(f"{n:>5}" for n in names))
+    for name, row in zip(names, tally.confusion, strict=True):
+        print(f"  {name:>5} " + " ".join(f"{v:>5}" for v in row))
+    print("worst frames (wrong squares, lowest confidence):")
+    for wrong, lowest, where, details in sorted(tally.worst, key=lambda w: (-w[0], w[1]))[:8]:
+        print(f"  {where}: {wrong} wrong, lowest confidence {lowest:.3f} {'; '.join(details)}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("frames", nargs="?", default=str(DEFAULT), help="frame sets folder (default ../shared/data/frames-dev)")
+    parser.add_argument("--synthetic", type=int, default=0, help="use N synthetic scenes instead")
+    args = parser.parse_args()
+    tally = Tally()
+    try:
+        if args.synthetic:
+            scenes: Iterator[Scene] = synthetic_scenes(args.synthetic)
+        elif Path(args.frames).is_dir():
+            scenes = dev_scenes(Path(args.frames))
+        else:
+            print(f"{args.frames} not found; try --synthetic 10", file=sys.stderr)
+            return 2
+        for scene in scenes:
+            score(scene, tally)
+    except CompanionError as error:
+        print(f"vision_accuracy: {error}", file=sys.stderr)
+        return 2
+    report(tally)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,61 @@
+"""``gobblet-companion calibrate``: fix the board's geometry and learn its cups, into a file."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+from companion.errors import CompanionError
+from companion.rules.square import COLOR_NAMES
+from companion.vision.calibration import calibrate, parse_corners
+from companion.vision.geometry import BoardLayout
+from companion.vision.sources import read_image
+
+
+def register(subcommands: argparse._SubParsersAction) -> None:
+    parser = subcommands.add_parser(
+        "calibrate",
+        help="calibrate the camera view of the board from an empty-board image",
+        description=(
+            "Find the board from its four ArUco markers (or four grid corners given by hand) in an "
+            "empty-board image, optionally learn the cups from a reference-layout image (White's "
+            "sizes 1-4 on a1-d1, Black's on a4-d4), and save the calibration as JSON."
+        ),
+    )
+    parser.add_argument("--empty", required=True, metavar="IMG", help="image of the empty board")
+    parser.add_argument("--reference", metavar="IMG", help="image of the reference layout (recommended)")
+    parser.add_argument(
+        "--corners",
+        metavar='"x,y x,y x,y x,y"',
+        help="image pixels of the a1, d1, d4, a4 grid corners, for a board without markers",
+    )
+    parser.add_argument("--out", required=True, metavar="FILE", help="calibration file to write")
+    parser.add_argument("--size", type=int, default=4, help="board size (default 4)")
+    parser.add_argument("--pieces", type=int, default=None, help="cup sizes per colour (default: 4, or 3 on 3x3)")
+    parser.add_argument("--square-mm", type=float, default=60.0, help="grid square side in mm (default 60)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not 3 <= args.size <= 8:
+        raise CompanionError(f"--size {args.size}: boards of 3 to 8 squares a side are supported")
+    pieces = args.pieces or (3 if args.size == 3 else 4)
+    layout = BoardLayout(size=args.size, square_mm=args.square_mm)
+    empty = read_image(args.empty)
+    reference = read_image(args.reference) if args.reference else None
+    corners = parse_corners(args.corners) if args.corners else None
+    calibration = calibrate(empty, reference, corners, layout, pieces)
+    out = Path(args.out)
+    calibration.save(out)
+    camera = calibration.camera
+    how = "markers " + ", ".join(str(i) for i in sorted(calibration.markers)) if calibration.markers else "--corners"
+    print(f"board {args.size}x{args.size} located from {how}; camera about {camera.centre[2] / 10:.0f} cm above it")
+    if calibration.reference:
+        for colour in (0, 1):
+            diameters = " ".join(f"{2 * r:.0f}" for r in calibration.cups.radii[colour])
+            print(f"learned {COLOR_NAMES[colour]} cups, apparent diameters (mm): {diameters}")
+    else:
+        print("no --reference: using default cup sizes and colours (a reference image makes reading surer)")
+    print(f"wrote {out}")
+    return 0

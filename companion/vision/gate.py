@@ -1,0 +1,64 @@
+"""Stability gate: pass an observation on only once the board has settled.
+
+A hand over the board, a shadow sweeping across it or a cup in mid-air change the reading
+from frame to frame; a real position does not. The gate reports a reading once consecutive
+frames have agreed on every square's most probable content for ``hold_seconds`` (and at
+least ``min_frames`` frames), averaging their probabilities. Occluded frames never pass and
+restart the wait, as does any disagreement. Each settled period is reported once, so a board
+left unchanged after a hand passed over it is reported again: the consumer sees every
+settled state, in order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from companion.errors import CompanionError
+from companion.vision.observation import Observation
+
+
+class StabilityGate:
+    """Feed ``(timestamp, observation)``; get a stable Observation back once, else None."""
+
+    def __init__(self, hold_seconds: float = 1.0, min_frames: int = 3) -> None:
+        if hold_seconds < 0 or min_frames < 1:
+            raise CompanionError("stability gate: hold_seconds must be >= 0 and min_frames >= 1")
+        self.hold_seconds = hold_seconds
+        self.min_frames = min_frames
+        self._agreeing: list[Observation] = []
+        self._since = 0.0
+        self._reported = False
+        self._moved = False
+        self.stable: Observation | None = None
+        """The last observation the gate reported."""
+
+    def reset(self) -> None:
+        """Forget the frames agreeing so far (e.g. after the camera was re-opened)."""
+        self._agreeing = []
+        self._reported = False
+
+    def feed(self, timestamp: float, observation: Observation) -> Observation | None:
+        """The settled observation when this frame completes a stable period, else None."""
+        self._moved |= observation.moved
+        if observation.occluded:
+            self.reset()
+            return None
+        first = self._agreeing[0] if self._agreeing else None
+        if (
+            first is None
+            or observation.moved
+            or timestamp < self._since
+            or not observation.same_reading(first)
+        ):
+            self._agreeing = [observation]
+            self._since = timestamp
+            self._reported = False
+            return None
+        self._agreeing.append(observation)
+        if self._reported or timestamp - self._since < self.hold_seconds or len(self._agreeing) < self.min_frames:
+            return None
+        self._reported = True
+        probabilities = np.mean([o.probabilities for o in self._agreeing], axis=0)
+        self.stable = Observation(first.size, first.max_piece, probabilities, False, self._moved, timestamp)
+        self._moved = False
+        return self.stable
