@@ -28,6 +28,9 @@ COMMAND_MODULES: tuple[str, ...] = (
     "engine",
     "games",
     "replay",
+    "calibrate",
+    "read",
+    "markers",
 )
 
 EXIT_OK = 0
