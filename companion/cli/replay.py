@@ -28,6 +28,7 @@ from companion.vision.reader import BoardReader
 VIDEO_SUFFIXES = (".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v", ".h264")
 GATE_SECONDS = 0.6
 """How long the board must read the same before a reading counts as stable."""
+TIME_TOLERANCE = 1e-6  # frame times are sums of floats
 
 
 def register(subcommands: argparse._SubParsersAction) -> None:
@@ -80,7 +81,8 @@ class HoldGate:
             return None
         if self._since is None or not observation.same_reading(self._since):
             self._since, self._emitted = observation, False
-        if self._emitted or observation.timestamp - self._since.timestamp < self.seconds:
+        held = observation.timestamp - self._since.timestamp
+        if self._emitted or held < self.seconds - TIME_TOLERANCE:
             return None
         self._emitted = True
         return observation

@@ -10,7 +10,7 @@ import pytest
 
 from companion.reconciler.decoder import Kind, decide
 from companion.reconciler.reconciler import Reconciler
-from companion.rules import Game, Move, PRESETS
+from companion.rules import PRESETS, Game, Move
 from companion.vision.observation import Observation
 from tests.reconciler.helpers import observe, played, types
 
@@ -104,7 +104,7 @@ def test_decide_is_usable_on_its_own() -> None:
 
 
 def test_new_game_when_the_board_is_cleared() -> None:
-    reconciler, game = played("classic", "4a1 4b2 3c3")
+    reconciler, _ = played("classic", "4a1 4b2 3c3")
     events = reconciler.feed(observe(Game().position))
     assert types(events) == ["new-game"]
     assert reconciler.game.ply == 0

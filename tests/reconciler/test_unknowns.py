@@ -16,7 +16,7 @@ CLASSIC = PRESETS["classic"]
 def true_game() -> Game:
     """A game whose stacks hide cups: W3 under B4 on c1, B2 under W4 on b2."""
     game = Game(CLASSIC)
-    for text in "4a1 4d4 3c1 d4-c1 4b3 3a4 4a3 2b2 b3-b2".split():
+    for text in ["4a1", "4d4", "3c1", "d4-c1", "4b3", "3a4", "4a3", "2b2", "b3-b2"]:
         game.push(Move.from_text(text))
     return game
 
