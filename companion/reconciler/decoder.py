@@ -90,7 +90,7 @@ class Explanation:
     def describe(self, position: Position) -> str:
         """Short text for logs and needs-attention events."""
         if self.codes:
-            return " ".join(_code_texts(position, self.codes))
+            return " ".join(code_texts(position, self.codes))
         if self.action is not None:
             return f"{self.kind} {self.action.text()}"
         return str(self.kind)
@@ -167,7 +167,7 @@ class View:
 # ----- candidates ---------------------------------------------------------------------------------
 
 
-def _code_texts(position: Position, codes: Iterable[int]) -> list[str]:
+def code_texts(position: Position, codes: Iterable[int]) -> list[str]:
     """Texts of codes played in sequence from ``position`` (which is left unchanged)."""
     texts = []
     pushed = 0

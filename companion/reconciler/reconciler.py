@@ -20,7 +20,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from companion.reconciler.decoder import DEFAULT_SETTINGS, Decision, Explanation, Kind, Settings, decide
+from companion.reconciler.decoder import (
+    DEFAULT_SETTINGS,
+    Decision,
+    Explanation,
+    Kind,
+    Settings,
+    code_texts,
+    decide,
+)
 from companion.reconciler.events import Event, EventType
 from companion.reconciler.referee import (
     Action,
@@ -93,19 +101,8 @@ def _distinct(joint: list, count: int) -> list:
 def _describe(game: Game, item: tuple[float, Hypothesis, Explanation, Decision]) -> str:
     _, hypothesis, explanation, _ = item
     if explanation.codes or hypothesis.codes:
-        return " ".join(_texts(game, hypothesis.codes + explanation.codes)) or "no change"
+        return " ".join(code_texts(game.position, hypothesis.codes + explanation.codes)) or "no change"
     return explanation.describe(game.position)
-
-
-def _texts(game: Game, codes: tuple[int, ...]) -> list[str]:
-    position = game.position
-    texts = []
-    for code in codes:
-        texts.append(position.move_from_code(code).text())
-        position.push_code(code)
-    for _ in codes:
-        position.pop_code()
-    return texts
 
 
 def _next_beam(joint: list[tuple[float, Hypothesis, Explanation, Decision]]) -> list[Hypothesis]:
