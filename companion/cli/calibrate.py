@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-
 from companion.errors import CompanionError
 from companion.rules.square import COLOR_NAMES
 from companion.vision.calibration import calibrate, parse_corners

@@ -13,6 +13,7 @@ and the background image (PNG, base64).
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 import time
 from dataclasses import dataclass, field
@@ -156,11 +157,13 @@ class Calibration:
         """Read a calibration file; with ``size``, refuse one made for another board size."""
         try:
             text = Path(path).read_text(encoding="utf-8")
+        except UnicodeDecodeError as error:
+            raise CompanionError(f"calibration {path} is corrupt (not JSON); run calibrate again") from error
         except OSError as error:
             raise CompanionError(f"cannot read calibration {path}: {error.strerror or error}") from error
         try:
             data = json.loads(text)
-        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        except json.JSONDecodeError as error:
             raise CompanionError(f"calibration {path} is corrupt (not JSON); run calibrate again") from error
         calibration = cls.from_json(data, f"calibration {path}")
         if size is not None and calibration.size != size:
@@ -324,7 +327,7 @@ def _check_reference(scores: dict[int, float], cups: CupSet, ref: dict[int, tupl
             )
     for colour in (0, 1):
         radii = cups.radii[colour]
-        if any(b <= a for a, b in zip(radii, radii[1:], strict=False)):
+        if any(b <= a for a, b in itertools.pairwise(radii)):
             raise CompanionError(
                 f"reference frame: the {COLOR_NAMES[colour]} cups do not grow from file a to "
                 f"file {'abcdefgh'[len(radii) - 1]}; put sizes 1, 2, 3, 4 in that order"

@@ -138,7 +138,7 @@ def draw_silhouette(
     for x, y, r, t in sections:
         u = (x - origin_px[0]) * k + (SUPERSAMPLE - 1) / 2
         v = ((origin_px[1] - y) if flip_y else (y - origin_px[1])) * k + (SUPERSAMPLE - 1) / 2
-        cv2.circle(big, (int(round(u * one)), int(round(v * one))), int(round(r * k * one)),
-                   int(round(255 * (SKIRT_WEIGHT if t < SKIRT_TOP else 1.0))), -1, cv2.LINE_8, bits)
+        cv2.circle(big, (round(u * one), round(v * one)), round(r * k * one),
+                   round(255 * (SKIRT_WEIGHT if t < SKIRT_TOP else 1.0)), -1, cv2.LINE_8, bits)
     small = cv2.resize(big, (w, h), interpolation=cv2.INTER_AREA)
     return small.astype(np.float32) / 255.0

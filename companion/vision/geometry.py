@@ -19,6 +19,7 @@ import numpy as np
 
 from companion.errors import CompanionError
 
+MIN_TILT_DEG = 6.0
 DEFAULT_FOCAL_RATIO = 0.8
 """Focal length / image width assumed when a view is too square-on to measure it (the Pi
 cameras are 0.77-0.83); an error here only scales the predicted lean of cups slightly."""
@@ -109,7 +110,8 @@ class Camera:
         """Image pixels per board millimetre near a board point (geometric mean of axes)."""
         x, y = at_mm
         p = self.to_image(np.array([(x, y), (x + 1.0, y), (x, y + 1.0)]))
-        return float(np.sqrt(abs(np.cross(p[1] - p[0], p[2] - p[0]))))
+        (ux, uy), (vx, vy) = p[1] - p[0], p[2] - p[0]
+        return float(np.sqrt(abs(ux * vy - uy * vx)))
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -133,27 +135,29 @@ def focal_from_homography(homography: np.ndarray, image_size: tuple[int, int]) -
     """Focal length implied by a plane homography, or None when the view is too square-on.
 
     With the principal point at the image centre and square pixels, the homography's first
-    two columns are the rotated plane axes seen through K: orthogonal and of equal length.
-    Each gives an estimate of f²; they are trusted only when both exist and agree.
+    two columns are the plane's axes seen through K: orthogonal and of equal length. Both
+    conditions are linear in 1/f²; their least-squares solution is trusted only when the
+    board is tilted enough (``MIN_TILT_DEG``) for perspective to carry the information.
     """
     w, h = image_size
     shift = np.array([[1.0, 0.0, -w / 2], [0.0, 1.0, -h / 2], [0.0, 0.0, 1.0]])
     hn = shift @ homography
-    hn = hn / np.linalg.norm(hn[:, 0])
-    a, b = hn[:, 0], hn[:, 1]
-    estimates = []
-    denom = a[2] * b[2]
-    if abs(denom) > 1e-12:
-        estimates.append(-(a[0] * b[0] + a[1] * b[1]) / denom)
-    denom = a[2] ** 2 - b[2] ** 2
-    if abs(denom) > 1e-12:
-        estimates.append(-((a[0] ** 2 + a[1] ** 2) - (b[0] ** 2 + b[1] ** 2)) / denom)
-    good = [np.sqrt(e) for e in estimates if e > 0]
-    if len(good) != 2 or not (0.4 * w < min(good) and max(good) < 3.0 * w):
+    a, b = hn[:, 0] / np.linalg.norm(hn[:, 0]), hn[:, 1] / np.linalg.norm(hn[:, 0])
+    c = np.array([a[0] * b[0] + a[1] * b[1], a[0] ** 2 + a[1] ** 2 - b[0] ** 2 - b[1] ** 2])
+    d = np.array([a[2] * b[2], a[2] ** 2 - b[2] ** 2])
+    if float(c @ c) == 0.0:
         return None
-    if max(good) / min(good) > 1.25:
+    inv_f2 = -float(c @ d) / float(c @ c)
+    if inv_f2 <= 0:
         return None
-    return float(np.mean(good))
+    f = 1.0 / np.sqrt(inv_f2)
+    if not 0.3 * w < f < 4.0 * w:
+        return None
+    k_inv = np.linalg.inv(np.array([[f, 0, 0], [0, f, 0], [0, 0, 1.0]]))
+    r1, r2 = k_inv @ hn[:, 0], k_inv @ hn[:, 1]
+    normal = np.cross(r1, r2)
+    tilt = np.degrees(np.arccos(min(1.0, abs(normal[2]) / np.linalg.norm(normal))))
+    return float(f) if tilt >= MIN_TILT_DEG else None
 
 
 def camera_from_points(
@@ -176,7 +180,7 @@ def camera_from_points(
     if homography is None or not np.all(np.isfinite(homography)):
         raise CompanionError("the board corners are degenerate (three in a line?); check them")
     _check_orientation(homography)
-    w, h = image_size
+    w, _h = image_size
     f = focal or focal_from_homography(homography, image_size) or DEFAULT_FOCAL_RATIO * w
     return camera_with_focal(homography, src, dst, image_size, f)
 
@@ -225,7 +229,7 @@ class RectifiedView:
 
     @property
     def shape(self) -> tuple[int, int]:
-        side = int(round((self.layout.grid_mm + 2 * self.layout.margin_mm) * self.scale))
+        side = round((self.layout.grid_mm + 2 * self.layout.margin_mm) * self.scale)
         return (side, side)
 
     def board_to_pixel(self) -> np.ndarray:

@@ -7,6 +7,7 @@ which is small enough to decode at 24 mm seen from 0.65 m at 640x480.
 
 from __future__ import annotations
 
+import itertools
 import struct
 import zlib
 from dataclasses import dataclass
@@ -162,17 +163,17 @@ def _cut_lines(layout: BoardLayout) -> list[tuple[float, float, float, float]]:
 
 def _sheet_png(layout: BoardLayout, dpi: int) -> bytes:
     px = dpi / MM_PER_INCH
-    w, h = (int(round(v * px)) for v in A4_MM)
+    w, h = (round(v * px) for v in A4_MM)
     sheet = np.full((h, w), 255, np.uint8)
 
     def edge(v: float) -> int:
-        return int(round(v * px))
+        return round(v * px)
 
     for x, y, rw, rh in _sheet_rects(layout):
         sheet[edge(y):edge(y + rh), edge(x):edge(x + rw)] = 0
     for x, y, rw, rh in _cut_lines(layout):
         box = [(x, y), (x + rw, y), (x + rw, y + rh), (x, y + rh), (x, y)]
-        for (x0, y0), (x1, y1) in zip(box, box[1:], strict=False):
+        for (x0, y0), (x1, y1) in itertools.pairwise(box):
             for t in np.arange(0.0, 1.0, 0.1):
                 a = (edge(x0 + (x1 - x0) * t), edge(y0 + (y1 - y0) * t))
                 b = (edge(x0 + (x1 - x0) * (t + 0.05)), edge(y0 + (y1 - y0) * (t + 0.05)))
@@ -180,7 +181,7 @@ def _sheet_png(layout: BoardLayout, dpi: int) -> bytes:
     for x, y, size, text in _sheet_texts(layout):
         scale = size * px / 22.0
         cv2.putText(sheet, text, (edge(x), edge(y)), cv2.FONT_HERSHEY_SIMPLEX, scale, 0,
-                    max(1, int(round(scale * 1.5))), cv2.LINE_AA)
+                    max(1, round(scale * 1.5)), cv2.LINE_AA)
     ok, png = cv2.imencode(".png", sheet)
     if not ok:
         raise CompanionError("could not encode the marker sheet as PNG")
@@ -189,7 +190,7 @@ def _sheet_png(layout: BoardLayout, dpi: int) -> bytes:
 
 def _with_dpi(png: bytes, dpi: int) -> bytes:
     """Insert a pHYs chunk so printers and viewers know the sheet's true scale."""
-    per_metre = int(round(dpi / 0.0254))
+    per_metre = round(dpi / 0.0254)
     body = b"pHYs" + struct.pack(">IIB", per_metre, per_metre, 1)
     chunk = struct.pack(">I", 9) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
     ihdr_end = 8 + 8 + 13 + 4  # signature, IHDR length+type, IHDR data, CRC

@@ -133,7 +133,7 @@ def table_index(f: np.ndarray) -> np.ndarray:
 
 def texture_window(scale: float) -> int:
     """Odd window of about ``TEXTURE_MM`` for the texture correlation."""
-    return int(round(TEXTURE_MM * scale)) // 2 * 2 + 1
+    return round(TEXTURE_MM * scale) // 2 * 2 + 1
 
 
 def texture_bin(ncc: np.ndarray) -> np.ndarray:

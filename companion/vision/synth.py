@@ -247,7 +247,7 @@ class SceneRenderer:
             a = i * lay.square_mm
             for p, q in (((a, 0), (a, lay.grid_mm)), ((0, a), (lay.grid_mm, a))):
                 ends = np.round(px(np.array([p, q]))).astype(np.int32)
-                cv2.line(lines, tuple(ends[0]), tuple(ends[1]), 1, max(1, int(round(0.8 * k))), cv2.LINE_AA)
+                cv2.line(lines, tuple(ends[0]), tuple(ends[1]), 1, max(1, round(0.8 * k)), cv2.LINE_AA)
         tex[lines.astype(bool)] *= look.line
         if self.markers:
             self._draw_markers(tex, px)
@@ -261,7 +261,7 @@ class SceneRenderer:
             quiet = (corners - corners.mean(0)) * (32.0 / 24.0) + corners.mean(0)
             cv2.fillConvexPoly(tex, np.round(px(quiet)).astype(np.int32), (0.92, 0.92, 0.92))  # type: ignore[operator]
             cells = cv2.aruco.generateImageMarker(dictionary, marker_id, 6).astype(np.float32) / 255
-            size = int(round(lay.marker_mm * TEXTURE_PX_PER_MM))
+            size = round(lay.marker_mm * TEXTURE_PX_PER_MM)
             patch = cv2.resize(cells, (size, size), interpolation=cv2.INTER_NEAREST) * 0.9 + 0.04
             src = np.float32([[0, 0], [size, 0], [size, size], [0, size]])
             dst = px(corners).astype(np.float32)  # type: ignore[operator]

@@ -55,7 +55,7 @@ def silhouette_frame(
                                  cups.heights[colour][size - 1], cups.shape, camera_mm)
             extent = max(extent, float(np.max(np.hypot(*(sec[:, :2] - centre).T) + sec[:, 2])))
     u, v = view.to_pixels(centre[None, :])[0]
-    half = int(math.ceil(extent * view.scale)) + 2
+    half = math.ceil(extent * view.scale) + 2
     top = int(v) - half
     left = int(u) - half
     side = 2 * half + 2
@@ -74,7 +74,7 @@ def build_bank(
     layout: BoardLayout, view: RectifiedView, camera_mm: np.ndarray, cups: CupSet,
     max_offset_mm: float = MAX_OFFSET_MM,
 ) -> TemplateBank:
-    offset = int(math.ceil(max_offset_mm * view.scale))
+    offset = math.ceil(max_offset_mm * view.scale)
     squares = []
     pad = 0
     rows, cols = view.shape
@@ -108,6 +108,6 @@ def single_template(
     sec = cross_sections(centre_mm, radius, height, shape, camera_mm)
     extent = float(np.max(np.hypot(*(sec[:, :2] - centre_mm).T) + sec[:, 2]))
     u, v = view.to_pixels(np.asarray(centre_mm)[None, :])[0]
-    half = int(math.ceil(extent * view.scale)) + 2
+    half = math.ceil(extent * view.scale) + 2
     frame = (int(v) - half, int(u) - half, 2 * half + 2, 2 * half + 2)
     return frame[0], frame[1], draw_at(view, frame, sec)

@@ -1,0 +1,60 @@
+import pytest
+
+from companion.errors import CompanionError
+from companion.vision.gate import StabilityGate
+from companion.vision.observation import Observation
+
+A = Observation.from_tops({"a1": (0, 1)})
+B = Observation.from_tops({"a1": (0, 2)})
+HAND = Observation.from_tops({"a1": (1, 4)}, occluded=True)
+
+
+def feed_all(gate, frames):
+    return [gate.feed(t, obs) for t, obs in frames]
+
+
+def test_reports_once_frames_agree_for_the_hold_time():
+    gate = StabilityGate(hold_seconds=1.0, min_frames=3)
+    out = feed_all(gate, [(0.0, A), (0.5, A), (0.9, A), (1.0, A), (1.5, A)])
+    assert out[:3] == [None, None, None]
+    assert out[3] is not None and out[3].top("a1") == (0, 1) and out[3].timestamp == 1.0
+    assert out[4] is None  # each settled period is reported once
+    assert gate.stable is out[3]
+
+
+def test_a_change_restarts_the_wait():
+    gate = StabilityGate(hold_seconds=1.0, min_frames=2)
+    out = feed_all(gate, [(0.0, A), (0.8, B), (1.5, B), (1.8, B)])
+    assert out[:3] == [None, None, None]
+    assert out[3].top("a1") == (0, 2)
+
+
+def test_occluded_frames_never_pass_and_reset_agreement():
+    gate = StabilityGate(hold_seconds=1.0, min_frames=1)
+    out = feed_all(gate, [(0.0, A), (0.9, HAND), (1.0, A), (1.5, A), (2.0, A)])
+    assert out[:4] == [None, None, None, None]
+    assert out[4] is not None  # agreement counted again from 1.0
+    gate = StabilityGate(hold_seconds=0.0, min_frames=1)
+    assert gate.feed(0.0, HAND) is None
+
+
+def test_same_board_after_a_hand_is_reported_again_and_moved_is_carried():
+    gate = StabilityGate(hold_seconds=0.5, min_frames=1)
+    first = feed_all(gate, [(0.0, A), (0.6, A)])[-1]
+    moved = Observation.from_tops({"a1": (0, 1)}, moved=True)
+    out = feed_all(gate, [(0.7, HAND), (0.8, moved), (1.2, A), (1.4, A)])
+    assert first is not None and out[-1] is not None
+    assert out[-1].moved is True
+
+
+def test_agreeing_probabilities_are_averaged():
+    gate = StabilityGate(hold_seconds=0.0, min_frames=2)
+    sure = Observation.from_tops({"a1": (0, 1)}, certainty=0.99)
+    less = Observation.from_tops({"a1": (0, 1)}, certainty=0.79)
+    out = feed_all(gate, [(0.0, sure), (0.1, less)])
+    assert out[1].confidence("a1") == pytest.approx(0.89)
+
+
+def test_bad_settings_are_refused():
+    with pytest.raises(CompanionError):
+        StabilityGate(hold_seconds=-1)

@@ -1,0 +1,49 @@
+import numpy as np
+import pytest
+
+from companion.errors import CompanionError
+from companion.vision.geometry import BoardLayout, RectifiedView, camera_from_points, focal_from_homography
+
+
+def test_marker_corners_sit_outside_the_grid_corners():
+    layout = BoardLayout()
+    centres = layout.marker_centres()
+    assert centres[0] == pytest.approx((-17.5, -17.5))
+    assert centres[2] == pytest.approx((257.5, 257.5))
+    corners = layout.marker_corners(0)
+    assert corners[0] == pytest.approx((-29.5, -5.5))  # top-left, toward rank 4
+
+
+def test_camera_centre_and_corners_from_markers(setup_for):
+    s = setup_for(2)
+    camera = s.calibration.camera
+    truth = s.renderer.centre
+    assert np.linalg.norm(camera.centre - truth) < 0.1 * truth[2]
+    grid = camera.to_image(BoardLayout().grid_corners())
+    assert np.abs(grid - s.renderer.grid_corners_px()).max() < 1.5
+
+
+def test_focal_length_is_measured_from_an_oblique_view():
+    w, h, f = 640, 480, 520.0
+    k = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1]])
+    angle = np.radians(25)
+    rot = np.array([[1, 0, 0], [0, -np.cos(angle), -np.sin(angle)], [0, np.sin(angle), -np.cos(angle)]])
+    t = -rot @ np.array([120.0, -150.0, 450.0])
+    homography = k @ np.c_[rot[:, 0], rot[:, 1], t]
+    assert focal_from_homography(homography, (w, h)) == pytest.approx(f, rel=0.01)
+
+
+def test_degenerate_and_mirrored_corners_are_refused():
+    layout = BoardLayout()
+    with pytest.raises(CompanionError):
+        camera_from_points(layout.grid_corners(), np.array([[0, 0], [1, 1], [2, 2], [3, 3.0]]), (640, 480))
+    mirrored = np.array([[400, 400], [150, 400], [150, 150], [400, 150.0]])
+    with pytest.raises(CompanionError, match="mirrored"):
+        camera_from_points(layout.grid_corners(), mirrored, (640, 480))
+
+
+def test_rectified_view_puts_rank_n_at_the_top():
+    view = RectifiedView(BoardLayout(), 1.0)
+    a1, a4 = view.to_pixels(np.array([[0.0, 0.0], [0.0, 240.0]]))
+    assert a1 == pytest.approx((35, 275)) and a4 == pytest.approx((35, 35))
+    assert view.shape == (310, 310)
