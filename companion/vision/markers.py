@@ -145,10 +145,12 @@ def _sheet_rects(layout: BoardLayout) -> list[tuple[float, float, float, float]]
 
 def _sheet_texts(layout: BoardLayout) -> list[tuple[float, float, float, str]]:
     """Text lines (x, baseline y in mm, height in mm, text)."""
-    texts = [(20.0, 25.0, 6.0, f"gobblet-companion board markers (DICT_4X4_50, {layout.marker_mm:g} mm)")]
+    texts = [(20.0, 25.0, 6.0, "gobblet-companion board markers"),
+             (20.0, 33.0, 3.5, f"ArUco DICT_4X4_50, black square {layout.marker_mm:g} mm")]
     for item in sheet_items(layout):
         texts.append((item.x_mm - QUIET_MM, item.y_mm + layout.marker_mm + QUIET_MM + 7, 3.5,
                       item.label))
+        texts.append((item.x_mm, item.y_mm - QUIET_MM - 2, 3.0, "top (toward rank 4)"))
     texts.append((20.0, 247.0, 3.5, "100 mm"))
     texts.extend((20.0, 262.0 + 6 * i, 3.5, line) for i, line in enumerate(INSTRUCTIONS))
     return texts
