@@ -30,11 +30,13 @@ the confidence follows how clearly the ring reads, not how many pixels it has.""
 COLOUR_SURENESS = 0.5
 """The same for the mean light-versus-dark log-odds inside the silhouette."""
 BAND_FG_LOG_ODDS = 0.0
-BAND_OCCLUDED_MM2 = 250.0
+BAND_OCCLUDED_MM2 = 150.0
 """Unexplained non-board area on the margin band that means an arm: a forearm crossing the
-17 mm strip covers over 800 mm²; noise and stray specks stay well under 100."""
+17 mm strip covers over 800 mm²; on hand-free frames (development and synthetic scenes) it
+stays under 60."""
 GRID_FG_LOG_ODDS = 2.0
-GRID_OCCLUDED_MM2 = 1500.0
+GRID_OCCLUDED_MM2 = 600.0
+"""Sure non-board area over the grid that no cup found explains; under 80 mm² without a hand."""
 MARKER_MIN_CORRELATION = 0.6
 """Correlation with its calibration view below which a marker counts as moved or covered."""
 MOVE_TOLERANCE_PX = 1.5
