@@ -140,7 +140,7 @@ def _open_parts(options: RunOptions, stack: ExitStack) -> _Parts:
     if options.simulate:
         table = _simulated_table(options, panel, presenter, factory)
         stack.enter_context(table)
-        kwargs["camera"] = CameraLink(lambda: table, max_bad_frames=config.camera.max_bad_frames,
+        kwargs["camera"] = CameraLink(table.plug, max_bad_frames=config.camera.max_bad_frames,
                                       reconnect_delay=SIMULATED_RECONNECT_SECONDS, name="simulated camera")
         kwargs["observe"] = _simulated_observe(options, table)
         return _Parts(kwargs, table)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Protocol
 
 import numpy as np
@@ -61,6 +62,9 @@ class SimulatedTable(Component):
         self.index = 0
         self._frame = 0
         self._cache: tuple[int, np.ndarray] | None = None
+        # Rendering a picture takes longer than reading it: draw the next shot meanwhile.
+        self._painter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sim-render")
+        self._ahead: dict[int, Future[np.ndarray]] = {}
         self._waiting: tuple[str, float] | None = None
         self._after_wait: Callable[[], None] | None = None
         self.missed: list[str] = []   # scenes the player waited for in vain
@@ -99,8 +103,17 @@ class SimulatedTable(Component):
     def _image(self) -> np.ndarray:
         index = min(self.index, len(self.scenario.shots) - 1)
         if self._cache is None or self._cache[0] != index:
-            self._cache = (index, self.renderer.render(self.scenario.shots[index], index))
+            self._cache = (index, self._rendered(index).result())
+            self._ahead.pop(index, None)
+            if index + 1 < len(self.scenario.shots):
+                self._rendered(index + 1)
         return self._cache[1]
+
+    def _rendered(self, index: int) -> Future[np.ndarray]:
+        if index not in self._ahead:
+            shot = self.scenario.shots[index]
+            self._ahead[index] = self._painter.submit(self.renderer.render, shot, index)
+        return self._ahead[index]
 
     def _finish_shot(self) -> None:
         shot = self.shot
@@ -157,8 +170,25 @@ class SimulatedTable(Component):
             self._sleep(PRESS_SECONDS)
             self.button.drive_high()
 
+    def plug(self) -> Plug:
+        """A camera connection to this table: the camera link closes it when the camera is
+        lost and plugs in again, while the table (and the game on it) stays."""
+        return Plug(self)
+
     def close(self) -> None:
         self._cache = None
+        self._painter.shutdown(wait=True, cancel_futures=True)
+
+
+class Plug:
+    def __init__(self, table: SimulatedTable) -> None:
+        self.table = table
+
+    def read(self) -> np.ndarray:
+        return self.table.read()
+
+    def close(self) -> None:
+        """Unplugging the camera does not clear the table."""
 
 
 # ----- the fast renderer: exact observations instead of pictures ------------------------------

@@ -114,3 +114,23 @@ def test_killing_the_process_mid_game_then_starting_again_resumes_it(tmp_path):
         moves = [m for (m,) in connection.execute("SELECT move FROM moves WHERE game_id = 1 ORDER BY ply")]
     assert games == [(1, expected.result)]
     assert moves == [m.text() for m in expected.moves]
+
+
+def test_end_to_end_rendered_frames_through_vision_reconciler_panel_and_log(data, capsys):
+    """The embedded default's path: synthetic pictures, the board reader, the stability gate,
+    the reconciler, the mock panel, the log."""
+    db = data / "g.sqlite3"
+    assert run_cli("run", "--simulate", "--db", str(db), "--seed", "1") == 0
+    out = capsys.readouterr().out
+    expected = random_game(CLASSIC, 1)
+    assert f"{expected.ply} plies, {expected.result}" in out
+    assert "waited in vain" not in out
+    with sqlite3.connect(db) as connection:
+        [(game_id, result, termination)] = connection.execute("SELECT id, result, termination FROM games").fetchall()
+        moves = [m for (m,) in connection.execute("SELECT move FROM moves WHERE game_id = ? ORDER BY ply", (game_id,))]
+        types = [t for (t,) in connection.execute("SELECT type FROM events WHERE game_id = ? ORDER BY id", (game_id,))]
+    assert (result, termination) == (expected.result, str(expected.outcome().termination))
+    assert moves == [m.text() for m in expected.moves]
+    for kind in ("illegal", "restored", "takeback"):
+        assert kind in types
+    assert types[-1] in ("win", "loss")
