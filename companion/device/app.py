@@ -144,13 +144,13 @@ def _open_parts(options: RunOptions, stack: ExitStack) -> _Parts:
                                       reconnect_delay=SIMULATED_RECONNECT_SECONDS, name="simulated camera")
         kwargs["observe"] = _simulated_observe(options, table)
         return _Parts(kwargs, table)
-    from companion.device.vision_link import camera_opener, observer
+    from companion.device.vision_link import BoardObserver, camera_opener
 
     kwargs["camera"] = stack.enter_context(
         CameraLink(camera_opener(config.camera.source), max_bad_frames=config.camera.max_bad_frames,
                    reconnect_delay=config.camera.reconnect_delay)
     )
-    kwargs["observe"] = observer(options.calibration, variant)
+    kwargs["observe"] = BoardObserver(options.calibration, variant)
     return _Parts(kwargs)
 
 

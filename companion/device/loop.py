@@ -146,7 +146,7 @@ class Companion(Component):
             frame = self.camera.read()
         except EOFError:
             return False
-        self.presenter.fault(self.camera.fault)
+        self.presenter.fault(self.camera.fault or getattr(self.observe, "fault", None))
         if frame is not None:
             self.frames += 1
             observation = self.observe(frame)

@@ -6,6 +6,7 @@ for the embedded default, the synthetic scene renderer behind the simulated tabl
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -90,10 +91,54 @@ def camera_opener(source: str) -> Callable[[], object]:
     raise CompanionError(f"camera source {source!r}: the camera sources are not available yet")
 
 
-def observer(calibration: Path, variant: Variant) -> Callable[[np.ndarray], Observation | None]:
-    from companion.vision.calibration import Calibration
-    from companion.vision.reader import BoardReader
+class BoardObserver:
+    """The device's frame -> stable observation: the calibrated board reader and the gate.
 
-    if not calibration.exists():
-        raise CompanionError(f"no calibration at {calibration}: calibrate the board first")
-    return reader_observer(BoardReader(Calibration.load(calibration, variant.size), variant.size))
+    With no calibration file yet (a freshly installed device), it calibrates itself from the
+    camera once the empty board with its four markers is in view, saves the calibration, and
+    says so meanwhile through ``fault`` (the alert LED blinks). A damaged calibration file is
+    an error at start: the user must know, not get a silently wrong board."""
+
+    def __init__(self, calibration: Path, variant: Variant, retry_seconds: float = 5.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        from companion.vision.calibration import Calibration
+
+        self.path = calibration
+        self.variant = variant
+        self.retry_seconds = retry_seconds
+        self._clock = clock
+        self._next_try = float("-inf")
+        self._observe: Callable[[np.ndarray], Observation | None] | None = None
+        self.fault: str | None = None
+        if calibration.exists():
+            self._use(Calibration.load(calibration, variant.size))
+        else:
+            self.fault = f"no calibration at {calibration}: show the empty board with its four markers"
+            log.warning("%s", self.fault)
+
+    def _use(self, calibration: object) -> None:
+        from companion.vision.reader import BoardReader
+
+        self._observe = reader_observer(BoardReader(calibration, self.variant.size))  # type: ignore[arg-type]
+        self.fault = None
+
+    def __call__(self, frame: np.ndarray) -> Observation | None:
+        if self._observe is not None:
+            return self._observe(frame)
+        if self._clock() >= self._next_try:
+            self._next_try = self._clock() + self.retry_seconds
+            self._calibrate(frame)
+        return None
+
+    def _calibrate(self, frame: np.ndarray) -> None:
+        from companion.vision.calibration import calibrate
+        from companion.vision.geometry import BoardLayout
+
+        try:
+            calibration = calibrate(frame, layout=BoardLayout(size=self.variant.size), max_piece=self.variant.max_piece)
+            calibration.save(self.path)
+        except CompanionError as error:
+            log.info("not calibrated yet: %s", error)
+            return
+        log.warning("calibrated from the empty board; saved %s", self.path)
+        self._use(calibration)

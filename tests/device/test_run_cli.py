@@ -134,3 +134,15 @@ def test_end_to_end_rendered_frames_through_vision_reconciler_panel_and_log(data
     for kind in ("illegal", "restored", "takeback"):
         assert kind in types
     assert types[-1] in ("win", "loss")
+
+
+def test_board_pictures_are_kept_when_asked(data, capsys):
+    config = data / "config.toml"
+    config.write_text("[log]\nsnapshots = true\n")
+    db = str(data / "g.sqlite3")
+    assert run_cli("run", "--simulate", "--renderer", "truth", "--config", str(config), "--db", db, "--seed", "1") == 0
+    picture = data / "ply1.jpg"
+    assert run_cli("games", "show", "--db", db, "1", "--snapshot", "1", "--out", str(picture)) == 0
+    assert picture.read_bytes()[:2] == b"\xff\xd8"
+    capsys.readouterr()
+    assert run_cli("games", "show", "--db", db, "1", "--snapshot", "99", "--out", str(picture)) == 2
