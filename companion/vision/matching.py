@@ -24,6 +24,7 @@ from companion.vision.pixels import Background, PixelModel
 from companion.vision.templates import SquareTemplates, TemplateBank
 
 MAX_CLIMB = 24
+CLIMBERS = 2
 
 
 @dataclass(frozen=True)
@@ -75,10 +76,14 @@ class SquareMatch:
 
 
 def neighbourhood_scores(field: np.ndarray, flat: np.ndarray, y: int, x: int, h: int, w: int) -> np.ndarray:
-    """(9, S) scores of each size's template at the 3x3 shifts around (y, x), row-major."""
-    region = field[y - 1 : y + h + 1, x - 1 : x + w + 1]
-    s0, s1 = region.strides
-    windows = np.lib.stride_tricks.as_strided(region, (3, 3, h, w), (s0, s1, s0, s1), writeable=False)
+    """(9, S) scores of each size's template at the 3x3 shifts around (y, x), row-major.
+
+    The nine windows are one strided view of ``field`` (C-contiguous float32), copied once
+    into a matrix and multiplied by the stacked templates.
+    """
+    row = field.strides[0]
+    windows = np.ndarray((3, 3, h, w), np.float32, buffer=field, offset=(y - 1) * row + (x - 1) * 4,
+                         strides=(row, 4, row, 4))
     return windows.reshape(9, h * w) @ flat
 
 
@@ -102,7 +107,8 @@ def climb(ev: Evidence, sq: SquareTemplates, colour: int, start: tuple[int, int]
     first = around(start)
     if first.max() <= 0:
         return first[4], positions  # nothing cup-like around the evidence's centroid: empty
-    moving = set(range(sizes))
+    # only the front runners climb: a size far behind at the start cannot catch up
+    moving = set(np.argsort(first.max(axis=0))[-CLIMBERS:].tolist())
     for _ in range(MAX_CLIMB):
         for s in list(moving):
             k = int(np.argmax(around(positions[s])[:, s]))
@@ -145,13 +151,13 @@ def match_all(ev: Evidence, bank: TemplateBank) -> list[SquareMatch]:
 
 
 def coverage(matches: list[SquareMatch], bank: TemplateBank, shape: tuple[int, int], pad: int) -> np.ndarray:
-    """Mask (unpadded view shape) of pixels explained by the cups the matches found."""
-    padded = np.zeros((shape[0] + 2 * pad, shape[1] + 2 * pad), np.float32)
+    """uint8 mask (unpadded view shape, 255 = covered) of pixels the cups found explain."""
+    padded = np.zeros((shape[0] + 2 * pad, shape[1] + 2 * pad), np.uint8)
     for m, sq in zip(matches, bank.squares, strict=True):
         if m.sizes[m.size - 1] <= 0:
             continue
-        t = sq.full[m.colour, m.size - 1]
-        h, w = t.shape
+        mask = sq.masks[m.colour, m.size - 1]
+        h, w = mask.shape
         y, x = sq.top + pad + m.dy, sq.left + pad + m.dx
-        np.maximum(padded[y : y + h, x : x + w], t, out=padded[y : y + h, x : x + w])
+        np.maximum(padded[y : y + h, x : x + w], mask, out=padded[y : y + h, x : x + w])
     return padded[pad : pad + shape[0], pad : pad + shape[1]]

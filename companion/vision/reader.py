@@ -40,6 +40,8 @@ GRID_OCCLUDED_MM2 = 600.0
 MARKER_MIN_CORRELATION = 0.6
 """Correlation with its calibration view below which a marker counts as moved or covered."""
 MOVE_TOLERANCE_PX = 1.5
+SQUARE_3 = np.ones((3, 3), np.uint8)
+SQUARE_5 = np.ones((5, 5), np.uint8)
 
 
 @dataclass
@@ -65,7 +67,8 @@ class BoardReader:
         self.calibration = calibration
         self._background = calibration.comparison()
         self._band = self._background.band
-        self._grid = grid_mask(calibration.layout, calibration.view, 2.0)
+        self._grid = grid_mask(calibration.layout, calibration.view, 2.0).astype(np.uint8) * 255
+        self._band_u8 = self._band.astype(np.uint8) * 255
         self._marker_masks = self._marker_regions()
         radii = np.array(calibration.cups.radii)
         rings = np.diff(np.concatenate([np.zeros((2, 1)), radii], axis=1) ** 2, axis=1)
@@ -173,13 +176,12 @@ class BoardReader:
         matches = match_all(ev, self.bank)
         probabilities = self._probabilities(matches)
         fg = ev.fg[ev.pad : ev.pad + view.shape[0], ev.pad : ev.pad + view.shape[1]]
-        covered = coverage(matches, self.bank, view.shape, ev.pad) > 0.01
-        covered = cv2.dilate(covered.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
+        free = cv2.bitwise_not(cv2.dilate(coverage(matches, self.bank, view.shape, ev.pad), SQUARE_5))
         px_mm2 = 1.0 / view.scale**2
-        band = self._band & ~covered & (fg > BAND_FG_LOG_ODDS)
-        band = cv2.morphologyEx(band.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        band_area = float(band.sum()) * px_mm2
-        grid_area = float(np.sum(self._grid & ~covered & (fg > GRID_FG_LOG_ODDS))) * px_mm2
+        band = cv2.bitwise_and(cv2.compare(fg, BAND_FG_LOG_ODDS, cv2.CMP_GT), cv2.bitwise_and(free, self._band_u8))
+        band_area = cv2.countNonZero(cv2.morphologyEx(band, cv2.MORPH_OPEN, SQUARE_3)) * px_mm2
+        grid = cv2.bitwise_and(cv2.compare(fg, GRID_FG_LOG_ODDS, cv2.CMP_GT), cv2.bitwise_and(free, self._grid))
+        grid_area = cv2.countNonZero(grid) * px_mm2
         changed = self._markers_changed(rect)
         occluded = band_area > BAND_OCCLUDED_MM2 or grid_area > GRID_OCCLUDED_MM2 or changed > 0
         obs = Observation(c.size, c.max_piece, probabilities, bool(occluded), False, timestamp)
@@ -213,7 +215,7 @@ class BoardReader:
         logits = np.concatenate([np.zeros((len(matches), 1)), sizes], axis=1)
         p = np.exp(logits - logits.max(axis=1, keepdims=True))
         p /= p.sum(axis=1, keepdims=True)
-        areas = np.array([float(sq.full[m.colour, m.size - 1].sum()) for m, sq in zip(matches, self.bank.squares, strict=True)])
+        areas = np.array([sq.areas[m.colour, m.size - 1] for m, sq in zip(matches, self.bank.squares, strict=True)])
         colour = np.array([m.colour_log_odds for m in matches]) / (COLOUR_SURENESS * np.maximum(areas, 1.0))
         p_white = (1.0 / (1.0 + np.exp(-np.clip(colour, -50, 50))))[:, None]
         out = np.concatenate([p[:, :1], p[:, 1:] * p_white, p[:, 1:] * (1 - p_white)], axis=1)

@@ -32,6 +32,8 @@ class SquareTemplates:
     support_centre: tuple[float, float]  # (row, column) centroid of ``support``
     rows: np.ndarray  # 0..h-1 as float32, for centroids
     cols: np.ndarray  # 0..w-1
+    masks: np.ndarray  # (2, S, h, w) uint8: 255 where a silhouette shows at all
+    areas: np.ndarray  # (2, S) silhouette areas in pixels
 
 
 @dataclass(frozen=True)
@@ -96,7 +98,8 @@ def build_bank(
         mass = float(support.sum())
         centre_px = (float((support * ys).sum() / mass), float((support * xs).sum() / mass))
         squares.append(SquareTemplates(top, left, full, flat, support, centre_px,
-                                       np.arange(h, dtype=np.float32), np.arange(w, dtype=np.float32)))
+                                       np.arange(h, dtype=np.float32), np.arange(w, dtype=np.float32),
+                                       np.where(full > 0.01, 255, 0).astype(np.uint8), full.sum(axis=(2, 3))))
     return TemplateBank(tuple(squares), offset, max(pad, 0))
 
 
