@@ -186,9 +186,12 @@ class Position:
         return position_text(self)
 
     def copy(self) -> Position:
-        """An independent position with the same state and history of seen positions."""
+        """An independent position with the same state, move stack and seen positions, so the
+        copy can be searched, popped and checked for repetition like the original."""
         other = Position.from_parts(self.variant, self.stacks(), self.reserves(), self.turn, self.ply)
         other._seen = dict(self._seen)
+        other._undo = list(self._undo)  # entries are immutable tuples
+        other._result = self._result
         return other
 
     # ----- views ------------------------------------------------------------------------

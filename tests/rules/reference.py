@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
+from functools import cache
 
 FILES = "abcdefghijklmnop"
 
@@ -26,10 +27,12 @@ class RefState:
     winner: str | None = None
 
 
+@cache
 def names(size: int) -> list[str]:
     return [f"{FILES[f]}{r + 1}" for r in range(size) for f in range(size)]
 
 
+@cache
 def lines(size: int, win: int) -> list[list[str]]:
     out = []
     for df, dr in ((1, 0), (0, 1), (1, 1), (1, -1)):

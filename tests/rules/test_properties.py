@@ -115,3 +115,16 @@ def test_check_agrees_with_the_generator(game: Game, seed: int) -> None:
 def test_hash_is_a_function_of_the_position(game: Game) -> None:
     fresh = Position.from_text(game.position.text())
     assert fresh.hash == game.position.hash
+
+
+@settings(max_examples=60, deadline=None)
+@given(games(max_plies=30))
+def test_a_copy_is_independent_and_can_be_popped(game: Game) -> None:
+    original = game.position
+    copy = original.copy()
+    assert copy == original and copy.hash == original.hash
+    assert copy.repetitions() == original.repetitions()
+    if game.played:
+        copy.pop()
+        assert copy != original and original.text() == game.position.text()
+        assert copy.text() == Position.from_text(copy.text()).text()
