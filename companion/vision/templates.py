@@ -45,23 +45,21 @@ class TemplateBank:
     pad: int  # the evidence map must be padded by this many pixels on each side
 
 
-def silhouette_frame(
-    layout: BoardLayout, view: RectifiedView, camera_mm: np.ndarray, cups: CupSet, row: int
-) -> tuple[int, int, int, int]:
-    """(top, left, height, width) of a frame holding every cup's silhouette on a square."""
-    centre = np.array(layout.square_centre(row))
-    extent = 0.0
-    for colour in (0, 1):
-        for size in range(1, cups.max_piece + 1):
-            sec = cross_sections(centre, cups.radii[colour][size - 1],
-                                 cups.heights[colour][size - 1], cups.shape, camera_mm)
-            extent = max(extent, float(np.max(np.hypot(*(sec[:, :2] - centre).T) + sec[:, 2])))
-    u, v = view.to_pixels(centre[None, :])[0]
+def cup_sections(centre_mm: np.ndarray, cups: CupSet, camera_mm: np.ndarray) -> list[list[np.ndarray]]:
+    """Every cup's cross-sections on a square: ``[colour][size - 1]``."""
+    return [
+        [cross_sections(centre_mm, cups.radii[colour][size - 1], cups.heights[colour][size - 1],
+                        cups.shape, camera_mm) for size in range(1, cups.max_piece + 1)]
+        for colour in (0, 1)
+    ]
+
+
+def frame_around(view: RectifiedView, centre_mm: np.ndarray, sections: list[np.ndarray]) -> tuple[int, int, int, int]:
+    """(top, left, height, width) of a square frame of the rectified view holding them all."""
+    extent = max(float(np.max(np.hypot(*(sec[:, :2] - centre_mm).T) + sec[:, 2])) for sec in sections)
+    u, v = view.to_pixels(np.asarray(centre_mm)[None, :])[0]
     half = math.ceil(extent * view.scale) + 2
-    top = int(v) - half
-    left = int(u) - half
-    side = 2 * half + 2
-    return top, left, side, side
+    return int(v) - half, int(u) - half, 2 * half + 2, 2 * half + 2
 
 
 def draw_at(view: RectifiedView, frame: tuple[int, int, int, int], sections: np.ndarray) -> np.ndarray:
@@ -81,17 +79,14 @@ def build_bank(
     pad = 0
     rows, cols = view.shape
     for row in range(layout.size * layout.size):
-        frame = silhouette_frame(layout, view, camera_mm, cups, row)
+        centre = np.array(layout.square_centre(row))
+        sections = cup_sections(centre, cups, camera_mm)
+        frame = frame_around(view, centre, [sec for per_colour in sections for sec in per_colour])
         top, left, h, w = frame
         pad = max(pad, offset + 1 - top, offset + 1 - left, top + h + offset + 1 - rows,
                   left + w + offset + 1 - cols)
-        centre = np.array(layout.square_centre(row))
-        full = np.zeros((2, cups.max_piece, h, w), np.float32)
-        for colour in (0, 1):
-            for size in range(1, cups.max_piece + 1):
-                sec = cross_sections(centre, cups.radii[colour][size - 1],
-                                     cups.heights[colour][size - 1], cups.shape, camera_mm)
-                full[colour, size - 1] = draw_at(view, frame, sec)
+        full = np.array([[draw_at(view, frame, sec) for sec in per_colour] for per_colour in sections],
+                        dtype=np.float32)
         flat = np.ascontiguousarray(full.reshape(2, cups.max_piece, h * w).transpose(0, 2, 1))
         support = full[:, -1].max(axis=0)
         ys, xs = np.mgrid[0:h, 0:w]
@@ -109,8 +104,5 @@ def single_template(
 ) -> tuple[int, int, np.ndarray]:
     """(top, left, mask) of one cup's silhouette in a frame just big enough for it."""
     sec = cross_sections(centre_mm, radius, height, shape, camera_mm)
-    extent = float(np.max(np.hypot(*(sec[:, :2] - centre_mm).T) + sec[:, 2]))
-    u, v = view.to_pixels(np.asarray(centre_mm)[None, :])[0]
-    half = math.ceil(extent * view.scale) + 2
-    frame = (int(v) - half, int(u) - half, 2 * half + 2, 2 * half + 2)
+    frame = frame_around(view, centre_mm, [sec])
     return frame[0], frame[1], draw_at(view, frame, sec)
