@@ -12,6 +12,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from companion import __version__
 from companion.errors import CompanionError
@@ -37,8 +38,16 @@ EXIT_OK = 0
 EXIT_BAD_INPUT = 2
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line (and exit 2), like every other bad
+    input; ``--help`` still prints the full usage."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog=PROGRAM,
         description="Referee, coach and scribe for the Gobblet board game.",
     )
