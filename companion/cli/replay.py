@@ -22,13 +22,13 @@ from companion.reconciler.reconciler import Reconciler
 from companion.rules.record import write_record
 from companion.rules.variant import Variant
 from companion.vision.calibration import Calibration
-from companion.vision.observation import Observation
+from companion.vision.gate import StabilityGate
 from companion.vision.reader import BoardReader
 
 VIDEO_SUFFIXES = (".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v", ".h264")
-GATE_SECONDS = 0.6
-"""How long the board must read the same before a reading counts as stable."""
-TIME_TOLERANCE = 1e-6  # frame times are sums of floats
+GATE_SECONDS = StabilityGate().hold_seconds
+STILL_SHOWINGS = StabilityGate().min_frames  # frames a still is shown as, over its hold time
+TIME_TOLERANCE = 1e-6  # frame times are sums of floats: a still's last showing is this late
 
 
 def register(subcommands: argparse._SubParsersAction) -> None:
@@ -56,9 +56,12 @@ def run(args: argparse.Namespace) -> int:
     calibration = Calibration.load(Path(args.calibration), variant.size)
     reader = BoardReader(calibration, variant.size)
     reconciler = Reconciler(variant, takeback=not args.no_takeback)
-    gate = HoldGate(GATE_SECONDS)
+    gate = StabilityGate()
+    shown, observation = None, None
     for image, timestamp in frames(args.frames, args.hold):
-        stable = gate.feed(reader.read(image, timestamp))
+        if image is not shown:  # a still shown again is not read again
+            shown, observation = image, reader.read(image, timestamp)
+        stable = gate.feed(timestamp, observation)
         if stable is not None:
             for event in reconciler.feed(stable):
                 print_event(event, args.json)
@@ -66,30 +69,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-class HoldGate:
-    """The stability gate as replay needs it: a reading counts once the board has read the
-    same, unoccluded, for ``seconds``; it is handed on once per stable state."""
-
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-        self._since: Observation | None = None
-        self._emitted = False
-
-    def feed(self, observation: Observation) -> Observation | None:
-        if observation.occluded:
-            self._since = None
-            return None
-        if self._since is None or not observation.same_reading(self._since):
-            self._since, self._emitted = observation, False
-        held = observation.timestamp - self._since.timestamp
-        if self._emitted or held < self.seconds - TIME_TOLERANCE:
-            return None
-        self._emitted = True
-        return observation
-
-
 def frames(paths: list[str], hold: float) -> Iterator[tuple[np.ndarray, float]]:
-    """Every frame with its time: a still is shown at its start and again ``hold`` later."""
+    """Every frame with its time: a still is shown as many frames as the gate wants, spread
+    over ``hold`` seconds."""
     clock = 0.0
     for path in paths:
         if Path(path).suffix.lower() in VIDEO_SUFFIXES:
@@ -100,8 +82,8 @@ def frames(paths: list[str], hold: float) -> Iterator[tuple[np.ndarray, float]]:
             clock += end + 1.0
             continue
         image = read_image(path)
-        yield image, clock
-        yield image, clock + hold
+        for k in range(STILL_SHOWINGS):
+            yield image, clock + hold * k / (STILL_SHOWINGS - 1) + (TIME_TOLERANCE if k else 0.0)
         clock += hold + 1.0
 
 
