@@ -9,6 +9,7 @@ import argparse
 import logging
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from companion.cli.games import add_database_arguments
@@ -39,6 +40,10 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--simulate", action="store_true", help="simulated camera and mock pins, even on a Pi")
     mode.add_argument("--hardware", action="store_true", help="real camera and pins; fail rather than simulate")
+    parser.add_argument(
+        "--camera", default=None,
+        help="camera: pi, a camera index (0) or a video file (default: camera.source)",
+    )
     parser.add_argument("--calibration", default=None, help="calibration file (default: the data directory's)")
     parser.add_argument(
         "--variant", default=None, help=f"variant: {', '.join(VARIANT_NAMES)}, or NAME:key=value,... (default: classic)"
@@ -62,6 +67,8 @@ def register(subcommands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     config_file = args.config or default_config_path()
     config = load_config(config_file)
+    if args.camera:
+        config = replace(config, camera=replace(config.camera, source=args.camera))
     simulate = _simulate(args, config)
     _setup_logging(args.verbose, simulate)
     variant = Variant.from_spec(args.variant or "classic")

@@ -124,7 +124,8 @@ class _Parts:
 
 def _open_parts(options: RunOptions, stack: ExitStack) -> _Parts:
     config, variant = options.config, options.variant
-    factory = mock_pin_factory() if options.simulate else None
+    # Real pins only on a Pi; a PC with a real camera (camera.source = 0) gets mock pins.
+    factory = mock_pin_factory() if options.simulate or not is_raspberry_pi() else None
     panel = stack.enter_context(
         Panel(config, pin_factory=factory, board_size=variant.size, echo=options.echo)
     ).start()
@@ -147,7 +148,7 @@ def _open_parts(options: RunOptions, stack: ExitStack) -> _Parts:
     from companion.device.vision_link import BoardObserver, camera_opener
 
     kwargs["camera"] = stack.enter_context(
-        CameraLink(camera_opener(config.camera.source), max_bad_frames=config.camera.max_bad_frames,
+        CameraLink(camera_opener(config.camera.source, is_raspberry_pi()), max_bad_frames=config.camera.max_bad_frames,
                    reconnect_delay=config.camera.reconnect_delay)
     )
     kwargs["observe"] = BoardObserver(options.calibration, variant)

@@ -63,6 +63,7 @@ class CameraLink(Component):
         self._next_attempt = float("-inf")
         self.fault: str | None = None
         self.reconnects = 0
+        self.timestamp = 0.0   # of the last good frame: the source's own clock when it has one
 
     @property
     def ok(self) -> bool:
@@ -75,7 +76,7 @@ class CameraLink(Component):
         if source is None:
             return None
         try:
-            frame = source.read()
+            frame = self._grab(source)
         except EOFError:
             raise
         except Exception as error:  # whatever a driver throws, the referee keeps going
@@ -92,6 +93,18 @@ class CameraLink(Component):
             log.warning("%s is back", self.name)
             self.fault = None
         return frame
+
+    def _grab(self, source: FrameSource) -> np.ndarray | None:
+        """A frame, stamped by the source when it can (a video's own time line), else now."""
+        frame_with_time = getattr(source, "frame", None)
+        if frame_with_time is None:
+            self.timestamp = self._clock()
+            return source.read()
+        got = frame_with_time()
+        if got is None:
+            return None
+        self.timestamp, image = got
+        return image
 
     def _bad_frame(self, reason: str) -> None:
         self._bad += 1

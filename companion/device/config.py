@@ -74,7 +74,7 @@ class HintConfig:
 
 @dataclass(frozen=True)
 class CameraConfig:
-    source: str = "auto"              # auto | picamera | opencv:INDEX | folder:PATH | simulate
+    source: str = "auto"              # auto | pi | a camera index | a video file | simulate
     calibration: str = ""             # calibration JSON ("" = the data directory's calibration.json)
     reconnect_delay: float = 2.0      # seconds between attempts to reopen a lost camera
     max_bad_frames: int = 10          # consecutive unreadable frames before the camera counts as lost

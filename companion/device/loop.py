@@ -36,9 +36,9 @@ from companion.vision.observation import Observation
 
 log = logging.getLogger("gobblet-companion")
 
-Observe = Callable[[np.ndarray], Observation | None]
-"""A frame to a stable observation: the board reader and the stability gate together. None
-while the board is not stable (hands over it, a cup in the air)."""
+Observe = Callable[[np.ndarray, float], Observation | None]
+"""A frame and its time stamp to a stable observation: the board reader and the stability gate
+together. None while the board is not stable (hands over it, a cup in the air)."""
 
 ABANDONED = "abandoned"
 _MOVED = (EventType.MOVE, EventType.TAKEBACK, EventType.NEW_GAME)  # the position changed: hints go stale
@@ -149,7 +149,7 @@ class Companion(Component):
         self.presenter.fault(self.camera.fault or getattr(self.observe, "fault", None))
         if frame is not None:
             self.frames += 1
-            observation = self.observe(frame)
+            observation = self.observe(frame, self.camera.timestamp)
             if observation is not None:
                 self.observations += 1
                 self.on_observation(observation, frame)

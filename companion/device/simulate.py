@@ -208,7 +208,7 @@ class TruthRenderer:
     def render(self, shot: Shot, index: int) -> np.ndarray:
         return self._texture
 
-    def observe(self, frame: np.ndarray) -> Observation:
+    def observe(self, frame: np.ndarray, timestamp: float = 0.0) -> Observation:
         shot = self._table().shot
         return Observation.from_tops(
             tops_of(shot.board), self.size, self.max_piece, occluded=shot.hand is not None

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -16,52 +17,36 @@ from companion.device.scenario import Shot
 from companion.device.simulate import tops_of
 from companion.errors import CompanionError
 from companion.rules.variant import Variant
+from companion.vision.calibration import Calibration, calibrate
+from companion.vision.gate import StabilityGate
+from companion.vision.geometry import BoardLayout
 from companion.vision.observation import Observation
+from companion.vision.reader import BoardReader
+from companion.vision.sources import FrameSource, open_source
 
 log = logging.getLogger("gobblet-companion.vision")
 
-STEADY_FRAMES = 3   # a reading must repeat this often before the referee sees it
+HOLD_SECONDS = 1.0      # a reading must hold this long (and 3 frames) before the referee sees it
+SIMULATED_HOLD = 0.0    # simulation runs faster than real time: 3 agreeing frames are enough
+MIN_FRAMES = 3
 
 
-class SteadyGate:
-    """Passes a reading once it has been the same, unoccluded, for ``frames`` frames in a
-    row, and only once per distinct reading: hands, blur and half-placed cups never reach
-    the referee."""
-
-    def __init__(self, frames: int = STEADY_FRAMES) -> None:
-        self.frames = frames
-        self._last: Observation | None = None
-        self._count = 0
-        self._passed: Observation | None = None
-
-    def feed(self, observation: Observation) -> Observation | None:
-        if observation.occluded:
-            self._last, self._count = None, 0
-            return None
-        if self._last is not None and observation.same_reading(self._last):
-            self._count += 1
-        else:
-            self._last, self._count = observation, 1
-        if observation.moved:
-            return observation
-        if self._count < self.frames:
-            return None
-        if self._passed is not None and observation.same_reading(self._passed):
-            return None
-        self._passed = observation
-        return observation
+Observe = Callable[[np.ndarray, float], Observation | None]
 
 
-def reader_observer(reader: object, gate: SteadyGate | None = None) -> Callable[[np.ndarray], Observation | None]:
-    gate = gate or SteadyGate()
+def reader_observer(reader: BoardReader, gate: StabilityGate, clock: Callable[[], float] = time.time) -> Observe:
+    """(frame, camera time) -> the stable observation, when this frame completes a settled
+    period. The gate runs on the camera's time (a video's own time line); the observation it
+    passes is stamped with the wall clock, which the reconciler gives the move (and the log)."""
 
-    def observe(frame: np.ndarray) -> Observation | None:
+    def observe(frame: np.ndarray, timestamp: float) -> Observation | None:
         try:
-            observation = reader.read(frame)  # type: ignore[attr-defined]
+            observation = reader.read(frame, timestamp)
         except CompanionError as error:
             log.warning("unreadable frame: %s", error)
             return None
-        return gate.feed(observation)
+        stable = gate.feed(timestamp, observation)
+        return None if stable is None else replace(stable, timestamp=clock())
 
     return observe
 
@@ -71,7 +56,6 @@ class SynthRenderer:
     way a user calibrates: an empty board, then the reference layout."""
 
     def __init__(self, variant: Variant, seed: int) -> None:
-        from companion.vision.calibration import calibrate
         from companion.vision.synth import SceneRenderer
 
         self.scene = SceneRenderer(seed=seed, size=variant.size, max_piece=variant.max_piece)
@@ -81,14 +65,21 @@ class SynthRenderer:
     def render(self, shot: Shot, index: int) -> np.ndarray:
         return self.scene.render(tops_of(shot.board), hand=shot.hand is not None)
 
-    def observer(self) -> Callable[[np.ndarray], Observation | None]:
-        from companion.vision.reader import BoardReader
-
-        return reader_observer(BoardReader(self.calibration, self.size))
+    def observer(self) -> Observe:
+        return reader_observer(BoardReader(self.calibration, self.size), StabilityGate(SIMULATED_HOLD, MIN_FRAMES))
 
 
-def camera_opener(source: str) -> Callable[[], object]:
-    raise CompanionError(f"camera source {source!r}: the camera sources are not available yet")
+def camera_opener(source: str, on_pi: bool = True) -> Callable[[], FrameSource]:
+    """What ``camera.source`` names: ``auto`` (the Pi camera), ``pi``, a camera index
+    (``0``) or a video file. Opened on every (re)connect."""
+    spec = "pi" if source == "auto" else source
+    if spec == "pi" and not on_pi:
+        raise CompanionError("camera.source = auto/pi needs the Raspberry Pi camera; name a camera index or a video file")
+
+    def open_camera() -> FrameSource:
+        return open_source(spec)
+
+    return open_camera
 
 
 class BoardObserver:
@@ -100,15 +91,13 @@ class BoardObserver:
     an error at start: the user must know, not get a silently wrong board."""
 
     def __init__(self, calibration: Path, variant: Variant, retry_seconds: float = 5.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        from companion.vision.calibration import Calibration
-
+                 clock: Callable[[], float] = time.time) -> None:
         self.path = calibration
         self.variant = variant
         self.retry_seconds = retry_seconds
         self._clock = clock
         self._next_try = float("-inf")
-        self._observe: Callable[[np.ndarray], Observation | None] | None = None
+        self._observe: Observe | None = None
         self.fault: str | None = None
         if calibration.exists():
             self._use(Calibration.load(calibration, variant.size))
@@ -116,24 +105,20 @@ class BoardObserver:
             self.fault = f"no calibration at {calibration}: show the empty board with its four markers"
             log.warning("%s", self.fault)
 
-    def _use(self, calibration: object) -> None:
-        from companion.vision.reader import BoardReader
-
-        self._observe = reader_observer(BoardReader(calibration, self.variant.size))  # type: ignore[arg-type]
+    def _use(self, calibration: Calibration) -> None:
+        reader = BoardReader(calibration, self.variant.size)
+        self._observe = reader_observer(reader, StabilityGate(HOLD_SECONDS, MIN_FRAMES), self._clock)
         self.fault = None
 
-    def __call__(self, frame: np.ndarray) -> Observation | None:
+    def __call__(self, frame: np.ndarray, timestamp: float) -> Observation | None:
         if self._observe is not None:
-            return self._observe(frame)
+            return self._observe(frame, timestamp)
         if self._clock() >= self._next_try:
             self._next_try = self._clock() + self.retry_seconds
             self._calibrate(frame)
         return None
 
     def _calibrate(self, frame: np.ndarray) -> None:
-        from companion.vision.calibration import calibrate
-        from companion.vision.geometry import BoardLayout
-
         try:
             calibration = calibrate(frame, layout=BoardLayout(size=self.variant.size), max_piece=self.variant.max_piece)
             calibration.save(self.path)

@@ -53,7 +53,7 @@ class ScriptedTable:
             raise EOFError
         return FRAME
 
-    def observe(self, frame):
+    def observe(self, frame, timestamp=0.0):
         return self.observations.pop(0)
 
     def close(self) -> None:
@@ -195,7 +195,7 @@ def test_a_hint_is_shown_when_ready(rig, tmp_path):
     table = ScriptedTable([])
     companion = make_companion(rig, tmp_path / "g.sqlite3", table)
     table.read = lambda: FRAME  # the camera keeps delivering the unchanged board
-    table.observe = lambda frame: None
+    table.observe = lambda frame, timestamp: None
     companion.observe = table.observe
     rig.clear()
     assert companion.ask_hint()
@@ -219,7 +219,7 @@ def test_a_move_makes_the_pending_hint_stale(rig, tmp_path):
     assert companion.hints.pending is None
     time.sleep(0.2)
     table.read = lambda: FRAME
-    companion.observe = lambda frame: None
+    companion.observe = lambda frame, timestamp: None
     for _ in range(5):
         companion.step()
     assert rig.presenter.scene.name != "hint"

@@ -3,6 +3,7 @@ of a game, the log read back, bad input as one line and exit 2, a killed run res
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -11,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import cv2
 import pytest
 
 from companion.cli import main
@@ -146,3 +148,31 @@ def test_board_pictures_are_kept_when_asked(data, capsys):
     assert picture.read_bytes()[:2] == b"\xff\xd8"
     capsys.readouterr()
     assert run_cli("games", "show", "--db", db, "1", "--snapshot", "99", "--out", str(picture)) == 2
+
+
+SHARED_FRAMES = ROOT.parent / "shared" / "data" / "frames-dev" / "dev-00"
+
+
+@pytest.mark.skipif(not SHARED_FRAMES.is_dir(), reason="shared/ frames are not beside the repository")
+def test_a_camera_path_through_opencv_referees_rendered_photographs(data, capsys):
+    """The hardware path with a video for a camera: OpenCV source, the calibration file, the
+    stability gate on the video's own clock, the reconciler, mock pins (no Pi here)."""
+    frames = SHARED_FRAMES / "frames"
+    calibration = data / "calibration.json"
+    assert run_cli("calibrate", "--empty", str(frames / "00-empty.jpg"), "--reference",
+                   str(frames / "01-reference.jpg"), "--out", str(calibration)) == 0
+    video = data / "table.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10, (640, 480))
+    shots = sorted(frames.glob("0[2-7]b-move.jpg"))
+    for shot in shots:
+        image = cv2.imread(str(shot))
+        for _ in range(12):  # 1.2 s of video per position
+            writer.write(image)
+    writer.release()
+    db = data / "g.sqlite3"
+    assert run_cli("run", "--camera", str(video), "--calibration", str(calibration), "--db", str(db)) == 0
+    capsys.readouterr()
+    expected = json.loads((SHARED_FRAMES / "scene.json").read_text())["moves"][: len(shots)]
+    with sqlite3.connect(db) as connection:
+        moves = [m for (m,) in connection.execute("SELECT move FROM moves ORDER BY ply")]
+    assert moves == expected
