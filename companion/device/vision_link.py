@@ -59,7 +59,8 @@ class SynthRenderer:
         from companion.vision.synth import SceneRenderer
 
         self.scene = SceneRenderer(seed=seed, size=variant.size, max_piece=variant.max_piece)
-        self.calibration = calibrate(self.scene.empty(), self.scene.reference(), max_piece=variant.max_piece)
+        self.calibration = calibrate(self.scene.empty(), self.scene.reference(), layout=BoardLayout(size=variant.size),
+                                     max_piece=variant.max_piece)
         self.size = variant.size
 
     def render(self, shot: Shot, index: int) -> np.ndarray:
