@@ -46,14 +46,16 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The full parser, or with ``only`` one command registered: a command imports only its own
+    module, so ``moves`` starts without loading the camera stack (seconds on a Pi)."""
     parser = OneLineParser(
         prog=PROGRAM,
         description="Referee, coach and scribe for the Gobblet board game.",
     )
     parser.add_argument("--version", action="version", version=f"{PROGRAM} {__version__}")
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    for name in COMMAND_MODULES if only is None else (only,):
         importlib.import_module(f"companion.cli.{name}").register(subcommands)
     return parser
 
@@ -65,7 +67,9 @@ def fail(message: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = argv[0] if argv and argv[0] in COMMAND_MODULES else None
+    parser = build_parser(only=command)
     args = parser.parse_args(argv)
     if not getattr(args, "handler", None):
         parser.print_help()
