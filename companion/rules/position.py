@@ -82,6 +82,107 @@ def take_from_reserve(reserve: Reserve, stack_index: int, size: int, any_order: 
     return canonical_reserve(tuple(stacks), False)
 
 
+# ----- internal tables of the fast interface ----------------------------------------------
+# Reserves are interned as small ints, so a placement looks its new reserve and hash change
+# up by int instead of hashing nested tuples; per variant, line masks by square and caches of
+# the masks that only depend on one bitboard.
+
+_RESERVE_IDS: dict[tuple[Reserve, bool], int] = {}
+_RESERVES: list[Reserve] = []                  # id -> reserve (the interned tuple)
+_RESERVE_ANY: list[bool] = []                  # id -> any_order
+_RESERVE_KEYS: list[tuple[int, int]] = []      # id -> (white's reserve_key, black's reserve_key)
+_RESERVE_OPTIONS: list[tuple[tuple[int, int, bool], ...]] = []  # id -> placement_options
+_TAKES: list[dict[int, tuple[int, int, int]]] = []  # id -> {code >> 8: (new id, white delta, black delta)}
+CACHE_LIMIT = 50_000  # entries per per-variant cache before it is cleared
+
+
+def _reserve_id(reserve: Reserve, any_order: bool) -> int:
+    rid = _RESERVE_IDS.get((reserve, any_order))
+    if rid is None:
+        rid = len(_RESERVES)
+        _RESERVE_IDS[(reserve, any_order)] = rid
+        _RESERVES.append(reserve)
+        _RESERVE_ANY.append(any_order)
+        _RESERVE_KEYS.append((reserve_key(WHITE, reserve), reserve_key(BLACK, reserve)))
+        _RESERVE_OPTIONS.append(placement_options(reserve, any_order))
+        _TAKES.append({})
+    return rid
+
+
+def _take(rid: int, placement: int) -> tuple[int, int, int]:
+    """The reserve after a placement (``placement`` = code >> 8: size and stack index)."""
+    reserve, any_order = _RESERVES[rid], _RESERVE_ANY[rid]
+    new = _reserve_id(take_from_reserve(reserve, placement >> 4, placement & 0xF, any_order), any_order)
+    old_keys, new_keys = _RESERVE_KEYS[rid], _RESERVE_KEYS[new]
+    entry = (new, old_keys[WHITE] ^ new_keys[WHITE], old_keys[BLACK] ^ new_keys[BLACK])
+    _TAKES[rid][placement] = entry
+    return entry
+
+
+class _Tables:
+    """What one variant's move generation and end-of-turn check look up."""
+
+    __slots__ = ("board_mask", "codes", "gobble", "gobble_kind", "lines", "need", "sizes", "threats", "through")
+
+    def __init__(self, variant: Variant) -> None:
+        geo = geometry(variant.size, variant.win_length)
+        self.board_mask = geo.board_mask
+        self.lines = tuple(line.mask for line in geo.lines)
+        self.need = variant.win_length - 1
+        self.sizes = variant.max_piece + 2  # len(Position._size_tops)
+        # through[sq]: (mask, squares) of every line through sq
+        self.through: list[tuple[tuple[int, tuple[Square, ...]], ...]] = [()] * (geo.squares[-1] + 1)
+        for sq in geo.squares:
+            self.through[sq] = tuple((line.mask, line.squares) for line in geo.lines_through[sq])
+        rule = variant.gobble_rule
+        self.gobble_kind = {GobbleRule.ALWAYS: 0, GobbleRule.NEVER: 1, GobbleRule.THREAT_LINE: 2,
+                            GobbleRule.STORER: 3}[rule]
+        self.gobble: dict[int, int] = {}    # opponent tops -> squares gobbling may cover (before & occupied)
+        self.codes: dict[int, tuple[int, ...]] = {}  # mask << 21 | base -> move codes
+        self.threats: dict[int, tuple[tuple[Square, int, tuple[int, ...]], ...]] = {}
+
+    def gobble_lines(self, theirs: int) -> int:
+        """Rule 4 for the threat-line and storer rules: the squares of lines with W-1 of
+        ``theirs`` (threat-line: only ``theirs`` in them)."""
+        need = self.need
+        threat_only = self.gobble_kind == 2
+        mask = 0
+        for line in self.lines:
+            hit = line & theirs
+            if hit.bit_count() >= need:
+                mask |= hit if threat_only else line
+        if len(self.gobble) > CACHE_LIMIT:
+            self.gobble.clear()
+        self.gobble[theirs] = mask
+        return mask
+
+    def move_codes(self, key: int, base: int, mask: int) -> tuple[int, ...]:
+        codes = tuple(base | sq for sq in squares_of(mask))
+        if len(self.codes) > CACHE_LIMIT:
+            self.codes.clear()
+        self.codes[key] = codes
+        return codes
+
+    def threat_squares(self, own: int) -> tuple[tuple[Square, int, tuple[int, ...]], ...]:
+        """(square, its bit, the lines it completes) for each square completing a line of W-1
+        of the tops ``own``."""
+        need = self.need
+        by_square: dict[int, list[int]] = {}
+        for line in self.lines:
+            if (line & own).bit_count() == need:
+                by_square.setdefault(line & ~own, []).append(line)
+        found = tuple((b.bit_length() - 1, b, tuple(lines)) for b, lines in sorted(by_square.items()))
+        if len(self.threats) > CACHE_LIMIT:
+            self.threats.clear()
+        self.threats[own] = found
+        return found
+
+
+@cache
+def _tables_for(variant: Variant) -> _Tables:
+    return _Tables(variant)
+
+
 class LegalMoveView:
     """A lazy view of the legal moves that supports ``in``, ``len`` and iteration."""
 
@@ -114,9 +215,11 @@ class Position:
         "_hash",
         "_reserve",
         "_result",
+        "_rid",
         "_seen",
         "_size_tops",
         "_stacks",
+        "_tables",
         "_undo",
         "ply",
         "turn",
@@ -143,17 +246,20 @@ class Position:
         self._stacks: list[list[int]] = [[] for _ in range(self._geometry.squares[-1] + 1)]
         self._color_tops = [0, 0]
         self._size_tops = [0] * (self.variant.max_piece + 2)
-        self._reserve = [
-            canonical_reserve(reserves[WHITE], self.variant.any_order),
-            canonical_reserve(reserves[BLACK], self.variant.any_order),
+        self._tables = _tables_for(self.variant)
+        any_order = self.variant.any_order
+        self._rid = [
+            _reserve_id(canonical_reserve(reserves[WHITE], any_order), any_order),
+            _reserve_id(canonical_reserve(reserves[BLACK], any_order), any_order),
         ]
+        self._reserve = [_RESERVES[self._rid[WHITE]], _RESERVES[self._rid[BLACK]]]
         self._hash = reserve_key(WHITE, self._reserve[WHITE]) ^ reserve_key(BLACK, self._reserve[BLACK])
         if turn == BLACK:
             self._hash ^= ZOBRIST_BLACK_TO_MOVE
         for sq, pieces in stacks.items():
             for color, size in pieces:
                 self._drop(sq, size << 1 | color)
-        self._undo: list[tuple[int, Reserve | None, tuple | None]] = []
+        self._undo: list[tuple[int, int, tuple | None]] = []  # (code, reserve id before or -1, result)
         self._seen: dict[int, int] = {self._hash: 1}
         self._result = self._full_line_check(mover=turn ^ 1)
 
@@ -262,19 +368,6 @@ class Position:
 
     # ----- making and unmaking moves (the fast interface) -------------------------------
 
-    def _lift(self, sq: Square) -> int:
-        stack = self._stacks[sq]
-        piece = stack.pop()
-        b = 1 << sq
-        self._color_tops[piece & 1] ^= b
-        self._size_tops[piece >> 1] ^= b
-        self._hash ^= ZOBRIST[piece][sq]
-        if stack:
-            under = stack[-1]
-            self._color_tops[under & 1] |= b
-            self._size_tops[under >> 1] |= b
-        return piece
-
     def _drop(self, sq: Square, piece: int) -> None:
         stack = self._stacks[sq]
         b = 1 << sq
@@ -289,46 +382,114 @@ class Position:
 
     def push_code(self, code: int) -> None:
         """Play a move code from ``legal_codes()`` (no legality check)."""
+        # Lift, drop and the end-of-turn check are written out here: this runs at every node.
         mover = self.turn
         to = code & 0xFF
+        tops = self._color_tops
+        size_tops = self._size_tops
+        stacks = self._stacks
+        h = self._hash ^ ZOBRIST_BLACK_TO_MOVE
         if code & BOARD_FLAG:
-            origin = (code >> 8) & 0xFF
-            piece = self._lift(origin)
-            old_reserve = None
+            origin = code >> 8 & 0xFF
+            stack = stacks[origin]
+            piece = stack.pop()
+            b = 1 << origin
+            tops[piece & 1] ^= b
+            size_tops[piece >> 1] ^= b
+            h ^= ZOBRIST[piece][origin]
+            if stack:
+                under = stack[-1]
+                tops[under & 1] |= b
+                size_tops[under >> 1] |= b
+            old_rid = -1
         else:
             origin = -1
-            size = (code >> 8) & 0xF
-            old_reserve = self._reserve[mover]
-            new_reserve = take_from_reserve(old_reserve, code >> 12, size, self.variant.any_order)
-            self._reserve[mover] = new_reserve
-            self._hash ^= reserve_key(mover, old_reserve) ^ reserve_key(mover, new_reserve)
-            piece = size << 1 | mover
-        self._drop(to, piece)
-        self._hash ^= ZOBRIST_BLACK_TO_MOVE
+            old_rid = self._rid[mover]
+            entry = _TAKES[old_rid].get(code >> 8) or _take(old_rid, code >> 8)
+            self._rid[mover] = entry[0]
+            self._reserve[mover] = _RESERVES[entry[0]]
+            h ^= entry[1 + mover]
+            piece = (code >> 7 & 0x1E) | mover  # size << 1 | colour
+        stack = stacks[to]
+        b = 1 << to
+        if stack:
+            under = stack[-1]
+            tops[under & 1] ^= b
+            size_tops[under >> 1] ^= b
+        stack.append(piece)
+        tops[piece & 1] |= b
+        size_tops[piece >> 1] |= b
+        h ^= ZOBRIST[piece][to]
+        self._hash = h
         self.turn = mover ^ 1
         self.ply += 1
-        self._undo.append((code, old_reserve, self._result))
-        self._result = self._end_of_turn(mover, origin, to)
-        self._seen[self._hash] = self._seen.get(self._hash, 0) + 1
+        self._undo.append((code, old_rid, self._result))
+        # The end-of-turn check (RULES.md point 6): the opponent's full line (only a lift can
+        # reveal one, through the origin) beats the mover's own (which runs through ``to``:
+        # a lift never reveals one, since the lifted piece already showed the mover's colour).
+        result = None
+        through = self._tables.through
+        if origin >= 0 and tops[mover ^ 1] >> origin & 1:
+            theirs = tops[mover ^ 1]
+            for mask, squares in through[origin]:
+                if theirs & mask == mask:
+                    result = (Termination.UNCOVER, mover ^ 1, squares)
+                    break
+        if result is None:
+            mine = tops[mover]
+            for mask, squares in through[to]:
+                if mine & mask == mask:
+                    result = (Termination.LINE, mover, squares)
+                    break
+        self._result = result
+        seen = self._seen
+        seen[h] = seen.get(h, 0) + 1
 
     def pop_code(self) -> int:
         """Undo the last move; return its code."""
-        code, old_reserve, result = self._undo.pop()
-        count = self._seen[self._hash] - 1
+        code, old_rid, result = self._undo.pop()
+        h = self._hash
+        seen = self._seen
+        count = seen[h] - 1
         if count:
-            self._seen[self._hash] = count
+            seen[h] = count
         else:
-            del self._seen[self._hash]
-        self.turn ^= 1
+            del seen[h]
+        mover = self.turn ^ 1
+        self.turn = mover
         self.ply -= 1
-        self._hash ^= ZOBRIST_BLACK_TO_MOVE
-        piece = self._lift(code & 0xFF)
+        h ^= ZOBRIST_BLACK_TO_MOVE
+        tops = self._color_tops
+        size_tops = self._size_tops
+        to = code & 0xFF
+        stack = self._stacks[to]
+        piece = stack.pop()
+        b = 1 << to
+        tops[piece & 1] ^= b
+        size_tops[piece >> 1] ^= b
+        h ^= ZOBRIST[piece][to]
+        if stack:
+            under = stack[-1]
+            tops[under & 1] |= b
+            size_tops[under >> 1] |= b
         if code & BOARD_FLAG:
-            self._drop((code >> 8) & 0xFF, piece)
+            origin = code >> 8 & 0xFF
+            stack = self._stacks[origin]
+            b = 1 << origin
+            if stack:
+                under = stack[-1]
+                tops[under & 1] ^= b
+                size_tops[under >> 1] ^= b
+            stack.append(piece)
+            tops[piece & 1] |= b
+            size_tops[piece >> 1] |= b
+            h ^= ZOBRIST[piece][origin]
         else:
-            new_reserve = self._reserve[self.turn]
-            self._reserve[self.turn] = old_reserve  # type: ignore[assignment]
-            self._hash ^= reserve_key(self.turn, new_reserve) ^ reserve_key(self.turn, old_reserve)  # type: ignore[arg-type]
+            current = self._rid[mover]
+            self._rid[mover] = old_rid
+            self._reserve[mover] = _RESERVES[old_rid]
+            h ^= _RESERVE_KEYS[old_rid][mover] ^ _RESERVE_KEYS[current][mover]
+        self._hash = h
         self._result = result
         return code
 
@@ -337,24 +498,7 @@ class Position:
         """The codes pushed so far, oldest first."""
         return [entry[0] for entry in self._undo]
 
-    # ----- the end-of-turn check (RULES.md point 6) -------------------------------------
-
-    def _end_of_turn(self, mover: Color, origin: Square, to: Square) -> tuple | None:
-        """After a put-down: the opponent's full line (only a lift can reveal one) beats the
-        mover's own."""
-        lines_through = self._geometry.lines_through
-        if origin >= 0:
-            theirs = self._color_tops[mover ^ 1]
-            for line in lines_through[origin]:
-                if theirs & line.mask == line.mask:
-                    return (Termination.UNCOVER, mover ^ 1, line.squares)
-        # The mover's new line runs through ``to``: a lift never reveals one, since the lifted
-        # piece already showed the mover's colour on the origin.
-        mine = self._color_tops[mover]
-        for line in lines_through[to]:
-            if mine & line.mask == line.mask:
-                return (Termination.LINE, mover, line.squares)
-        return None
+    # ----- the end-of-turn check (RULES.md point 6; the per-move check is in push_code) -----
 
     def _full_line_check(self, mover: Color) -> tuple | None:
         """The end-of-turn check over every line, for a position set up from parts: a line of
@@ -387,21 +531,18 @@ class Position:
 
     def gobble_mask(self, color: Color) -> int:
         """Occupied squares that a piece from ``color``'s external stacks may cover (rule 4)."""
-        rule = self.variant.gobble_rule
+        tables = self._tables
         occupied = self._color_tops[0] | self._color_tops[1]
-        if rule is GobbleRule.ALWAYS:
+        kind = tables.gobble_kind
+        if kind == 0:  # always
             return occupied
-        if rule is GobbleRule.NEVER:
+        if kind == 1:  # never
             return 0
         theirs = self._color_tops[color ^ 1]
-        need = self.variant.win_length - 1
-        mask = 0
-        threat_only = rule is GobbleRule.THREAT_LINE
-        for line in self._geometry.lines:
-            hit = line.mask & theirs
-            if hit.bit_count() >= need:
-                mask |= hit if threat_only else line.mask
-        return mask & occupied
+        lines = tables.gobble.get(theirs)
+        if lines is None:
+            lines = tables.gobble_lines(theirs)
+        return lines & occupied
 
     def legal_codes(self) -> list[int]:
         """Every legal move as a code; none once a line has decided the game. Repetition is
@@ -409,32 +550,38 @@ class Position:
         if self._result is not None:
             return []
         turn = self.turn
+        tables = self._tables
         own = self._color_tops[turn]
-        empty = self._geometry.board_mask & ~(own | self._color_tops[turn ^ 1])
-        lt = self._smaller_than(empty)
+        empty = tables.board_mask & ~(own | self._color_tops[turn ^ 1])
+        size_tops = self._size_tops
+        lt = [empty]  # lt[s]: squares a piece of size s may go on (empty or a smaller top)
+        acc = empty
+        for s in range(1, tables.sizes):
+            lt.append(acc)
+            acc |= size_tops[s]
+        cache = tables.codes
         codes: list[int] = []
-        append = codes.append
-        options = placement_options(self._reserve[turn], self.variant.any_order)
+        options = _RESERVE_OPTIONS[self._rid[turn]]
         if options:
             gobble = self.gobble_mask(turn)
             for size, index, _ in options:
-                base = size << 8 | index << 12
                 m = empty | (lt[size] & gobble)
-                while m:
-                    low = m & -m
-                    append(base | (low.bit_length() - 1))
-                    m ^= low
+                if m:
+                    base = size << 8 | index << 12
+                    key = m << 21 | base
+                    got = cache.get(key)
+                    codes += got if got is not None else tables.move_codes(key, base, m)
         stacks = self._stacks
         while own:
             low = own & -own
             origin = low.bit_length() - 1
             own ^= low
-            base = BOARD_FLAG | origin << 8
             m = lt[stacks[origin][-1] >> 1]
-            while m:
-                low = m & -m
-                append(base | (low.bit_length() - 1))
-                m ^= low
+            if m:
+                base = BOARD_FLAG | origin << 8
+                key = m << 21 | base
+                got = cache.get(key)
+                codes += got if got is not None else tables.move_codes(key, base, m)
         return codes
 
     def count_moves(self) -> int:
@@ -442,21 +589,80 @@ class Position:
         if self._result is not None:
             return 0
         turn = self.turn
+        tables = self._tables
         own = self._color_tops[turn]
-        empty = self._geometry.board_mask & ~(own | self._color_tops[turn ^ 1])
-        lt = self._smaller_than(empty)
+        empty = tables.board_mask & ~(own | self._color_tops[turn ^ 1])
+        size_tops = self._size_tops
         count = 0
-        options = placement_options(self._reserve[turn], self.variant.any_order)
+        acc = empty
+        options = _RESERVE_OPTIONS[self._rid[turn]]
         if options:
             gobble = self.gobble_mask(turn)
+            lt = [empty]
+            for s in range(1, tables.sizes):
+                lt.append(acc)
+                acc |= size_tops[s]
             for size, _, _ in options:
                 count += (empty | (lt[size] & gobble)).bit_count()
-        size_tops = self._size_tops
-        for s in range(1, len(size_tops)):
+            acc = empty
+        for s in range(1, tables.sizes):
             mine = own & size_tops[s]
             if mine:
-                count += mine.bit_count() * lt[s].bit_count()
+                count += mine.bit_count() * acc.bit_count()
+            acc |= size_tops[s]
         return count
+
+    def winning_codes(self) -> list[int]:
+        """The legal moves after which the side to move wins at once (RULES.md point 6 gives
+        the mover the game), in no particular order; the same set as playing every legal
+        move and asking ``line_result()``, found with bitboards: only the squares that
+        complete a line of W-1 of the mover's tops are looked at, so most positions answer
+        in a dictionary look-up."""
+        if self._result is not None:
+            return []
+        turn = self.turn
+        tables = self._tables
+        tops = self._color_tops
+        own = tops[turn]
+        threats = tables.threats.get(own)
+        if threats is None:
+            threats = tables.threat_squares(own)
+        if not threats:
+            return []
+        theirs = tops[turn ^ 1]
+        stacks = self._stacks
+        size_tops = self._size_tops
+        options = _RESERVE_OPTIONS[self._rid[turn]]
+        through = tables.through
+        wins: list[int] = []
+        for x, xb, lines in threats:
+            xstack = stacks[x]
+            xsize = xstack[-1] >> 1 if xstack else 0  # x never shows the mover's colour
+            if options and (not xstack or self.gobble_mask(turn) & xb):
+                for size, index, _ in options:
+                    if size > xsize:  # a placement lifts nothing, so it cannot uncover
+                        wins.append(x | size << 8 | index << 12)
+            movers = own
+            for s in range(1, xsize + 1):
+                movers &= ~size_tops[s]
+            while movers:
+                b = movers & -movers
+                movers ^= b
+                origin = b.bit_length() - 1
+                stack = stacks[origin]
+                under = stack[-2] & 1 if len(stack) > 1 else -1
+                after = (own | xb) if under == turn else (own ^ b) | xb
+                for line in lines:
+                    if after & line == line:
+                        break
+                else:
+                    continue  # the lift broke every line this square would complete
+                if under == turn ^ 1:  # the lift reveals an opponent piece: a line of theirs?
+                    revealed = (theirs | b) & ~xb
+                    if any(revealed & mask == mask for mask, _ in through[origin]):
+                        continue
+                wins.append(x | origin << 8 | BOARD_FLAG)
+        return wins
 
     def destinations(self, origin: Square) -> list[Square]:
         """Where the piece on ``origin`` may go (empty if it may not be lifted or cannot move)."""
