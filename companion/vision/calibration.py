@@ -33,6 +33,7 @@ from companion.vision.geometry import (
     camera_from_points,
     rectified_scale,
 )
+from companion.vision.grid import refined_layout
 from companion.vision.markers import detect_markers, marker_correspondences
 from companion.vision.matching import best_shift, evidence, rectify
 from companion.vision.pixels import Background, PixelModel
@@ -220,18 +221,26 @@ def parse_corners(text: str) -> np.ndarray:
     return np.array(points, dtype=np.float64)
 
 
-def locate(image: np.ndarray, layout: BoardLayout, corners: np.ndarray | None) -> tuple[Camera, dict[int, np.ndarray]]:
-    """The camera from the markers, or from four grid corners given by hand."""
+def locate(
+    image: np.ndarray, layout: BoardLayout, corners: np.ndarray | None
+) -> tuple[Camera, dict[int, np.ndarray], BoardLayout]:
+    """The camera from the markers, checked against the grid lines (which may move where the
+    markers are taken to be), or from four grid corners given by hand."""
     size = (image.shape[1], image.shape[0])
     if corners is not None:
         w, h = size
         if np.any(corners < -0.5) or np.any(corners[:, 0] > w) or np.any(corners[:, 1] > h):
             raise CompanionError(f"--corners lie outside the {w}x{h} image")
-        return camera_from_points(layout.grid_corners(), corners, size), {}
+        return camera_from_points(layout.grid_corners(), corners, size), {}, layout
     found = detect_markers(image)
     board_pts, image_pts = marker_correspondences(found, layout)
     markers = {i: found[i] for i in layout.marker_ids}
-    return camera_from_points(board_pts, image_pts, size), markers
+    camera = camera_from_points(board_pts, image_pts, size)
+    refined = refined_layout(image, layout, camera)
+    if refined is not None:
+        layout = refined
+        camera = camera_from_points(*marker_correspondences(found, layout), size)
+    return camera, markers, layout
 
 
 # -- learning from the reference layout ----------------------------------------------------------
@@ -384,7 +393,7 @@ def calibrate(
     """Build a calibration from an empty-board frame and, ideally, a reference-layout frame."""
     layout = layout or BoardLayout()
     empty = check_frame(empty, "the empty-board image")
-    camera, markers = locate(empty, layout, corners)
+    camera, markers, layout = locate(empty, layout, corners)
     view = RectifiedView(layout, rectified_scale(camera, layout))
     background = rectify(empty, view, camera)
     cups = CupSet.default(layout.square_mm, max_piece)

@@ -35,6 +35,11 @@ class BoardLayout:
     marker_mm: float = 24.0
     marker_offset_mm: float = 17.5
     marker_ids: tuple[int, int, int, int] = (0, 1, 2, 3)
+    marker_frame: tuple[float, float, float, float] = (0.0, 0.0, 1.0, 1.0)
+    """(x0, y0, kx, ky): where the markers really sit relative to the grid found in the image.
+    A nominal marker point (x, y) is at ((x - x0) * kx, (y - y0) * ky) in board mm; the
+    identity unless calibration saw the grid lines elsewhere than the nominal layout says
+    (a marker glued off its spot, a board of other dimensions)."""
 
     @property
     def grid_mm(self) -> float:
@@ -48,14 +53,19 @@ class BoardLayout:
     def marker_centres(self) -> np.ndarray:
         """Centres of markers ``marker_ids`` in order, each diagonally outside its corner."""
         o = self.marker_offset_mm
-        return self.grid_corners() + np.array([(-o, -o), (o, -o), (o, o), (-o, o)])
+        return self._framed(self.grid_corners() + np.array([(-o, -o), (o, -o), (o, o), (-o, o)]))
 
     def marker_corners(self, index: int) -> np.ndarray:
         """A marker's corners in board mm, in ArUco order (its top-left, top-right,
         bottom-right, bottom-left), the marker upright as seen from White (top toward rank n)."""
-        cx, cy = self.marker_centres()[index]
+        o = self.marker_offset_mm
+        cx, cy = (self.grid_corners() + np.array([(-o, -o), (o, -o), (o, o), (-o, o)]))[index]
         h = self.marker_mm / 2
-        return np.array([(cx - h, cy + h), (cx + h, cy + h), (cx + h, cy - h), (cx - h, cy - h)])
+        return self._framed(np.array([(cx - h, cy + h), (cx + h, cy + h), (cx + h, cy - h), (cx - h, cy - h)]))
+
+    def _framed(self, points: np.ndarray) -> np.ndarray:
+        x0, y0, kx, ky = self.marker_frame
+        return (points - np.array([x0, y0])) * np.array([kx, ky])
 
     def square_centre(self, row: int) -> tuple[float, float]:
         """Centre of the square in row ``row`` of ``board_squares`` order, board mm."""
@@ -70,13 +80,15 @@ class BoardLayout:
             "marker_mm": self.marker_mm,
             "marker_offset_mm": self.marker_offset_mm,
             "marker_ids": list(self.marker_ids),
+            "marker_frame": list(self.marker_frame),
         }
 
     @classmethod
     def from_json(cls, data: dict[str, object]) -> BoardLayout:
         ids = tuple(int(i) for i in data["marker_ids"])  # type: ignore[union-attr]
-        if len(ids) != 4:
-            raise CompanionError("calibration file: marker_ids must list four ids")
+        frame = tuple(float(v) for v in data.get("marker_frame", (0.0, 0.0, 1.0, 1.0)))  # type: ignore[union-attr, attr-defined]
+        if len(ids) != 4 or len(frame) != 4 or not 0.5 < min(frame[2:]) <= max(frame[2:]) < 2:
+            raise CompanionError("calibration file: the marker layout is malformed")
         return cls(
             size=int(data["size"]),  # type: ignore[arg-type]
             square_mm=float(data["square_mm"]),  # type: ignore[arg-type]
@@ -84,6 +96,7 @@ class BoardLayout:
             marker_mm=float(data["marker_mm"]),  # type: ignore[arg-type]
             marker_offset_mm=float(data["marker_offset_mm"]),  # type: ignore[arg-type]
             marker_ids=ids,  # type: ignore[arg-type]
+            marker_frame=frame,  # type: ignore[arg-type]
         )
 
 

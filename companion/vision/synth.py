@@ -78,6 +78,7 @@ class SceneRenderer:
 
     seed: int
     size: int = 4
+    square_mm: float = 60.0
     resolution: tuple[int, int] = (640, 480)
     max_piece: int = 4
     rotation_deg: float | None = None
@@ -86,7 +87,7 @@ class SceneRenderer:
     look_overrides: dict[str, object] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.layout = BoardLayout(size=self.size)
+        self.layout = BoardLayout(size=self.size, square_mm=self.square_mm)
         self.rng = np.random.default_rng(self.seed)
         self.look = self._random_look()
         for key, value in self.look_overrides.items():

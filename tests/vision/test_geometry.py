@@ -47,3 +47,23 @@ def test_rectified_view_puts_rank_n_at_the_top():
     a1, a4 = view.to_pixels(np.array([[0.0, 0.0], [0.0, 240.0]]))
     assert a1 == pytest.approx((35, 275)) and a4 == pytest.approx((35, 35))
     assert view.shape == (310, 310)
+
+
+def test_grid_lines_correct_a_board_of_other_dimensions(setup_for, rng):
+    from companion.vision.synth import random_tops
+
+    s = setup_for(9, square_mm=55.0)  # markers as specified, squares 55 mm instead of 60
+    frame = s.calibration.layout.marker_frame
+    assert frame != (0.0, 0.0, 1.0, 1.0)
+    assert frame[2] == pytest.approx(1.0, abs=0.05)
+    # the grid found in the image lands where the board's own corners are
+    grid = s.calibration.camera.to_image(s.calibration.layout.grid_corners())
+    assert np.abs(grid - s.renderer.grid_corners_px()).max() < 1.5
+    tops = random_tops(rng, fill=0.6)
+    assert s.reader().read(s.renderer.render(tops)).tops() == s.renderer.truth(tops)
+
+
+def test_grid_lines_leave_a_well_made_board_alone(setup_for):
+    x0, y0, kx, ky = setup_for(2).calibration.layout.marker_frame
+    assert abs(x0) < 1.0 and abs(y0) < 1.0  # at most the renderer's line-drawing rounding
+    assert kx == pytest.approx(1.0, abs=0.01) and ky == pytest.approx(1.0, abs=0.01)
