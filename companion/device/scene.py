@@ -136,27 +136,20 @@ def hint(move: Move, turn: str) -> Scene:
     return Scene("hint", text, squares=squares, turn={turn: STEADY}, sound=BEEP)
 
 
+def _pointing(name: str, text: str, squares: Iterable[str], light: Light, turn: str,
+              alert: Light, sound: Sound | None = None) -> Scene:
+    """The shape of every "look here" message: squares lit, the alert LED, the turn LED kept."""
+    return Scene(name, text, squares=_lights(squares, light), turn={turn: STEADY}, alert=alert, sound=sound)
+
+
 def illegal(squares: Iterable[str], turn: str, reason: str) -> Scene:
     """Offending squares and the alert LED steady, a low tone that repeats until restored."""
-    return Scene(
-        "illegal",
-        f"illegal: {reason}; restore the board",
-        squares=_lights(squares, STEADY),
-        turn={turn: STEADY},
-        alert=STEADY,
-        sound=LOW_TONE,
-    )
+    return _pointing("illegal", f"illegal: {reason}; restore the board", squares, STEADY, turn, STEADY, LOW_TONE)
 
 
 def attention(squares: Iterable[str], turn: str, reason: str) -> Scene:
     """The board cannot be read with confidence: point at it quietly, do not accuse."""
-    return Scene(
-        "attention",
-        f"check the board: {reason}",
-        squares=_lights(squares, BLINK),
-        turn={turn: STEADY},
-        alert=BLINK,
-    )
+    return _pointing("attention", f"check the board: {reason}", squares, BLINK, turn, BLINK)
 
 
 def won(line: Iterable[str], winner: str, reason: str) -> Scene:
@@ -193,14 +186,8 @@ def new_game(every_square: Iterable[str], turn: str = WHITE_NAME) -> Scene:
 
 def takeback_offered(squares: Iterable[str], turn: str, move_text: str) -> Scene:
     """The board shows the position before the last move: ask before undoing it."""
-    return Scene(
-        "takeback-offered",
-        f"board shows the position before {move_text}: double press to take it back",
-        squares=_lights(squares, counted(2)),
-        turn={turn: STEADY},
-        alert=BLINK,
-        sound=CHIRP,
-    )
+    text = f"board shows the position before {move_text}: double press to take it back"
+    return _pointing("takeback-offered", text, squares, counted(2), turn, BLINK, CHIRP)
 
 
 def taken_back(squares: Iterable[str], turn: str, move_text: str) -> Scene:
