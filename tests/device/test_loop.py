@@ -263,3 +263,13 @@ def test_a_lost_camera_keeps_the_game(rig, tmp_path):
 @pytest.fixture(autouse=True)
 def _no_logging_noise(caplog):
     caplog.set_level("WARNING")
+
+
+def test_clearing_the_board_after_a_game_starts_the_next_one(rig, tmp_path):
+    table = ScriptedTable([*positions(WIN), Observation.from_tops({})])
+    companion = make_companion(rig, tmp_path / "g.sqlite3", table)
+    drain(companion)
+    games = companion.store.games()
+    assert [(g.result, g.plies) for g in games] == [("*", 0), ("1-0", 7)]
+    assert companion.game_id == games[0].id and companion.game.ply == 0
+    assert rig.presenter.scene.name == "new-game"
