@@ -75,10 +75,10 @@ def dev_scenes(root: Path) -> Iterator[Scene]:
         yield Scene(folder.name, frames[0].image, frames[1].image, frames)
 
 
-def synthetic_scenes(count: int) -> Iterator[Scene]:
-    rng = np.random.default_rng(2024)
+def synthetic_scenes(count: int, first: int = 1000) -> Iterator[Scene]:
+    rng = np.random.default_rng(first)
     for seed in range(count):
-        r = SceneRenderer(1000 + seed)
+        r = SceneRenderer(first + seed)
         frames = []
         for k in range(12):
             tops = random_tops(rng, fill=0.6)
@@ -135,11 +135,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("frames", nargs="?", default=str(DEFAULT), help="frame sets folder (default ../shared/data/frames-dev)")
     parser.add_argument("--synthetic", type=int, default=0, help="use N synthetic scenes instead")
+    parser.add_argument("--first-seed", type=int, default=1000, help="first synthetic scene's seed")
     args = parser.parse_args()
     tally = Tally()
     try:
         if args.synthetic:
-            scenes: Iterator[Scene] = synthetic_scenes(args.synthetic)
+            scenes: Iterator[Scene] = synthetic_scenes(args.synthetic, args.first_seed)
         elif Path(args.frames).is_dir():
             scenes = dev_scenes(Path(args.frames))
         else:

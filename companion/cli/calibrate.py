@@ -50,6 +50,10 @@ def run(args: argparse.Namespace) -> int:
     camera = calibration.camera
     how = "markers " + ", ".join(str(i) for i in sorted(calibration.markers)) if calibration.markers else "--corners"
     print(f"board {args.size}x{args.size} located from {how}; camera about {camera.centre[2] / 10:.0f} cm above it")
+    x0, y0, kx, ky = calibration.layout.marker_frame
+    if (x0, y0, kx, ky) != (0.0, 0.0, 1.0, 1.0):
+        print(f"grid lines seen {x0:+.1f}/{y0:+.1f} mm and x{1 / kx:.3f}/x{1 / ky:.3f} from where the markers "
+              "put them: the grid lines are trusted")
     if calibration.reference:
         for colour in (0, 1):
             diameters = " ".join(f"{2 * r:.0f}" for r in calibration.cups.radii[colour])
