@@ -147,10 +147,13 @@ def _open_parts(options: RunOptions, stack: ExitStack) -> _Parts:
         return _Parts(kwargs, table)
     from companion.device.vision_link import BoardObserver, camera_opener
 
-    kwargs["camera"] = stack.enter_context(
+    camera = stack.enter_context(
         CameraLink(camera_opener(config.camera.source, is_raspberry_pi()), max_bad_frames=config.camera.max_bad_frames,
                    reconnect_delay=config.camera.reconnect_delay)
     )
+    if not notifier.enabled:  # at a terminal a missing camera is an error; the service waits for it
+        camera.open_now()
+    kwargs["camera"] = camera
     kwargs["observe"] = BoardObserver(options.calibration, variant)
     return _Parts(kwargs)
 

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from companion.device.component import Component
+from companion.errors import CompanionError
 
 log = logging.getLogger("gobblet-companion.camera")
 
@@ -93,6 +94,16 @@ class CameraLink(Component):
             log.warning("%s is back", self.name)
             self.fault = None
         return frame
+
+    def open_now(self) -> None:
+        """Open the camera at once, failing with a clear error: for a person at a terminal who
+        named a camera that is not there (a service keeps retrying instead)."""
+        try:
+            self._source = self._open_source()
+        except CompanionError:
+            raise
+        except Exception as error:
+            raise CompanionError(f"cannot open the {self.name}: {error}") from None
 
     def _grab(self, source: FrameSource) -> np.ndarray | None:
         """A frame, stamped by the source when it can (a video's own time line), else now."""

@@ -176,3 +176,9 @@ def test_a_camera_path_through_opencv_referees_rendered_photographs(data, capsys
     with sqlite3.connect(db) as connection:
         moves = [m for (m,) in connection.execute("SELECT move FROM moves ORDER BY ply")]
     assert moves == expected
+
+
+def test_a_missing_camera_at_the_terminal_is_one_line_and_exit_2(data, capsys):
+    assert run_cli("run", "--camera", str(data / "no-such-video.avi"), "--db", str(data / "g.sqlite3")) == 2
+    err = capsys.readouterr().err
+    assert "does not exist" in err and err.count("\n") == 1
