@@ -166,13 +166,16 @@ class Calibration:
             data = json.loads(text)
         except json.JSONDecodeError as error:
             raise CompanionError(f"calibration {path} is corrupt (not JSON); run calibrate again") from error
-        calibration = cls.from_json(data, f"calibration {path}")
-        if size is not None and calibration.size != size:
-            raise CompanionError(
-                f"calibration {path} is for a {calibration.size}x{calibration.size} board, "
-                f"not {size}x{size}: calibrate this board"
-            )
-        return calibration
+        if size is not None:
+            # checked before the rest, so a file for another board says so rather than "corrupt"
+            board = data.get("board") if isinstance(data, dict) else None
+            found = board.get("size") if isinstance(board, dict) else None
+            if isinstance(found, int) and found != size:
+                raise CompanionError(
+                    f"calibration {path} is for a {found}x{found} board, not {size}x{size}: "
+                    f"calibrate this board (or give --size {found})"
+                )
+        return cls.from_json(data, f"calibration {path}")
 
 
 # -- geometry helpers ---------------------------------------------------------------------------

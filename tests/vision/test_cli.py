@@ -89,3 +89,12 @@ def test_bad_input_is_one_clear_line_and_status_2(args, message, images, calibra
     assert main([a.format(**values) for a in args]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and message in err and "Traceback" not in err
+
+
+def test_read_refuses_a_calibration_for_another_board_size(calibration_file, images, tmp_path, capsys):
+    data = json.loads(calibration_file.read_text())
+    data["board"]["size"] = 3
+    other = tmp_path / "three.json"
+    other.write_text(json.dumps(data))
+    assert main(["read", "--calibration", str(other), str(images["board"])]) == 2
+    assert "is for a 3x3 board, not 4x4" in capsys.readouterr().err
