@@ -98,7 +98,7 @@ def test_killing_the_process_mid_game_then_starting_again_resumes_it(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "GOBBLET_COMPANION_DATA": str(tmp_path)}
     command = [sys.executable, "-m", "companion", "run", "--simulate", "--renderer", "truth",
                "--db", str(db), "--seed", "2", "--quiet"]
-    process = subprocess.Popen([*command, "--fps", "40"], env=env, stdout=subprocess.DEVNULL,
+    process = subprocess.Popen([*command, "--fps", "20"], env=env, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL, cwd=ROOT)
     deadline = time.monotonic() + 30
     while moves_in(db) < 5 and time.monotonic() < deadline and process.poll() is None:
