@@ -87,11 +87,6 @@ class Calibration:
         """The background every frame is compared with."""
         return Background.of(self.background, self.scale, self.band())
 
-    def with_camera(self, camera: Camera, markers: dict[int, np.ndarray]) -> Calibration:
-        """The same board seen from a new position (after it was nudged)."""
-        return Calibration(self.layout, camera, self.scale, self.cups, self.pixels,
-                           self.background, markers, self.reference, self.created)
-
     # -- file format ---------------------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:

@@ -22,8 +22,6 @@ REFERENCE_HEIGHTS = (26.0, 34.0, 42.0, 50.0)
 REFERENCE_SQUARE = 60.0
 SECTIONS = 12
 SUPERSAMPLE = 4
-SKIRT_TOP = 0.4
-SKIRT_WEIGHT = 1.0
 KNOB = 0.3
 """Radius of the knob on top as a fraction of the base radius: the profile never narrows
 below it, so the top of the silhouette keeps its width."""
@@ -122,23 +120,20 @@ def draw_silhouette(
     sections: np.ndarray, origin_px: np.ndarray, scale: float, shape: tuple[int, int],
     flip_y: bool = True,
 ) -> np.ndarray:
-    """Soft weight mask (float32 0..1, ``shape``) of the union of discs, antialiased.
+    """Soft mask (float32 0..1, ``shape``) of the union of discs, antialiased by supersampling.
 
-    Discs are painted bottom to top, so each pixel gets the weight of the highest section
-    seen there: ``SKIRT_WEIGHT`` where only the cup's low side wall shows. That wall faces
-    sideways, catches light bounced off the board and looks like shaded wood, so it is weak
-    evidence either way; the lit upper body decides. ``origin_px`` is the board point (mm) at
-    the mask's pixel (0, 0); rows grow toward rank 1 when ``flip_y`` (the rectified view).
+    ``origin_px`` is the board point (mm) at the mask's pixel (0, 0); rows grow toward rank 1
+    when ``flip_y`` (the rectified view's orientation).
     """
     h, w = shape
     big = np.zeros((h * SUPERSAMPLE, w * SUPERSAMPLE), np.uint8)
     k = scale * SUPERSAMPLE
     bits = 4
     one = 1 << bits
-    for x, y, r, t in sections:
+    for x, y, r, _ in sections:
         u = (x - origin_px[0]) * k + (SUPERSAMPLE - 1) / 2
         v = ((origin_px[1] - y) if flip_y else (y - origin_px[1])) * k + (SUPERSAMPLE - 1) / 2
         cv2.circle(big, (round(u * one), round(v * one)), round(r * k * one),
-                   round(255 * (SKIRT_WEIGHT if t < SKIRT_TOP else 1.0)), -1, cv2.LINE_8, bits)
+                   255, -1, cv2.LINE_8, bits)
     small = cv2.resize(big, (w, h), interpolation=cv2.INTER_AREA)
     return small.astype(np.float32) / 255.0

@@ -25,17 +25,17 @@ A4_MM = (210.0, 297.0)
 QUIET_MM = 4.0
 
 
-def _detector(refine: bool) -> cv2.aruco.ArucoDetector:
+def _detector() -> cv2.aruco.ArucoDetector:
+    """Sub-pixel corners: a marker corner off by half a pixel tilts the whole board plane."""
     params = cv2.aruco.DetectorParameters()
-    if refine:
-        params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
     return cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(DICTIONARY), params)
 
 
-_DETECTORS = {refine: _detector(refine) for refine in (False, True)}
+_DETECTOR = _detector()
 
 
-def detect_markers(image: np.ndarray, refine: bool = True) -> dict[int, np.ndarray]:
+def detect_markers(image: np.ndarray) -> dict[int, np.ndarray]:
     """Marker id -> its four corners (4x2, image px, ArUco order) for each marker seen.
 
     A contrast-equalised second pass catches markers in dim or glary light that the plain
@@ -44,7 +44,7 @@ def detect_markers(image: np.ndarray, refine: bool = True) -> dict[int, np.ndarr
     gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     found: dict[int, np.ndarray] = {}
     for attempt in (gray, cv2.createCLAHE(2.0, (8, 8)).apply(gray)):
-        corners, ids, _ = _DETECTORS[refine].detectMarkers(attempt)
+        corners, ids, _ = _DETECTOR.detectMarkers(attempt)
         if ids is None:
             continue
         for marker_id, c in zip(ids.ravel().tolist(), corners, strict=True):
