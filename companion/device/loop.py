@@ -30,6 +30,7 @@ from companion.reconciler.decoder import Kind, decide
 from companion.reconciler.events import Event, EventType
 from companion.reconciler.reconciler import Reconciler
 from companion.rules.game import Game
+from companion.rules.position import Position
 from companion.rules.square import color_name
 from companion.rules.variant import Variant
 from companion.vision.observation import Observation
@@ -78,7 +79,7 @@ class Companion(Component):
         self.encode_jpeg = encode_jpeg
         self.reconciler: Reconciler = Reconciler(variant, takeback=False)
         self.game_id = 0
-        self._stored_ply = 0
+        self._stored: list[str] = []   # the moves the log holds for this game, in order
         self._finished = False
         self._offer: int | None = None   # ply of the move whose takeback is offered
         self.frames = 0
@@ -104,7 +105,7 @@ class Companion(Component):
                 self.store.finish(other.id, "*", termination=ABANDONED, reason="a new game was started")
         if row is not None:
             game = self.store.load_game(row.id)
-            self._adopt(Reconciler(self.variant, game, takeback=False), row.id, game.ply)
+            self._adopt(Reconciler(self.variant, game, takeback=False), row.id, _texts(game))
             self.resumed = True
             log.info("resumed game %d at ply %d, %s to play: %s", row.id, game.ply, self.turn_name(), game.position.text())
             self.presenter.show(idle(self.turn_name(), f"resumed game {row.id} at ply {game.ply}, {self.turn_name()} to play"))
@@ -113,20 +114,25 @@ class Companion(Component):
             self.presenter.show(idle(self.turn_name(), f"game {self.game_id}: {self.variant.spec}, {self.turn_name()} to play"))
         self.notifier.ready(f"game {self.game_id}, ply {self.game.ply}")
 
-    def _adopt(self, reconciler: Reconciler, game_id: int, stored_ply: int) -> None:
+    def _adopt(self, reconciler: Reconciler, game_id: int, stored: list[str]) -> None:
         self.reconciler = reconciler
         self.game_id = game_id
-        self._stored_ply = stored_ply
+        self._stored = list(stored)
         self._finished = reconciler.game.is_over()
         self._offer = None
         self.hints.cancel()
 
     def _new_game(self, *, announce: bool, game: Game | None = None) -> None:
+        """A new record: a fresh game, or the reconciler's (a new game it saw set up, or a game
+        it restarted from what the board shows, whose start position the record keeps)."""
         game = game or Game(self.variant)
+        start = game.start.text() if game.start != Position(self.variant) else None
         game_id = self.store.start_game(
-            self.variant.spec, white=self.players.white, black=self.players.black, place=self.players.place
+            self.variant.spec, white=self.players.white, black=self.players.black, place=self.players.place,
+            start_position=start,
         )
-        self._adopt(Reconciler(self.variant, game, takeback=False), game_id, 0)
+        self._adopt(Reconciler(self.variant, game, takeback=False), game_id, [])
+        self._persist([], None)  # a restarted game may already hold moves
         log.info("game %d started (%s)", game_id, self.variant.spec)
         if announce:
             event = Event(EventType.NEW_GAME, detail={"variant": self.variant.spec})
@@ -178,8 +184,10 @@ class Companion(Component):
         withdrawn, self._offer = self._offer is not None, None
         before = self.game
         events = self.reconciler.feed(observation)
-        if self.game is not before:  # the reconciler saw the start position: a new game
-            self._abandon("the board was set up for a new game")
+        if self.game is not before:  # the start position set up again, or a game restarted (resync)
+            resync = any(e.type == "resync" for e in events)
+            self._abandon("the board could not be followed; the game goes on in a new record" if resync
+                          else "the board was set up for a new game")
             self._new_game(announce=False, game=self.game)
         for event in events:
             log.info("event %s", _event_text(event))
@@ -195,25 +203,30 @@ class Companion(Component):
         return events
 
     def _persist(self, events: list[Event], frame: np.ndarray | None) -> None:
-        """Bring the log level with the game: new moves (with this batch's events), a move
-        taken back, the ending."""
+        """Bring the log level with the game: moves taken back or corrected (the reconciler
+        may withdraw moves a later reading proved wrong), new moves with this batch's events,
+        the ending. Compared move by move, so any change of the line is caught."""
         game, batch = self.game, tuple(events)
-        if game.ply < self._stored_ply:
-            self.store.take_back(self.game_id, game.ply + 1, batch)
-            self._stored_ply, batch = game.ply, ()
-        if game.ply > self._stored_ply:
+        moves = _texts(game)
+        keep = next((i for i, (a, b) in enumerate(zip(self._stored, moves, strict=False)) if a != b),
+                    min(len(self._stored), len(moves)))
+        if keep < len(self._stored):
+            self.store.take_back(self.game_id, game.start.ply + keep + 1)
+            del self._stored[keep:]
+            self._finished = False
+        if len(moves) > keep:
             position = game.start.copy()
-            for ply, played in enumerate(game.played, start=1):
+            for index, played in enumerate(game.played):
                 position.push(played.move)
-                if ply <= self._stored_ply:
+                if index < keep:
                     continue
-                last = ply == game.ply
+                last = index == len(moves) - 1
                 self.store.add_move(
-                    self.game_id, ply, played.move.text(), position.text(),
+                    self.game_id, position.ply, played.move.text(), position.text(),
                     timestamp=played.timestamp, events=batch if last else (),
                     jpeg=self._jpeg(frame) if last else None,
                 )
-            self._stored_ply, batch = game.ply, ()
+            self._stored, batch = moves, ()
         self.store.add_events(self.game_id, batch)
         outcome = game.outcome()
         if outcome is not None and not self._finished:
@@ -263,7 +276,7 @@ class Companion(Component):
         move = game.pop()
         event = Event(EventType.TAKEBACK, ply=game.ply, move=move.text(), position=game.position.text())
         self._finished = False
-        self._adopt(Reconciler(self.variant, game, takeback=False), self.game_id, self._stored_ply)
+        self._adopt(Reconciler(self.variant, game, takeback=False), self.game_id, self._stored)
         self._persist([event], None)
         log.info("event %s", _event_text(event))
         self.presenter.event(event, self.turn_name())
@@ -304,6 +317,10 @@ class Companion(Component):
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self.notifier.stopping()
+
+
+def _texts(game: Game) -> list[str]:
+    return [played.move.text() for played in game.played]
 
 
 def _event_text(event: Event) -> str:

@@ -13,7 +13,7 @@ from companion.device.camera import CameraLink
 from companion.device.hint import HintWorker
 from companion.device.loop import Companion
 from companion.log.store import GameStore
-from companion.reconciler.events import EventType
+from companion.reconciler.events import Event, EventType
 from companion.rules.game import Game
 from companion.rules.move import Move
 from companion.rules.position import Position
@@ -265,11 +265,41 @@ def _no_logging_noise(caplog):
     caplog.set_level("WARNING")
 
 
-def test_clearing_the_board_after_a_game_starts_the_next_one(rig, tmp_path):
-    table = ScriptedTable([*positions(WIN), Observation.from_tops({})])
+def test_a_game_the_reconciler_starts_gets_its_own_record(rig, tmp_path):
+    """The reconciler may replace its game (the start position set up again, or a game
+    restarted from what the board shows): the log closes the old record and opens a new one
+    that keeps the new game's start position."""
+    table = ScriptedTable(positions(["4a1", "4b2", "3c1"]))
     companion = make_companion(rig, tmp_path / "g.sqlite3", table)
     drain(companion)
-    games = companion.store.games()
-    assert [(g.result, g.plies) for g in games] == [("*", 0), ("1-0", 7)]
-    assert companion.game_id == games[0].id and companion.game.ply == 0
-    assert rig.presenter.scene.name == "new-game"
+    old = companion.game_id
+    restarted = Game(CLASSIC, start=companion.game.position)
+    restarted.push_text("b2-c1")
+
+    def feed(observation):
+        companion.reconciler.game = restarted
+        return [Event(EventType.MOVE, ply=4, move="b2-c1")]
+
+    companion.reconciler.feed = feed
+    companion.on_observation(Observation.from_tops({}))
+    assert companion.game_id != old and companion.store.game(old).termination == "abandoned"
+    row = companion.store.game(companion.game_id)
+    assert row.start_position == restarted.start.text()
+    assert [m.move for m in companion.store.moves(row.id)] == ["b2-c1"]
+    assert companion.store.load_game(row.id).position == restarted.position
+
+
+def test_moves_the_reconciler_corrects_are_corrected_in_the_log(rig, tmp_path):
+    table = ScriptedTable(positions(["4a1", "4b2", "3c1"]))
+    companion = make_companion(rig, tmp_path / "g.sqlite3", table)
+    drain(companion)
+    game = companion.game
+    game.pop()
+    game.pop()
+    game.push_text("4b3")
+    game.push_text("3c1")
+
+    companion.reconciler.feed = lambda observation: [Event(EventType.MOVE, ply=3, move="3c1")]
+    companion.on_observation(Observation.from_tops({}))
+    assert [m.move for m in companion.store.moves(companion.game_id)] == ["4a1", "4b3", "3c1"]
+    assert companion.store.load_game(companion.game_id).position == game.position
