@@ -38,6 +38,12 @@ class Presenter:
             self.show(scene)
 
     def scene_for(self, event: Event, turn: str) -> Scene | None:
+        # Compared as text: the reconciler's newer event types need no newer contract here.
+        if event.type == "correction":
+            moves = " ".join(event.moves) or "the last moves"
+            return scenes.idle(turn, f"corrected: the board shows {moves}, {turn} to play", scenes.BEEP)
+        if event.type == "resync":
+            return scenes.attention((), turn, "the board could not be followed; the game goes on from what it shows")
         match event.type:
             case EventType.MOVE:
                 return scenes.moved(event.move or "", turn)

@@ -149,3 +149,11 @@ def test_other_boards_keep_the_square_leds_dark(rig):
         for pin in rig.config.pins.squares:
             assert [bool(s.state) for s in factory.pin(pin).states] == [OFF]
         assert panel.tone_history == ["A5"]
+
+
+def test_a_correction_is_told_with_a_beep(rig):
+    correction = Event("correction", ply=3, moves=("4b3", "3c1"))  # type: ignore[arg-type]
+    rig.presenter.event(correction, "black")
+    rig.run_for(0.3)
+    assert rig.panel.tone_history == ["A5", None]
+    assert "4b3 3c1" in rig.presenter.scene.text
