@@ -41,10 +41,16 @@ SIZE_VALUE = (0, 4, 9, 16, 26, 38, 52, 68, 86, 106)
 RESERVE_SIZE_VALUE = (0, 3, 6, 10, 16, 22, 30, 38, 48, 58)
 CENTRE = 6                    # per extra line through a square beyond the minimum
 TEMPO = 15                    # the side to move acts first
+LINE_CACHE_LIMIT = 100_000    # (white tops, black tops) pairs whose line terms are kept
 
 
 class Evaluator:
-    """Evaluation tables for one variant; ``evaluate(position)`` scores from the side to move."""
+    """Evaluation tables for one variant; ``evaluate(position)`` scores from the side to move.
+
+    The line terms depend only on which colour shows on each square, and the same pair of
+    colour masks recurs in many positions of a search (different sizes, hidden pieces or
+    stacks), so they are cached by that pair; sizes, pins, the stack-gobble discount and the
+    pieces in hand are added per call (the last from a cache by the two external stacks)."""
 
     def __init__(self, variant: Variant) -> None:
         geo = geometry(variant.size, variant.win_length)
@@ -63,76 +69,106 @@ class Evaluator:
         )
         w = self.win
         self.own_line = tuple(OPEN_LINE[min(k, len(OPEN_LINE) - 1)] * 4 // max(w, 1) for k in range(w + 1))
+        # line_value[white tops][black tops]: an open line counts for its only colour
+        self.line_value = tuple(
+            tuple(self.own_line[kw] if kb == 0 else -self.own_line[kb] if kw == 0 else 0 for kb in range(w + 1))
+            for kw in range(w + 1)
+        )
+        self.line_cache: dict[int, tuple[int, int, int, tuple[tuple[int, int], ...], int, int]] = {}
+        self.shift = 16 * variant.size  # above every square's bit: (white << shift | black) is exact
+        self.size_values = tuple((SIZE_VALUE[size], size) for size in range(1, self.max_size + 1))
+        self.hand_cache: dict[tuple[int, int], int] = {}
 
     def evaluate(self, position: Position) -> int:
         """Score from the side to move's point of view (positive: good for the mover)."""
         return self.white_score(position) * (1 - 2 * position.turn) + TEMPO
 
     def white_score(self, position: Position) -> int:
-        tops = (position.tops_mask(0), position.tops_mask(1))
-        score = self._line_score(position, tops)
-        score += self._material(position, tops, 0) - self._material(position, tops, 1)
-        for extra, mask in self.centre_masks:
-            score += CENTRE * extra * ((tops[0] & mask).bit_count() - (tops[1] & mask).bit_count())
-        return score
+        # This runs at most leaves of the search: it reads the rules engine's bitboards,
+        # stacks and interned reserves directly (the public accessors cost a call each).
+        white, black = position._color_tops
+        key = white << self.shift | black
+        lines = self.line_cache.get(key)
+        if lines is None:
+            lines = self._lines(white, black)
+        score, white_threats, black_threats, blocked, white_lines, black_lines = lines
+        size_tops = position._size_tops
+        if blocked:
+            stacks = position._stacks
+            largest = size_tops[self.max_size]
+            for last, color in blocked:  # a line of W-1 whose last square shows the other colour
+                stack = stacks[last.bit_length() - 1]
+                if len(stack) >= 2 and stack[-2] & 1 == color:
+                    score += PINNED if color == 0 else -PINNED  # lifting that top uncovers the line
+                if not largest & last:  # a threat only if that top can still be gobbled
+                    if color == 0:
+                        white_threats |= last
+                    else:
+                        black_threats |= last
+        if white_threats & (white_threats - 1):  # two or more distinct completing squares
+            score += DOUBLE_THREAT
+        if black_threats & (black_threats - 1):
+            score -= DOUBLE_THREAT
+        reserve = position._reserve
+        if self.stack_gobble:  # rule 4: the opponent may gobble into a line of W-1 from a stack
+            if white_lines and reserve[1]:
+                score -= STACK_GOBBLE_DISCOUNT * white_lines
+            if black_lines and reserve[0]:
+                score += STACK_GOBBLE_DISCOUNT * black_lines
+        for value, size in self.size_values:
+            on = size_tops[size]
+            score += value * ((white & on).bit_count() - (black & on).bit_count())
+        rids = position._rid
+        hands = rids[0] << 16 | rids[1]
+        hand = self.hand_cache.get(hands)
+        if hand is None:
+            in_white, white_hand = reserve_summary(reserve[0])
+            in_black, black_hand = reserve_summary(reserve[1])
+            # buried(w) - buried(b) = (in hand(b) - in hand(w)) + (visible(b) - visible(w));
+            # the visible part is in the lines' entry
+            hand = self.hand_cache[hands] = white_hand - black_hand - BURIED * (in_black - in_white)
+        return score + hand
 
-    def _line_score(self, position: Position, tops: tuple[int, int]) -> int:
-        """Open lines, threat lines (single and double), pins and the stack-gobble exception."""
-        white, black = tops
+    def _lines(self, white: int, black: int) -> tuple[int, int, int, tuple[tuple[int, int], ...], int, int]:
+        """What the tops' colours alone decide: (score of lines, threats, centre and visible
+        count; white's and black's open threat squares; blocked lines of W-1 as (last
+        square's bit, colour of the line); white's and black's lines of W-1)."""
         need = self.win - 1
-        own_line = self.own_line
+        line_value = self.line_value
         score = 0
-        threat_squares = [0, 0]
+        white_threats = black_threats = 0
+        white_lines = black_lines = 0
+        blocked = []
         for mask in self.lines:
             kw = (white & mask).bit_count()
             kb = (black & mask).bit_count()
-            if kb == 0:
-                score += own_line[kw]
-            elif kw == 0:
-                score -= own_line[kb]
+            score += line_value[kw][kb]
             if kw == need:
-                score += self._threat(position, 0, mask & ~white, kb, threat_squares)
+                white_lines += 1
+                last = mask & ~white
+                if kb:
+                    score += BLOCKED_THREAT
+                    blocked.append((last, 0))
+                else:
+                    score += THREAT
+                    white_threats |= last
             elif kb == need:
-                score -= self._threat(position, 1, mask & ~black, kw, threat_squares)
-        for color in (0, 1):
-            squares = threat_squares[color]
-            if squares & (squares - 1):  # two or more distinct completing squares
-                score += DOUBLE_THREAT if color == 0 else -DOUBLE_THREAT
-        return score
-
-    def _threat(self, position: Position, color: int, last: int, others: int, threats: list[int]) -> int:
-        """Value of ``color``'s W-1 line whose remaining square is ``last`` (one bit)."""
-        if others:
-            # The last square shows an opponent top: a threat only if ``color`` can gobble it.
-            value = BLOCKED_THREAT
-            sq = last.bit_length() - 1
-            stack = position._stacks[sq]
-            if stack and (stack[-1] >> 1) < self.max_size:
-                threats[color] |= last
-            # The opponent's top in this line may be pinned: lifting it uncovers ``color``'s line.
-            if len(stack) >= 2 and stack[-2] & 1 == color:
-                value += PINNED
-        else:
-            value = THREAT
-            threats[color] |= last
-        if self.stack_gobble and self._stack_can_break(position, color ^ 1):
-            value -= STACK_GOBBLE_DISCOUNT
-        return value
-
-    def _stack_can_break(self, position: Position, breaker: int) -> bool:
-        """Rule 4's exception: the opponent may gobble a piece of a line of W-1 from a stack."""
-        return bool(position.reserve(breaker))
-
-    def _material(self, position: Position, tops: tuple[int, int], color: int) -> int:
-        """Visible sizes, pieces still in hand, and own pieces buried on the board."""
-        mine = tops[color]
-        value = 0
-        for size in range(1, self.max_size + 1):
-            value += SIZE_VALUE[size] * (mine & position.size_tops_mask(size)).bit_count()
-        in_hand, hand_value = reserve_summary(position.reserve(color))
-        value += hand_value
-        buried = self.total_pieces - in_hand - mine.bit_count()
-        return value - BURIED * buried
+                black_lines += 1
+                last = mask & ~black
+                if kw:
+                    score -= BLOCKED_THREAT
+                    blocked.append((last, 1))
+                else:
+                    score -= THREAT
+                    black_threats |= last
+        score += BURIED * (white.bit_count() - black.bit_count())
+        for extra, mask in self.centre_masks:
+            score += CENTRE * extra * ((white & mask).bit_count() - (black & mask).bit_count())
+        entry = (score, white_threats, black_threats, tuple(blocked), white_lines, black_lines)
+        if len(self.line_cache) > LINE_CACHE_LIMIT:
+            self.line_cache.clear()
+        self.line_cache[white << self.shift | black] = entry
+        return entry
 
 
 @cache

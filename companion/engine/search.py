@@ -1,16 +1,20 @@
 """Iterative-deepening negamax with alpha-beta for every variant.
 
 Written against the rules engine's fast interface (``legal_codes``/``push_code``/
-``pop_code``/``line_result``/``hash``). What makes it strong in little time:
+``pop_code``/``winning_codes``/``hash``). What makes it strong in little time:
 
+- at every node, an exact check for an immediate win of the side to move by the rules
+  engine's bitboard detector (``winning_codes``), without generating moves: a node with a
+  win in one is scored at once, and a threat line at the horizon is never mistaken for a
+  quiet position;
 - a transposition table keyed by the incremental Zobrist hash (best move, bound, depth);
-- move ordering: the hash move, then moves onto a square that completes the mover's line
-  (immediate wins), then moves onto a square that completes the opponent's line (blocks),
-  then killer moves and the history heuristic;
+- move ordering: the hash move (tried before any move is generated), then moves onto a
+  square that completes the opponent's line (blocks), then killer moves and the history
+  heuristic (per side);
 - principal-variation search (null windows after the first move) and a small late-move
   reduction for quiet moves, re-searched at full depth when they surprise;
-- at the horizon, a one-ply check for an immediate win of the side to move, so a threat
-  line is never mistaken for a quiet position.
+- the last ply (depth 1) written out as one loop: each reply is played, checked and scored
+  statically (a cache of evaluations by hash) without a call per leaf.
 
 Scores are integers from the side to move's view; a won game is ``MATE - plies`` so the
 fastest win and the slowest loss are preferred. A repeated position scores as a draw.
@@ -23,6 +27,7 @@ from __future__ import annotations
 
 import threading
 import time as _time
+from collections import defaultdict
 from dataclasses import dataclass, field
 
 from companion.engine.evaluate import MATE_BOUND, WIN_SCORE, evaluator_for
@@ -86,13 +91,16 @@ class Searcher:
     def __init__(self, variant, max_depth: int = 64) -> None:
         self.variant = variant
         self.evaluator = evaluator_for(variant)
+        self.evaluate = self.evaluator.evaluate
         self.max_depth = max_depth
         self.tt: dict[int, tuple[int, int, int, int]] = {}
-        self.eval_cache: dict[int, tuple[int, int]] = {}
-        self.history: dict[int, int] = {}
+        self.eval_cache: dict[int, int] = {}
+        self.history: tuple[defaultdict[int, int], defaultdict[int, int]] = (defaultdict(int), defaultdict(int))
         self.killers: list[list[int]] = [[0, 0] for _ in range(MAX_PLY + 2)]
         self.lines = self.evaluator.lines
         self.need = variant.win_length - 1
+        self.completing: dict[int, int] = {}  # tops -> squares completing a line of W-1 of them
+        self.threat_lines: dict[int, int] = {}  # tops -> squares of their lines of W-1
         self.stop_event = threading.Event()
         self.nodes = 0
         self.on_iteration = None  # callback(result) after each finished depth (engine protocol)
@@ -155,7 +163,8 @@ class Searcher:
             self.tt.clear()
         if len(self.eval_cache) > EVAL_CACHE_LIMIT:
             self.eval_cache.clear()
-        self.history.clear()
+        for table in self.history:
+            table.clear()
 
     # ----- the tree -------------------------------------------------------------------------
 
@@ -192,14 +201,19 @@ class Searcher:
 
     def _negamax(self, depth: int, alpha: int, beta: int, ply: int) -> int:
         self.nodes += 1
-        if self.nodes & CHECK_EVERY == 0:
+        if not self.nodes & CHECK_EVERY:
             self._check_limits()
         pos = self.pos
-        if pos.repetitions() > 1:
+        key = pos._hash
+        if pos._seen[key] > 1:
             return 0
+        if pos.winning_codes(True):
+            return MATE - ply - 1
         if depth <= 0 or ply >= MAX_PLY:
-            return self._horizon(ply)
-        key = pos.hash
+            score = self.eval_cache.get(key)
+            if score is None:
+                score = self.eval_cache[key] = self.evaluate(pos)
+            return score
         entry = self.tt.get(key)
         tt_move = 0
         if entry is not None:
@@ -208,10 +222,8 @@ class Searcher:
                 e_score = _from_tt(e_score, ply)
                 if flag == EXACT or (flag == LOWER and e_score >= beta) or (flag == UPPER and e_score <= alpha):
                     return e_score
-        if depth == 1 and not tt_move and beta < MATE_BOUND:
-            standing = self._horizon(ply)
-            if standing - FUTILITY_MARGIN >= beta and not self._opponent_threatens():
-                return standing  # futility: one quiet move will not bring it back under beta
+        if depth == 1:
+            return self._frontier(alpha, beta, ply, key, tt_move)
         original_alpha = alpha
         best_score, best_code = -MATE - 1, 0
         index = 0
@@ -231,39 +243,66 @@ class Searcher:
         self.tt[key] = (depth, flag, _to_tt(best_score, ply), best_code)
         return best_score
 
-    def _horizon(self, ply: int) -> int:
-        """Static score, but an immediate win of the side to move is found exactly."""
+    def _frontier(self, alpha: int, beta: int, ply: int, key: int, tt_move: int) -> int:
+        """A node one ply above the horizon (no win in one for the side to move, checked by the
+        caller): each move is played and its position scored at once, with the opponent's
+        immediate win found exactly. One loop instead of a call per leaf."""
         pos = self.pos
-        key = pos.hash
-        cached = self.eval_cache.get(key)
-        if cached is None:
-            cached = self._static(pos)
-            self.eval_cache[key] = cached
-        score, threats = cached
-        if threats:
-            mover = pos.turn
-            for code in pos.legal_codes():
-                if (threats >> (code & 0xFF)) & 1:
-                    pos.push_code(code)
-                    decided = pos.line_result()
-                    pos.pop_code()
-                    if decided is not None and decided.winner == mover:
-                        return MATE - ply - 1
-        return score
+        cache = self.eval_cache
+        evaluate = self.evaluate
+        if not tt_move and beta < MATE_BOUND:
+            standing = cache.get(key)
+            if standing is None:
+                standing = cache[key] = evaluate(pos)
+            if standing - FUTILITY_MARGIN >= beta and not self._opponent_threatens():
+                return standing  # futility: one quiet move will not bring it back under beta
+        # Read straight from the position (its fast interface's own state): a property or
+        # method call per leaf is a measurable part of the time here.
+        push, pop, winning, seen = pos.push_code, pos.pop_code, pos.winning_codes, pos._seen
+        mover = pos.turn
+        won = MATE - ply - 1          # the mover completes a line with this move
+        lost = -(MATE - ply - 2)      # the opponent completes one with the next
+        original_alpha = alpha
+        best_score, best_code = -MATE - 1, 0
+        moved = False
+        for code in self._staged(tt_move, ply):
+            moved = True
+            push(code)
+            decided = pos._result
+            if decided is not None:
+                pop()
+                score = won if decided[1] == mover else -won
+            else:
+                self.nodes += 1
+                leaf = pos._hash
+                if seen[leaf] > 1:
+                    score = 0
+                elif winning(True):
+                    score = lost
+                else:
+                    score = cache.get(leaf)
+                    if score is None:
+                        score = cache[leaf] = evaluate(pos)
+                    score = -score
+                pop()
+                if not self.nodes & CHECK_EVERY:
+                    self._check_limits()
+            if score > best_score:
+                best_score, best_code = score, code
+                if score > alpha:
+                    alpha = score
+                    if alpha >= beta:
+                        self._reward(code, 1, ply)
+                        break
+        if not moved:
+            return -(MATE - ply)  # no legal move: the side to move loses
+        flag = UPPER if best_score <= original_alpha else LOWER if best_score >= beta else EXACT
+        self.tt[key] = (1, flag, _to_tt(best_score, ply), best_code)
+        return best_score
 
     def _opponent_threatens(self) -> bool:
         pos = self.pos
         return bool(self._line_squares(pos.tops_mask(pos.turn ^ 1)))
-
-    def _static(self, pos: Position) -> tuple[int, int]:
-        """(evaluation, squares completing a line of the side to move)."""
-        own = pos.tops_mask(pos.turn)
-        need = self.need
-        threats = 0
-        for mask in self.lines:
-            if (own & mask).bit_count() == need:
-                threats |= mask & ~own
-        return self.evaluator.evaluate(pos), threats
 
     def _check_limits(self) -> None:
         if self.stop_event.is_set():
@@ -282,28 +321,17 @@ class Searcher:
         if tt_move:
             yield tt_move
         codes = pos.legal_codes()
-        mover = pos.turn
-        wins = self._line_squares(pos.tops_mask(mover))
-        blocks = self._line_squares(pos.tops_mask(mover ^ 1))
-        rest = []
-        urgent = []
-        for code in codes:
-            if code == tt_move:
-                continue
-            if (wins | blocks) >> (code & 0xFF) & 1:
-                urgent.append(code)
-            else:
-                rest.append(code)
-        if urgent:
-            urgent.sort(key=lambda c: (wins >> (c & 0xFF)) & 1, reverse=True)
-            yield from urgent
-        for killer in self.killers[ply]:
-            if killer in rest:
-                rest.remove(killer)
-                yield killer
-        history = self.history
-        rest.sort(key=lambda c: history.get(c, 0), reverse=True)
-        yield from rest
+        if tt_move in codes:
+            codes.remove(tt_move)
+        codes.sort(key=self.history[pos.turn].__getitem__, reverse=True)
+        front = [killer for killer in self.killers[ply] if killer in codes]
+        blocks = self._line_squares(pos.tops_mask(pos.turn ^ 1))
+        if blocks:
+            front = [c for c in codes if blocks >> (c & 0xFF) & 1] + [k for k in front if not blocks >> (k & 0xFF) & 1]
+        for code in front:
+            codes.remove(code)
+        yield from front
+        yield from codes
 
     def _order(self, codes: list[int], first: int, ply: int) -> list[int]:
         """The root's order: the previous best first, then the staged order."""
@@ -312,15 +340,34 @@ class Searcher:
 
     def _line_squares(self, tops: int) -> int:
         """Squares that would complete a line of W-1 of these tops."""
-        need = self.need
-        squares = 0
-        for mask in self.lines:
-            if (tops & mask).bit_count() == need:
-                squares |= mask & ~tops
+        squares = self.completing.get(tops)
+        if squares is None:
+            need = self.need
+            squares = 0
+            for mask in self.lines:
+                if (tops & mask).bit_count() == need:
+                    squares |= mask & ~tops
+            if len(self.completing) > EVAL_CACHE_LIMIT:
+                self.completing.clear()
+            self.completing[tops] = squares
+        return squares
+
+    def _threat_lines(self, tops: int) -> int:
+        """Every square of the lines with W-1 of these tops: landing on one blocks or breaks."""
+        squares = self.threat_lines.get(tops)
+        if squares is None:
+            need = self.need
+            squares = 0
+            for mask in self.lines:
+                if (tops & mask).bit_count() == need:
+                    squares |= mask
+            if len(self.threat_lines) > EVAL_CACHE_LIMIT:
+                self.threat_lines.clear()
+            self.threat_lines[tops] = squares
         return squares
 
     def _reward(self, code: int, depth: int, ply: int) -> None:
-        self.history[code] = self.history.get(code, 0) + depth * depth
+        self.history[self.pos.turn][code] += depth * depth
         killers = self.killers[ply]
         if killers[0] != code:
             killers[1] = killers[0]

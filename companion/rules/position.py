@@ -93,7 +93,7 @@ _RESERVE_ANY: list[bool] = []                  # id -> any_order
 _RESERVE_KEYS: list[tuple[int, int]] = []      # id -> (white's reserve_key, black's reserve_key)
 _RESERVE_OPTIONS: list[tuple[tuple[int, int, bool], ...]] = []  # id -> placement_options
 _TAKES: list[dict[int, tuple[int, int, int]]] = []  # id -> {code >> 8: (new id, white delta, black delta)}
-CACHE_LIMIT = 50_000  # entries per per-variant cache before it is cleared
+CACHE_LIMIT = 100_000  # entries per per-variant cache before it is cleared
 
 
 def _reserve_id(reserve: Reserve, any_order: bool) -> int:
@@ -122,7 +122,8 @@ def _take(rid: int, placement: int) -> tuple[int, int, int]:
 class _Tables:
     """What one variant's move generation and end-of-turn check look up."""
 
-    __slots__ = ("board_mask", "codes", "gobble", "gobble_kind", "lines", "need", "sizes", "threats", "through")
+    __slots__ = ("board_mask", "codes", "gobble", "gobble_kind", "line_masks", "line_squares", "lines", "need", "sizes",
+                 "squares", "threats")
 
     def __init__(self, variant: Variant) -> None:
         geo = geometry(variant.size, variant.win_length)
@@ -130,16 +131,18 @@ class _Tables:
         self.lines = tuple(line.mask for line in geo.lines)
         self.need = variant.win_length - 1
         self.sizes = variant.max_piece + 2  # len(Position._size_tops)
-        # through[sq]: (mask, squares) of every line through sq
-        self.through: list[tuple[tuple[int, tuple[Square, ...]], ...]] = [()] * (geo.squares[-1] + 1)
+        # line_masks[sq]: the masks of the lines through sq; line_squares: a mask's squares
+        self.line_masks: list[tuple[int, ...]] = [()] * (geo.squares[-1] + 1)
         for sq in geo.squares:
-            self.through[sq] = tuple((line.mask, line.squares) for line in geo.lines_through[sq])
+            self.line_masks[sq] = tuple(line.mask for line in geo.lines_through[sq])
+        self.line_squares = {line.mask: line.squares for line in geo.lines}
         rule = variant.gobble_rule
         self.gobble_kind = {GobbleRule.ALWAYS: 0, GobbleRule.NEVER: 1, GobbleRule.THREAT_LINE: 2,
                             GobbleRule.STORER: 3}[rule]
         self.gobble: dict[int, int] = {}    # opponent tops -> squares gobbling may cover (before & occupied)
         self.codes: dict[int, tuple[int, ...]] = {}  # mask << 21 | base -> move codes
-        self.threats: dict[int, tuple[tuple[Square, int, tuple[int, ...]], ...]] = {}
+        self.squares: dict[int, tuple[Square, ...]] = {}  # mask -> its squares
+        self.threats: dict[int, tuple[tuple[Square, int, tuple[int, ...], int], ...]] = {}
 
     def gobble_lines(self, theirs: int) -> int:
         """Rule 4 for the threat-line and storer rules: the squares of lines with W-1 of
@@ -157,25 +160,40 @@ class _Tables:
         return mask
 
     def move_codes(self, key: int, base: int, mask: int) -> tuple[int, ...]:
-        codes = tuple(base | sq for sq in squares_of(mask))
+        squares = self.squares.get(mask)
+        if squares is None:
+            if len(self.squares) > CACHE_LIMIT:
+                self.squares.clear()
+            squares = self.squares[mask] = tuple(squares_of(mask))
+        codes = tuple(map(base.__or__, squares))
         if len(self.codes) > CACHE_LIMIT:
             self.codes.clear()
         self.codes[key] = codes
         return codes
 
-    def threat_squares(self, own: int) -> tuple[tuple[Square, int, tuple[int, ...]], ...]:
-        """(square, its bit, the lines it completes) for each square completing a line of W-1
-        of the tops ``own``."""
+    def threat_squares(self, own: int) -> tuple[tuple[Square, int, tuple[int, ...], int], ...]:
+        """(square, its bit, the lines it completes, their other squares) for each square
+        completing a line of W-1 of the tops ``own``."""
         need = self.need
         by_square: dict[int, list[int]] = {}
         for line in self.lines:
             if (line & own).bit_count() == need:
                 by_square.setdefault(line & ~own, []).append(line)
-        found = tuple((b.bit_length() - 1, b, tuple(lines)) for b, lines in sorted(by_square.items()))
+        found = tuple(
+            (b.bit_length() - 1, b, tuple(lines), _union(lines) & ~b)
+            for b, lines in sorted(by_square.items())
+        )
         if len(self.threats) > CACHE_LIMIT:
             self.threats.clear()
         self.threats[own] = found
         return found
+
+
+def _union(masks: list[int]) -> int:
+    union = 0
+    for mask in masks:
+        union |= mask
+    return union
 
 
 @cache
@@ -428,18 +446,18 @@ class Position:
         # reveal one, through the origin) beats the mover's own (which runs through ``to``:
         # a lift never reveals one, since the lifted piece already showed the mover's colour).
         result = None
-        through = self._tables.through
+        line_masks = self._tables.line_masks
         if origin >= 0 and tops[mover ^ 1] >> origin & 1:
             theirs = tops[mover ^ 1]
-            for mask, squares in through[origin]:
+            for mask in line_masks[origin]:
                 if theirs & mask == mask:
-                    result = (Termination.UNCOVER, mover ^ 1, squares)
+                    result = (Termination.UNCOVER, mover ^ 1, self._tables.line_squares[mask])
                     break
         if result is None:
             mine = tops[mover]
-            for mask, squares in through[to]:
+            for mask in line_masks[to]:
                 if mine & mask == mask:
-                    result = (Termination.LINE, mover, squares)
+                    result = (Termination.LINE, mover, self._tables.line_squares[mask])
                     break
         self._result = result
         seen = self._seen
@@ -612,12 +630,13 @@ class Position:
             acc |= size_tops[s]
         return count
 
-    def winning_codes(self) -> list[int]:
+    def winning_codes(self, first: bool = False) -> list[int]:
         """The legal moves after which the side to move wins at once (RULES.md point 6 gives
         the mover the game), in no particular order; the same set as playing every legal
         move and asking ``line_result()``, found with bitboards: only the squares that
         complete a line of W-1 of the mover's tops are looked at, so most positions answer
-        in a dictionary look-up."""
+        in a dictionary look-up. With ``first``, stop at the first one found (a list of at
+        most one move: the search only asks whether there is one)."""
         if self._result is not None:
             return []
         turn = self.turn
@@ -629,39 +648,47 @@ class Position:
             threats = tables.threat_squares(own)
         if not threats:
             return []
-        theirs = tops[turn ^ 1]
         stacks = self._stacks
-        size_tops = self._size_tops
         options = _RESERVE_OPTIONS[self._rid[turn]]
-        through = tables.through
         wins: list[int] = []
-        for x, xb, lines in threats:
+        for x, xb, lines, span in threats:
             xstack = stacks[x]
-            xsize = xstack[-1] >> 1 if xstack else 0  # x never shows the mover's colour
-            if options and (not xstack or self.gobble_mask(turn) & xb):
+            movers = own
+            if xstack:  # an opponent's top (x never shows the mover's colour)
+                xsize = xstack[-1] >> 1
+                size_tops = self._size_tops
+                for s in range(1, xsize + 1):
+                    movers &= ~size_tops[s]
+                placing = options and self.gobble_mask(turn) & xb
+            else:
+                xsize = 0
+                placing = options
+            if placing:
                 for size, index, _ in options:
                     if size > xsize:  # a placement lifts nothing, so it cannot uncover
                         wins.append(x | size << 8 | index << 12)
-            movers = own
-            for s in range(1, xsize + 1):
-                movers &= ~size_tops[s]
+                        if first:
+                            return wins
             while movers:
                 b = movers & -movers
                 movers ^= b
                 origin = b.bit_length() - 1
                 stack = stacks[origin]
                 under = stack[-2] & 1 if len(stack) > 1 else -1
-                after = (own | xb) if under == turn else (own ^ b) | xb
-                for line in lines:
-                    if after & line == line:
-                        break
-                else:
-                    continue  # the lift broke every line this square would complete
+                if b & span and under != turn:  # the lift takes a top off a line x completes
+                    after = (own ^ b) | xb
+                    for line in lines:
+                        if after & line == line:
+                            break
+                    else:
+                        continue  # the lift broke every line this square would complete
                 if under == turn ^ 1:  # the lift reveals an opponent piece: a line of theirs?
-                    revealed = (theirs | b) & ~xb
-                    if any(revealed & mask == mask for mask, _ in through[origin]):
+                    revealed = (tops[turn ^ 1] | b) & ~xb
+                    if any(revealed & mask == mask for mask in tables.line_masks[origin]):
                         continue
                 wins.append(x | origin << 8 | BOARD_FLAG)
+                if first:
+                    return wins
         return wins
 
     def destinations(self, origin: Square) -> list[Square]:

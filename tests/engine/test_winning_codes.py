@@ -41,6 +41,8 @@ def test_winning_codes_are_exactly_the_moves_that_win_at_once(spec):
             assert len(found) == len(set(found))
             expected = brute_force_wins(position)
             assert set(found) == expected, position.text()
+            one = position.winning_codes(first=True)
+            assert len(one) == (1 if expected else 0) and set(one) <= expected
             checked += 1
             with_wins += bool(expected)
             position.push_code(rng.choice(codes))
