@@ -1,10 +1,11 @@
 """The robustness figures: generated games with injected faults, scored per move.
 
-    PYTHONPATH=. python benchmarks/reconciler_faults.py [GAMES] [--confident]
+    PYTHONPATH=. python benchmarks/reconciler_faults.py [GAMES] [--confident] [--blind]
 
 Each game has 2 % of squares misread and 10 % occluded frames, plus one fault family in
 turn (covered moves, lifts, takebacks, illegal actions). ``--confident`` makes misread squares
-keep almost no probability on the truth (a reader sure of its mistake).
+keep almost no probability on the truth (a reader sure of its mistake). ``--blind`` runs the
+recovery family instead: now and then 3 to 5 moves are made while the camera sees nothing.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from __future__ import annotations
 import sys
 import time
 
-from companion.reconciler.faults import FAMILIES, RunResult, family_rates, make_stream, run_stream
-from companion.reconciler.reconciler import Reconciler
-from companion.rules.variant import Variant
+import numpy as np
+
+from companion.reconciler.faults import run_games
 
 VARIANTS = ("classic", "classic", "classic", "storer", "rogers")
 
@@ -22,21 +23,20 @@ VARIANTS = ("classic", "classic", "classic", "storer", "rogers")
 def main() -> None:
     games = int(next((a for a in sys.argv[1:] if a.isdigit()), "500"))
     confident = "--confident" in sys.argv
-    names = sorted(FAMILIES)
-    total = RunResult()
+    families = ("blind",) if "--blind" in sys.argv else None
     started = time.perf_counter()
-    for seed in range(games):
-        rates = family_rates(names[seed % len(names)])
-        if confident:
-            rates = type(rates)(**{**rates.__dict__, "confident_misread": True})
-        variant = Variant.from_spec(VARIANTS[seed % len(VARIANTS)])
-        total.add(run_stream(make_stream(variant, seed, rates), Reconciler, time.perf_counter))
-    moves = total.moves
-    print(f"{games} games, {moves} moves in {time.perf_counter() - started:.0f} s"
-          f"{' (confident misreads)' if confident else ''}")
+    total = run_games(games, VARIANTS, confident=confident, families=families)
+    what = (" (confident misreads)" if confident else "") + (" (blind stretches)" if families else "")
+    print(f"{games} games, {total.moves} moves in {time.perf_counter() - started:.0f} s{what}")
+    moves = max(total.moves, 1)
     for name in ("right", "flagged", "silent", "wrong"):
         value = getattr(total, name)
         print(f"  {name}: {value} ({100.0 * value / moves:.2f} %)")
+    print(f"  withdrawn by a correction: {total.withdrawn}; wrong when announced: {total.shown_wrong}")
+    print(f"  games not followed to their end: {total.stuck}; resyncs: {total.resyncs}")
+    ms = np.array(total.seconds) * 1000.0
+    print(f"  feed time: mean {ms.mean():.2f} ms, p95 {np.percentile(ms, 95):.2f}, "
+          f"p99 {np.percentile(ms, 99):.2f}, max {ms.max():.2f} ms")
     print("  faults injected -> expected event seen:")
     for fault in sorted(total.expected):
         print(f"    {fault}: {total.caught[fault]}/{total.expected[fault]}")

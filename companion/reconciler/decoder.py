@@ -6,19 +6,27 @@ made while the board was covered) predicts the top of every square, and is score
 log-likelihood of that prediction under the observation. Because the full game is known, a
 candidate predicts hidden cups too: lifting a stack shows exactly the cup it hid.
 
-Scores are kept relative to "no change", so a candidate costs only the squares it changes:
-``gain[row][cls]`` is what showing ``cls`` on ``row`` adds to the log-likelihood. Each square's
-likelihood mixes in a small outlier term, so one confidently misread square costs a bounded
-amount instead of vetoing the truth.
+**The likelihood.** A square's reading is trusted as ``(1 - e) p + e / k``: the reader's
+probability ``p`` of the predicted class, mixed with a floor ``e / k`` (``e`` = ``outlier``,
+``k`` classes) for a reading that is simply wrong whatever its confidence. So one square can
+never count for more than ``log(k / e)`` (about 6.1 nats at e = 0.02): a misread the reader is
+sure of costs a bounded amount instead of vetoing the truth, and the reconciler knows that one
+square of one reading never proves anything beyond doubt (the next reading re-reads it).
 
-A decision accepts the best candidate only when it explains the whole board (or all of it but
-one square it does not touch: a misread) and beats every other candidate by a clear margin.
-Otherwise the caller is told to wait and ask: a wrong move accepted silently corrupts every
-hidden stack after it.
+Scores are kept relative to "no change", so a candidate costs only the squares it changes:
+``gain[row][cls]`` is what showing ``cls`` on ``row`` adds to the log-likelihood. Single actions
+are scored all at once with numpy (every placement, board move and lift of either colour), and
+only the best few become ``Explanation`` objects.
+
+``decide`` accepts the best candidate of one reading only when it explains the whole board (or
+all of it but one square it does not touch: a misread) and beats every other candidate by a
+clear margin. The reconciler does more: it keeps every path of moves that is still plausible
+and scores each by all the readings since (``reconciler.py``).
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -41,12 +49,13 @@ class Kind(StrEnum):
     LIFT = "lift"            # a top cup is in the air
     ILLEGAL = "illegal"      # a physical action the rules do not allow
     NEW_GAME = "new-game"    # the board shows the start position again
+    AFTER_END = "after-end"  # the game is over: whatever the board shows is not the referee's business
 
 
 # Log-odds (nats) against each kind before any evidence: a plain move or nothing is the normal
-# case; a takeback, a lift, an illegal action, two moves at once are each rarer. All are well
-# below the margin, so they order near-ties but never decide between two explanations that
-# predict the same view: those are reported as ambiguous.
+# case; a takeback, a lift, an illegal action, two moves at once are each rarer. All are below
+# the margin, so they order near-ties but never decide between two explanations that predict
+# the same view: those are reported as ambiguous.
 PRIOR: dict[Kind, float] = {
     Kind.NO_CHANGE: 0.0,
     Kind.MOVE: 0.0,
@@ -55,21 +64,25 @@ PRIOR: dict[Kind, float] = {
     Kind.TWO_MOVES: 2.0,
     Kind.NEW_GAME: 2.0,
     Kind.ILLEGAL: 1.0,
+    Kind.AFTER_END: 6.0,
 }
 
 
 @dataclass(frozen=True)
 class Settings:
-    """The decoder's thresholds, in nats (natural-log likelihood ratios)."""
+    """The decoder's and the reconciler's thresholds, in nats (natural-log likelihood ratios)."""
 
-    margin: float = 4.0    # the best must beat the runner-up 55 to 1
-    outlier: float = 0.01  # chance that a square's reading is wrong whatever its confidence
+    margin: float = 4.0    # announce: the best beats every other reading of the board 55 to 1
+    outlier: float = 0.02  # chance that a square's reading is wrong whatever its confidence
     clean: float = 4.0     # residual below which an explanation accounts for the whole board
     misread: float = 2.0   # a square whose reading contradicts the explanation by more is a misread
     max_changed: int = 8   # more changed squares than this is not two moves: skip that search
+    keep: float = 10.0     # paths this far behind the best stay alive (two confident misreads)
+    width: int = 8         # paths kept at most
 
 
 DEFAULT_SETTINGS = Settings()
+CANDIDATES = 12  # single actions turned into explanations per position
 
 
 @dataclass(slots=True)
@@ -108,31 +121,192 @@ class Decision:
     base: float = 0.0  # log-likelihood of "no change": scores are relative to it
 
 
-class View:
-    """An observation scored against a position's visible tops."""
+class Likelihood:
+    """One observation's per-square log-likelihood of every class, floored (see the module)."""
 
-    def __init__(self, position: Position, observation: Observation, outlier: float) -> None:
-        size, max_piece = position.size, position.variant.max_piece
-        if (observation.size, observation.max_piece) != (size, max_piece):
-            raise CompanionError(
-                f"observation is of a {observation.size}x{observation.size} board with cups up to "
-                f"{observation.max_piece}, the game is {size}x{size} with cups up to {max_piece}"
-            )
-        self.max_piece = max_piece
-        self.squares = board_squares(size)
-        self.row = {sq: r for r, sq in enumerate(self.squares)}
+    def __init__(self, observation: Observation, outlier: float) -> None:
         probs = np.clip(np.asarray(observation.probabilities, dtype=float), 0.0, None)
         probs /= np.maximum(probs.sum(axis=1, keepdims=True), 1e-12)
         k = probs.shape[1]
-        log = np.log((1.0 - outlier) * probs + outlier / k)
-        current = np.array([self.piece_class(_top_code(position, sq)) for sq in self.squares])
-        base = log[np.arange(len(self.squares)), current]
-        self.current = current.tolist()
-        self.reading = np.argmax(log, axis=1).tolist()
-        self.gain: list[list[float]] = (log - base[:, None]).tolist()
-        self.slack: list[float] = (log.max(axis=1) - base).tolist()
-        self.total_slack = float(sum(self.slack))
+        self.size = observation.size
+        self.max_piece = observation.max_piece
+        self.log = np.log((1.0 - outlier) * probs + outlier / k)
+        self.best = self.log.max(axis=1)
+        self.reading = np.argmax(self.log, axis=1)
+        self.rows = np.arange(self.log.shape[0])
+        self._reading_list: list[int] | None = None
+
+    @property
+    def reading_list(self) -> list[int]:
+        if self._reading_list is None:
+            self._reading_list = self.reading.tolist()
+        return self._reading_list
+
+
+@dataclass(slots=True, eq=False)
+class Frame:
+    """What a position shows and allows, as arrays over squares (cached per position): each
+    square's top class and the class under it, and the cost in nats of every single action
+    (0 for a legal move, the illegal prior for a physical action the rules forbid, infinity
+    for one that cannot happen: a cup put on a larger one)."""
+
+    squares: tuple[Square, ...]
+    row: dict[Square, int]
+    turn: int
+    index: dict[tuple[int, int, int], list[int]]
+    current: np.ndarray
+    under: np.ndarray
+    current_list: list[int]
+    under_list: list[int]
+    top_size: list[int]
+    place_legal: np.ndarray  # square x class (1..2S): a legal placement
+    board_legal: np.ndarray  # origin x destination: a legal board move
+    place_fits: np.ndarray
+    board_fits: np.ndarray
+    costs: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]]
+
+
+_FRAMES: OrderedDict[tuple, Frame] = OrderedDict()
+_FRAME_CACHE_SIZE = 1024
+_SQUARES: dict[int, tuple[tuple[Square, ...], dict[Square, int]]] = {}
+
+
+def _squares(size: int) -> tuple[tuple[Square, ...], dict[Square, int]]:
+    entry = _SQUARES.get(size)
+    if entry is None:
+        squares = tuple(board_squares(size))
+        entry = _SQUARES[size] = (squares, {sq: r for r, sq in enumerate(squares)})
+    return entry
+
+
+def frame(position: Position) -> Frame:
+    """The frame of ``position`` (cached by its identity: pieces, reserves, side to move)."""
+    last = position._undo[-1][0] if position._undo else -1
+    key = (id(position._tables), position._hash, position.turn, position._result is None, last)
+    cached = _FRAMES.get(key)
+    if cached is not None:
+        _FRAMES.move_to_end(key)
+        return cached
+    squares, row = _squares(position.size)
+    max_piece = position.variant.max_piece
+    stacks = position._stacks
+    current, under, top_size = [], [], []
+    for sq in squares:
+        stack = stacks[sq]
+        if stack:
+            piece = stack[-1]
+            current.append(1 + (piece & 1) * max_piece + (piece >> 1) - 1)
+            top_size.append(piece >> 1)
+            if len(stack) > 1:
+                below = stack[-2]
+                under.append(1 + (below & 1) * max_piece + (below >> 1) - 1)
+            else:
+                under.append(0)
+        else:
+            current.append(0)
+            top_size.append(0)
+            under.append(0)
+    index = legal_code_index(position)
+    n, turn = len(squares), position.turn
+    place_legal = np.zeros((n, 2 * max_piece), dtype=bool)
+    board_legal = np.zeros((n, n), dtype=bool)
+    for size, origin, to in index:
+        if origin < 0:
+            place_legal[row[to], turn * max_piece + size - 1] = True
+        else:
+            board_legal[row[origin], row[to]] = True
+    sizes = np.array(top_size)
+    place_fits = np.tile(np.arange(1, max_piece + 1), 2)[None, :] > sizes[:, None]
+    board_fits = (sizes[None, :] < sizes[:, None]) & (sizes > 0)[:, None]
+    np.fill_diagonal(board_fits, False)
+    entry = Frame(
+        squares, row, turn, index, np.array(current), np.array(under), current, under, top_size,
+        place_legal, board_legal, place_fits, board_fits, {},
+    )
+    _FRAMES[key] = entry
+    if len(_FRAMES) > _FRAME_CACHE_SIZE:
+        _FRAMES.popitem(last=False)
+    return entry
+
+
+def _costs(
+    position: Position, f: Frame, moves: bool, illegal: bool, lifts: bool, takeback: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Cost arrays of placements, board moves and lifts for these options (cached per frame)."""
+    key = (moves, illegal, lifts, takeback)
+    cached = f.costs.get(key)
+    if cached is not None:
+        return cached
+    inf, bad = np.inf, PRIOR[Kind.ILLEGAL]
+    place = np.full(f.place_fits.shape, inf)
+    board = np.full(f.board_fits.shape, inf)
+    if illegal:
+        place[f.place_fits & ~f.place_legal] = bad
+        board_illegal = f.board_fits & ~f.board_legal
+        undo = _reverse_of_last_move(position) if takeback else None
+        if undo is not None:
+            board_illegal[f.row[undo[0]], f.row[undo[1]]] = False
+        board[board_illegal] = bad
+    if moves:
+        place[f.place_legal] = 0.0
+        board[f.board_legal] = 0.0
+    occupied = np.array(f.top_size) > 0
+    lift = np.where(occupied, PRIOR[Kind.LIFT], inf) if lifts else np.full(len(f.squares), inf)
+    placed = _last_placement(position) if takeback else None
+    if placed is not None:
+        lift[f.row[placed]] = inf
+    f.costs[key] = (place, board, lift)
+    return f.costs[key]
+
+
+class View:
+    """An observation scored against a position's visible tops."""
+
+    def __init__(
+        self, position: Position, observation: Observation | None, outlier: float = DEFAULT_SETTINGS.outlier,
+        likelihood: Likelihood | None = None,
+    ) -> None:
+        size, max_piece = position.size, position.variant.max_piece
+        if likelihood is None:
+            assert observation is not None
+            likelihood = Likelihood(observation, outlier)
+        if (likelihood.size, likelihood.max_piece) != (size, max_piece):
+            raise CompanionError(
+                f"observation is of a {likelihood.size}x{likelihood.size} board with cups up to "
+                f"{likelihood.max_piece}, the game is {size}x{size} with cups up to {max_piece}"
+            )
+        self.max_piece = max_piece
+        self.frame = f = frame(position)
+        self.squares = f.squares
+        self.row = f.row
+        self.likelihood = likelihood
+        log = likelihood.log
+        base = log[likelihood.rows, f.current]
+        self.G = log - base[:, None]
+        self.current = f.current_list
+        self.under = f.under_list
+        self.top_size = f.top_size
+        self.slack_array = likelihood.best - base
         self.base = float(base.sum())
+        self.total_slack = float(self.slack_array.sum())
+        self._gain: list[list[float]] | None = None
+        self._slack: list[float] | None = None
+
+    @property
+    def gain(self) -> list[list[float]]:
+        if self._gain is None:
+            self._gain = self.G.tolist()
+        return self._gain
+
+    @property
+    def slack(self) -> list[float]:
+        if self._slack is None:
+            self._slack = self.slack_array.tolist()
+        return self._slack
+
+    @property
+    def reading(self) -> list[int]:
+        return self.likelihood.reading_list
 
     def piece_class(self, piece: int | None) -> int:
         """Probability column of a piece code (``size << 1 | colour``), 0 for an empty square."""
@@ -143,18 +317,18 @@ class View:
     def changed_squares(self, margin: float) -> set[Square]:
         """Squares whose reading leaves another class within ``margin`` of the current one:
         the ones a move may have changed (a misread can make a changed square look the same)."""
-        out = set()
-        for sq, gains, current in zip(self.squares, self.gain, self.current, strict=True):
-            if any(g > -margin for k, g in enumerate(gains) if k != current):
-                out.add(sq)
-        return out
+        G = self.G.copy()
+        G[self.likelihood.rows, self.frame.current] = -np.inf
+        close = (-margin < G).any(axis=1)
+        return {self.squares[r] for r in np.flatnonzero(close).tolist()}
 
     def after(self, explanation: Explanation) -> list[float]:
         """Each square's slack (how much its best reading beats the prediction) after it."""
         slack = list(self.slack)
+        G = self.G
         for sq, cls in explanation.changes:
             r = self.row[sq]
-            slack[r] = self.slack[r] - self.gain[r][cls]
+            slack[r] -= float(G[r, cls])
         return slack
 
     def reading_text(self, sq: Square) -> str:
@@ -186,12 +360,8 @@ def _top_code(position: Position, sq: Square) -> int | None:
     return stack[-1] if stack else None
 
 
-def _best_class(gains: list[float], classes: Iterable[int]) -> int:
-    return max(classes, key=gains.__getitem__)
-
-
-def single_explanations(
-    game: Game,
+def explain(
+    position: Position,
     view: View,
     *,
     moves: bool = True,
@@ -200,90 +370,99 @@ def single_explanations(
     takeback: bool = False,
     new_game: bool = False,
     reveal: Mapping[Square, Iterable[int]] | None = None,
+    limit: int = CANDIDATES,
 ) -> list[Explanation]:
-    """Every explanation made of at most one action, "no change" first.
+    """The best ``limit`` explanations made of at most one action, best first, and "no change".
 
     ``reveal`` names squares whose lone known cup hides unknown contents (a game started
     mid-way): lifting it may show any of the given classes, and the best-fitting one is taken.
     """
-    position = game.position
     out = [Explanation(Kind.NO_CHANGE, 0.0, ())]
-    legal = legal_code_index(position) if moves else {}
     if moves or illegal or lifts:
-        _placements(position, view, legal, illegal, out)
-        _board_actions(game, view, legal, illegal, lifts, takeback, reveal or {}, out)
-    if takeback and game.ply:
+        out += _single_actions(position, view, moves, illegal, lifts, takeback, reveal or {}, limit)
+    if takeback and position.move_codes:
         out.append(_takeback(position, view))
     if new_game:
         changes = tuple((sq, 0) for sq in view.squares if position._stacks[sq])
         gain = sum(view.gain[view.row[sq]][0] for sq, _ in changes)
         out.append(Explanation(Kind.NEW_GAME, gain, changes))
+    out.sort(key=_score, reverse=True)
     return out
 
 
-def _placements(
+def single_explanations(game: Game, view: View, **options) -> list[Explanation]:
+    """``explain`` on a game's position (kept for callers of the first version)."""
+    return explain(game.position, view, **options)
+
+
+def _single_actions(
     position: Position,
     view: View,
-    legal: dict[tuple[int, int, int], list[int]],
-    illegal: bool,
-    out: list[Explanation],
-) -> None:
-    turn, max_piece = position.turn, view.max_piece
-    for r, sq in enumerate(view.squares):
-        stack = position._stacks[sq]
-        gains = view.gain[r]
-        for size in range((stack[-1] >> 1 if stack else 0) + 1, max_piece + 1):
-            for color in (0, 1):
-                cls = 1 + color * max_piece + size - 1
-                codes = legal.get((size, -1, sq)) if color == turn else None
-                if codes:
-                    out.extend(Explanation(Kind.MOVE, gains[cls], ((sq, cls),), (c,)) for c in codes)
-                elif illegal:
-                    action = Action(ActionKind.PLACE, color, size, to=sq)
-                    out.append(Explanation(Kind.ILLEGAL, gains[cls], ((sq, cls),), action=action))
-
-
-def _board_actions(
-    game: Game,
-    view: View,
-    legal: dict[tuple[int, int, int], list[int]],
+    moves: bool,
     illegal: bool,
     lifts: bool,
     takeback: bool,
     reveal: Mapping[Square, Iterable[int]],
-    out: list[Explanation],
-) -> None:
-    position = game.position
+    limit: int,
+) -> list[Explanation]:
+    """Every placement, board move and lift of either colour, scored at once; the best few
+    become explanations (legal ones as moves, the others as illegal actions)."""
+    f = view.frame
+    squares, max_piece = f.squares, view.max_piece
+    n = len(squares)
+    G = view.G
+    place_cost, board_cost, lift_cost = _costs(position, f, moves, illegal, lifts, takeback)
+    under = f.under
+    if reveal:
+        under = under.copy()
+        for sq, options in reveal.items():
+            r = f.row[sq]
+            if len(position._stacks[sq]) == 1:
+                under[r] = max(options, key=view.gain[r].__getitem__)
+    place = G[:, 1:]
+    lift_gain = G[view.likelihood.rows, under]
+    board = lift_gain[:, None] + G[:, f.current].T
+    scores = np.concatenate(((place - place_cost).ravel(), (board - board_cost).ravel(), lift_gain - lift_cost))
+    count = min(limit, scores.size)
+    top = np.argpartition(scores, scores.size - count)[scores.size - count:]
+    out: list[Explanation] = []
+    n_place, n_board = place.size, board.size
+    turn = position.turn
     stacks = position._stacks
-    undo = _reverse_of_last_move(position) if takeback else None
-    placed = _last_placement(position) if takeback else None
-    for r, origin in enumerate(view.squares):
-        stack = stacks[origin]
-        if not stack:
+    for i in top.tolist():
+        if scores[i] == -np.inf:
             continue
-        piece = stack[-1]
-        size, color, cls = piece >> 1, piece & 1, view.piece_class(piece)
-        gains = view.gain[r]
-        if origin in reveal and len(stack) == 1:
-            under = _best_class(gains, reveal[origin])
-        else:
-            under = view.piece_class(stack[-2]) if len(stack) > 1 else 0
-        lift_gain = gains[under]
-        if lifts and origin != placed:
-            action = Action(ActionKind.LIFT, color, size, origin=origin)
-            out.append(Explanation(Kind.LIFT, lift_gain, ((origin, under),), action=action))
-        for r2, to in enumerate(view.squares):
-            below = stacks[to]
-            if to == origin or (below and below[-1] >> 1 >= size):
-                continue
-            gain = lift_gain + view.gain[r2][cls]
-            changes = ((origin, under), (to, cls))
-            codes = legal.get((0, origin, to))
+        if i < n_place:
+            r, j = divmod(i, 2 * max_piece)
+            sq, cls = squares[r], j + 1
+            color, size = divmod(j, max_piece)
+            size += 1
+            gain = float(place[r, j])
+            codes = f.index.get((size, -1, sq)) if color == turn and place_cost[r, j] == 0.0 else None
             if codes:
+                out.extend(Explanation(Kind.MOVE, gain, ((sq, cls),), (c,)) for c in codes)
+            else:
+                action = Action(ActionKind.PLACE, color, size, to=sq)
+                out.append(Explanation(Kind.ILLEGAL, gain, ((sq, cls),), action=action))
+        elif i < n_place + n_board:
+            r, t = divmod(i - n_place, n)
+            origin, to = squares[r], squares[t]
+            piece = stacks[origin][-1]
+            changes = ((origin, int(under[r])), (to, f.current_list[r]))
+            gain = float(board[r, t])
+            if board_cost[r, t] == 0.0:
+                codes = f.index[(0, origin, to)]
                 out.append(Explanation(Kind.MOVE, gain, changes, (codes[0],)))
-            elif illegal and (origin, to) != undo:
-                action = Action(ActionKind.MOVE, color, size, to=to, origin=origin)
+            else:
+                action = Action(ActionKind.MOVE, piece & 1, piece >> 1, to=to, origin=origin)
                 out.append(Explanation(Kind.ILLEGAL, gain, changes, action=action))
+        else:
+            r = i - n_place - n_board
+            origin = squares[r]
+            piece = stacks[origin][-1]
+            action = Action(ActionKind.LIFT, piece & 1, piece >> 1, origin=origin)
+            out.append(Explanation(Kind.LIFT, float(lift_gain[r]), ((origin, int(under[r])),), action=action))
+    return out
 
 
 def _reverse_of_last_move(position: Position) -> tuple[Square, Square] | None:
@@ -315,14 +494,20 @@ def _takeback(position: Position, view: View) -> Explanation:
     return Explanation(Kind.TAKEBACK, gain, changes)
 
 
+def after_end(view: View) -> Explanation:
+    """The game is over: the board may show anything (it is being cleared away)."""
+    changes = tuple((sq, view.reading[r]) for r, sq in enumerate(view.squares) if view.slack[r] > 0)
+    return Explanation(Kind.AFTER_END, view.total_slack, changes)
+
+
 def two_move_explanations(position: Position, view: View, changed: set[Square]) -> list[Explanation]:
     """A legal move and a legal reply whose every square is among ``changed``.
 
     Each move changes the square it lands on, and the square it leaves, in the final view
     (a later cup on top is larger, so it shows differently); so pruning to changed squares
-    loses no pair that explains the board. A reply that lands on the first move's cup is left
-    out: the first cup was never seen, so its size (or whether it is there at all) could only
-    be guessed, and any one-square change could be "explained" that way.
+    loses no pair that explains the board. A reply may land on the cup the first move put
+    down: what that cup was is then hidden, and every such pair predicts the same view (the
+    reconciler keeps them all until a lift shows which it was).
     """
     out: list[Explanation] = []
     for first in position.legal_codes():
@@ -332,7 +517,7 @@ def two_move_explanations(position: Position, view: View, changed: set[Square]) 
         try:
             if position.line_result() is None:
                 for second in position.legal_codes():
-                    if _within(second, changed) and second & 0xFF != first & 0xFF:
+                    if _within(second, changed):
                         out.append(_scored_pair(position, view, first, second))
         finally:
             position.pop_code()
@@ -375,38 +560,50 @@ def decide(
     allow_misread: bool = True,
     reveal: Mapping[Square, Iterable[int]] | None = None,
 ) -> Decision:
-    """Score every candidate against ``observation`` and accept one only if it is clearly right.
+    """Score every candidate against one ``observation`` and accept one only if it is clearly right.
 
     Two moves are tried only when no single action explains the board cleanly, or the best
     single one is illegal (the opponent's reply while the board was covered can look like an
     illegal second move by one side). Accepting an explanation that leaves one square it does
     not touch unexplained (a misread) is allowed only when nothing explains the board cleanly.
     """
-    view = View(game.position, observation, settings.outlier)
-    ranked = single_explanations(
-        game, view, moves=moves, illegal=illegal, lifts=lifts, takeback=takeback,
+    position = game.position
+    view = View(position, observation, settings.outlier)
+    ranked = explain(
+        position, view, moves=moves, illegal=illegal, lifts=lifts, takeback=takeback,
         new_game=new_game, reveal=reveal,
     )
-    best = max(ranked, key=_score)
-    if two_moves and moves and (not _clean(view, best, settings) or best.kind is Kind.ILLEGAL):
+    best = ranked[0]
+    if two_moves and moves and (not clean(view, best, settings) or best.kind is Kind.ILLEGAL):
         changed = view.changed_squares(settings.margin)
         if len(changed) <= settings.max_changed:
-            ranked.extend(two_move_explanations(game.position, view, changed))
+            ranked.extend(two_move_explanations(position, view, changed))
     ranked.sort(key=_score, reverse=True)
     ranked = ranked[:8]
     for explanation in ranked:
         explanation.flaws = sum(s > settings.misread for s in view.after(explanation))
-    return _judge(game.position, view, ranked, settings, allow_misread)
+    return _judge(position, view, ranked, settings, allow_misread)
 
 
 def _score(explanation: Explanation) -> float:
     return explanation.score
 
 
-def _clean(view: View, explanation: Explanation, settings: Settings) -> bool:
+def clean(view: View, explanation: Explanation, settings: Settings) -> bool:
     """True when the explanation accounts for every square of the board."""
     slack = view.after(explanation)
     return sum(slack) <= settings.clean and max(slack) <= settings.misread
+
+
+def fits(view: View, explanation: Explanation, settings: Settings) -> tuple[bool, tuple[Square, ...], Square | None]:
+    """Whether the explanation accounts for the board but for at most one misread square that
+    it does not change; the squares that contradict it; that misread square, if any."""
+    slack = view.after(explanation)
+    contradicting = tuple(sq for sq, s in zip(view.squares, slack, strict=True) if s > settings.misread)
+    if sum(slack) <= settings.clean and not contradicting:
+        return True, contradicting, None
+    misread = _lone_misread(explanation, contradicting, slack, view, settings)
+    return misread is not None, contradicting, misread
 
 
 def _residual(view: View, explanation: Explanation) -> float:
@@ -424,7 +621,7 @@ def _judge(
     decision = Decision(None, ranked, margin, residual, contradicting=contradicting, base=view.base)
     misread = _lone_misread(best, contradicting, slack, view, settings) if allow_misread else None
     if (residual > settings.clean or contradicting) and misread is None:
-        decision.reason = _unexplained_reason(view, contradicting)
+        decision.reason = unexplained_reason(view, contradicting)
         return decision
     if margin < settings.margin:
         decision.reason = (
@@ -451,6 +648,6 @@ def _lone_misread(
     return sq if rest <= settings.clean else None
 
 
-def _unexplained_reason(view: View, contradicting: tuple[Square, ...]) -> str:
+def unexplained_reason(view: View, contradicting: tuple[Square, ...]) -> str:
     shown = ", ".join(f"{square_name(sq)} reads {view.reading_text(sq)}" for sq in contradicting[:6])
     return f"no move explains the board ({shown})" if shown else "no move explains the board"

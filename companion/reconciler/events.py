@@ -2,6 +2,8 @@
 
 The reconciler is the only producer. Consumers read ``type`` and the fields that type uses;
 ``to_json`` gives the flat dict printed by ``gobblet-companion replay`` and stored in the log.
+A consumer that keeps its own copy of the moves (the game log) must act on ``correction``:
+drop its moves after ``ply`` and take the ``move`` events that follow it.
 """
 
 from __future__ import annotations
@@ -23,6 +25,11 @@ class EventType(StrEnum):
     LOSS = "loss"                        # the losing uncover: winner (the other side), line revealed
     DRAW = "draw"                        # threefold repetition (or agreed): reason
     NEW_GAME = "new-game"                # a new game started: variant
+    CORRECTION = "correction"            # a later reading proved moves announced earlier wrong:
+                                         # ply (the moves up to it stand), moves (the right ones
+                                         # from there), detail.withdrawn (the moves taken back)
+    RESYNC = "resync"                    # the board could not be followed: the game restarts
+                                         # from what it shows (position; detail.unknown)
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,14 @@ A stream is what the stability gate would hand the reconciler: one observation p
 board state, each with the truth (the moves really on the board) beside it. Faults are the
 ones a camera above a real table meets: squares misread, frames with a hand in them, a whole
 turn made while the board was covered, a cup lifted and put back or lifted before its move,
-takebacks, and each kind of illegal action. A run is scored per move: accepted right, not
-accepted but flagged (the reconciler asked for attention), or accepted wrong, which must
-never happen.
+takebacks, each kind of illegal action, and (for the recovery figures) several moves made
+while the camera saw nothing at all.
+
+A run is scored per move of the game as the reconciler holds it at the end: right (equal to
+the move really made), flagged (not known: missing after the reconciler asked for attention,
+or a ply it reports as unsure), or wrong (a move it holds as known that was not made), which
+must never happen. Moves announced and later withdrawn by a ``correction`` are counted apart
+(``withdrawn``), as are moves that were wrong when announced (``shown_wrong``).
 """
 
 from __future__ import annotations
@@ -44,10 +49,11 @@ class FaultRates:
     lift_put_back: float = 0.03      # a cup lifted, put back, then moved (touch rule: illegal)
     takeback: float = 0.03           # the move is taken back, then a move is made again
     illegal: float = 0.05            # one of the illegal actions, then the board put right
+    blind: float = 0.0               # 3 to 5 moves made while the camera saw nothing
 
     @classmethod
     def clean(cls) -> FaultRates:
-        return cls(0.0, False, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+        return cls(0.0, False, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
 @dataclass
@@ -230,6 +236,14 @@ class StreamBuilder:
             faulted = False
             if quiet and self.chance(self.rates.illegal):
                 faulted = self.inject_illegal()
+            if quiet and self.rates.blind and self.game.ply > 2 and self.chance(self.rates.blind):
+                self.faults["blind"] += 1
+                for _ in range(self.rng.randint(3, 5)):
+                    if self.game.is_over():
+                        break
+                    self.game.push_text(choose_move(self.game, self.rng))
+                self.emit(fault="blind", expect=EventType.RESYNC)
+                continue
             move = choose_move(self.game, self.rng)
             origin = move.split("-")[0] if "-" in move and quiet and not faulted else None
             if origin is not None and self.chance(self.rates.lift_put_back) and self.variant.touch_rule:
@@ -285,23 +299,32 @@ FAMILIES: dict[str, dict[str, float]] = {
 }
 """Fault families: each generated game gets one, on top of misreads and occluded frames."""
 
+BLIND: dict[str, float] = {"blind": 0.06}
+"""The recovery family: now and then 3 to 5 moves made while the camera saw nothing."""
 
-def family_rates(name: str, misread: float = 0.02, occluded: float = 0.10) -> FaultRates:
+
+def family_rates(
+    name: str, misread: float = 0.02, occluded: float = 0.10, confident: bool = False
+) -> FaultRates:
     base = FaultRates.clean()
-    return FaultRates(**{**base.__dict__, "misread": misread, "occluded": occluded, **FAMILIES[name]})
+    family = BLIND if name == "blind" else FAMILIES[name]
+    return FaultRates(**{
+        **base.__dict__, "misread": misread, "occluded": occluded, "confident_misread": confident, **family,
+    })
 
 
 def run_games(
     count: int, variants: tuple[str, ...] = ("classic",), first_seed: int = 0,
     make: Callable[[Variant], object] | None = None, timer: Callable[[], float] | None = None,
+    confident: bool = False, families: tuple[str, ...] | None = None,
 ) -> RunResult:
     """``count`` games, cycling through the fault families and the variants."""
     total = RunResult()
-    names = sorted(FAMILIES)
+    names = families or tuple(sorted(FAMILIES))
     for i in range(count):
         seed = first_seed + i
         variant = Variant.from_spec(variants[i % len(variants)])
-        stream = make_stream(variant, seed, family_rates(names[i % len(names)]))
+        stream = make_stream(variant, seed, family_rates(names[i % len(names)], confident=confident))
         total.add(run_stream(stream, make or Reconciler, timer or time.perf_counter))
     return total
 
@@ -311,65 +334,100 @@ def run_games(
 
 @dataclass
 class RunResult:
-    moves: int = 0     # moves of the final game
-    right: int = 0     # accepted and equal to the truth
-    flagged: int = 0   # not accepted, with a needs-attention or illegal event raised
-    silent: int = 0    # not accepted and nothing said: must be zero
-    wrong: int = 0     # accepted and not the truth: must be zero
+    moves: int = 0        # moves of the game really played
+    right: int = 0        # held at the end, known, and equal to the truth
+    flagged: int = 0      # not known at the end (missing or unsure) and attention was asked for
+    silent: int = 0       # not known at the end and nothing said: must be zero
+    wrong: int = 0        # held at the end as known and not the truth: must be zero
+    withdrawn: int = 0    # moves announced, then withdrawn by a correction
+    shown_wrong: int = 0  # moves that were not the truth when announced (most then corrected)
+    games: int = 0
+    stuck: int = 0        # games whose end the reconciler did not reach (moves missing at the end)
+    resyncs: int = 0
     expected: Counter = field(default_factory=Counter)  # fault -> injected
     caught: Counter = field(default_factory=Counter)    # fault -> the expected event was emitted
     events: Counter = field(default_factory=Counter)
     seconds: list[float] = field(default_factory=list)
 
     def add(self, other: RunResult) -> None:
-        for name in ("moves", "right", "flagged", "silent", "wrong"):
+        for name in ("moves", "right", "flagged", "silent", "wrong", "withdrawn", "shown_wrong",
+                     "games", "stuck", "resyncs"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.expected.update(other.expected)
         self.caught.update(other.caught)
         self.events.update(other.events)
         self.seconds.extend(other.seconds)
 
+    def summary(self) -> str:
+        moves = max(self.moves, 1)
+        parts = [f"{self.moves} moves of {self.games} games"]
+        for name in ("right", "flagged", "wrong", "silent"):
+            value = getattr(self, name)
+            parts.append(f"{name} {value} ({100.0 * value / moves:.2f} %)")
+        parts.append(f"withdrawn by corrections {self.withdrawn}, wrong when announced {self.shown_wrong}")
+        parts.append(f"games not followed to the end {self.stuck}, resyncs {self.resyncs}")
+        return "; ".join(parts)
+
 
 def run_stream(stream: Stream, make: Callable[[Variant], object], timer: Callable[[], float]) -> RunResult:
-    """Feed a stream to a fresh reconciler; check at every step where it accepts moves that
-    the moves it holds are a prefix of the moves really on the board. (Between such steps it
-    may lag behind a takeback it has not seen yet; that is not a wrong move.)"""
+    """Feed a stream to a fresh reconciler and score the game it holds at the end, ply by ply.
+
+    A ``resync`` restarts the reconciler's game from the board: the moves it held before are
+    scored as they were, the truth's moves up to the resync are unknown (flagged), and the
+    new game's moves are compared with the truth's from there."""
     reconciler = make(stream.variant)
-    result = RunResult()
+    result = RunResult(games=1)
     flagged = False
-    wrong_at: int | None = None
+    before: list[str] = []  # the record held before the last resync
+    offset = 0               # truth plies before the resynced game's start
     for step in stream.steps:
         started = timer()
         events = reconciler.feed(step.observation)  # type: ignore[attr-defined]
         result.seconds.append(timer() - started)
         kinds = {e.type for e in events}
         result.events.update(e.type for e in events)
-        if kinds & {EventType.NEEDS_ATTENTION, EventType.ILLEGAL}:
+        if kinds & {EventType.NEEDS_ATTENTION, EventType.ILLEGAL, EventType.RESYNC}:
             flagged = True
+        for event in events:
+            if event.type is EventType.RESYNC:
+                result.resyncs += 1
+                before = list(event.detail.get("record", []))
+                offset = len(step.truth)
         if step.expect is not None:
             result.expected[step.fault] += 1
             if step.expect in kinds:
                 result.caught[step.fault] += 1
-        accepted = tuple(m.text() for m in reconciler.game.moves)  # type: ignore[attr-defined]
-        played = EventType.MOVE in kinds
-        if played and wrong_at is None and accepted != step.truth[: len(accepted)]:
-            wrong_at = _common_prefix(accepted, step.truth)
-            result.wrong += len(accepted) - wrong_at
-    final = tuple(m.text() for m in reconciler.game.moves)  # type: ignore[attr-defined]
-    result.moves = len(stream.moves)
-    result.right = _common_prefix(final, stream.moves) if wrong_at is None else wrong_at
-    missing = result.moves - result.right - result.wrong
+        if EventType.MOVE in kinds:
+            truth = step.truth[offset:]
+            for event in events:
+                index = event.ply - 1
+                if event.type is EventType.MOVE and (index >= len(truth) or event.move != truth[index]):
+                    result.shown_wrong += 1
+    result.withdrawn = getattr(reconciler, "corrections", 0)
+    final = [m.text() for m in reconciler.game.moves]  # type: ignore[attr-defined]
+    unsure = set(getattr(reconciler, "unsure", {}))
+    truth = list(stream.moves)
+    result.moves = len(truth)
+    known: list[tuple[str, str]] = []  # (held, true) of each ply held as known
+    unknown = 0
+    if offset:
+        held_before = before[:offset]
+        known += list(zip(held_before, truth[:offset], strict=False))
+        unknown += offset - len(held_before)
+    for ply, move in enumerate(final, start=1):
+        index = offset + ply - 1
+        if index >= len(truth):
+            result.wrong += 1  # a move held that was never made
+        elif ply in unsure:
+            unknown += 1
+        else:
+            known.append((move, truth[index]))
+    unknown += max(len(truth) - offset - len(final), 0)
+    result.stuck = int(len(truth) > offset + len(final))
+    result.right = sum(held == true for held, true in known)
+    result.wrong += sum(held != true for held, true in known)
     if flagged:
-        result.flagged = max(missing, 0)
+        result.flagged = unknown
     else:
-        result.silent = max(missing, 0)
+        result.silent = unknown
     return result
-
-
-def _common_prefix(a: tuple[str, ...], b: tuple[str, ...]) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n

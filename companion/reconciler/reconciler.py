@@ -1,17 +1,41 @@
 """The reconciler: stable observations in, the game and the referee's events out.
 
-It holds the full game, so every hidden cup is known from history, and asks the decoder what
-each new stable observation shows. It then acts like a referee at the table:
+It acts like a referee at the table:
 
 - a clear legal move (or two, when the board was covered for a whole turn) is played;
 - a clear illegal action is announced with its reason and the position to restore, and
-  nothing else is accepted until the board shows that position again;
+  nothing else is accepted until the board shows that position again (or a legal move from it);
 - a lifted cup is announced (the touch rule, a peek under an opponent's stack, a lift that
   uncovers the opponent's line, a lifted cup with nowhere to go);
 - the board returning to the previous position takes the last move back (if enabled);
 - anything it cannot explain with confidence is reported as needing attention, and it waits.
 
 Wins, losses and draws are announced as soon as the move that decides them is played.
+
+**Paths, not guesses.** One reading can never prove a move beyond doubt: the one square that
+tells two moves apart may be misread, however sure the reader is. So the reconciler keeps
+every *path* (the legal moves from the start, plus the referee's state: a cup in the air, an
+illegal action not yet put right) that still explains the readings so far, scored by the joint
+log-likelihood of all of them (``Path``). Each reading extends every path by every way it
+could have come about (``decoder.explain``: no change, a move, a lift, an illegal action, a
+takeback, two moves). A path falls away once it is ``settings.keep`` nats (about two confident
+misreads) behind the best.
+
+What a reading shows (a move, an illegal action, ...) is announced when the best path's
+account of it beats every other account by ``settings.margin``. Moves are *committed* once
+every live path agrees on them (``committed_ply``); until then a later reading may still prove
+an earlier move wrong (the square that told it apart is read again, or a lift shows what a
+stack hides), and the reconciler says so with a ``correction`` event and the right moves. A
+move is *unsure* (``unsure``) while a path within the margin of the best plays differently
+there, for instance a cup placed and covered at once while the board was hidden; such plies are
+reported as needing attention and do not count as known.
+
+**Recovery.** When no path explains the board for several readings in a row (more moves were
+made out of sight than one reading can explain), the reconciler looks for three moves from
+each path; failing that it re-synchronises: the game restarts from the tops the board shows,
+keeping every stack whose top did not change (and so every cup known under it), with the other
+hidden cups open as in a game started mid-way, and both sides to move kept until a move tells
+(``resync`` event).
 """
 
 from __future__ import annotations
@@ -20,14 +44,21 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from companion.errors import CompanionError
 from companion.reconciler.decoder import (
     DEFAULT_SETTINGS,
-    Decision,
+    PRIOR,
     Explanation,
     Kind,
+    Likelihood,
     Settings,
-    code_texts,
-    decide,
+    View,
+    after_end,
+    clean,
+    explain,
+    fits,
+    two_move_explanations,
+    unexplained_reason,
 )
 from companion.reconciler.events import Event, EventType
 from companion.reconciler.referee import (
@@ -43,90 +74,46 @@ from companion.reconciler.unknowns import HiddenContents
 from companion.rules.game import Game
 from companion.rules.move import Move
 from companion.rules.outcome import Outcome, Termination
-from companion.rules.position import BOARD_FLAG
+from companion.rules.position import BOARD_FLAG, Position
 from companion.rules.square import Square, color_name, square_name
 from companion.rules.variant import CLASSIC, Variant
 from companion.vision.observation import Observation, class_top
 
-
-@dataclass(frozen=True)
-class Hypothesis:
-    """Legal moves assumed since the game's position, and the joint log-likelihood of the
-    observations that were not clear enough to accept them."""
-
-    codes: tuple[int, ...]
-    score: float
-    decent: bool = True  # every observation on the way was explained but for a few misread squares
+NEW_ROOT = -1          # the start of paths that saw the board cleared for a new game
+TWO_MOVE_PATHS = 3     # paths searched for two moves when nothing single explains a reading
+RESYNC_AFTER = 3       # readings in a row that no path explains before recovering
+DEEP_CHANGED = 6       # most changed squares a three-move search is tried on
+RESYNC_CONFIDENCE = 0.8  # every square must be read at least this sure to restart from the tops
 
 
-ROOT = Hypothesis((), 0.0)
-BEAM_KINDS = (Kind.NO_CHANGE, Kind.MOVE, Kind.TWO_MOVES, Kind.LIFT)
-# What an unclear observation may have been without changing the game: a cup in the air or an
-# illegal action not yet put right. They keep the game's position alive in the beam, with the
-# credit of having explained what was seen (a lift then a put-back must not lose to a made-up
-# path of moves that ends where it started).
-TRANSIENT_KINDS = (Kind.LIFT, Kind.ILLEGAL)
-BEAM_WIDTH = 6
-BEAM_DEPTH = 2  # moves assumed from unclear readings at most
-PATH_LIMIT = 3  # moves accepted at once at most: a longer unseen path is too easily made up
-DECENT_FLAWS = 1  # misread squares a reading may have and still vouch for the path through it
-UNCLEAR_KEPT = 4  # unclear readings a path must be consistent with, the latest kept
+@dataclass(slots=True, eq=False)
+class Path:
+    """One way the game may have gone, and the referee's state at the latest reading."""
 
+    root: int                        # the start it grows from (key of Reconciler._starts)
+    codes: tuple[int, ...]           # legal moves from that start
+    score: float                     # joint log-likelihood of the readings (up to a constant)
+    explanation: Explanation | None = None  # how this path explains the latest reading
+    before: Path | None = None       # the path before the latest reading
+    view: View | None = None         # the latest reading scored against ``before``'s position
+    lifted: Square | None = None     # a cup of the side to move is in the air
+    must_move: Square | None = None  # touch rule: a lifted cup was put back and must move
+    pending: Action | None = None    # an illegal action on the board, not yet put right
+    forfeit: Square | None = None    # touch rule: a cup lifted that had nowhere to go
 
-def _path(item: tuple[float, Hypothesis, Explanation, Decision]) -> tuple:
-    """What a joint candidate claims happened: its moves, or its kind and action."""
-    _, hypothesis, explanation, _ = item
-    return (hypothesis.codes + explanation.codes, explanation.kind if not explanation.codes else None,
-            explanation.action)
+    def key(self) -> tuple:
+        return (self.root, self.codes, self.lifted, self.must_move, self.pending, self.forfeit)
 
-
-def _runner_up(joint: list) -> tuple:
-    return next((item for item in joint[1:] if _path(item) != _path(joint[0])), joint[0])
-
-
-def _distinct(joint: list, count: int) -> list:
-    """The best ``count`` joint candidates that claim different things."""
-    seen: list[tuple] = []
-    out = []
-    for item in joint:
-        path = _path(item)
-        if path not in seen:
-            seen.append(path)
-            out.append(item)
-            if len(out) == count:
-                break
-    return out
-
-
-def _describe(game: Game, item: tuple[float, Hypothesis, Explanation, Decision]) -> str:
-    _, hypothesis, explanation, _ = item
-    if explanation.codes or hypothesis.codes:
-        return " ".join(code_texts(game.position, hypothesis.codes + explanation.codes)) or "no change"
-    return explanation.describe(game.position)
-
-
-def _next_beam(joint: list[tuple[float, Hypothesis, Explanation, Decision]]) -> list[Hypothesis]:
-    """The best few distinct move paths, kept while the board is unclear."""
-    beam: dict[tuple[int, ...], Hypothesis] = {}
-    for score, hypothesis, explanation, _ in joint:
-        if explanation.kind not in BEAM_KINDS and not (
-            explanation.kind in TRANSIENT_KINDS and not hypothesis.codes
-        ):
-            continue
-        codes = hypothesis.codes + explanation.codes
-        if len(codes) <= BEAM_DEPTH and codes not in beam:
-            decent = hypothesis.decent and explanation.flaws <= DECENT_FLAWS
-            beam[codes] = Hypothesis(codes, score, decent)
-        if len(beam) == BEAM_WIDTH:
-            break
-    return list(beam.values()) or [ROOT]
+    def line(self) -> tuple[int, tuple[int, ...]]:
+        return (self.root, self.codes)
 
 
 class Reconciler:
     """Turns the stream of stable observations into the game and referee events.
 
     ``feed`` is called once per stable observation and returns the events it caused (often
-    none). ``game`` is the game so far; a device passes ``game.position`` to the engine.
+    none). ``game`` is the game as announced so far; a device passes ``game.position`` to the
+    engine.
     """
 
     def __init__(
@@ -148,15 +135,15 @@ class Reconciler:
         self.new_game = new_game
         self.settings = settings
         self._clock = clock
-        self.unknowns = unknowns  # a game started mid-way: what the stacks may hide
+        self.unknowns = unknowns  # a game started mid-way (or re-synchronised): what stacks may hide
         self._timestamp = 0.0
-        self._pending: Event | None = None  # an illegal action waiting for the board to be restored
-        self._lifted: Square | None = None  # a cup of the side to move seen in the air
-        self._must_move: Square | None = None  # touch rule: a lifted cup was put back
-        self._attention: tuple[int, ...] | None = None  # the reading last reported as unclear
-        self.last_decision: Decision | None = None
-        self._beam: list[Hypothesis] = [ROOT]
-        self._unclear: list[Observation] = []  # readings not explained since the last accepted state
+        self._attention: tuple | None = None  # the reading last reported as unclear
+        self._pending_event: Event | None = None
+        self._unfit = 0  # readings in a row that no path explains
+        self.corrections = 0  # moves withdrawn by corrections so far
+        self.resyncs = 0
+        self._explained: dict[tuple, tuple[View, bool, list[Explanation]]] = {}
+        self._reset_paths()
 
     @classmethod
     def mid_game(
@@ -174,13 +161,30 @@ class Reconciler:
     # ----- the public interface -----------------------------------------------------------
 
     @property
-    def position(self):
+    def position(self) -> Position:
         return self.game.position
 
     @property
     def awaiting_restore(self) -> Event | None:
         """The illegal event whose position the board must show again, if any."""
-        return self._pending
+        return self._pending_event if self._shown.pending is not None else None
+
+    @property
+    def committed_ply(self) -> int:
+        """Moves every live path agrees on: no later reading can change them."""
+        shown = self._shown.codes
+        count = len(shown)
+        for path in self._beam:
+            if path.root != self._shown.root:
+                return self._base_ply
+            count = min(count, _common(path.codes, shown))
+        return self._base_ply + count
+
+    @property
+    def unsure(self) -> dict[int, list[str]]:
+        """Plies (1-based) of the announced game that a path within the margin of the best
+        plays differently, with the moves those paths play there."""
+        return {ply: sorted(texts) for ply, texts in self._unsure.items()}
 
     def feed(self, observation: Observation) -> list[Event]:
         """Take one stable observation; return the events it causes."""
@@ -189,165 +193,358 @@ class Reconciler:
             return []
         if observation.moved:
             return self._needs_attention("the board or the camera moved: calibrate again", observation)
-        if self._pending is not None:
-            return self._await_restore(observation)
-        if self.game.is_over():
-            return self._after_end(observation)
-        return self._decode(observation)
+        return self._track(observation)
 
-    # ----- decoding with a beam of hypotheses --------------------------------------------
+    # ----- paths --------------------------------------------------------------------------
 
-    def _decode(self, observation: Observation) -> list[Event]:
-        """Score the observation from every live hypothesis; act on a clear winner.
+    def _reset_paths(self) -> None:
+        """One path: the game as announced (after a new game, a resync, a mid-game reveal)."""
+        self._starts: dict[int, Position] = {0: self.game.start, NEW_ROOT: Position(self.variant)}
+        self._work: dict[int, tuple[Position, list[int]]] = {}
+        codes = tuple(self.game.position.move_codes)
+        self._base_ply = self.game.ply - len(codes)
+        self._shown = Path(0, codes, 0.0)
+        self._beam = [self._shown]
+        self._unsure: dict[int, set[str]] = {}
+        self._remap: dict[int, int] = {}
+        self._resync_options: dict[int, HiddenContents] = {}
 
-        Normally the only hypothesis is the game itself. When an observation cannot be
-        explained, the best few ways it might have come about (a move or two whose evidence
-        was too weak, a placement hidden under a later gobble) stay alive, each with the
-        log-likelihood of every observation since; later observations confirm one of them or
-        keep the question open. A move is only accepted once one path beats every other."""
-        joint: list[tuple[float, Hypothesis, Explanation, Decision]] = []
-        for hypothesis in self._beam:
-            decision = self._decide_from(hypothesis, observation)
-            for explanation in decision.ranked:
-                if hypothesis.codes and explanation.kind not in BEAM_KINDS:
-                    continue
-                score = hypothesis.score + decision.base + explanation.score
-                joint.append((score, hypothesis, explanation, decision))
-        joint.sort(key=lambda item: item[0], reverse=True)
-        score, hypothesis, best, decision = joint[0]
-        margin = min(
-            (score - other[0] for other in joint[1:] if _path(other) != _path(joint[0])),
-            default=float("inf"),
-        )
-        self.last_decision = decision
-        # Moves assumed from earlier, unclear readings are accepted only along a path that
-        # explained each of those readings but for a few misread squares: a path that had to
-        # leave a reading unexplained may be a made-up one that merely ends in the right view.
-        # (Nor may such a path call a square it moved a misread: only the game itself may.)
-        trusted = not hypothesis.codes or hypothesis.decent
-        path = hypothesis.codes + best.codes
-        if decision.accepted is best and margin >= self.settings.margin and trusted \
-                and len(path) <= PATH_LIMIT and self._consistent(path):
-            self._beam = [ROOT]
-            self._unclear = []
-            self._attention = None
-            if not hypothesis.codes:
-                return self._act(best, decision)
-            events = self._play(hypothesis.codes + best.codes, decision, late=True)
-            if best.kind is Kind.LIFT and not self.game.is_over():
-                events += self._lift(best.action)  # type: ignore[arg-type]
-            return events
-        self._beam = _next_beam(joint)
-        if min(item[2].flaws for item in joint[:BEAM_WIDTH]) <= DECENT_FLAWS:
-            self._unclear = [*self._unclear[-(UNCLEAR_KEPT - 1):], observation]
-        reason = decision.reason if decision.accepted is None else (
-            f"cannot tell {_describe(self.game, joint[0])} from {_describe(self.game, _runner_up(joint))}"
-        )
-        candidates = [
-            {"explanation": _describe(self.game, item), "score": round(item[0] - score, 2)}
-            for item in _distinct(joint, 3)
-        ]
-        return self._needs_attention(reason, observation, decision.contradicting, candidates)
-
-    def _consistent(self, codes: tuple[int, ...]) -> bool:
-        """Whether each unclear reading since the last accepted state shows the board at some
-        point of this path (with a cup in the air at most, and a few misread squares).
-
-        The readings a path skips past are its best check: after an unclear reading at least
-        one move may have been made unseen, and a short path that ends in the right view can
-        still be the wrong one; it must also have passed through what was seen on the way."""
-        if not self._unclear or not codes:
-            return True
-        position = self.game.position
-        seen = [False] * len(self._unclear)
-        pushed = 0
-        try:
-            for k in range(len(codes) + 1):
-                for i, observation in enumerate(self._unclear):
-                    if not seen[i]:
-                        decision = decide(
-                            self.game, observation, self.settings,
-                            moves=False, illegal=False, two_moves=False,
-                        )
-                        seen[i] = min(e.flaws for e in decision.ranked) <= DECENT_FLAWS
-                if all(seen) or k == len(codes):
-                    break
-                position.push_code(codes[k])
-                pushed += 1
-        finally:
-            for _ in range(pushed):
-                position.pop_code()
-        return all(seen)
-
-    def _decide_from(self, hypothesis: Hypothesis, observation: Observation) -> Decision:
-        """Decide from the position after the hypothesis' moves; only the game itself (no
-        moves assumed) is checked for illegal actions, lifts, takebacks and a new game."""
-        position = self.game.position
-        root = not hypothesis.codes
-        for code in hypothesis.codes:
+    def _goto(self, root: int, codes: tuple[int, ...]) -> Position:
+        """A working position at the end of a path (moved there by popping and pushing)."""
+        entry = self._work.get(root)
+        if entry is None:
+            entry = (self._starts[root].copy(), [])
+            self._work[root] = entry
+        position, at = entry
+        common = _common(at, codes)
+        while len(at) > common:
+            position.pop_code()
+            at.pop()
+        for code in codes[common:]:
             position.push_code(code)
-        try:
-            return decide(
-                self.game, observation, self.settings,
-                illegal=root, lifts=root, allow_misread=root,
-                takeback=root and self.takeback and self.game.ply > 0,
-                new_game=root and self.new_game and self.game.ply >= 2,
-                reveal=self._reveal_options() if root else None,
+            at.append(code)
+        return position
+
+    def _track(self, observation: Observation) -> list[Event]:
+        likelihood = Likelihood(observation, self.settings.outlier)
+        self._explained = {}
+        candidates = [c for path in self._beam for c in self._candidates(path, likelihood)]
+        children = self._children(candidates)
+        best = children[0]
+        assert best.view is not None and best.explanation is not None
+        if not clean(best.view, best.explanation, self.settings) or best.explanation.kind is Kind.ILLEGAL:
+            parents = [path for path in self._beam if path.pending is None and path.forfeit is None]
+            extra = [c for path in parents[:TWO_MOVE_PATHS] for c in self._candidates(path, likelihood, two=True)]
+            if extra:
+                children = self._children(candidates + extra)
+                best = children[0]
+        fit = self._fits(best)
+        self._unfit = 0 if fit else self._unfit + 1
+        if not fit and self._unfit >= RESYNC_AFTER:
+            recovered = self._recover(observation, likelihood)
+            if recovered is not None:
+                return recovered
+        kept = children[: self.settings.width]
+        groups = _groups(kept)
+        margin = groups[0][0] - groups[1][0] if len(groups) > 1 else float("inf")
+        if fit and margin >= self.settings.margin:
+            events = self._announce(self._representative(groups[0][1]), margin)
+            self._attention = None
+        else:
+            events = self._unclear(observation, best, groups)
+        for path in kept:  # only the latest step's parents are kept
+            if path.before is not None:
+                path.before.before = None
+                path.before.view = None
+        if self._remap:
+            kept = self._rebase(kept)
+        self._beam = kept
+        events += self._report_unsure()
+        if self.unknowns is not None and any(e.type is EventType.MOVE for e in events):
+            self._follow_unknowns()
+        return events
+
+    def _candidates(self, path: Path, likelihood: Likelihood, two: bool = False) -> list[tuple]:
+        """Every way the reading may have come about from this path: (score, path, explanation,
+        view, over). Paths at the same position share one scoring of the reading."""
+        key = (path.root, path.codes, two)
+        explained = self._explained.get(key)
+        if explained is None:
+            explained = self._explain(path, likelihood, two)
+            self._explained[key] = explained
+        view, over, ranked = explained
+        if two and over:
+            return []
+        if path.pending is not None and not over:
+            ranked = [e for e in ranked if e.kind not in (Kind.TAKEBACK, Kind.NEW_GAME)]
+        base = path.score + view.base
+        return [(base + e.score, path, e, view, over) for e in ranked]
+
+    def _explain(self, path: Path, likelihood: Likelihood, two: bool) -> tuple[View, bool, list[Explanation]]:
+        position = self._goto(path.root, path.codes)
+        view = View(position, None, likelihood=likelihood)
+        over = path.forfeit is not None or _is_over(position, view)
+        if two:
+            changed = view.changed_squares(self.settings.margin)
+            if over or len(changed) > self.settings.max_changed:
+                return view, over, []
+            return view, over, two_move_explanations(position, view, changed)
+        if over:
+            ranked = explain(
+                position, view, moves=False, illegal=False, lifts=False,
+                takeback=self.takeback and bool(path.codes), new_game=self.new_game,
             )
-        finally:
-            for _ in hypothesis.codes:
-                position.pop_code()
+            ranked.append(after_end(view))
+            return view, over, ranked
+        ply = self._base_ply + len(path.codes) if path.root == 0 else len(path.codes)
+        ranked = explain(
+            position, view, takeback=self.takeback and bool(path.codes),
+            new_game=self.new_game and ply >= 2, reveal=self._reveal_options(),
+        )
+        return view, over, ranked
 
-    # ----- acting on an accepted explanation ---------------------------------------------
+    def _children(self, candidates: list[tuple]) -> list[Path]:
+        """The new paths within ``keep`` of the best, best first, one per state."""
+        candidates.sort(key=lambda c: c[0], reverse=True)
+        floor = candidates[0][0] - self.settings.keep
+        seen: set[tuple] = set()
+        out: list[Path] = []
+        for score, path, e, view, over in candidates:
+            if score < floor:
+                break
+            child = self._child(path, e, score, view, over)
+            key = child.key()
+            if key not in seen:
+                seen.add(key)
+                out.append(child)
+        return out
 
-    def _act(self, explanation: Explanation, decision: Decision) -> list[Event]:
-        kind = explanation.kind
-        if kind is Kind.NO_CHANGE:
-            return self._unchanged()
-        if kind is Kind.LIFT:
-            return self._lift(explanation.action)  # type: ignore[arg-type]
-        if kind is Kind.ILLEGAL:
-            return self._illegal(illegal_reason(self.game, explanation.action), explanation.action)  # type: ignore[arg-type]
+    def _child(self, path: Path, e: Explanation, score: float, view: View, over: bool) -> Path:
+        """The path after ``path`` explains the reading as ``e`` (the referee's state included)."""
+        child = Path(path.root, path.codes, score, e, path, view)
+        kind = e.kind
+        if kind is Kind.NEW_GAME:
+            child.root, child.codes = NEW_ROOT, ()
+            return child
         if kind is Kind.TAKEBACK:
-            return self._take_back()
+            child.codes = path.codes[:-1]
+            return child
+        if over:
+            child.forfeit = path.forfeit
+            return child
+        if path.pending is not None:
+            if kind is Kind.MOVE:
+                child.codes = path.codes + e.codes
+            elif kind is not Kind.NO_CHANGE:
+                child.pending = path.pending
+            return child
+        touch = self.variant.touch_rule
+        f = view.frame
+        if kind is Kind.NO_CHANGE:
+            child.must_move = path.lifted if path.lifted is not None and touch else path.must_move
+        elif kind is Kind.LIFT:
+            action = e.action
+            assert action is not None and action.origin is not None
+            if action.color == f.turn:
+                child.lifted = action.origin
+                child.must_move = path.must_move
+                if touch and not f.board_fits[f.row[action.origin]].any():
+                    child.forfeit = action.origin
+            elif touch:
+                child.pending = action
+        elif kind is Kind.ILLEGAL:
+            child.pending = e.action
+        elif kind in (Kind.MOVE, Kind.TWO_MOVES):
+            first = e.codes[0]
+            touched = path.must_move if path.must_move is not None else path.lifted
+            if touch and touched is not None and _origin(first) != touched:
+                child.pending = _action_of(view, first)
+            else:
+                child.codes = path.codes + e.codes
+        return child
+
+    def _fits(self, path: Path) -> bool:
+        assert path.view is not None and path.explanation is not None
+        return fits(path.view, path.explanation, self.settings)[0]
+
+    def _representative(self, members: list[Path]) -> Path:
+        """The path to announce the reading from: the one that continues what was announced,
+        unless another is better by the margin (then what was announced is corrected)."""
+        best = members[0]
+        shown = self._shown.key()
+        for path in members:
+            if path.score < best.score - self.settings.margin:
+                break
+            if path.before is not None and path.before.key() == shown:
+                return path
+        return best
+
+    def _rebase(self, kept: list[Path]) -> list[Path]:
+        """The announced game now grows from another start (a new game, the other side to
+        move after a resync): that start becomes start 0, and paths from any other drop."""
+        ((old, new),) = self._remap.items()
+        self._remap = {}
+        self._starts = {new: self._starts[old], NEW_ROOT: Position(self.variant)}
+        self._work = {new: self._work[old]} if old in self._work else {}
+        self._resync_options = {}
+        self._base_ply = 0
+        out = [p for p in kept if p.root == old]
+        for path in out:
+            path.root = new
+        self._shown.root = new
+        return out or [Path(new, tuple(self.game.position.move_codes), 0.0)]
+
+    # ----- announcing ---------------------------------------------------------------------
+
+    def _announce(self, path: Path, margin: float) -> list[Event]:
+        """Bring the announced game to ``path``: correct or complete the moves before this
+        reading if needed, then say what this reading shows."""
+        before = path.before
+        assert before is not None and path.explanation is not None
+        events = self._sync(before)
+        events += self._act(path, before, margin)
+        self._shown = path
+        return events
+
+    def _sync(self, target: Path) -> list[Event]:
+        """Make the announced game follow ``target``'s moves (a correction when they differ,
+        moves seen late when they only add to it); take its referee state."""
+        shown = self._shown
+        events: list[Event] = []
+        if target.line() != shown.line():
+            withdrawn: list[str] = []
+            if target.root == NEW_ROOT:
+                events += self._start_new_game()
+                common = 0
+            elif target.root != shown.root:
+                withdrawn = [m.text() for m in self.game.moves[self._base_ply:]]
+                self.game = Game(self.variant, start=self._starts[target.root], headers=self.game.headers)
+                if target.root in self._resync_options:
+                    self.unknowns = self._resync_options[target.root]
+                self._remap = {target.root: 0}
+                common = 0
+            else:
+                common = _common(shown.codes, target.codes)
+                while len(self.game.position.move_codes) > common:
+                    withdrawn.append(self.game.pop().text())
+                withdrawn.reverse()
+            added = []
+            for code in target.codes[common:]:
+                color = self.game.turn
+                move = self.game.position.move_from_code(code)
+                self.game.push(move, timestamp=self._timestamp)
+                added.append((move.text(), code, color, self.game.position.text()))
+            texts = tuple(text for text, *_ in added)
+            first_ply = self.game.ply - len(added)
+            if withdrawn:
+                self.corrections += len(withdrawn)
+                events.append(self._event(
+                    EventType.CORRECTION, ply=first_ply, moves=texts,
+                    reason=f"later readings show {' '.join(texts) or 'no move'} "
+                           f"where {' '.join(withdrawn)} was announced",
+                    position=self.game.position.text(),
+                    detail={"withdrawn": withdrawn},
+                ))
+            for i, (text, code, color, position) in enumerate(added):
+                events.append(self._event(
+                    EventType.MOVE, move=text, moves=texts if len(texts) > 1 else (),
+                    squares=_code_squares(code), ply=first_ply + i + 1, position=position,
+                    reason="corrected" if withdrawn else "moves seen late: earlier readings were unclear",
+                    detail={"color": color_name(color), "late": True},
+                ))
+            outcome = self.game.outcome() if added else None
+            if outcome is not None:
+                events.append(self._outcome_event(outcome))
+        if target.pending is None:
+            self._pending_event = None
+        self._shown = target
+        return events
+
+    def _act(self, path: Path, before: Path, margin: float) -> list[Event]:
+        """The events of what ``path`` says this reading shows (the game is at ``before``)."""
+        e = path.explanation
+        assert e is not None
+        kind = e.kind
+        game = self.game
         if kind is Kind.NEW_GAME:
             return self._start_new_game()
-        return self._play(explanation.codes, decision)
-
-    def _unchanged(self) -> list[Event]:
-        lifted, self._lifted = self._lifted, None
-        if lifted is None:
+        if kind is Kind.TAKEBACK:
+            return self._take_back()
+        if kind is Kind.AFTER_END or game.is_over():
             return []
-        reason = put_back_reason(self.game, lifted)
-        if reason is None:
+        if before.pending is not None:
+            if kind is Kind.NO_CHANGE:
+                self._pending_event = None
+                return [self._event(EventType.RESTORED, position=game.position.text())]
+            if kind is Kind.MOVE:
+                self._pending_event = None
+                restored = self._event(EventType.RESTORED, position=game.position.text())
+                return [restored, *self._play(e, path, margin)]
             return []
-        self._must_move = lifted
-        return [self._event(
-            EventType.ILLEGAL, reason=reason, squares=(square_name(lifted),),
-            position=self.game.position.text(), detail={"must_move": square_name(lifted)},
-        )]
-
-    def _lift(self, action: Action) -> list[Event]:
-        origin = action.origin
-        assert origin is not None
-        if self._lifted == origin:
+        if kind is Kind.NO_CHANGE:
+            if before.lifted is not None and path.must_move == before.lifted:
+                reason = put_back_reason(game, before.lifted)
+                if reason is not None:
+                    return [self._event(
+                        EventType.ILLEGAL, reason=reason, squares=(square_name(before.lifted),),
+                        position=game.position.text(), detail={"must_move": square_name(before.lifted)},
+                    )]
             return []
-        events = [self._lifted_event(origin)]
-        peek = touch_reason(self.game, origin)
-        if peek is not None:
-            events.append(self._illegal(f"touch rule: {peek}", action)[0])
+        if kind is Kind.LIFT:
+            action = e.action
+            assert action is not None and action.origin is not None
+            if before.lifted == action.origin:
+                return []
+            events = [self._lifted_event(action.origin)]
+            if path.pending is not None:
+                peek = touch_reason(game, action.origin) or "that stack may not be touched"
+                events.append(self._illegal(f"touch rule: {peek}", action))
+            elif path.forfeit is not None:
+                forfeit = game.lift(action.origin)
+                if forfeit is not None:
+                    events.append(self._outcome_event(forfeit))
             return events
-        if action.color == self.game.turn:
-            self._lifted = origin
-            forfeit = self.game.lift(origin)
-            if forfeit is not None:
-                events.append(self._outcome_event(forfeit))
+        if kind is Kind.ILLEGAL:
+            assert e.action is not None
+            return [self._illegal(illegal_reason(game, e.action), e.action)]
+        if path.pending is not None:  # a move, but not of the cup the touch rule says must move
+            touched = before.must_move if before.must_move is not None else before.lifted
+            move = game.position.move_from_code(e.codes[0])
+            return [self._illegal(wrong_piece_reason(game, touched, move.text()), path.pending)]  # type: ignore[arg-type]
+        return self._play(e, path, margin)
+
+    def _play(self, e: Explanation, path: Path, margin: float) -> list[Event]:
+        events = []
+        texts: list[str] = []
+        misread = fits(path.view, e, self.settings)[2] if path.view is not None else None
+        for code in e.codes:
+            move = self.game.position.move_from_code(code)
+            self._track_unknowns(move, e)
+            self.game.push(move, timestamp=self._timestamp)
+            texts.append(move.text())
+            detail: dict[str, object] = {
+                "color": color_name(self.game.turn ^ 1),
+                "margin": round(min(margin, 99.0), 2),
+            }
+            if misread is not None:
+                detail["misread"] = square_name(misread)
+            events.append(self._event(
+                EventType.MOVE, move=move.text(), squares=_code_squares(code),
+                position=self.game.position.text(), detail=detail,
+            ))
+        if len(texts) > 1:
+            why = "two moves were made while the board was covered"
+            events = [replace(ev, moves=tuple(texts), reason=why) for ev in events]
+        outcome = self.game.outcome()
+        if outcome is not None:
+            events.append(self._outcome_event(outcome))
         return events
 
     def _lifted_event(self, origin: Square) -> Event:
         position = self.game.position
         line = uncovered_line(position, origin)
-        detail: dict[str, object] = {"color": color_name(position.top(origin)[0])}  # type: ignore[index]
+        top = position.top(origin)
+        detail: dict[str, object] = {"color": color_name(top[0]) if top else None}
         reason = None
         if line is not None:
             names = [square_name(sq) for sq in line.squares]
@@ -358,116 +555,31 @@ class Reconciler:
             )
         return self._event(EventType.LIFTED, squares=(square_name(origin),), reason=reason, detail=detail)
 
-    def _illegal(self, reason: str, action: Action) -> list[Event]:
+    def _illegal(self, reason: str, action: Action) -> Event:
+        move = action.move()
         event = self._event(
             EventType.ILLEGAL,
-            move=action.move().text() if action.move() else None,  # type: ignore[union-attr]
+            move=move.text() if move else None,
             squares=action.squares(),
             reason=reason,
             position=self.game.position.text(),
             detail={"action": action.text(), "color": color_name(action.color)},
         )
-        self._pending = event
-        self._lifted = None
-        return [event]
+        self._pending_event = event
+        return event
 
     def _take_back(self) -> list[Event]:
         move = self.game.pop()
-        self._lifted = self._must_move = None
-        return [self._event(
-            EventType.TAKEBACK, move=move.text(), position=self.game.position.text(),
-        )]
+        self._pending_event = None
+        return [self._event(EventType.TAKEBACK, move=move.text(), position=self.game.position.text())]
 
     def _start_new_game(self) -> list[Event]:
         self.game = Game(self.variant)
-        self._lifted = self._must_move = None
+        self._pending_event = None
+        self._unsure = {}
+        self.unknowns = None
+        self._remap = {NEW_ROOT: 0}
         return [self._event(EventType.NEW_GAME, detail={"variant": self.variant.spec})]
-
-    def _play(self, codes: tuple[int, ...], decision: Decision, late: bool = False) -> list[Event]:
-        touched = self._must_move if self._must_move is not None else self._lifted
-        first = codes[0]
-        if touched is not None and self.variant.touch_rule and _origin(first) != touched:
-            move = self.game.position.move_from_code(first)
-            reason = wrong_piece_reason(self.game, touched, move.text())
-            return self._illegal(reason, _action_of(self.game, first, move))
-        self._lifted = self._must_move = None
-        texts: list[str] = []
-        events = []
-        for code in codes:
-            if self.game.is_over():
-                break
-            move = self.game.position.move_from_code(code)
-            self._track_unknowns(move, decision)
-            self.game.push(move, timestamp=self._timestamp)
-            texts.append(move.text())
-            events.append(self._move_event(move.text(), code, decision))
-        if len(texts) > 1:
-            why = "moves seen late: earlier readings were unclear" if late else \
-                "two moves were made while the board was covered"
-            events = [_with(e, moves=tuple(texts), reason=why) for e in events]
-        self._follow_unknowns()
-        outcome = self.game.outcome()
-        if outcome is not None:
-            events.append(self._outcome_event(outcome))
-        return events
-
-    # ----- a game started mid-way ---------------------------------------------------------
-
-    def _reveal_options(self) -> dict[Square, list[int]] | None:
-        """For each stack whose top hides an unknown part: every class a lift may show."""
-        if self.unknowns is None:
-            return None
-        max_piece = self.variant.max_piece
-        out = {}
-        for sq, stack in self.unknowns.stacks.items():
-            if len(stack.known) == 1 and stack.bound > 1:
-                out[sq] = [
-                    0 if p is None else 1 + p[0] * max_piece + p[1] - 1
-                    for p in self.unknowns.under_top(sq)
-                ]
-        return out
-
-    def _track_unknowns(self, move: Move, decision: Decision) -> None:
-        """Tell the hidden-contents model what a move showed (before it is played)."""
-        if self.unknowns is None:
-            return
-        if move.from_square is None:
-            self.unknowns.put(move.to_square, (self.game.turn, move.size))  # type: ignore[arg-type]
-            return
-        origin = move.from_square
-        shown = self.game.position.stack(origin)[-2] if len(self.game.position.stack(origin)) > 1 else None
-        accepted = decision.accepted
-        for sq, cls in accepted.changes if accepted is not None else ():
-            if sq == origin:
-                shown = class_top(cls, self.variant.max_piece)
-        self.unknowns.move(origin, move.to_square, shown)
-
-    def _follow_unknowns(self) -> None:
-        """Replay the game from the most likely start if what was revealed changed it."""
-        if self.unknowns is None:
-            return
-        start = self.unknowns.start_position()
-        if start == self.game.start:
-            return
-        game = Game(self.variant, start=start, headers=self.game.headers)
-        for played in self.game.played:
-            game.push(played.move, played.timestamp, played.comment)
-        self.game = game
-
-    def _move_event(self, text: str, code: int, decision: Decision) -> Event:
-        squares = [square_name(code & 0xFF)]
-        if code & BOARD_FLAG:
-            squares.insert(0, square_name(_origin(code)))
-        detail: dict[str, object] = {
-            "color": color_name(self.game.turn ^ 1),
-            "margin": round(min(decision.margin, 99.0), 2),
-        }
-        if decision.misread is not None:
-            detail["misread"] = square_name(decision.misread)
-        return self._event(
-            EventType.MOVE, move=text, squares=tuple(squares),
-            position=self.game.position.text(), detail=detail,
-        )
 
     def _outcome_event(self, outcome: Outcome) -> Event:
         if outcome.winner is None:
@@ -485,41 +597,65 @@ class Reconciler:
             detail={"termination": str(outcome.termination)},
         )
 
-    # ----- waiting states -----------------------------------------------------------------
+    # ----- unclear readings ---------------------------------------------------------------
 
-    def _await_restore(self, observation: Observation) -> list[Event]:
-        """After an illegal action only the last legal position (or a legal move from it,
-        played once the board was put right) is accepted."""
-        decision = decide(
-            self.game, observation, self.settings,
-            illegal=False, lifts=False, two_moves=False, allow_misread=False,
-        )
-        self.last_decision = decision
-        accepted = decision.accepted
-        if accepted is None or accepted.kind not in (Kind.NO_CHANGE, Kind.MOVE):
-            return []
-        self._pending = None
-        self._attention = None
-        self._beam = [ROOT]
-        self._unclear = []
-        restored = self._event(EventType.RESTORED, position=self.game.position.text())
-        if accepted.kind is Kind.NO_CHANGE:
-            return [restored]
-        return [restored, *self._play(accepted.codes, decision)]
+    def _unclear(self, observation: Observation, best: Path, groups: list) -> list[Event]:
+        assert best.view is not None and best.explanation is not None
+        ok, contradicting, _ = fits(best.view, best.explanation, self.settings)
+        if not ok:
+            reason = unexplained_reason(best.view, contradicting)
+        else:
+            reason = f"cannot tell {self._describe(groups[0][1][0])} from {self._describe(groups[1][1][0])}"
+        top = groups[0][0]
+        candidates = [
+            {"explanation": self._describe(members[0]), "score": round(score - top, 2)}
+            for score, members in groups[:3]
+        ]
+        return self._needs_attention(reason, observation, contradicting, candidates)
 
-    def _after_end(self, observation: Observation) -> list[Event]:
-        """A finished game: only a takeback or a new game (an emptied board) is looked for;
-        whatever else happens on the board (clearing it away) is not the referee's business."""
-        decision = decide(
-            self.game, observation, self.settings,
-            moves=False, illegal=False, lifts=False, two_moves=False,
-            takeback=self.takeback and self.game.ply > 0, new_game=self.new_game,
-        )
-        self.last_decision = decision
-        accepted = decision.accepted
-        if accepted is None or accepted.kind is Kind.NO_CHANGE:
+    def _describe(self, path: Path) -> str:
+        """What a path says happened since the announced game: moves, or an action."""
+        e = path.explanation
+        assert e is not None and path.before is not None
+        shown = self._shown.codes if path.root == self._shown.root else ()
+        moved = e.kind in (Kind.MOVE, Kind.TWO_MOVES, Kind.NO_CHANGE)
+        codes = path.codes if moved else path.before.codes
+        texts = [_code_text(code) for code in codes[_common(shown, codes):]]
+        if moved:
+            return " ".join(texts) or "no change"
+        action = f"{e.kind} {e.action.text()}" if e.action is not None else str(e.kind)
+        return " ".join([*texts, action])
+
+    def _report_unsure(self) -> list[Event]:
+        """Plies that a path within the margin of the best plays differently: say so once."""
+        shown = self._shown
+        best = self._beam[0].score
+        unsure: dict[int, set[str]] = {}
+        for path in self._beam:
+            if path.score < best - self.settings.margin or path.root != shown.root:
+                continue
+            common = _common(path.codes, shown.codes)
+            if len(path.codes) != len(shown.codes):
+                # a path of another length: every ply from where they part is in doubt
+                for i in range(common, len(shown.codes)):
+                    other = path.codes[i] if i < len(path.codes) else None
+                    texts = unsure.setdefault(self._base_ply + i + 1, {_code_text(shown.codes[i])})
+                    texts.add(_code_text(other) if other is not None else "no move")
+                continue
+            for i in range(common, len(shown.codes)):
+                if path.codes[i] != shown.codes[i]:
+                    texts = unsure.setdefault(self._base_ply + i + 1, {_code_text(shown.codes[i])})
+                    texts.add(_code_text(path.codes[i]))
+        new = {ply: texts for ply, texts in unsure.items() if self._unsure.get(ply) != texts}
+        self._unsure = unsure
+        if not new:
             return []
-        return self._act(accepted, decision)
+        asked = "; ".join(f"ply {ply}: {' or '.join(sorted(texts))}" for ply, texts in sorted(new.items()))
+        return [self._event(
+            EventType.NEEDS_ATTENTION,
+            reason=f"not sure which move was made ({asked}): later readings or a lift will tell",
+            detail={"unsure": {str(ply): sorted(texts) for ply, texts in sorted(unsure.items())}},
+        )]
 
     def _needs_attention(
         self, reason: str | None, observation: Observation,
@@ -536,21 +672,266 @@ class Reconciler:
             squares=tuple(square_name(sq) for sq in squares), detail=detail,
         )]
 
+    # ----- recovery -----------------------------------------------------------------------
+
+    def _recover(self, observation: Observation, likelihood: Likelihood) -> list[Event] | None:
+        """No path has explained the board for a while: look for three moves from each path;
+        failing that, restart from the tops the board shows."""
+        found = self._three_moves(likelihood)
+        if found is not None:
+            path, margin = found
+            self._beam = [path]
+            self._unfit = 0
+            events = self._announce(path, margin)
+            self._beam = [self._shown]
+            return events
+        return self._resync(observation, likelihood)
+
+    def _three_moves(self, likelihood: Likelihood) -> tuple[Path, float] | None:
+        """A path of three legal moves (each touching only squares the board shows changed)
+        that explains the board cleanly and beats every other by the margin."""
+        scored: list[Path] = []
+        cost = PRIOR[Kind.TWO_MOVES] * 2
+        for path in self._beam[:TWO_MOVE_PATHS]:
+            if path.pending is not None or path.forfeit is not None:
+                continue
+            position = self._goto(path.root, path.codes)
+            view = View(position, None, likelihood=likelihood)
+            changed = view.changed_squares(self.settings.margin)
+            if len(changed) > DEEP_CHANGED or _is_over(position, view):
+                continue
+            for codes in _sequences(position, changed, 3):
+                e = Explanation(Kind.TWO_MOVES, _gain_of(position, view, codes), (), codes)
+                e.changes = _changes_of(position, view, codes)
+                scored.append(Path(path.root, path.codes + codes, path.score + view.base + e.gain - cost,
+                                   e, path, view))
+        if not scored:
+            return None
+        scored.sort(key=lambda p: p.score, reverse=True)
+        best = scored[0]
+        if not self._fits(best):
+            return None
+        margin = best.score - scored[1].score if len(scored) > 1 else float("inf")
+        if margin < self.settings.margin:
+            return None
+        return best, margin
+
+    def _resync(self, observation: Observation, likelihood: Likelihood) -> list[Event] | None:
+        """Restart from the tops the board shows; stacks whose top is unchanged keep their
+        known contents. The side to move is unknown: both are kept until a move tells."""
+        if float(observation.probabilities.max(axis=1).min()) < RESYNC_CONFIDENCE:
+            return None
+        max_piece = self.variant.max_piece
+        position = self.game.position
+        squares = View(position, None, likelihood=likelihood).squares
+        tops: dict[Square, tuple[int, int]] = {}
+        known: dict[Square, list[tuple[int, int]]] = {}
+        for r, sq in enumerate(squares):
+            top = class_top(int(likelihood.reading[r]), max_piece)
+            if top is None:
+                continue
+            tops[sq] = top
+            if position.top(sq) == top:
+                known[sq] = list(position.stack(sq))
+        options = []
+        for turn in (position.turn, position.turn ^ 1):
+            try:
+                unknowns = HiddenContents(self.variant, tops, turn, known=known)
+                options.append((unknowns, unknowns.start_position()))
+            except CompanionError:
+                continue
+        if not options:
+            return None
+        record = [m.text() for m in self.game.moves]
+        self.unknowns = options[0][0]
+        self.game = Game(self.variant, start=options[0][1], headers=self.game.headers)
+        self._reset_paths()
+        if len(options) > 1:
+            self._starts[1] = options[1][1]
+            self._resync_options = {0: options[0][0], 1: options[1][0]}
+            self._beam.append(Path(1, (), 0.0))
+        self._unfit = 0
+        self._attention = None
+        self._pending_event = None
+        self.resyncs += 1
+        return [self._event(
+            EventType.RESYNC, position=self.game.position.text(),
+            reason="the board could not be followed from the last position: "
+                   "the game goes on from what the board shows",
+            detail={"unknown": self.unknowns.unknown(), "record": record},
+        )]
+
+    # ----- a game started mid-way ---------------------------------------------------------
+
+    def _reveal_options(self) -> dict[Square, list[int]] | None:
+        """For each stack whose top hides an unknown part: every class a lift may show."""
+        if self.unknowns is None:
+            return None
+        max_piece = self.variant.max_piece
+        out = {}
+        for sq, stack in self.unknowns.stacks.items():
+            if len(stack.known) == 1 and stack.bound > 1:
+                out[sq] = [
+                    0 if p is None else 1 + p[0] * max_piece + p[1] - 1
+                    for p in self.unknowns.under_top(sq)
+                ]
+        return out
+
+    def _track_unknowns(self, move: Move, explanation: Explanation) -> None:
+        """Tell the hidden-contents model what a move showed (before it is played)."""
+        if self.unknowns is None:
+            return
+        if move.from_square is None:
+            self.unknowns.put(move.to_square, (self.game.turn, move.size))  # type: ignore[arg-type]
+            return
+        origin = move.from_square
+        stack = self.game.position.stack(origin)
+        shown = stack[-2] if len(stack) > 1 else None
+        for sq, cls in explanation.changes:
+            if sq == origin:
+                shown = class_top(cls, self.variant.max_piece)
+        self.unknowns.move(origin, move.to_square, shown)
+
+    def _follow_unknowns(self) -> None:
+        """Replay the game from the most likely start if what was revealed changed it; the
+        paths restart from the announced game (what a lift showed is now known)."""
+        if self.unknowns is None:
+            return
+        start = self.unknowns.start_position()
+        if start != self.game.start:
+            game = Game(self.variant, start=start, headers=self.game.headers)
+            for played in self.game.played:
+                game.push(played.move, played.timestamp, played.comment)
+            self.game = game
+        shown = self._shown
+        self._reset_paths()
+        self._shown.lifted, self._shown.must_move = shown.lifted, shown.must_move
+
     def _event(self, kind: EventType, **fields) -> Event:
-        return Event(type=kind, ply=self.game.ply, timestamp=self._timestamp, **fields)
+        fields.setdefault("ply", self.game.ply)
+        return Event(type=kind, timestamp=self._timestamp, **fields)
+
+
+# ----- helpers ------------------------------------------------------------------------------
+
+
+def _groups(paths: list[Path]) -> list[tuple[float, list[Path]]]:
+    """Paths grouped by what they say this reading shows (the same move, the same action,
+    no change), best group first; each group's score is its best path's."""
+    groups: dict[tuple, list[Path]] = {}
+    for path in paths:
+        groups.setdefault(_claim(path), []).append(path)
+    return sorted(((members[0].score, members) for members in groups.values()), key=lambda g: -g[0])
+
+
+def _claim(path: Path) -> tuple:
+    e = path.explanation
+    assert e is not None
+    if e.codes:
+        return ("moves", *(_physical(code) for code in e.codes))
+    if e.action is not None:
+        return (str(e.kind), e.action)
+    return (str(e.kind),)
+
+
+def _physical(code: int) -> tuple[int, int, int]:
+    """A move code as the physical action (two stacks with the same top give one action)."""
+    if code & BOARD_FLAG:
+        return (0, (code >> 8) & 0xFF, code & 0xFF)
+    return ((code >> 8) & 0xF, -1, code & 0xFF)
+
+
+def _code_text(code: int) -> str:
+    size, origin, to = _physical(code)
+    if origin >= 0:
+        return f"{square_name(origin)}-{square_name(to)}"
+    return f"{size}{square_name(to)}"
+
+
+def _code_squares(code: int) -> tuple[str, ...]:
+    if code & BOARD_FLAG:
+        return (square_name((code >> 8) & 0xFF), square_name(code & 0xFF))
+    return (square_name(code & 0xFF),)
+
+
+def _common(a, b) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
 
 
 def _origin(code: int) -> Square:
     return (code >> 8) & 0xFF if code & BOARD_FLAG else -1
 
 
-def _action_of(game: Game, code: int, move: Move) -> Action:
-    position = game.position
+def _touched(codes: tuple[int, ...]) -> list[Square]:
+    touched: dict[Square, None] = {}
+    for code in codes:
+        if code & BOARD_FLAG:
+            touched[(code >> 8) & 0xFF] = None
+        touched[code & 0xFF] = None
+    return list(touched)
+
+
+def _within(code: int, squares: set[Square]) -> bool:
+    return code & 0xFF in squares and (not code & BOARD_FLAG or (code >> 8) & 0xFF in squares)
+
+
+def _sequences(position: Position, changed: set[Square], depth: int) -> list[tuple[int, ...]]:
+    """Every sequence of ``depth`` legal moves touching only ``changed`` squares."""
+    out: list[tuple[int, ...]] = []
+
+    def walk(prefix: tuple[int, ...]) -> None:
+        if len(prefix) == depth:
+            out.append(prefix)
+            return
+        if position.line_result() is not None:
+            return
+        for code in position.legal_codes():
+            if _within(code, changed):
+                position.push_code(code)
+                try:
+                    walk((*prefix, code))
+                finally:
+                    position.pop_code()
+
+    walk(())
+    return out
+
+
+def _changes_of(position: Position, view: View, codes: tuple[int, ...]) -> tuple[tuple[Square, int], ...]:
+    for code in codes:
+        position.push_code(code)
+    try:
+        return tuple(
+            (sq, view.piece_class(position._stacks[sq][-1] if position._stacks[sq] else None))
+            for sq in _touched(codes)
+        )
+    finally:
+        for _ in codes:
+            position.pop_code()
+
+
+def _gain_of(position: Position, view: View, codes: tuple[int, ...]) -> float:
+    return sum(view.gain[view.row[sq]][cls] for sq, cls in _changes_of(position, view, codes))
+
+
+def _action_of(view: View, code: int) -> Action:
+    """A legal move's code as the physical action (for a move the touch rule forbids)."""
+    to = code & 0xFF
+    f = view.frame
     if code & BOARD_FLAG:
-        color, size = position.top(_origin(code))  # type: ignore[misc]
-        return Action(ActionKind.MOVE, color, size, to=move.to_square, origin=move.from_square)
-    return Action(ActionKind.PLACE, game.turn, move.size, to=move.to_square)
+        origin = _origin(code)
+        top = class_top(f.current_list[f.row[origin]], view.max_piece)
+        assert top is not None
+        return Action(ActionKind.MOVE, top[0], top[1], to=to, origin=origin)
+    return Action(ActionKind.PLACE, f.turn, (code >> 8) & 0xF, to=to)
 
 
-def _with(event: Event, **fields) -> Event:
-    return replace(event, **fields)
+def _is_over(position: Position, view: View) -> bool:
+    """A full line, threefold repetition or no legal move (``Position.outcome`` without
+    generating the moves again)."""
+    return position._result is not None or position.repetitions() >= 3 or not view.frame.index

@@ -40,13 +40,23 @@ class StackKnowledge:
 class HiddenContents:
     """The set of full positions consistent with the visible tops and the piece counts."""
 
-    def __init__(self, variant: Variant, tops: dict[Square, Piece], turn: Color = 0) -> None:
+    def __init__(
+        self, variant: Variant, tops: dict[Square, Piece], turn: Color = 0,
+        known: dict[Square, list[Piece]] | None = None,
+    ) -> None:
+        """``known`` gives whole stacks (bottom first) already known, e.g. the stacks whose top
+        did not change when the reconciler re-synchronises: nothing is hidden under them."""
         self.variant = variant
         self.turn = turn
+        known = known or {}
+        for sq, stack in known.items():
+            if not stack or tuple(stack[-1]) != tuple(tops.get(sq, ())):
+                raise CompanionError(f"the known stack of {square_name(sq)} does not end in its top")
         self.stacks: dict[Square, StackKnowledge] = {
-            sq: StackKnowledge([top], top[1]) for sq, top in tops.items()
+            sq: StackKnowledge(list(known[sq]), 0) if sq in known else StackKnowledge([top], top[1])
+            for sq, top in tops.items()
         }
-        self._start_tops = dict(tops)
+        self._start_known = {sq: list(known.get(sq, [top])) for sq, top in tops.items()}
         self._revealed: dict[Square, list[Piece]] = {}  # cups dug out of each start square, in order
         self._solve()
 
@@ -138,9 +148,9 @@ class HiddenContents:
         Hidden parts never move (only tops do), so a start square's stack is its remaining
         unknown part, then the cups revealed from it (deepest last revealed), then its top."""
         stacks: dict[Square, list[Piece]] = {}
-        for sq, top in self._start_tops.items():
+        for sq, start in self._start_known.items():
             dug = list(reversed(self._revealed.get(sq, [])))
-            stacks[sq] = list(self._best.get(sq, ())) + dug + [top]
+            stacks[sq] = list(self._best.get(sq, ())) + dug + start
         return self._position(stacks)
 
     def _position(self, stacks: dict[Square, list[Piece]]) -> Position:
