@@ -230,7 +230,7 @@ def locate(
         if np.any(corners < -0.5) or np.any(corners[:, 0] > w) or np.any(corners[:, 1] > h):
             raise CompanionError(f"--corners lie outside the {w}x{h} image")
         return camera_from_points(layout.grid_corners(), corners, size), {}, layout
-    found = detect_markers(image)
+    found = detect_markers(image, thorough=True)
     board_pts, image_pts = marker_correspondences(found, layout)
     markers = {i: found[i] for i in layout.marker_ids}
     camera = camera_from_points(board_pts, image_pts, size)
@@ -416,7 +416,7 @@ def _check_same_place(reference: np.ndarray, markers: dict[int, np.ndarray]) -> 
     """The reference frame must show the board where the empty frame did."""
     if not markers:
         return
-    found = detect_markers(reference)
+    found = detect_markers(reference, thorough=True)
     shifts = [float(np.max(np.abs(found[i] - c))) for i, c in markers.items() if i in found]
     if shifts and max(shifts) > 3.0:
         raise CompanionError(

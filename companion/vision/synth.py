@@ -54,6 +54,9 @@ class Look:
     blur: float  # pixels
     jpeg: int  # quality, 0 for none
     exposure: float
+    direct_tint: np.ndarray = field(default_factory=lambda: np.ones(3))  # BGR colour of the direct light
+    cup_scale: np.ndarray = field(default_factory=lambda: np.ones(1))  # real cups' size / BOARD.md's, per size
+    stain: float = 0.0  # depth of darker patches on the cups' walls (0..1)
 
 
 @dataclass
@@ -85,11 +88,14 @@ class SceneRenderer:
     markers: bool = True
     stacks: bool = True
     look_overrides: dict[str, object] = field(default_factory=dict)
+    stress: bool = False
 
     def __post_init__(self) -> None:
         self.layout = BoardLayout(size=self.size, square_mm=self.square_mm)
         self.rng = np.random.default_rng(self.seed)
         self.look = self._random_look()
+        if self.stress:
+            self._stress_look(np.random.default_rng((self.seed, 7919)))
         for key, value in self.look_overrides.items():
             setattr(self.look, key, np.asarray(value, dtype=np.float64) if isinstance(value, (list, tuple, np.ndarray)) else value)
         self._pose()
@@ -117,21 +123,36 @@ class SceneRenderer:
         """What a perfect reader reports: every square, ``None`` where empty."""
         return {square_name(sq): tops.get(square_name(sq)) for sq in board_squares(self.size)}
 
-    def render(self, tops: dict[str, Top], hand: bool = False, brightness: float = 1.0,
-               shade: float = 0.0) -> np.ndarray:
+    def render(self, tops: dict[str, Top], hand: bool | str = False, brightness: float = 1.0,
+               shade: float = 0.0, tint: tuple[float, float, float] | None = None,
+               light_turn_deg: float = 0.0) -> np.ndarray:
         """A frame with these top cups (square name -> (colour, size) or None).
 
-        ``hand`` adds an arm over the board holding a lifted cup; ``brightness`` scales all
-        light (a room getting darker after calibration); ``shade`` (0..1) darkens the direct
-        light over one side of the board, as a person standing by would.
+        ``hand`` adds an arm over the board holding a lifted cup (``True`` or ``"arm"``: a
+        forearm reaching in low from the side; ``"steep"``: the arm rises steeply toward the
+        camera from a fist inside the grid; ``"fist"``: a fist over the grid alone, its arm out of
+        the picture); ``brightness`` scales all light (a room getting darker after
+        calibration); ``shade`` (0..1) darkens the direct light over one side of the board, as
+        a person standing by would; ``tint`` (BGR factors) recolours the light and
+        ``light_turn_deg`` turns the direct light about the vertical, both after calibration.
         """
         self._frame += 1
         rng = np.random.default_rng((self.seed, self._frame))
         cups = self._stack_cups + self._board_cups(tops, rng)
-        blockers = self._hand(rng) if hand else []
+        blockers = self._hand(rng, "arm" if hand is True else str(hand)) if hand else []
         if hand:
             cups.append(self._lifted_cup(blockers[-1], rng))
-        image = self._shade(cups, blockers, brightness * (1 + rng.normal(0, 0.01)), shade)
+        saved = self.look.light_dir
+        if light_turn_deg:
+            a = np.radians(light_turn_deg)
+            turn = np.array([[np.cos(a), -np.sin(a), 0], [np.sin(a), np.cos(a), 0], [0, 0, 1.0]])
+            self.look.light_dir = turn @ saved
+        try:
+            image = self._shade(cups, blockers, brightness * (1 + rng.normal(0, 0.01)), shade)
+        finally:
+            self.look.light_dir = saved
+        if tint is not None:
+            image *= np.asarray(tint, np.float32)[None, None, :]
         return self._camera_effects(image, rng)
 
     def grid_corners_px(self) -> np.ndarray:
@@ -169,6 +190,38 @@ class SceneRenderer:
             jpeg=int(r.choice([0, 80, 90, 95])),
             exposure=r.uniform(210, 250),
         )
+
+    def _stress_look(self, r: np.random.Generator) -> None:
+        """Widen the look toward conditions beyond the reference set: other woods and cup
+        colours, cups a few per cent off BOARD.md's sizes, stains, strong low side light,
+        coloured, warm or dim light, heavier noise, blur and JPEG."""
+        look = self.look
+        woods = [np.array([0.42, 0.56, 0.68]), np.array([0.62, 0.74, 0.82]),  # oak, maple
+                 np.array([0.22, 0.3, 0.42]), np.array([0.26, 0.36, 0.6]),   # walnut, cherry
+                 np.array([0.5, 0.55, 0.58])]  # grey-washed
+        look.board = np.clip(woods[r.integers(len(woods))] * r.uniform(0.9, 1.1) + r.normal(0, 0.02, 3), 0.12, 0.9)
+        if r.random() < 0.5:  # natural maple and stained walnut cups, or painted ones
+            look.light_cup = np.clip(np.array([0.6, 0.75, 0.85]) * r.uniform(0.85, 1.1) + r.normal(0, 0.03, 3), 0.35, 0.97)
+            look.dark_cup = np.clip(np.array([0.1, 0.16, 0.28]) * r.uniform(0.6, 1.4) + r.normal(0, 0.02, 3), 0.03, 0.4)
+        scale = r.uniform(0.92, 1.08)
+        look.cup_scale = scale * (1 + r.normal(0, 0.02, self.max_piece))
+        look.stain = float(r.uniform(0, 0.25))
+        if r.random() < 0.4:  # strong low side light
+            elevation = np.radians(r.uniform(15, 35))
+            azimuth = r.uniform(0, 2 * np.pi)
+            look.light_dir = np.array([np.cos(azimuth) * np.cos(elevation), np.sin(azimuth) * np.cos(elevation),
+                                       np.sin(elevation)])
+            look.direct = r.uniform(0.8, 1.3)
+            look.ambient = look.ambient * r.uniform(0.5, 0.9)
+        if r.random() < 0.5:  # warm or coloured light
+            look.direct_tint = np.clip(np.array([1 - r.uniform(0, 0.35), 1.0, 1 + r.uniform(0, 0.25)])
+                                       + r.normal(0, 0.05, 3), 0.5, 1.4)
+            look.ambient = look.ambient * np.clip(1 + r.normal(0, 0.12, 3), 0.6, 1.4)
+        if r.random() < 0.3:  # dim room: exposure short, gain (noise) high
+            look.exposure *= r.uniform(0.5, 0.8)
+            look.noise = r.uniform(2.0, 5.0)
+        look.blur = r.uniform(0.3, 1.3)
+        look.jpeg = int(r.choice([0, 60, 75, 85, 95]))
 
     def _pose(self) -> None:
         """Camera 0.4-0.65 m up, up to 15 degrees off vertical, any rotation, board in view."""
@@ -277,9 +330,11 @@ class SceneRenderer:
         """Base radius and height of a size, scaled to the square (BOARD.md proportions)."""
         s = self.max_piece
         k = self.layout.square_mm / 60.0
+        c = self.look.cup_scale
+        k *= float(c[(size - 1) % len(c)])
         if s == len(REFERENCE_DIAMETERS):
             return REFERENCE_DIAMETERS[size - 1] / 2 * k, REFERENCE_HEIGHTS[size - 1] * k
-        d = np.linspace(0.40, 0.85, s)[size - 1] * self.layout.square_mm
+        d = np.linspace(0.40, 0.85, s)[size - 1] * self.layout.square_mm * float(c[(size - 1) % len(c)])
         return d / 2, d
 
     def _board_cups(self, tops: dict[str, Top], rng: np.random.Generator) -> list[Cup]:
@@ -305,11 +360,21 @@ class SceneRenderer:
                                 int(self.rng.integers(1, self.max_piece + 1)), colour))
         return cups
 
-    def _hand(self, rng: np.random.Generator) -> list[tuple[np.ndarray, float, np.ndarray]]:
-        """Spheres (centre mm, radius, colour) of a forearm reaching in and a fist over the board."""
+    def _hand(self, rng: np.random.Generator, kind: str = "arm") -> list[tuple[np.ndarray, float, np.ndarray]]:
+        """Spheres (centre mm, radius, colour) of a forearm reaching in and a fist over the board
+        (the fist last)."""
         g = self.layout.grid_mm
         fist = np.array([rng.uniform(20, g - 20), rng.uniform(20, g - 20), rng.uniform(80, 120)])
         angle = rng.uniform(0, 2 * np.pi)
+        if kind == "fist":
+            fist[2] = rng.uniform(60, 100)
+            return [(fist, 40.0, self.look.skin)]
+        if kind == "steep":
+            fist[:2] = rng.uniform(0.3 * g, 0.7 * g, 2)
+            elbow = fist + np.array([np.cos(angle) * 180, np.sin(angle) * 180, 300.0])
+            spheres = [(fist + (elbow - fist) * t, 36.0, self.look.sleeve) for t in np.linspace(0.2, 1.0, 14)]
+            spheres.append((fist, 44.0, self.look.skin))
+            return spheres
         elbow = fist + np.array([np.cos(angle) * 400, np.sin(angle) * 400, 150.0])
         spheres = [(fist + (elbow - fist) * t, 40.0, self.look.sleeve) for t in np.linspace(0.15, 1.0, 24)]
         spheres.append((fist, 48.0, self.look.skin))
@@ -373,7 +438,8 @@ class SceneRenderer:
         lost = cv2.remap(self._shadow_mask(cups, blockers, shade), (mapx - sx) * SHADOW_PX_PER_MM,
                          (sy - mapy) * SHADOW_PX_PER_MM, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
         direct = np.float32(look.direct * look.light_dir[2]) * (1 - lost)
-        image = albedo * (look.ambient.astype(np.float32)[None, None, :] + direct[..., None])
+        image = albedo * (look.ambient.astype(np.float32)[None, None, :]
+                          + direct[..., None] * look.direct_tint.astype(np.float32)[None, None, :])
         depth = np.full(mapx.shape, -np.inf)
         for cup in cups:
             self._draw_cup(image, depth, cup, lost)
@@ -450,8 +516,12 @@ class SceneRenderer:
             lit = lit * (1 - 0.6 * lost[rows, cols][idx])
         sky = 0.55 + 0.45 * normal[:, 2]
         bounce = look.bounce * np.clip(1 - normal[:, 2], 0, 1)[:, None] * look.board[None, :] * (look.direct + 0.4)
-        light = look.ambient[None, :] * sky[:, None] + look.direct * lit[:, None] + bounce
+        light = look.ambient[None, :] * sky[:, None] + look.direct * lit[:, None] * look.direct_tint[None, :] + bounce
         colour = albedo[None, :] * light
+        if look.stain and lost is not None:  # darker blotches on the walls, fixed to the cup
+            angle = np.arctan2(normal[:, 1], normal[:, 0])
+            blotch = np.clip(np.sin(3 * angle + 5 * z / 40.0) + np.sin(7 * angle + 1.3) - 0.8, 0, 1)
+            colour *= (1 - look.stain * blotch)[:, None]
         if glossy:
             half = look.light_dir + np.array([0, 0, 1.0])
             half /= np.linalg.norm(half)
