@@ -19,6 +19,8 @@ from companion.engine.search import MATE, Limits, Searcher, SearchResult, mate_v
 from companion.errors import CompanionError
 from companion.rules import Position, Variant
 
+UNKNOWN_DISTANCE = 999  # plies: MATE - 999 is still a mate score (MATE_BOUND = MATE - 1000)
+
 
 class Engine:
     def __init__(self, variant: Variant | str, level: str = "strong", seed: int = 0) -> None:
@@ -70,10 +72,12 @@ class Engine:
         start = _time.perf_counter()
         answer = self.solver.solve(position, time, self._stop)  # type: ignore[union-attr]
         move = position.move_from_code(answer.code)
+        # a proven result whose distance was not found in time scores as "mate 999"
+        distance = answer.distance if answer.distance is not None else UNKNOWN_DISTANCE
         if answer.value == "win":
-            score = MATE - answer.distance
+            score = MATE - distance
         elif answer.value == "loss":
-            score = -(MATE - answer.distance)
+            score = -(MATE - distance)
         else:
             score = 0
         return SearchResult(

@@ -1,29 +1,37 @@
-"""The junior (3x3, Gobblet Jr.) solver: exact win/loss values with distances, by proof search.
+"""The junior (3x3, Gobblet Jr.) solver: proven values (win / loss with distances, draw) by
+proof search.
 
 Why not a table: the junior state space is ~3.4e8 positions even up to symmetry, far too
 many for a table built in Python within a first-run budget and 300 MB. Wins are short,
-though (the start is a first-player win in 13 plies), so a dedicated proof search answers
-most positions in well under a second:
+though (the start is a first-player win in 13 plies), so proof searches answer most
+positions in well under a second:
 
 - a position is 54 bits, *relative to the side to move*: for each size, a 9-bit mask of the
   mover's pieces, then the opponent's (hidden pieces included; a square holds at most one
   piece of each size). Colour symmetry is free, and the 8 board symmetries are folded in the
   tables by taking the smallest of the 8 images (``canonical``);
-- ``wins(k, n)``: the mover can force a line within n plies (odd n). An AND/OR search with
-  the hash move first and the opponent's last refutation first, trying threat-making moves
-  first; ``loses(k, n)`` is its dual for even n. Iterating n = 1, 2, 3, ... gives the exact
-  distance of the first result found;
+- the distance search, ``wins(k, n)``: the mover can force a line within n plies (odd n). An
+  AND/OR search with the hash move first and the opponent's last refutation first, trying
+  threat-making moves first; ``loses(k, n)`` is its dual for even n. Iterating n = 1, 2, 3,
+  ... gives the exact distance of the first result found. A proven win never depends on a
+  repetition (a draw can never be part of a forced win), so wins are stored in the table
+  whatever the path; "no win within n" can depend on the path, so it is stored only when no
+  repetition was met below it;
+- the value proof (``prove``), for what the distance search does not settle in time: a
+  depth-first search without a depth limit that decides whether a side can force a line at
+  all, a repeated position counting as a draw. Its "no forced win" answers are checked
+  before they count: the positions it visited must contain a closed set in which the
+  defender always has a move back into the set (``JuniorSolver._verify``);
 - a repeated position is a draw, as in the published analyses: a position on the current
-  path or earlier in the game ends that line of play with no win for anyone;
-- soundness: a proven win never depends on a repetition (a draw can never be part of a forced
-  win), so wins are stored in the table whatever the path. "No win within n" can depend on
-  the path, so it is stored only when no repetition was met below it.
+  path or earlier in the game ends that line of play with no win for anyone.
 
 What it guarantees: "win"/"loss" answers are proofs (a strategy that ends in a line of the
-winner's within the stated plies, whatever the defence). "draw" means neither side can force
-a line within ``DRAW_HORIZON`` plies; a position not settled within the time limit is
-answered with value None and the horizon reached. Its move generation is checked against the
-rules engine (perft and random games) by the tests.
+winner's whatever the defence; the distance is given when the distance search found it).
+"draw" is a proof too: each side has a strategy that never lets the other complete a line
+(so with best play the game repeats). A position not settled within the time limit is
+answered with value None, the horizon of the distance search, and the safest move known.
+Its move generation is checked against the rules engine (perft and random games) by the
+tests.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ import json
 import sys
 import threading
 import time as _time
+from bisect import bisect_right
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,7 +53,7 @@ HAS_LINE = tuple(any(m & line == line for line in LINES) for m in range(512))
 BITS = tuple(tuple(1 << i for i in range(9) if m >> i & 1) for m in range(512))
 POP = tuple(bin(m).count("1") for m in range(512))
 BIT_SQUARE = {1 << i: i % 3 + 16 * (i // 3) for i in range(9)}  # bit -> rules square number
-DRAW_HORIZON = 30    # plies: no forced win for either side within this many is called a draw
+MAX_DISTANCE = 60    # plies: the distance search never looks further (the longest junior win is far shorter)
 PIECES_PER_SIZE = 2
 BOOK_PATH = Path(__file__).with_name("data") / "junior_book.json"
 BOOK_PLIES = 2       # the book holds every position up to this many plies from the start
@@ -160,19 +169,41 @@ class SolverStopped(Exception):
 
 @dataclass
 class JuniorAnswer:
-    value: str | None        # "win" | "loss" | "draw" | None (not settled in time)
-    distance: int | None     # plies to the end of the game with best play (win/loss)
+    value: str | None        # "win" | "loss" | "draw" (all proven) | None (not settled in time)
+    distance: int | None     # plies to the end of the game with best play, when known (win/loss)
     code: int | None         # a value-preserving move code (None if the game is over)
-    horizon: int             # plies searched: no result for either side within it
+    horizon: int             # plies the distance search finished: no forced line for either side within it
     nodes: int
 
 
 TABLE_LIMIT = 1_500_000  # entries per table before it is cleared (memory stays well under 300 MB)
 SIDE_BIT = 1 << 54
+DISTANCE_SHARE = 0.35    # of the time limit: the distance search (iterative deepening) first,
+SEARCH_SHARE = 0.7       # then the proof of the value without a distance,
+CHOICE_SHARE = 0.9       # then the choice of the move (the rest is a margin)
+UNTIMED_HORIZON = 15     # without a time limit, the distance search goes this far before the proof
+CHECK_EVERY = 255        # nodes between two looks at the clock
+LOST = -1                # the value proof's answer "this side loses / the attacker wins"
+CLOSED = 1 << 30         # ... "holds, leaning on no position of the current line"
 
 
 class JuniorSolver:
-    """Proof search with tables that persist across calls (and can be saved as a book)."""
+    """Proof searches with tables that persist across calls (and can be saved as a book).
+
+    Two searches, both over positions relative to the side to move and folded by symmetry:
+
+    - the **distance search** (``wins``/``loses``, iterative deepening on the number of
+      plies) proves wins and losses with their exact distance;
+    - the **value proof** (``_no_forced_win``/``_can_hold``) decides any position without a
+      depth limit, a repeated position counting as a draw: a depth-first AND/OR search in which
+      a position on the current line counts as held (the defender may repeat). A "won" or
+      "lost" answer of it never relies on that assumption, so it is proven outright; a "held"
+      answer is only a trial until ``_verify`` has checked that the trial answers contain a
+      closed set: every attacker move from a member leads to a member where the defender has a
+      recorded move back into the set (or a line at once). The defender can then stay in the
+      set for ever or win, so the attacker has no forced win, whatever the path. A draw is a
+      position where neither side has a forced win, each shown by such a set.
+    """
 
     def __init__(self) -> None:
         self.win_at: dict[int, int] = {}     # canonical key -> smallest n proven a win
@@ -180,18 +211,33 @@ class JuniorSolver:
         self.best: dict[int, int] = {}       # exact key -> child that won
         self.refute: dict[int, int] = {}     # exact key -> grandchild that refuted it
         self.book: dict[int, tuple[str, int, int]] = {}  # canonical -> (value, distance, child canon)
+        # the value proof: proven outright ...
+        self.won: dict[int, tuple[int, int]] = {}  # canonical -> (rank, child the opponent cannot hold)
+        self.lost: dict[int, int] = {}             # canonical -> rank
+        # ... and verified closed sets
+        self.cannot_win: set[int] = set()          # the mover has no forced win
+        self.holds: dict[int, int] = {}            # the mover avoids losing: -> child canonical (-1: wins now)
+        self.rank = 0  # won/lost order: a won position's child has a smaller rank, so play ends
+        # trial answers: canonical -> ([child,] lowest depth leant on, place in the journal)
+        self._trial_cannot_win: dict[int, tuple[int, int]] = {}
+        self._trial_holds: dict[int, tuple[int, int, int]] = {}
+        self._journal: list[tuple[int, int]] = []            # trial answers in order: (kind, key)
+        self._attacking: dict[int, int] = {}                 # the current line: key -> depth
+        self._defending: dict[int, int] = {}
+        self._marks: list[int] = []                          # the current line: journal length at each depth
+        self._canonical: dict[int, int] = {}
         self.nodes = 0
         self.repeats = 0
         self.path: set[int] = set()
         self.deadline: float | None = None
         self.stop_event = threading.Event()
 
-    # ----- the proof search -----------------------------------------------------------------
+    # ----- the distance search ----------------------------------------------------------------
 
     def wins(self, k: int, n: int, side: int) -> bool:
         """Can the mover (``side``) of ``k`` force a line within ``n`` plies?"""
         self.nodes += 1
-        if self.nodes & 4095 == 0:
+        if not self.nodes & CHECK_EVERY:
             self._check()
         moves = expand(k)
         if moves is None:
@@ -268,10 +314,218 @@ class JuniorSolver:
         if self.stop_event.is_set() or (self.deadline is not None and _time.perf_counter() > self.deadline):
             raise SolverStopped
 
+    # ----- the value proof (no depth limit; repetition is a draw) -----------------------------
+
+    def _canon(self, k: int) -> int:
+        c = self._canonical.get(k)
+        if c is None:
+            c = self._canonical[k] = canonical(k)
+        return c
+
+    def _no_forced_win(self, ck: int, depth: int) -> int:
+        """Can the mover of ``ck`` (canonical) not force a line? ``LOST`` (-1) when it can:
+        proven (``won``). Otherwise the lowest depth of the current line this answer leans
+        on (``CLOSED`` when none): a trial until it is verified, which happens as soon as it
+        leans on nothing above itself."""
+        if ck in self.won:
+            return LOST
+        if ck in self.cannot_win:
+            return CLOSED
+        trial = self._trial_cannot_win.get(ck)
+        if trial is not None:
+            return min(trial[0], self._owner(trial[1]))
+        low = self._attacking.get(ck)
+        if low is not None:
+            return low
+        self.nodes += 1
+        if not self.nodes & CHECK_EVERY:
+            self._check()
+        moves = expand(ck)
+        if moves is None or ck in self.win_at:
+            self.won[ck] = (-1, 0)  # a line at once, or a win the distance search proved
+            return LOST
+        mark = len(self._journal)
+        self._attacking[ck] = depth
+        self._marks.append(mark)
+        low = CLOSED
+        try:
+            for _, child, _ in moves:
+                c = self._canon(child)
+                held = self._can_hold(c, depth + 1)
+                if held == LOST:
+                    self._rollback(mark)
+                    self.rank += 1
+                    self.won[ck] = (self.rank, c)
+                    return LOST
+                low = min(low, held)
+        finally:
+            del self._attacking[ck]
+            self._marks.pop()
+        self._trial_cannot_win[ck] = (low, len(self._journal))
+        self._journal.append((0, ck))
+        if low >= depth:
+            return self._commit(mark, (0, ck))
+        return low
+
+    def _can_hold(self, ck: int, depth: int) -> int:
+        """Can the mover of ``ck`` avoid losing? ``LOST`` when it cannot: proven (``lost``);
+        otherwise as ``_no_forced_win``."""
+        if ck in self.lost:
+            return LOST
+        if ck in self.holds:
+            return CLOSED
+        trial = self._trial_holds.get(ck)
+        if trial is not None:
+            return min(trial[1], self._owner(trial[2]))
+        low = self._defending.get(ck)
+        if low is not None:
+            return low
+        self.nodes += 1
+        if not self.nodes & CHECK_EVERY:
+            self._check()
+        moves = expand(ck)
+        mark = len(self._journal)
+        if moves is None:  # a line at once: proven as it stands
+            self.holds[ck] = -1
+            return CLOSED
+        won, win_at = self.won, self.win_at
+        self._defending[ck] = depth
+        self._marks.append(mark)
+        try:
+            for _, child, _ in moves:
+                c = self._canon(child)
+                if c in won:
+                    continue
+                if c in win_at:
+                    won[c] = (-1, 0)
+                    continue
+                low = self._no_forced_win(c, depth + 1)
+                if low != LOST:
+                    break
+                self._rollback(mark)
+            else:
+                self.rank += 1
+                self.lost[ck] = self.rank  # every move lets the opponent force a line
+                return LOST
+        finally:
+            del self._defending[ck]
+            self._marks.pop()
+        self._trial_holds[ck] = (c, low, len(self._journal))
+        self._journal.append((1, ck))
+        if low >= depth:
+            return self._commit(mark, (1, ck))
+        return low
+
+    def _owner(self, position: int) -> int:
+        """The depth of the deepest position of the current line that was already being
+        searched when the trial answer at ``position`` of the journal was made: the answer
+        may lean on it (and on anything above it)."""
+        return bisect_right(self._marks, position) - 1
+
+    def _rollback(self, mark: int) -> None:
+        """Forget the trial answers made since ``mark``: they may rest on a position that has
+        just been found lost."""
+        journal = self._journal
+        while len(journal) > mark:
+            kind, ck = journal.pop()
+            if kind:
+                self._trial_holds.pop(ck, None)
+            else:
+                self._trial_cannot_win.pop(ck, None)
+
+    def _commit(self, mark: int, top: tuple[int, int]) -> int:
+        """The trial answers since ``mark`` lean on nothing outside them: verify them and keep
+        what survives as proven. Returns ``CLOSED`` if ``top`` survived (it always should),
+        else 0 (a trial leaning on the root, which the root's own check will reject)."""
+        entries = self._journal[mark:]
+        del self._journal[mark:]
+        attack = set()
+        hold = {}
+        for kind, ck in entries:
+            if kind:
+                hold[ck] = self._trial_holds.pop(ck)[0]
+            else:
+                attack.add(ck)
+                del self._trial_cannot_win[ck]
+        self._verify(attack, hold)
+        kind, ck = top
+        if ck in (self.holds if kind else self.cannot_win):
+            return CLOSED
+        return 0
+
+    def _verify(self, attack: set[int], hold: dict[int, int]) -> None:
+        """Add to the proven tables the largest part of these trial answers that is closed
+        together with them (a greatest fixpoint, recomputed from ``expand`` alone): every
+        attacker move from a member of ``attack`` leads to a member of ``hold`` (or of the
+        proven ``holds``), whose recorded move is legal and leads back into ``attack`` (or
+        the proven ``cannot_win``), or completes a line (-1)."""
+        replies: dict[int, set[int] | None] = {}
+        for ck in attack:
+            self.nodes += 1
+            if not self.nodes & CHECK_EVERY:
+                self._check()
+            moves = expand(ck)
+            replies[ck] = None if moves is None else {self._canon(child) for _, child, _ in moves}
+        for ck, chosen in list(hold.items()):
+            self.nodes += 1
+            if not self.nodes & CHECK_EVERY:
+                self._check()
+            moves = expand(ck)
+            if chosen == -1:
+                legal = moves is None
+            else:
+                legal = moves is not None and any(self._canon(child) == chosen for _, child, _ in moves)
+            if not legal:
+                del hold[ck]
+        changed = True
+        while changed:
+            changed = False
+            for ck in list(attack):
+                kids = replies[ck]
+                if kids is None or any(kid not in hold and kid not in self.holds for kid in kids):
+                    attack.discard(ck)
+                    changed = True
+            for ck, chosen in list(hold.items()):
+                if chosen != -1 and chosen not in attack and chosen not in self.cannot_win:
+                    del hold[ck]
+                    changed = True
+        self.cannot_win |= attack
+        self.holds.update(hold)
+
+    def prove(self, ck: int) -> str | None:
+        """The value of canonical ``ck`` for its mover ("win", "loss", "draw"), from the value
+        proof alone (no distance, no history: a repeated position is a draw), or None when
+        the deadline came first."""
+        try:
+            if self._no_forced_win(ck, 0) == LOST:
+                return "win"
+            if ck not in self.cannot_win:
+                return None  # a trial that did not survive verification (not seen so far)
+            if self._can_hold(ck, 0) == LOST:
+                return "loss"
+            return "draw" if ck in self.holds else None
+        except SolverStopped:
+            return None
+        finally:
+            self._trial_cannot_win, self._trial_holds, self._journal = {}, {}, []
+            self._attacking, self._defending, self._marks = {}, {}, []
+
+    def known(self, ck: int) -> str | None:
+        """What the value proof has established for canonical ``ck`` so far."""
+        if ck in self.won:
+            return "win"
+        if ck in self.lost:
+            return "loss"
+        if ck in self.cannot_win and ck in self.holds:
+            return "draw"
+        return None
+
     # ----- answers --------------------------------------------------------------------------
 
-    def value(self, k: int, side: int, history: set[int], horizon: int = DRAW_HORIZON) -> tuple[str | None, int, int]:
-        """(value, distance or horizon reached, nodes) by iterative deepening on the distance."""
+    def value(self, k: int, side: int, history: set[int], horizon: int = UNTIMED_HORIZON) -> tuple[str | None, int, int]:
+        """The distance search: ("win"/"loss", exact distance, nodes), or (None, the horizon
+        finished, nodes) when neither side forces a line within ``horizon`` plies or the
+        deadline came first."""
         self._trim()
         start_nodes = self.nodes
         book = self.book.get(canonical(k))
@@ -287,7 +541,7 @@ class JuniorSolver:
                     return "loss", n, self.nodes - start_nodes
         except SolverStopped:
             return None, n - 1, self.nodes - start_nodes
-        return "draw", horizon, self.nodes - start_nodes
+        return None, horizon, self.nodes - start_nodes
 
     def solve(
         self,
@@ -295,30 +549,97 @@ class JuniorSolver:
         time_limit: float | None = None,
         stop_event: threading.Event | None = None,
     ) -> JuniorAnswer:
-        """Value of ``position`` and a move that keeps it: the fastest win, the slowest loss,
-        or in a draw a move after which the opponent cannot force a win within the horizon."""
+        """Value of ``position`` and a move that keeps it: the fastest win, the slowest loss, a
+        move that keeps a proven draw; with ``time_limit``, the answer comes within it (value
+        None, and the safest move found, when the proofs did not finish)."""
         start = _time.perf_counter()
         self.stop_event = stop_event or threading.Event()
-        self.deadline = start + 0.6 * time_limit if time_limit is not None else None
+        search_end = start + SEARCH_SHARE * time_limit if time_limit is not None else None
         k = pack(position)
         side = position.turn
         history = history_keys(position)
         moves = expand(k)
+        start_nodes = self.nodes
+        if moves is None:
+            code = next(c for c, line in _codes_and_lines(k, side) if line)
+            return JuniorAnswer("win", 1, code, 1, 1)
+        if not moves:
+            return JuniorAnswer("loss", 1, _any_code(k, side), 0, 0)
         booked = self._from_book(k, moves, history)
         if booked is not None:
             return booked
-        value, distance, nodes = self.value(k, side, history)
-        if moves is None:
-            code = next(c for c, line in _codes_and_lines(k, side) if line)
-            return JuniorAnswer("win", 1, code, 1, nodes + 1)
-        if not moves:
-            return JuniorAnswer("loss", 1, _any_code(k, side), 0, nodes)
+        # 1. the distance search, on part of the time
+        self.deadline = start + DISTANCE_SHARE * time_limit if time_limit is not None else None
+        value, distance, _ = self.value(k, side, history)
+        horizon = distance
+        ck = canonical(k)
+        fresh = _fresh(k, history)
+        self.deadline = search_end
+        if value is None:
+            # 2. the value proof (history-free: its wins count only when no earlier position of
+            # the game can come back; its draws hold whatever the history)
+            proved = self.known(ck) or self.prove(ck)
+            if proved in ("win", "loss") and not fresh:
+                proved = None
+            if proved in ("win", "loss"):
+                # 3. the distance of a proven result, if the time allows
+                value, distance, _ = self.value(k, side, history, horizon=MAX_DISTANCE)
+                if value is None:
+                    value, distance = proved, None
+            elif proved == "draw":
+                value = "draw"
+        nodes = self.nodes - start_nodes
+        self.deadline = start + CHOICE_SHARE * time_limit if time_limit is not None else None
+        try:
+            code = self._choose(k, ck, moves, side, history, value, distance)
+        except SolverStopped:
+            code = self._fallback(k, moves)
+        self.deadline = None
+        return JuniorAnswer(value, distance if value in ("win", "loss") else None, code, horizon, nodes)
+
+    def _choose(
+        self, k: int, ck: int, moves: list[tuple[int, int, int]], side: int, history: set[int],
+        value: str | None, distance: int | None,
+    ) -> int:
+        """The move for a value: a win kept at its distance (or by a child of smaller rank), a
+        draw kept inside its proven set, the slowest loss, or (not settled) the safest move."""
+        if value == "win" and distance is not None:
+            return _code_of(moves, self._winning_child(k, moves, side, distance, history))
         if value == "win":
-            child = self._winning_child(k, moves, side, distance, history)
-            return JuniorAnswer("win", distance, _code_of(moves, child), distance, self.nodes)
-        self.deadline = start + time_limit if time_limit is not None else None
-        code, value, distance = self._defend(moves, side, history, value, distance)
-        return JuniorAnswer(value, distance if value in ("win", "loss") else None, code, distance, self.nodes)
+            rank, child = self.won[ck]
+            if rank < 0:  # proven by the distance search, whose distance did not come in time
+                return _code_of(moves, self._winning_child(k, moves, side, self.win_at[ck], history))
+            for _, c, code in moves:
+                if self._canon(c) == child:
+                    return code
+            raise AssertionError("a proven win has no winning move")
+        if value == "draw":
+            child = self.holds[ck]
+            for _, c, code in moves:
+                if self._canon(c) == child:
+                    return code
+            raise AssertionError("a proven draw has no holding move")
+        if value == "loss" and distance is None:
+            # every move loses: the one whose win for the opponent was proven last
+            return max(moves, key=lambda m: self.won.get(self._canon(m[1]), (0, 0))[0])[2]
+        return self._defend(moves, side, history, value)
+
+    def _fallback(self, k: int, moves: list[tuple[int, int, int]]) -> int:
+        """When the time is up: the child that last proved a win, else a move into a position
+        proven not won for the opponent, else one where the opponent has no line at once
+        and no proven win, else the first."""
+        best = self.best.get(k)
+        for _, child, code in moves:
+            if child == best:
+                return code
+        for _, child, code in moves:
+            if self._canon(child) in self.cannot_win:
+                return code
+        for _, child, code in moves:
+            c = self._canon(child)
+            if c not in self.won and c not in self.win_at and expand(child) is not None:
+                return code
+        return moves[0][2]
 
     def _from_book(self, k: int, moves: list[tuple[int, int, int]] | None, history: set[int]) -> JuniorAnswer | None:
         entry = self.book.get(canonical(k))
@@ -370,7 +691,6 @@ class JuniorSolver:
     ) -> int:
         """A child that keeps the win in ``distance`` plies: the one that proved it, else the
         first that proves it again (the tables make that quick); the book's choice too."""
-        self.deadline = None
         book = self.book.get(canonical(k))
         hints = [self.best.get(k)] + [c for _, c, _ in moves if book and canonical(c) == book[2]]
         for child in [c for c in hints if c is not None] + [m[1] for m in moves]:
@@ -381,36 +701,48 @@ class JuniorSolver:
         raise AssertionError("a proven win has no winning move")
 
     def _defend(
-        self, moves: list[tuple[int, int, int]], side: int, history: set[int], value: str | None, horizon: int
-    ) -> tuple[int, str | None, int]:
-        """Not winning: the move whose opponent win is furthest away (or not found at all)."""
-        best_code, best_distance = moves[0][2], -1
-        limit = horizon if value == "loss" else max(horizon - 1, 1)
-        for _, child, code in moves:
-            distance = self._opponent_distance(child, side ^ 1, history, limit)
-            if distance is None:
-                return code, value if value != "loss" else None, horizon
-            if distance > best_distance:
-                best_code, best_distance = code, distance
-        return best_code, "loss", best_distance + 1
-
-    def _opponent_distance(self, child: int, opponent: int, history: set[int], limit: int) -> int | None:
-        """Smallest odd n <= limit with a forced win for the opponent in ``child``; None if none."""
+        self, moves: list[tuple[int, int, int]], side: int, history: set[int], value: str | None
+    ) -> int:
+        """A lost or unsettled position: a move into a position proven not won for the
+        opponent if there is one (unsettled only); else the move whose win for the opponent
+        is furthest, by deepening over all moves together (n = 1, 3, 5, ...: the moves the
+        opponent wins from within n drop out), so that running out of time still leaves the
+        move that has resisted longest."""
+        if value is None:
+            for _, child, code in moves:
+                if self._canon(child) in self.cannot_win:
+                    return code
+        alive = [(child, code) for _, child, code in moves]
+        if value is None:  # leave out moves whose win for the opponent is already proven
+            alive = [(child, code) for child, code in alive
+                     if self._canon(child) not in self.won and self._canon(child) not in self.win_at] or alive
+        last = alive[0][1]
         try:
-            for n in range(1, limit + 1, 2):
-                self.path = set(history)
-                if self.wins(child, n, opponent):
-                    return n
+            for n in range(1, MAX_DISTANCE, 2):
+                survivors = []
+                for child, code in alive:
+                    self.path = set(history)
+                    if self.wins(child, n, side ^ 1):
+                        last = code
+                    else:
+                        survivors.append((child, code))
+                if not survivors:
+                    return last  # every move loses: the one refuted last loses slowest
+                alive = survivors
         except SolverStopped:
-            self.deadline = None
-            self.path = set(history)
-            return None if not self.wins(child, 1, opponent) else 1
-        return None
+            pass
+        return alive[0][1]
 
     def _trim(self) -> None:
-        for table in (self.win_at, self.no_win, self.best, self.refute):
+        for table in (self.win_at, self.no_win, self.best, self.refute, self._canonical):
             if len(table) > TABLE_LIMIT:
                 table.clear()
+        if len(self.won) + len(self.lost) > TABLE_LIMIT:
+            self.won.clear()
+            self.lost.clear()
+        if len(self.cannot_win) + len(self.holds) > TABLE_LIMIT:  # cleared together: each
+            self.cannot_win.clear()                               # set's proof uses the other
+            self.holds.clear()
 
 
 def _codes_and_lines(k: int, turn: int) -> list[tuple[int, bool]]:
