@@ -72,6 +72,7 @@ class Tally:
     hand_kinds: dict[str, list[int]] = field(default_factory=dict)
     read_cpu: list[float] = field(default_factory=list)
     scenes: int = 0
+    dump: list[dict] = field(default_factory=list)
 
 
 def truth_tops(record: dict) -> dict[str, Top]:
@@ -127,7 +128,8 @@ def score(scene: Scene, tally: Tally) -> None:
     tally.scenes += 1
     for frame in scene.frames:
         t0 = time.process_time()
-        obs = reader.read(frame.image)
+        details = reader.read_details(frame.image)
+        obs = details.observation
         if frame.image.shape[1] == 640:
             tally.read_cpu.append(time.process_time() - t0)
         if frame.hand:
@@ -147,6 +149,13 @@ def score(scene: Scene, tally: Tally) -> None:
             tally.confusion[class_index(truth, MAX_PIECE), class_index(top, MAX_PIECE)] += 1
             confidence = obs.confidence(name)
             lowest = min(lowest, confidence)
+            m = details.matches[obs.row(name)]
+            tally.dump.append({"scene": scene.name, "frame": frame.name, "square": name,
+                               "truth": class_index(truth, MAX_PIECE), "occluded": obs.occluded,
+                               "p": obs.probabilities[obs.row(name)].tolist(), "sizes": m.sizes.tolist(),
+                               "colour": m.colour, "colour_log_odds": m.colour_log_odds,
+                               "ring_px": reader._ring_px,
+                               "area": float(reader.bank.squares[obs.row(name)].areas[m.colour, m.size - 1])})
             if obs.occluded:
                 pass  # the reconciler ignores occluded frames
             elif top == truth:
@@ -196,6 +205,7 @@ def main() -> int:
     parser.add_argument("frames", nargs="?", default=str(DEFAULT), help="frame sets folder (default ../shared/data/frames-dev)")
     parser.add_argument("--synthetic", type=int, default=0, help="use N synthetic scenes instead")
     parser.add_argument("--stress", action="store_true", help="with --synthetic: the widened stress set")
+    parser.add_argument("--dump", help="write every square's scores and probabilities to this JSON file")
     parser.add_argument("--first-seed", type=int, default=1000, help="first synthetic scene's seed")
     args = parser.parse_args()
     tally = Tally()
@@ -218,6 +228,8 @@ def main() -> int:
         print(f"vision_accuracy: {error}", file=sys.stderr)
         return 2
     report(tally)
+    if args.dump:
+        Path(args.dump).write_text(json.dumps(tally.dump))
     return 0
 
 

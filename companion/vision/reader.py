@@ -23,10 +23,12 @@ from companion.vision.matching import SquareMatch, coverage, evidence, match_all
 from companion.vision.observation import Observation
 from companion.vision.templates import build_bank
 
-SIZE_SURENESS = 0.25
+SIZE_SURENESS = 0.5
 """Mean log-odds over the ring between two sizes' silhouettes worth one unit of logit. Pixel
 noise alone would allow far sharper odds, but a cup's shading biases whole rings at once, so
-the confidence follows how clearly the ring reads, not how many pixels it has."""
+the confidence follows how clearly the ring reads, not how many pixels it has. Set on the
+stress set (``vision_accuracy.py --synthetic 120 --stress``): at 0.25 eleven wrong sizes of
+13,520 squares read at 0.9 or more, at 0.5 four, while 2.6 % of right readings fall under 0.9."""
 COLOUR_SURENESS = 0.5
 """The same for the mean light-versus-dark log-odds inside the silhouette."""
 BAND_FG_LOG_ODDS = 0.0
