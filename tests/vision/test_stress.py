@@ -1,0 +1,47 @@
+"""Conditions beyond the reference set (``SceneRenderer(stress=True)``): other woods, cups and
+light, light changed after calibration, hands that do not cross the margin, small blurred
+markers."""
+
+import numpy as np
+
+from companion.vision.markers import detect_markers
+from companion.vision.synth import SceneRenderer, random_tops
+
+
+def test_stress_renderer_keeps_the_default_scenes():
+    """``stress`` draws its own randomness: the default set-up of a seed is unchanged."""
+    plain, stressed = SceneRenderer(3), SceneRenderer(3, stress=True)
+    assert np.allclose(plain.centre, stressed.centre)
+    assert not np.allclose(plain.look.board, stressed.look.board) or stressed.look.cup_scale[0] != 1.0
+
+
+def test_warm_light_and_larger_cups_then_a_tint_change(setup_for, rng):
+    s = setup_for(1062, stress=True)  # strongly warm light, cups 7-11 % larger than BOARD.md's
+    assert s.renderer.look.cup_scale.min() > 1.05
+    reader = s.reader()
+    for light in ({}, {"tint": (1.1, 1.0, 0.9), "brightness": 0.8}):
+        tops = random_tops(rng, fill=0.6)
+        observation = reader.read(s.renderer.render(tops, **light))
+        assert not observation.occluded
+        assert observation.tops() == s.renderer.truth(tops)
+
+
+def test_a_steep_arm_from_inside_the_grid_is_flagged(setup_for, rng):
+    """A fist over the cups whose arm rises steeply toward the camera, missing the margin band.
+    (A fist alone with no arm in view is still missed about one time in ten: see the README.)"""
+    for seed in (1, 2):
+        s = setup_for(seed)
+        reader = s.reader()
+        for _ in range(2):
+            assert reader.read(s.renderer.render(random_tops(rng, fill=0.6), hand="steep")).occluded
+
+
+def test_small_blurred_markers_are_found_at_calibration():
+    r = SceneRenderer(1005, stress=True)  # board small in the frame, focus blur ~1 px
+    image = r.empty()
+    assert len(detect_markers(image)) < 4
+    found = detect_markers(image, thorough=True)
+    assert sorted(found) == list(r.layout.marker_ids)
+    for k, marker_id in enumerate(r.layout.marker_ids):
+        truth = r._project(np.c_[r.layout.marker_corners(k), np.zeros(4)])
+        assert np.abs(np.sort(found[marker_id], axis=0) - np.sort(truth, axis=0)).max() < 2.0  # sub-pixel refinement is rough on a blurred 20 px marker
