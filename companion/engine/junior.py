@@ -180,9 +180,10 @@ TABLE_LIMIT = 1_500_000  # entries per table before it is cleared (memory stays 
 SIDE_BIT = 1 << 54
 DISTANCE_SHARE = 0.35    # of the time limit: the distance search (iterative deepening) first,
 SEARCH_SHARE = 0.7       # then the proof of the value without a distance,
-CHOICE_SHARE = 0.9       # then the choice of the move (the rest is a margin)
+CHOICE_SHARE = 0.9       # then the choice of the move (the rest is a margin,
+MARGIN = 0.05            # at least this many seconds)
 UNTIMED_HORIZON = 15     # without a time limit, the distance search goes this far before the proof
-CHECK_EVERY = 255        # nodes between two looks at the clock
+CHECK_EVERY = 63         # nodes between two looks at the clock (a few ms under load)
 LOST = -1                # the value proof's answer "this side loses / the attacker wins"
 CLOSED = 1 << 30         # ... "holds, leaning on no position of the current line"
 
@@ -589,7 +590,7 @@ class JuniorSolver:
             elif proved == "draw":
                 value = "draw"
         nodes = self.nodes - start_nodes
-        self.deadline = start + CHOICE_SHARE * time_limit if time_limit is not None else None
+        self.deadline = start + min(CHOICE_SHARE * time_limit, time_limit - MARGIN) if time_limit is not None else None
         try:
             code = self._choose(k, ck, moves, side, history, value, distance)
         except SolverStopped:

@@ -1,0 +1,123 @@
+"""The junior value proof: its draws are closed sets a defender can stay in, its wins and
+losses agree with the distance search, and every answer comes within the time limit."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from companion.engine import Engine
+from companion.engine.junior import JuniorSolver, canonical, expand, pack
+from companion.rules import PRESETS, Position
+from tests.engine.helpers import random_positions
+
+JUNIOR = PRESETS["junior"]
+# Found by the value proof; the distance search sees no forced line for either side in them.
+DRAWS = ("junior B2,2/2,W2/1,W1,1 b 3321 33211 3", "junior 2,W1/3/1,W1,B2 b 3322 33211 5")
+# Positions the distance search does not settle within 11 plies (long wins, losses, draws).
+HARD = (
+    *DRAWS,
+    "junior 1,W1,W1/3/B2,2 b 3322 33211 3",
+    "junior 3/B1,2/1,W2,1 w 33211 33221 4",
+    "junior W3,W1,1/B2,2/1,B2,1 b 3221 3311 5",
+    "junior 1,B1,1/2,W2/1,W3,1 b 3211 33221 3",
+)
+
+
+@pytest.fixture(scope="module")
+def solver() -> JuniorSolver:
+    """One solver that has proven both draws (the proofs take seconds)."""
+    solver = JuniorSolver()
+    for text in DRAWS:
+        assert solver.prove(canonical(pack(Position.from_text(text)))) == "draw", text
+    return solver
+
+
+def test_draws_are_proven_by_closed_sets_that_survive_an_independent_check(solver):
+    assert solver.cannot_win and solver.holds
+    # the proven sets, checked afresh with nothing else known, lose no member
+    fresh = JuniorSolver()
+    fresh._verify(set(solver.cannot_win), dict(solver.holds))
+    assert fresh.cannot_win == solver.cannot_win and fresh.holds == solver.holds
+    # and a broken set is caught: drop one defender's answer and its attackers fall too
+    broken = JuniorSolver()
+    holds = dict(solver.holds)
+    dropped = next(ck for ck, chosen in holds.items() if chosen != -1)
+    del holds[dropped]
+    broken._verify(set(solver.cannot_win), holds)
+    assert len(broken.cannot_win) < len(solver.cannot_win)
+
+
+def test_a_proven_draw_is_held_against_random_attacks_by_either_side(solver):
+    rng = random.Random(3)
+    for text in DRAWS:
+        start = Position.from_text(text)
+        assert solver.known(canonical(pack(start))) == "draw"
+        for defender in (0, 1):
+            for _ in range(40):
+                k, mover = pack(start), start.turn  # packed, relative to the mover
+                for _ply in range(60):
+                    moves = expand(k)
+                    ck = canonical(k)
+                    if mover == defender:
+                        assert ck in solver.holds, "the defender left its proven set"
+                        chosen = solver.holds[ck]
+                        if chosen == -1:
+                            break  # the defender completes a line
+                        k = next(c for _, c, _ in moves if canonical(c) == chosen)
+                    else:
+                        assert ck in solver.cannot_win, "an attacker's position outside the set"
+                        assert moves is not None, "the attacker has a line at once"
+                        if not moves:
+                            break  # every attacker move uncovers the defender's line
+                        k = rng.choice(moves)[1]
+                    mover ^= 1
+
+
+def test_value_proof_agrees_with_the_distance_search():
+    compared = 0
+    proof = JuniorSolver()
+    for position in random_positions("junior", 50, seed=31, plies=(2, 14)):
+        k = pack(position)
+        value, _, _ = JuniorSolver().value(k, position.turn, set(), horizon=9)
+        if value is None:
+            continue
+        assert proof.prove(canonical(k)) == value, position.text()
+        compared += 1
+    assert compared >= 20
+
+
+def test_draws_have_no_forced_line_within_the_distance_searchs_reach():
+    for text in DRAWS:
+        position = Position.from_text(text)
+        assert JuniorSolver().value(pack(position), position.turn, set(), horizon=11)[0] is None
+
+
+def test_every_answer_comes_within_the_time_limit():
+    engine = Engine("junior")
+    for text in HARD:
+        position = Position.from_text(text)
+        for budget in (1.0, 0.3):
+            engine.solver = JuniorSolver.with_book()  # nothing learnt from the last answer
+            start = time.perf_counter()
+            result = engine.search(position, time=budget)
+            assert time.perf_counter() - start < budget, text
+            assert result.move in position.legal_moves
+
+
+def test_out_of_time_it_still_avoids_giving_an_immediate_line():
+    checked = 0
+    for position in random_positions("junior", 300, seed=17, plies=(3, 12)):
+        k = pack(position)
+        moves = expand(k)
+        if not moves:
+            continue
+        safe = [code for _, child, code in moves if expand(child) is not None]
+        if not safe or len(safe) == len(moves):
+            continue
+        answer = JuniorSolver().solve(position, time_limit=0.002)
+        assert answer.code in safe or answer.value == "loss", position.text()
+        checked += 1
+    assert checked >= 30
