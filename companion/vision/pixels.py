@@ -41,9 +41,6 @@ OUTLIER_SHARE = 0.1
 OUTLIER_DENSITY = 0.3
 """Uniform density of the "anything else" class over the feature space (about 3.3 units³)."""
 STUDENT_NU = 4.0
-SHADOW_NOISE = 1.0
-"""How the board's colour spread grows in shadow: ``sigma * exp(-SHADOW_NOISE * m)`` for log
-darkening ``m`` < 0 (1: noise constant in grey levels), up to m = -1.4."""
 BRIGHT_SIGMA = 0.08
 MIN_CUP_SIGMA = (0.1, 0.03, 0.03)
 BLUR_MM = 1.0
@@ -215,17 +212,13 @@ class PixelModel:
         shade = np.minimum(m, 0.0)
         r1 = f[..., 1] - shade * np.float32(self.shadow_tint[0])
         r2 = f[..., 2] - shade * np.float32(self.shadow_tint[1])
-        # sensor and JPEG noise are about constant in grey levels, so in log ratios they grow
-        # as the wood darkens: a shadow's colour is that much less sure
-        var = np.float32(self.chroma_sigma**2) * np.exp(np.float32(-2 * SHADOW_NOISE) * np.maximum(shade, np.float32(-1.4)))
-        d2 = (r1 * r1 + r2 * r2) / (np.float32(STUDENT_NU) * var)
+        d2 = (r1 * r1 + r2 * r2) * np.float32(1.0 / (STUDENT_NU * self.chroma_sigma**2))
         # a 2-D Student t with nu = 4 normalises like a 2-D normal: 1 / (2 pi sigma^2)
         width = self.bright_limit - self.dark_limit + np.sqrt(2 * np.pi) * BRIGHT_SIGMA
-        const = -np.log(2 * np.pi) - np.log(width)
+        const = -np.log(2 * np.pi * self.chroma_sigma**2) - np.log(width)
         return (
             over * over * np.float32(-0.5 / BRIGHT_SIGMA**2)
             - np.float32((STUDENT_NU + 2) / 2) * np.log1p(d2)
-            - np.log(var)
             + np.float32(const)
         )
 
