@@ -30,6 +30,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cache
 
 import numpy as np
 
@@ -78,11 +79,13 @@ class Settings:
     misread: float = 2.0   # a square whose reading contradicts the explanation by more is a misread
     max_changed: int = 8   # more changed squares than this is not two moves: skip that search
     keep: float = 10.0     # paths this far behind the best stay alive (two confident misreads)
+    doubt: float = 7.0     # an earlier move is unsure while a path this close plays another
     width: int = 8         # paths kept at most
 
 
 DEFAULT_SETTINGS = Settings()
-CANDIDATES = 12  # single actions turned into explanations per position
+HIDDEN_FIRST = 3.0  # extra log-odds against two moves whose first cup the second one covers
+CANDIDATES = 10  # single actions turned into explanations per position
 
 
 @dataclass(slots=True)
@@ -95,10 +98,11 @@ class Explanation:
     codes: tuple[int, ...] = ()              # legal move codes played, in order
     action: Action | None = None             # the physical action (ILLEGAL, LIFT)
     flaws: int = 0                           # squares whose reading contradicts it (set when ranked)
+    prior: float = 0.0                       # log-odds against it beyond its kind's
 
     @property
     def score(self) -> float:
-        return self.gain - PRIOR[self.kind]
+        return self.gain - PRIOR[self.kind] - self.prior
 
     def describe(self, position: Position) -> str:
         """Short text for logs and needs-attention events."""
@@ -179,6 +183,16 @@ def _squares(size: int) -> tuple[tuple[Square, ...], dict[Square, int]]:
     return entry
 
 
+@cache
+def _class_sizes(max_piece: int) -> np.ndarray:
+    return np.tile(np.arange(1, max_piece + 1), 2)
+
+
+@cache
+def _diagonal(n: int) -> tuple[np.ndarray, np.ndarray]:
+    return (np.arange(n), np.arange(n))
+
+
 def frame(position: Position) -> Frame:
     """The frame of ``position`` (cached by its identity: pieces, reserves, side to move)."""
     last = position._undo[-1][0] if position._undo else -1
@@ -210,15 +224,22 @@ def frame(position: Position) -> Frame:
     n, turn = len(squares), position.turn
     place_legal = np.zeros((n, 2 * max_piece), dtype=bool)
     board_legal = np.zeros((n, n), dtype=bool)
+    place_at: tuple[list[int], list[int]] = ([], [])
+    board_at: tuple[list[int], list[int]] = ([], [])
+    column = turn * max_piece - 1
     for size, origin, to in index:
         if origin < 0:
-            place_legal[row[to], turn * max_piece + size - 1] = True
+            place_at[0].append(row[to])
+            place_at[1].append(column + size)
         else:
-            board_legal[row[origin], row[to]] = True
+            board_at[0].append(row[origin])
+            board_at[1].append(row[to])
+    place_legal[place_at] = True
+    board_legal[board_at] = True
     sizes = np.array(top_size)
-    place_fits = np.tile(np.arange(1, max_piece + 1), 2)[None, :] > sizes[:, None]
+    place_fits = _class_sizes(max_piece)[None, :] > sizes[:, None]
     board_fits = (sizes[None, :] < sizes[:, None]) & (sizes > 0)[:, None]
-    np.fill_diagonal(board_fits, False)
+    board_fits[_diagonal(n)] = False
     entry = Frame(
         squares, row, turn, index, np.array(current), np.array(under), current, under, top_size,
         place_legal, board_legal, place_fits, board_fits, {},
@@ -507,7 +528,9 @@ def two_move_explanations(position: Position, view: View, changed: set[Square]) 
     (a later cup on top is larger, so it shows differently); so pruning to changed squares
     loses no pair that explains the board. A reply may land on the cup the first move put
     down: what that cup was is then hidden, and every such pair predicts the same view (the
-    reconciler keeps them all until a lift shows which it was).
+    reconciler keeps them all until a lift shows which it was). Such a pair is a rarer event
+    than two moves that both show (``HIDDEN_FIRST``): it looks exactly like a move of the
+    opponent's cup or a second move in a row, and those are called illegal first.
     """
     out: list[Explanation] = []
     for first in position.legal_codes():
@@ -540,7 +563,8 @@ def _scored_pair(position: Position, view: View, first: int, second: int) -> Exp
     finally:
         position.pop_code()
     gain = sum(view.gain[view.row[sq]][cls] for sq, cls in changes)
-    return Explanation(Kind.TWO_MOVES, gain, changes, (first, second))
+    hidden = HIDDEN_FIRST if second & 0xFF == first & 0xFF else 0.0
+    return Explanation(Kind.TWO_MOVES, gain, changes, (first, second), prior=hidden)
 
 
 # ----- deciding -----------------------------------------------------------------------------------

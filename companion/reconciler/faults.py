@@ -17,6 +17,7 @@ must never happen. Moves announced and later withdrawn by a ``correction`` are c
 
 from __future__ import annotations
 
+import difflib
 import random
 import time
 from collections import Counter
@@ -405,29 +406,36 @@ def run_stream(stream: Stream, make: Callable[[Variant], object], timer: Callabl
                     result.shown_wrong += 1
     result.withdrawn = getattr(reconciler, "corrections", 0)
     final = [m.text() for m in reconciler.game.moves]  # type: ignore[attr-defined]
-    unsure = set(getattr(reconciler, "unsure", {}))
+    unsure = {len(before) + ply for ply in getattr(reconciler, "unsure", {})}
     truth = list(stream.moves)
     result.moves = len(truth)
-    known: list[tuple[str, str]] = []  # (held, true) of each ply held as known
-    unknown = 0
-    if offset:
-        held_before = before[:offset]
-        known += list(zip(held_before, truth[:offset], strict=False))
-        unknown += offset - len(held_before)
-    for ply, move in enumerate(final, start=1):
-        index = offset + ply - 1
-        if index >= len(truth):
-            result.wrong += 1  # a move held that was never made
-        elif ply in unsure:
-            unknown += 1
-        else:
-            known.append((move, truth[index]))
-    unknown += max(len(truth) - offset - len(final), 0)
+    result.right, result.wrong, unknown = score_record(before + final, truth, unsure)
     result.stuck = int(len(truth) > offset + len(final))
-    result.right = sum(held == true for held, true in known)
-    result.wrong += sum(held != true for held, true in known)
     if flagged:
         result.flagged = unknown
     else:
         result.silent = unknown
     return result
+
+
+def score_record(record: list[str], truth: list[str], unsure: set[int]) -> tuple[int, int, int]:
+    """(right, wrong, unknown) of a record against the moves really made, aligned as a diff.
+
+    A move held where the truth has it is right, a move held that the truth does not have
+    there is wrong, a true move not held is unknown; a move held as unsure (its 1-based ply in
+    ``unsure``) counts as unknown whether or not it is the truth. Without gaps this is a
+    ply-by-ply comparison; after a resync, or a stretch of moves the camera never saw, the
+    diff finds the moves held again after the gap."""
+    right = wrong = unknown = 0
+    matcher = difflib.SequenceMatcher(None, truth, record, autojunk=False)
+    for tag, t0, t1, r0, r1 in matcher.get_opcodes():
+        held = range(r0 + 1, r1 + 1)
+        doubtful = sum(ply in unsure for ply in held)
+        if tag == "equal":
+            right += len(held) - doubtful
+            unknown += doubtful
+        else:
+            wrong += len(held) - doubtful
+            # the true moves of this stretch that no wrong move stands in for were not held
+            unknown += max(t1 - t0 - (len(held) - doubtful), 0)
+    return right, wrong, unknown

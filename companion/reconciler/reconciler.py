@@ -40,6 +40,7 @@ hidden cups open as in a game started mid-way, and both sides to move kept until
 
 from __future__ import annotations
 
+import difflib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -47,6 +48,7 @@ from dataclasses import dataclass, replace
 from companion.errors import CompanionError
 from companion.reconciler.decoder import (
     DEFAULT_SETTINGS,
+    HIDDEN_FIRST,
     PRIOR,
     Explanation,
     Kind,
@@ -81,8 +83,12 @@ from companion.vision.observation import Observation, class_top
 
 NEW_ROOT = -1          # the start of paths that saw the board cleared for a new game
 TWO_MOVE_PATHS = 3     # paths searched for two moves when nothing single explains a reading
-RESYNC_AFTER = 3       # readings in a row that no path explains before recovering
+RESYNC_AFTER = 2       # readings in a row that no decent path explains before recovering
+LOST_SQUARES = 4       # squares no path explains that mean more happened than a reading can show
 DEEP_CHANGED = 6       # most changed squares a three-move search is tried on
+DEEP_SQUARES = 3       # squares no path explains that start a search for three moves
+UNSEEN_COST, UNSEEN_LIMIT = 2, 4  # readings that need two moves: at most two close together
+PER_LINE = 3           # paths kept per line of moves (with different referee states)
 RESYNC_CONFIDENCE = 0.8  # every square must be read at least this sure to restart from the tops
 
 
@@ -100,6 +106,18 @@ class Path:
     must_move: Square | None = None  # touch rule: a lifted cup was put back and must move
     pending: Action | None = None    # an illegal action on the board, not yet put right
     forfeit: Square | None = None    # touch rule: a cup lifted that had nowhere to go
+    doubt: tuple[tuple[Square, int], ...] = ()  # squares a reading contradicted (and what it read), not yet re-read
+    tainted: bool = False            # a later move made a doubted square show what was read there
+    unseen: int = 0                  # recent readings that needed two moves (decays by one a reading)
+
+    @property
+    def decent(self) -> bool:
+        """Every reading since the last announced one was explained, but for misreads that
+        the next reading re-read as this path has them, and no two readings close together
+        needed moves made out of sight: only such a path is announced. (A path that needs
+        moves made out of sight again and again is more likely made up to fit a stretch the
+        camera did not see.)"""
+        return not self.tainted and not self.doubt and self.unseen <= UNSEEN_LIMIT
 
     def key(self) -> tuple:
         return (self.root, self.codes, self.lifted, self.must_move, self.pending, self.forfeit)
@@ -233,25 +251,33 @@ class Reconciler:
         best = children[0]
         assert best.view is not None and best.explanation is not None
         if not clean(best.view, best.explanation, self.settings) or best.explanation.kind is Kind.ILLEGAL:
+            near = self._beam[0].score - self.settings.margin
             parents = [path for path in self._beam if path.pending is None and path.forfeit is None]
-            extra = [c for path in parents[:TWO_MOVE_PATHS] for c in self._candidates(path, likelihood, two=True)]
+            parents = [p for i, p in enumerate(parents) if i < TWO_MOVE_PATHS or p.score >= near]
+            extra = [c for path in parents for c in self._candidates(path, likelihood, two=True)]
             if extra:
                 children = self._children(candidates + extra)
                 best = children[0]
-        fit = self._fits(best)
-        self._unfit = 0 if fit else self._unfit + 1
-        if not fit and self._unfit >= RESYNC_AFTER:
-            recovered = self._recover(observation, likelihood)
-            if recovered is not None:
-                return recovered
+        fit, contradicting, _ = fits(best.view, best.explanation, self.settings)
+        self._unfit = 0 if best.decent else self._unfit + 1
+        if not fit and len(contradicting) >= DEEP_SQUARES:
+            found = self._three_moves(likelihood)
+            if found is not None:
+                return self._recovered(*found)
+        if not best.decent and (self._unfit >= RESYNC_AFTER or len(contradicting) >= LOST_SQUARES):
+            resynced = self._resync(observation, likelihood)
+            if resynced is not None:
+                return resynced
         kept = children[: self.settings.width]
         groups = _groups(kept)
         margin = groups[0][0] - groups[1][0] if len(groups) > 1 else float("inf")
-        if fit and margin >= self.settings.margin:
-            events = self._announce(self._representative(groups[0][1]), margin)
+        chosen = self._representative(groups[0][1])
+        if chosen.decent and margin >= self.settings.margin:
+            events = self._announce(chosen, margin)
             self._attention = None
         else:
             events = self._unclear(observation, best, groups)
+            events += self._announce_agreed(kept)
         for path in kept:  # only the latest step's parents are kept
             if path.before is not None:
                 path.before.before = None
@@ -304,20 +330,44 @@ class Reconciler:
         return view, over, ranked
 
     def _children(self, candidates: list[tuple]) -> list[Path]:
-        """The new paths within ``keep`` of the best, best first, one per state."""
+        """The new paths within ``keep`` of the best, best first, one per state, and at most
+        ``PER_LINE`` per line of moves (the line's best referee states)."""
         candidates.sort(key=lambda c: c[0], reverse=True)
         floor = candidates[0][0] - self.settings.keep
         seen: set[tuple] = set()
+        lines: dict[tuple, int] = {}
         out: list[Path] = []
         for score, path, e, view, over in candidates:
-            if score < floor:
+            if score < floor or len(out) == self.settings.width:
                 break
             child = self._child(path, e, score, view, over)
             key = child.key()
-            if key not in seen:
+            line = key[:2]
+            if key not in seen and lines.get(line, 0) < PER_LINE:
                 seen.add(key)
+                lines[line] = lines.get(line, 0) + 1
+                self._judge(child, path, e, view)
                 out.append(child)
         return out
+
+    def _judge(self, child: Path, path: Path, e: Explanation, view: View) -> None:
+        """Carry the path's doubts. When a reading contradicts a path on two or more squares
+        (or on one its explanation changes), those squares are doubted: the next reading
+        shows whether they were misread (they read as the path has them: the doubt goes) or
+        the path is wrong. A path that then makes a doubted square show what was read there
+        by a move of its own, or is contradicted there the same way again, is tainted: it
+        explains the board away with made-up moves, and is never announced."""
+        ok, contradicting, _ = fits(view, e, self.settings)
+        child.tainted = path.tainted
+        child.unseen = path.unseen + UNSEEN_COST if e.kind is Kind.TWO_MOVES else max(path.unseen - 1, 0)
+        reading = view.reading
+        if path.doubt:
+            changes = dict(e.changes)
+            for sq, read in path.doubt:
+                if changes.get(sq) == read or (sq in contradicting and reading[view.row[sq]] == read):
+                    child.tainted = True
+        if not ok:
+            child.doubt = tuple((sq, reading[view.row[sq]]) for sq in contradicting)
 
     def _child(self, path: Path, e: Explanation, score: float, view: View, over: bool) -> Path:
         """The path after ``path`` explains the reading as ``e`` (the referee's state included)."""
@@ -375,7 +425,7 @@ class Reconciler:
         for path in members:
             if path.score < best.score - self.settings.margin:
                 break
-            if path.before is not None and path.before.key() == shown:
+            if path.before is not None and path.before.key() == shown and path.decent:
                 return path
         return best
 
@@ -403,8 +453,25 @@ class Reconciler:
         assert before is not None and path.explanation is not None
         events = self._sync(before)
         events += self._act(path, before, margin)
+        path.unseen = 0
         self._shown = path
         return events
+
+    def _announce_agreed(self, kept: list[Path]) -> list[Event]:
+        """When the latest reading is unclear, still announce the earlier moves that every
+        path within the margin of the best agrees on (each of them decent)."""
+        shown = self._shown
+        if shown.pending is not None or shown.lifted is not None or shown.must_move is not None:
+            return []
+        floor = kept[0].score - self.settings.margin
+        near = [p for p in kept if p.score >= floor]
+        if any(not p.decent or p.root != shown.root or p.pending is not None for p in near):
+            return []
+        codes = near[0].codes
+        agreed = min(_common(codes, p.codes) for p in near)
+        if agreed <= len(shown.codes) or codes[: len(shown.codes)] != shown.codes:
+            return []
+        return self._sync(Path(shown.root, codes[:agreed], shown.score))
 
     def _sync(self, target: Path) -> list[Event]:
         """Make the announced game follow ``target``'s moves (a correction when they differ,
@@ -432,6 +499,7 @@ class Reconciler:
             for code in target.codes[common:]:
                 color = self.game.turn
                 move = self.game.position.move_from_code(code)
+                self._track_unknowns(move, None)
                 self.game.push(move, timestamp=self._timestamp)
                 added.append((move.text(), code, color, self.game.position.text()))
             texts = tuple(text for text, *_ in added)
@@ -604,8 +672,13 @@ class Reconciler:
         ok, contradicting, _ = fits(best.view, best.explanation, self.settings)
         if not ok:
             reason = unexplained_reason(best.view, contradicting)
-        else:
+        elif len(groups) > 1 and groups[0][0] - groups[1][0] < self.settings.margin:
             reason = f"cannot tell {self._describe(groups[0][1][0])} from {self._describe(groups[1][1][0])}"
+        else:
+            reason = (
+                f"{self._describe(best)} explains the board only if earlier readings were wrong "
+                "on several squares: waiting for a reading that confirms it"
+            )
         top = groups[0][0]
         candidates = [
             {"explanation": self._describe(members[0]), "score": round(score - top, 2)}
@@ -627,25 +700,30 @@ class Reconciler:
         return " ".join([*texts, action])
 
     def _report_unsure(self) -> list[Event]:
-        """Plies that a path within the margin of the best plays differently: say so once."""
+        """Plies that another live path plays differently while it is close to the best: say
+        so once. The latest move is in doubt while a path is within the margin; an earlier
+        one while a path is within ``settings.doubt`` (a single reading, however sure, cannot
+        tell it: the square that told it was not read again, say the cup was covered)."""
         shown = self._shown
         best = self._beam[0].score
         unsure: dict[int, set[str]] = {}
+        latest = len(shown.codes) - 1
         for path in self._beam:
-            if path.score < best - self.settings.margin or path.root != shown.root:
+            if path.score < best - self.settings.doubt or path.root != shown.root:
                 continue
             common = _common(path.codes, shown.codes)
-            if len(path.codes) != len(shown.codes):
-                # a path of another length: every ply from where they part is in doubt
-                for i in range(common, len(shown.codes)):
-                    other = path.codes[i] if i < len(path.codes) else None
-                    texts = unsure.setdefault(self._base_ply + i + 1, {_code_text(shown.codes[i])})
-                    texts.add(_code_text(other) if other is not None else "no move")
+            if common == len(shown.codes) or (common == latest and path.score < best - self.settings.margin):
                 continue
-            for i in range(common, len(shown.codes)):
-                if path.codes[i] != shown.codes[i]:
+            # the announced moves this path replaces (aligned as a diff: a path that adds
+            # or drops moves somewhere agrees again on the moves after them)
+            matcher = difflib.SequenceMatcher(None, shown.codes[common:], path.codes[common:], autojunk=False)
+            for tag, s0, s1, p0, p1 in matcher.get_opcodes():
+                if tag == "equal":
+                    continue
+                others = [_code_text(code) for code in path.codes[common + p0: common + p1]] or ["no move"]
+                for i in range(common + s0, common + s1):
                     texts = unsure.setdefault(self._base_ply + i + 1, {_code_text(shown.codes[i])})
-                    texts.add(_code_text(path.codes[i]))
+                    texts.update(others)
         new = {ply: texts for ply, texts in unsure.items() if self._unsure.get(ply) != texts}
         self._unsure = unsure
         if not new:
@@ -674,45 +752,45 @@ class Reconciler:
 
     # ----- recovery -----------------------------------------------------------------------
 
-    def _recover(self, observation: Observation, likelihood: Likelihood) -> list[Event] | None:
-        """No path has explained the board for a while: look for three moves from each path;
-        failing that, restart from the tops the board shows."""
-        found = self._three_moves(likelihood)
-        if found is not None:
-            path, margin = found
-            self._beam = [path]
-            self._unfit = 0
-            events = self._announce(path, margin)
-            self._beam = [self._shown]
-            return events
-        return self._resync(observation, likelihood)
+    def _recovered(self, path: Path, margin: float) -> list[Event]:
+        """Three moves were made while the board was hidden and are now clear: play them."""
+        self._unfit = 0
+        self._attention = None
+        events = self._announce(path, margin)
+        self._beam = [self._shown]
+        return events
 
     def _three_moves(self, likelihood: Likelihood) -> tuple[Path, float] | None:
-        """A path of three legal moves (each touching only squares the board shows changed)
-        that explains the board cleanly and beats every other by the margin."""
-        scored: list[Path] = []
-        cost = PRIOR[Kind.TWO_MOVES] * 2
-        for path in self._beam[:TWO_MOVE_PATHS]:
-            if path.pending is not None or path.forfeit is not None:
-                continue
+        """Three legal moves (each touching only squares the board shows changed) from the
+        announced game or a decent path, that explain the board cleanly and beat every other
+        account of this reading from there (fewer moves or other three) by the margin."""
+        sources: dict[tuple, Path] = {}
+        for path in [self._shown, *self._beam]:
+            if path.decent and path.pending is None and path.forfeit is None and len(sources) < TWO_MOVE_PATHS:
+                sources.setdefault(path.line(), path)
+        scored: list[tuple[float, Path]] = []
+        rivals = -float("inf")
+        for path in sources.values():
             position = self._goto(path.root, path.codes)
             view = View(position, None, likelihood=likelihood)
             changed = view.changed_squares(self.settings.margin)
             if len(changed) > DEEP_CHANGED or _is_over(position, view):
                 continue
+            fewer = explain(position, view) + two_move_explanations(position, view, changed)
+            rivals = max(rivals, max(e.score for e in fewer))
             for codes in _sequences(position, changed, 3):
-                e = Explanation(Kind.TWO_MOVES, _gain_of(position, view, codes), (), codes)
-                e.changes = _changes_of(position, view, codes)
-                scored.append(Path(path.root, path.codes + codes, path.score + view.base + e.gain - cost,
-                                   e, path, view))
+                changes = _changes_of(position, view, codes)
+                gain = sum(view.gain[view.row[sq]][cls] for sq, cls in changes)
+                e = Explanation(Kind.TWO_MOVES, gain, changes, codes, prior=_unseen_prior(codes))
+                child = Path(path.root, path.codes + codes, 0.0, e, path, view)
+                scored.append((e.score, child))
         if not scored:
             return None
-        scored.sort(key=lambda p: p.score, reverse=True)
-        best = scored[0]
-        if not self._fits(best):
-            return None
-        margin = best.score - scored[1].score if len(scored) > 1 else float("inf")
-        if margin < self.settings.margin:
+        scored.sort(key=lambda item: item[0], reverse=True)
+        score, best = scored[0]
+        runner_up = max(rivals, scored[1][0] if len(scored) > 1 else -float("inf"))
+        margin = score - runner_up
+        if margin < self.settings.margin or not self._fits(best):
             return None
         return best, margin
 
@@ -733,14 +811,11 @@ class Reconciler:
             tops[sq] = top
             if position.top(sq) == top:
                 known[sq] = list(position.stack(sq))
-        options = []
-        for turn in (position.turn, position.turn ^ 1):
-            try:
-                unknowns = HiddenContents(self.variant, tops, turn, known=known)
-                options.append((unknowns, unknowns.start_position()))
-            except CompanionError:
-                continue
-        if not options:
+        try:
+            first = HiddenContents(self.variant, tops, position.turn, known=known)
+            second = first.copy(turn=position.turn ^ 1)
+            options = [(first, first.start_position()), (second, second.start_position())]
+        except CompanionError:
             return None
         record = [m.text() for m in self.game.moves]
         self.unknowns = options[0][0]
@@ -777,20 +852,26 @@ class Reconciler:
                 ]
         return out
 
-    def _track_unknowns(self, move: Move, explanation: Explanation) -> None:
-        """Tell the hidden-contents model what a move showed (before it is played)."""
+    def _track_unknowns(self, move: Move, explanation: Explanation | None) -> None:
+        """Tell the hidden-contents model what a move showed (before it is played): the cup
+        the reading showed under a lifted one, or (for moves seen late) the likeliest."""
         if self.unknowns is None:
             return
-        if move.from_square is None:
-            self.unknowns.put(move.to_square, (self.game.turn, move.size))  # type: ignore[arg-type]
-            return
-        origin = move.from_square
-        stack = self.game.position.stack(origin)
-        shown = stack[-2] if len(stack) > 1 else None
-        for sq, cls in explanation.changes:
-            if sq == origin:
-                shown = class_top(cls, self.variant.max_piece)
-        self.unknowns.move(origin, move.to_square, shown)
+        try:
+            if move.from_square is None:
+                self.unknowns.put(move.to_square, (self.game.turn, move.size))  # type: ignore[arg-type]
+                return
+            origin = move.from_square
+            stack = self.game.position.stack(origin)
+            shown = stack[-2] if len(stack) > 1 else None
+            for sq, cls in explanation.changes if explanation is not None else ():
+                if sq == origin:
+                    shown = class_top(cls, self.variant.max_piece)
+            self.unknowns.move(origin, move.to_square, shown)
+        except CompanionError:
+            # what was seen contradicts every hypothesis left: keep the game (its most likely
+            # start) and stop listing unknowns rather than list wrong ones
+            self.unknowns = None
 
     def _follow_unknowns(self) -> None:
         """Replay the game from the most likely start if what was revealed changed it; the
@@ -915,8 +996,12 @@ def _changes_of(position: Position, view: View, codes: tuple[int, ...]) -> tuple
             position.pop_code()
 
 
-def _gain_of(position: Position, view: View, codes: tuple[int, ...]) -> float:
-    return sum(view.gain[view.row[sq]][cls] for sq, cls in _changes_of(position, view, codes))
+def _unseen_prior(codes: tuple[int, ...]) -> float:
+    """Log-odds against a third move made out of sight, and against each move that lands on
+    the cup an earlier one of them put down (that cup was never seen)."""
+    landed = [code & 0xFF for code in codes]
+    hidden = sum(landed[i] in landed[:i] for i in range(1, len(landed)))
+    return PRIOR[Kind.TWO_MOVES] * (len(codes) - 2) + HIDDEN_FIRST * hidden
 
 
 def _action_of(view: View, code: int) -> Action:

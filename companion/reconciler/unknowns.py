@@ -57,8 +57,20 @@ class HiddenContents:
             for sq, top in tops.items()
         }
         self._start_known = {sq: list(known.get(sq, [top])) for sq, top in tops.items()}
+        self._placed = [0] * (2 * variant.max_piece)  # cups put on the board from the stacks since
         self._revealed: dict[Square, list[Piece]] = {}  # cups dug out of each start square, in order
         self._solve()
+
+    def copy(self, turn: Color | None = None) -> HiddenContents:
+        """An independent copy (with another side to move, if given), without counting again."""
+        other = HiddenContents.__new__(HiddenContents)
+        other.__dict__.update(self.__dict__)
+        other.turn = self.turn if turn is None else turn
+        other.stacks = {sq: StackKnowledge(list(k.known), k.bound) for sq, k in self.stacks.items()}
+        other._start_known = {sq: list(v) for sq, v in self._start_known.items()}
+        other._revealed = {sq: list(v) for sq, v in self._revealed.items()}
+        other._placed = list(self._placed)
+        return other
 
     # ----- narrowing ---------------------------------------------------------------------
 
@@ -68,7 +80,7 @@ class HiddenContents:
         if lifted is None:
             raise CompanionError(f"{square_name(origin)} holds no cup to move")
         self.reveal(origin, shown, solve=False)
-        self.put(to, lifted)
+        self.put(to, lifted, from_stacks=False)
 
     def reveal(self, sq: Square, shown: Piece | None, solve: bool = True) -> None:
         """The top cup of ``sq`` was lifted and the square now shows ``shown`` (None: empty).
@@ -95,8 +107,11 @@ class HiddenContents:
         if solve:
             self._solve()
 
-    def put(self, sq: Square, piece: Piece) -> None:
-        """A known cup was put on ``sq`` (a placement, or the end of a move)."""
+    def put(self, sq: Square, piece: Piece, from_stacks: bool = True) -> None:
+        """A known cup was put on ``sq``: a placement from the external stacks, or (not
+        ``from_stacks``) the end of a move."""
+        if from_stacks:
+            self._placed[piece[0] * self.variant.max_piece + piece[1] - 1] += 1
         self.stacks.setdefault(sq, StackKnowledge()).known.append(piece)
         self._solve()
 
@@ -166,50 +181,97 @@ class HiddenContents:
     # ----- the dynamic programme ---------------------------------------------------------
 
     def _solve(self) -> None:
-        """Count hypotheses, find each square's possible hidden contents and the best one."""
+        """Count hypotheses, find each square's possible hidden contents and the best one.
+
+        A state is the number of cups of each colour and size used so far, packed into one
+        integer (one bit field per kind, offset so that going over the variant's supply of a
+        kind sets the field's top bit): states over the supply are dropped as they arise."""
+        packing = _Packing.of(self.variant)
         max_piece = self.variant.max_piece
         base = [0] * (2 * max_piece)
         for stack in self.stacks.values():
             for color, size in stack.known:
                 base[color * max_piece + size - 1] += 1
+        start = packing.pack(base)
+        if start is None:
+            raise CompanionError("the visible cups are more than the variant has")
         squares = sorted(self.stacks)
         choices = [_hidden_options(self.stacks[sq].bound) for sq in squares]
+        deltas = [[packing.delta(option) for option in options] for options in choices]
+        guard = packing.guard
         # forward: reachable counts after each square, with ways and the best (fewest hidden)
-        layers: list[dict[Counts, tuple[int, int, Counts, int]]] = [{tuple(base): (1, 0, (), -1)}]
-        for options in choices:
-            layer: dict[Counts, tuple[int, int, Counts, int]] = {}
+        layers: list[dict[int, tuple[int, int, int, int]]] = [{start: (1, 0, -1, -1)}]
+        for options, steps in zip(choices, deltas, strict=True):
+            layer: dict[int, tuple[int, int, int, int]] = {}
             for state, (ways, hidden, _, _) in layers[-1].items():
-                for index, option in enumerate(options):
-                    nxt = _add(state, option, max_piece)
-                    if nxt is None:
+                for index, step in enumerate(steps):
+                    nxt = state + step
+                    if nxt & guard:
                         continue
                     old = layer.get(nxt)
-                    cost = hidden + len(option)
+                    cost = hidden + len(options[index])
                     if old is None:
                         layer[nxt] = (ways, cost, state, index)
+                    elif cost < old[1]:
+                        layer[nxt] = (old[0] + ways, cost, state, index)
                     else:
-                        best = (cost, state, index) if cost < old[1] else old[1:]
-                        layer[nxt] = (old[0] + ways, *best)
+                        layer[nxt] = (old[0] + ways, old[1], old[2], old[3])
             layers.append(layer)
-        valid = {s for s in layers[-1] if reserves_for(self.variant, s) is not None}
+        # the stacks now and at the start (before the cups placed since were taken) must both
+        # be what the variant's external stacks can hold
+        placed = self._placed
+        valid = set()
+        for s in layers[-1]:
+            counts = packing.unpack(s)
+            if reserves_for(self.variant, counts) is None:
+                continue
+            if any(placed) and reserves_for(self.variant, tuple(c - p for c, p in zip(counts, placed, strict=True))) is None:
+                continue
+            valid.add(s)
         if not valid:
             raise CompanionError("no position fits the visible tops and the piece counts")
         self._count = sum(layers[-1][s][0] for s in valid)
-        self._best = _trace_best(layers, valid, squares, choices)
-        self._options = _possible_options(layers, valid, squares, choices, max_piece)
+        self._best = _trace_best(layers, valid, squares, choices, packing)
+        self._options = _possible_options(layers, valid, squares, choices, deltas, guard)
 
 
-def _add(state: Counts, option: Hidden, max_piece: int) -> Counts | None:
-    if not option:
-        return state
-    out = list(state)
-    for color, size in option:
-        out[color * max_piece + size - 1] += 1
-    return tuple(out)
+@dataclass(frozen=True)
+class _Packing:
+    """Counts per (colour, size) packed into one integer, one ``width``-bit field each."""
+
+    width: int
+    offsets: tuple[int, ...]
+    guard: int
+
+    @staticmethod
+    @cache
+    def of(variant: Variant) -> _Packing:
+        max_piece = variant.max_piece
+        supply = [sum(s == size for stack in variant.stacks for s in stack) for size in range(1, max_piece + 1)]
+        caps = supply * 2
+        width = max(caps).bit_length() + 1
+        top = 1 << (width - 1)
+        offsets = tuple(top - 1 - cap for cap in caps)
+        guard = sum(top << (width * i) for i in range(len(caps)))
+        return _Packing(width, offsets, guard)
+
+    def pack(self, counts: list[int] | tuple[int, ...]) -> int | None:
+        value = sum((offset + count) << (self.width * i) for i, (offset, count) in enumerate(zip(self.offsets, counts, strict=True)))
+        return None if value & self.guard else value
+
+    def unpack(self, value: int) -> Counts:
+        mask = (1 << self.width) - 1
+        return tuple(((value >> (self.width * i)) & mask) - offset for i, offset in enumerate(self.offsets))
+
+    def delta(self, option: Hidden) -> int:
+        max_piece = len(self.offsets) // 2
+        return sum(1 << (self.width * (color * max_piece + size - 1)) for color, size in option)
 
 
-def _trace_best(layers: list, valid: set[Counts], squares: list[Square], choices: list) -> dict[Square, Hidden]:
-    state = min(valid, key=lambda s: (layers[-1][s][1], s))
+def _trace_best(
+    layers: list, valid: set[int], squares: list[Square], choices: list, packing: _Packing
+) -> dict[Square, Hidden]:
+    state = min(valid, key=lambda s: (layers[-1][s][1], packing.unpack(s)))
     best: dict[Square, Hidden] = {}
     for i in range(len(squares), 0, -1):
         _, _, previous, index = layers[i][state]
@@ -220,20 +282,20 @@ def _trace_best(layers: list, valid: set[Counts], squares: list[Square], choices
 
 
 def _possible_options(
-    layers: list, valid: set[Counts], squares: list[Square], choices: list, max_piece: int
+    layers: list, valid: set[int], squares: list[Square], choices: list, deltas: list, guard: int
 ) -> dict[Square, list[Hidden]]:
     """Backward pass: an option is possible where a reachable state before the square leads
     through it to a state from which a valid end is reachable."""
-    good: set[Counts] = set(valid)
+    good: set[int] = set(valid)
     possible: dict[Square, list[Hidden]] = {}
     for i in range(len(squares) - 1, -1, -1):
         before = set()
         kept = []
-        for index, option in enumerate(choices[i]):
+        for index, step in enumerate(deltas[i]):
             hit = False
             for state in layers[i]:
-                nxt = _add(state, option, max_piece)
-                if nxt is not None and nxt in good:
+                nxt = state + step
+                if not nxt & guard and nxt in good:
                     before.add(state)
                     hit = True
             if hit:
