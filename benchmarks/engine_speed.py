@@ -16,7 +16,7 @@ import resource
 import time
 
 from companion.engine import Engine
-from companion.engine.junior import JuniorSolver
+from companion.engine.junior import JuniorSolver, canonical, pack
 from companion.engine.match import random_opening
 from companion.rules import PRESETS, Position
 
@@ -50,6 +50,14 @@ def classic(seconds: float) -> None:
     print(f"classic middlegames: {total_nodes / total_time:,.0f} nodes/s on average")
 
 
+# Junior positions the distance search does not settle within 11 plies (tests/engine too).
+JUNIOR_HARD = (
+    "junior B2,2/2,W2/1,W1,1 b 3321 33211 3", "junior 2,W1/3/1,W1,B2 b 3322 33211 5",
+    "junior 1,W1,W1/3/B2,2 b 3322 33211 3", "junior 3/B1,2/1,W2,1 w 33211 33221 4",
+    "junior W3,W1,1/B2,2/1,B2,1 b 3221 3311 5", "junior 1,B1,1/2,W2/1,W3,1 b 3211 33221 3",
+)
+
+
 def junior() -> None:
     start = Position(PRESETS["junior"])
     t0 = time.perf_counter()
@@ -65,22 +73,37 @@ def junior() -> None:
         first_player = {"win": "loss", "loss": "win"}.get(reply.value or "", reply.value)
         print(f"junior first move {start.move_from_code(code)}: first player {first_player} in "
               f"{reply.distance} plies ({time.perf_counter() - t0:.3f} s with the book)")
+    for text in JUNIOR_HARD:
+        position = Position.from_text(text)
+        t0 = time.perf_counter()
+        proof = JuniorSolver().prove(pack_canonical(position))
+        proved = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        timed = JuniorSolver.with_book().solve(position, time_limit=1.0)
+        print(f"junior hard [{text}]: value proof {proof} in {proved:.2f} s; with 1 s: "
+              f"{timed.value} in {time.perf_counter() - t0:.2f} s")
     times = []
+    values: dict[str | None, int] = {}
     rng = random.Random(5)
     engine = Engine("junior")
     for _ in range(100):
         position = Position(PRESETS["junior"])
         while position.outcome() is None and position.ply < 60:
             t0 = time.perf_counter()
-            move = engine.search(position, time=1.0).move
+            result = engine.search(position, time=1.0)
             times.append(time.perf_counter() - t0)
-            position.push(move)
+            values[result.value] = values.get(result.value, 0) + 1
+            position.push(result.move)
             if position.outcome() is None and rng.random() < 0.5:
                 position.push_code(rng.choice(position.legal_codes()))
     times.sort()
     print(f"junior strong moves ({len(times)} from 100 games, opponent half random): median "
           f"{1000 * times[len(times) // 2]:.1f} ms, 99th percentile {1000 * times[int(0.99 * len(times))]:.0f} ms, "
-          f"max {1000 * times[-1]:.0f} ms")
+          f"max {1000 * times[-1]:.0f} ms; values {values}")
+
+
+def pack_canonical(position: Position) -> int:
+    return canonical(pack(position))
 
 
 def main() -> int:

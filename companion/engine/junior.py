@@ -176,7 +176,7 @@ class JuniorAnswer:
     nodes: int
 
 
-TABLE_LIMIT = 1_500_000  # entries per table before it is cleared (memory stays well under 300 MB)
+TABLE_BUDGET = 1_000_000  # entries in all tables before they are cleared (memory stays well under 300 MB)
 SIDE_BIT = 1 << 54
 DISTANCE_SHARE = 0.35    # of the time limit: the distance search (iterative deepening) first,
 SEARCH_SHARE = 0.7       # then the proof of the value without a distance,
@@ -717,33 +717,41 @@ class JuniorSolver:
         if value is None:  # leave out moves whose win for the opponent is already proven
             alive = [(child, code) for child, code in alive
                      if self._canon(child) not in self.won and self._canon(child) not in self.win_at] or alive
+        # the opponent's line at once, checked for every move before any deadline can stop it
+        alive = [(child, code) for child, code in alive if expand(child) is not None] or alive[:1]
         last = alive[0][1]
+        survivors: list[tuple[int, int]] = []
+        tested = 0
         try:
-            for n in range(1, MAX_DISTANCE, 2):
-                survivors = []
+            for n in range(3, MAX_DISTANCE, 2):
+                survivors, tested = [], 0
                 for child, code in alive:
                     self.path = set(history)
                     if self.wins(child, n, side ^ 1):
                         last = code
                     else:
                         survivors.append((child, code))
+                    tested += 1
                 if not survivors:
                     return last  # every move loses: the one refuted last loses slowest
                 alive = survivors
         except SolverStopped:
-            pass
+            # out of time within a pass: a move that has resisted this pass, else one it has
+            # not reached (both resisted the pass before)
+            pool = survivors + alive[tested + 1:]
+            if pool:
+                return pool[0][1]
         return alive[0][1]
 
     def _trim(self) -> None:
-        for table in (self.win_at, self.no_win, self.best, self.refute, self._canonical):
-            if len(table) > TABLE_LIMIT:
+        """Keep the tables within ``TABLE_BUDGET`` entries in all (about 100 MB): past it,
+        everything learnt is forgotten at once (the book stays), which keeps every proven set
+        consistent with the others."""
+        tables = (self.win_at, self.no_win, self.best, self.refute, self._canonical, self.won, self.lost,
+                  self.cannot_win, self.holds)
+        if sum(len(table) for table in tables) > TABLE_BUDGET:
+            for table in tables:
                 table.clear()
-        if len(self.won) + len(self.lost) > TABLE_LIMIT:
-            self.won.clear()
-            self.lost.clear()
-        if len(self.cannot_win) + len(self.holds) > TABLE_LIMIT:  # cleared together: each
-            self.cannot_win.clear()                               # set's proof uses the other
-            self.holds.clear()
 
 
 def _codes_and_lines(k: int, turn: int) -> list[tuple[int, bool]]:
