@@ -100,7 +100,6 @@ class Searcher:
         self.lines = self.evaluator.lines
         self.need = variant.win_length - 1
         self.completing: dict[int, int] = {}  # tops -> squares completing a line of W-1 of them
-        self.threat_lines: dict[int, int] = {}  # tops -> squares of their lines of W-1
         self.stop_event = threading.Event()
         self.nodes = 0
         self.on_iteration = None  # callback(result) after each finished depth (engine protocol)
@@ -350,20 +349,6 @@ class Searcher:
             if len(self.completing) > EVAL_CACHE_LIMIT:
                 self.completing.clear()
             self.completing[tops] = squares
-        return squares
-
-    def _threat_lines(self, tops: int) -> int:
-        """Every square of the lines with W-1 of these tops: landing on one blocks or breaks."""
-        squares = self.threat_lines.get(tops)
-        if squares is None:
-            need = self.need
-            squares = 0
-            for mask in self.lines:
-                if (tops & mask).bit_count() == need:
-                    squares |= mask
-            if len(self.threat_lines) > EVAL_CACHE_LIMIT:
-                self.threat_lines.clear()
-            self.threat_lines[tops] = squares
         return squares
 
     def _reward(self, code: int, depth: int, ply: int) -> None:

@@ -465,6 +465,7 @@ class Position:
 
     def pop_code(self) -> int:
         """Undo the last move; return its code."""
+        # The inverse of push_code, written out the same way (lift from ``to``, drop back).
         code, old_rid, result = self._undo.pop()
         h = self._hash
         seen = self._seen

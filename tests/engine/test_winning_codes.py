@@ -8,6 +8,7 @@ import random
 import pytest
 
 from companion.rules import Position, Variant
+from tests.engine.helpers import winning_codes
 from tests.rules.helpers import setup
 
 VARIANTS = ["classic", "junior", "storer", "rogers", "moku", "classic:order=any", "storer:stacks=543.543.543",
@@ -15,15 +16,7 @@ VARIANTS = ["classic", "junior", "storer", "rogers", "moku", "classic:order=any"
 
 
 def brute_force_wins(position: Position) -> set[int]:
-    mover = position.turn
-    wins = set()
-    for code in position.legal_codes():
-        position.push_code(code)
-        result = position.line_result()
-        if result is not None and result.winner == mover:
-            wins.add(code)
-        position.pop_code()
-    return wins
+    return set(winning_codes(position))  # plays every legal move and asks line_result()
 
 
 @pytest.mark.parametrize("spec", VARIANTS)
