@@ -74,7 +74,7 @@ from companion.reconciler.referee import (
 )
 from companion.reconciler.unknowns import HiddenContents
 from companion.rules.game import Game
-from companion.rules.move import Move
+from companion.rules.move import Move, MoveError
 from companion.rules.outcome import Outcome, Termination
 from companion.rules.position import BOARD_FLAG, Position
 from companion.rules.square import Square, color_name, square_name
@@ -88,6 +88,7 @@ LOST_SQUARES = 4       # squares no path explains that mean more happened than a
 DEEP_CHANGED = 6       # most changed squares a three-move search is tried on
 DEEP_SQUARES = 3       # squares no path explains that start a search for three moves
 UNSEEN_COST, UNSEEN_LIMIT = 2, 4  # readings that need two moves: at most two close together
+SECOND_FAULT = 2.0     # log-odds against another illegal action before the board is put right
 PER_LINE = 3           # paths kept per line of moves (with different referee states)
 RESYNC_CONFIDENCE = 0.8  # every square must be read at least this sure to restart from the tops
 
@@ -154,6 +155,8 @@ class Reconciler:
         self.settings = settings
         self._clock = clock
         self.unknowns = unknowns  # a game started mid-way (or re-synchronised): what stacks may hide
+        self._unknowns_base = unknowns.copy() if unknowns is not None else None  # at the game's start
+        self._reveals: dict[tuple[int, str], tuple[int, int] | None] = {}  # (ply, move): cup it uncovered
         self._timestamp = 0.0
         self._attention: tuple | None = None  # the reading last reported as unclear
         self._pending_event: Event | None = None
@@ -224,6 +227,7 @@ class Reconciler:
         self._shown = Path(0, codes, 0.0)
         self._beam = [self._shown]
         self._unsure: dict[int, set[str]] = {}
+        self._guard = 0  # after a resync: the first move may be the end of one under way then
         self._remap: dict[int, int] = {}
         self._resync_options: dict[int, HiddenContents] = {}
 
@@ -301,9 +305,21 @@ class Reconciler:
         view, over, ranked = explained
         if two and over:
             return []
-        if path.pending is not None and not over:
-            ranked = [e for e in ranked if e.kind not in (Kind.TAKEBACK, Kind.NEW_GAME)]
         base = path.score + view.base
+        if path.pending is not None and not over:
+            # waiting for the board to be put right: the same illegal view again costs nothing
+            # more; another illegal action (or a lift) on top of it is a second fault
+            out = []
+            for e in ranked:
+                if e.kind in (Kind.TAKEBACK, Kind.NEW_GAME):
+                    continue
+                score = base + e.score
+                if e.kind is Kind.ILLEGAL and e.action == path.pending:
+                    score += PRIOR[Kind.ILLEGAL]
+                elif e.kind in (Kind.ILLEGAL, Kind.LIFT):
+                    score -= SECOND_FAULT
+                out.append((score, path, e, view, over))
+            return out
         return [(base + e.score, path, e, view, over) for e in ranked]
 
     def _explain(self, path: Path, likelihood: Likelihood, two: bool) -> tuple[View, bool, list[Explanation]]:
@@ -487,7 +503,7 @@ class Reconciler:
                 withdrawn = [m.text() for m in self.game.moves[self._base_ply:]]
                 self.game = Game(self.variant, start=self._starts[target.root], headers=self.game.headers)
                 if target.root in self._resync_options:
-                    self.unknowns = self._resync_options[target.root]
+                    self._unknowns_base = self._resync_options[target.root].copy()
                 self._remap = {target.root: 0}
                 common = 0
             else:
@@ -499,9 +515,12 @@ class Reconciler:
             for code in target.codes[common:]:
                 color = self.game.turn
                 move = self.game.position.move_from_code(code)
-                self._track_unknowns(move, None)
+                if not withdrawn:
+                    self._track_unknowns(move, None)
                 self.game.push(move, timestamp=self._timestamp)
                 added.append((move.text(), code, color, self.game.position.text()))
+            if withdrawn:
+                self._rebuild_unknowns()
             texts = tuple(text for text, *_ in added)
             first_ply = self.game.ply - len(added)
             if withdrawn:
@@ -645,7 +664,7 @@ class Reconciler:
         self.game = Game(self.variant)
         self._pending_event = None
         self._unsure = {}
-        self.unknowns = None
+        self.unknowns = self._unknowns_base = None
         self._remap = {NEW_ROOT: 0}
         return [self._event(EventType.NEW_GAME, detail={"variant": self.variant.spec})]
 
@@ -709,7 +728,13 @@ class Reconciler:
         unsure: dict[int, set[str]] = {}
         latest = len(shown.codes) - 1
         for path in self._beam:
-            if path.score < best - self.settings.doubt or path.root != shown.root:
+            if path.score < best - self.settings.doubt:
+                continue
+            if path.root != shown.root:
+                # another start (the other side to move after a resync, or a new game):
+                # nothing announced since the start is sure
+                for i, code in enumerate(shown.codes):
+                    unsure.setdefault(self._base_ply + i + 1, {_code_text(code)}).add("another start")
                 continue
             common = _common(path.codes, shown.codes)
             if common == len(shown.codes) or (common == latest and path.score < best - self.settings.margin):
@@ -724,6 +749,9 @@ class Reconciler:
                 for i in range(common + s0, common + s1):
                     texts = unsure.setdefault(self._base_ply + i + 1, {_code_text(shown.codes[i])})
                     texts.update(others)
+        if self._guard and len(shown.codes) >= self._guard:
+            first = shown.codes[self._guard - 1]
+            unsure.setdefault(self._guard, {_code_text(first)}).add("the end of a move under way at the resync")
         new = {ply: texts for ply, texts in unsure.items() if self._unsure.get(ply) != texts}
         self._unsure = unsure
         if not new:
@@ -819,6 +847,8 @@ class Reconciler:
             return None
         record = [m.text() for m in self.game.moves]
         self.unknowns = options[0][0]
+        self._unknowns_base = options[0][0].copy()
+        self._reveals = {}
         self.game = Game(self.variant, start=options[0][1], headers=self.game.headers)
         self._reset_paths()
         if len(options) > 1:
@@ -828,6 +858,7 @@ class Reconciler:
         self._unfit = 0
         self._attention = None
         self._pending_event = None
+        self._guard = 1
         self.resyncs += 1
         return [self._event(
             EventType.RESYNC, position=self.game.position.text(),
@@ -867,26 +898,54 @@ class Reconciler:
             for sq, cls in explanation.changes if explanation is not None else ():
                 if sq == origin:
                     shown = class_top(cls, self.variant.max_piece)
+            self._reveals[(self.game.ply + 1, move.text())] = shown
             self.unknowns.move(origin, move.to_square, shown)
         except CompanionError:
             # what was seen contradicts every hypothesis left: keep the game (its most likely
             # start) and stop listing unknowns rather than list wrong ones
             self.unknowns = None
 
+    def _rebuild_unknowns(self) -> None:
+        """After a correction: what the stacks may hide, from the game's start again along
+        the corrected moves (with the cups each lift was seen to uncover)."""
+        if self._unknowns_base is None:
+            return
+        unknowns = self._unknowns_base.copy()
+        position = self.game.start.copy()
+        try:
+            for ply, played in enumerate(self.game.played, start=1):
+                move = played.move
+                if move.from_square is None:
+                    unknowns.put(move.to_square, (position.turn, move.size))  # type: ignore[arg-type]
+                else:
+                    stack = position.stack(move.from_square)
+                    shown = self._reveals.get((ply, move.text()), stack[-2] if len(stack) > 1 else None)
+                    unknowns.move(move.from_square, move.to_square, shown)
+                position.push(move)
+        except CompanionError:
+            self.unknowns = None
+            return
+        self.unknowns = unknowns
+
     def _follow_unknowns(self) -> None:
-        """Replay the game from the most likely start if what was revealed changed it; the
-        paths restart from the announced game (what a lift showed is now known)."""
+        """Replay the game from the most likely start if what was revealed changed it (the
+        paths then restart from the announced game: what a lift showed is now known)."""
         if self.unknowns is None:
             return
         start = self.unknowns.start_position()
-        if start != self.game.start:
-            game = Game(self.variant, start=start, headers=self.game.headers)
+        if start == self.game.start:
+            return
+        game = Game(self.variant, start=start, headers=self.game.headers)
+        try:
             for played in self.game.played:
                 game.push(played.move, played.timestamp, played.comment)
-            self.game = game
-        shown = self._shown
+        except MoveError:
+            return  # the moves held need the start they came from: keep it
+        self.game = game
+        shown, unsure, guard = self._shown, self._unsure, self._guard
         self._reset_paths()
         self._shown.lifted, self._shown.must_move = shown.lifted, shown.must_move
+        self._unsure, self._guard = unsure, guard
 
     def _event(self, kind: EventType, **fields) -> Event:
         fields.setdefault("ply", self.game.ply)
