@@ -56,7 +56,7 @@ BIT_SQUARE = {1 << i: i % 3 + 16 * (i // 3) for i in range(9)}  # bit -> rules s
 MAX_DISTANCE = 60    # plies: the distance search never looks further (the longest junior win is far shorter)
 PIECES_PER_SIZE = 2
 BOOK_PATH = Path(__file__).with_name("data") / "junior_book.json"
-BOOK_PLIES = 2       # the book holds every position up to this many plies from the start
+BOOK_PLIES = 3       # the book holds every position up to this many plies from the start
 
 
 def _completing_squares(mask: int) -> int:
@@ -159,6 +159,62 @@ def expand(k: int) -> list[tuple[int, int, int]] | None:
     return out
 
 
+def has_line_move(k: int) -> bool:
+    """``expand(k) is None`` without generating the moves: can the mover complete a line?
+    Only the squares that complete a line with the mover's tops (after the lift, for a board
+    move) are tried, so the leaves of the distance search cost a fraction of ``expand``."""
+    mine = k & M27
+    theirs = k >> 27
+    a1, a2, a3 = mine & 511, mine >> 9 & 511, mine >> 18
+    b1, b2, b3 = theirs & 511, theirs >> 9 & 511, theirs >> 18
+    o3 = a3 | b3
+    o23 = o3 | a2 | b2
+    targets = (511 & ~(o23 | a1 | b1), 511 & ~o23, 511 & ~o3)
+    completing = WIN_SQUARES[a3 | a2 & ~o3 | a1 & ~o23]
+    if completing:  # a placement lifts nothing: it wins wherever it completes a line
+        if POP[a1] < PIECES_PER_SIZE and targets[0] & completing:
+            return True
+        if POP[a2] < PIECES_PER_SIZE and targets[1] & completing:
+            return True
+        if POP[a3] < PIECES_PER_SIZE and targets[2] & completing:
+            return True
+    for size, own, cover in ((1, a1, o23), (2, a2, o3), (3, a3, 0)):
+        shift = 9 * (size - 1)
+        for f in BITS[own & ~cover]:
+            nm = mine ^ f << shift  # the tops once f is lifted
+            n1, n2, n3 = nm & 511, nm >> 9 & 511, nm >> 18
+            p3 = n3 | b3
+            p23 = p3 | n2 | b2
+            candidates = targets[size - 1] & ~f & WIN_SQUARES[n3 | n2 & ~p3 | n1 & ~p23]
+            if candidates:
+                their_seen = b3 | b2 & ~p3 | b1 & ~p23
+                for t in BITS[candidates]:
+                    if not HAS_LINE[their_seen & ~t]:  # the drop must not leave their line shown
+                        return True
+    return False
+
+
+def threatens(k: int) -> bool:
+    """Might the player *not* to move in ``k`` complete a line on their next move, whatever
+    the mover does? False only when it surely cannot: no square completes a line of its
+    visible tops and the mover has a piece to place. (A placement only covers; afterwards the
+    other player's tops are a subset of these, even after lifting one of its own pieces, and
+    a subset completes no more lines.) When the mover cannot place, its board moves might
+    reveal pieces, so the answer is True."""
+    mover, other = k & M27, k >> 27
+    b1, b2, b3 = other & 511, other >> 9 & 511, other >> 18
+    a1, a2, a3 = mover & 511, mover >> 9 & 511, mover >> 18
+    o3 = a3 | b3
+    o23 = o3 | a2 | b2
+    if WIN_SQUARES[b3 | b2 & ~o3 | b1 & ~o23]:
+        return True
+    return not (
+        (POP[a1] < PIECES_PER_SIZE and 511 & ~(o23 | a1 | b1))
+        or (POP[a2] < PIECES_PER_SIZE and 511 & ~o23)
+        or (POP[a3] < PIECES_PER_SIZE and 511 & ~o3)
+    )
+
+
 def _priority(move: tuple[int, int, int]) -> int:
     return move[0]
 
@@ -178,8 +234,8 @@ class JuniorAnswer:
 
 TABLE_BUDGET = 1_000_000  # entries in all tables before they are cleared (memory stays well under 300 MB)
 SIDE_BIT = 1 << 54
-DISTANCE_SHARE = 0.35    # of the time limit: the distance search (iterative deepening) first,
-SEARCH_SHARE = 0.7       # then the proof of the value without a distance,
+DISTANCE_SHARE = 0.6     # of the time limit: the distance search (iterative deepening) first,
+SEARCH_SHARE = 0.8       # then the proof of the value without a distance,
 CHOICE_SHARE = 0.9       # then the choice of the move (the rest is a margin,
 MARGIN = 0.05            # at least this many seconds)
 UNTIMED_HORIZON = 15     # without a time limit, the distance search goes this far before the proof
@@ -240,11 +296,11 @@ class JuniorSolver:
         self.nodes += 1
         if not self.nodes & CHECK_EVERY:
             self._check()
+        if n < 3:
+            return has_line_move(k)
         moves = expand(k)
         if moves is None:
             return True
-        if n < 3:
-            return False
         ck = canonical(k)
         known = self.win_at.get(ck)
         if known is not None and known <= n:
@@ -276,6 +332,8 @@ class JuniorSolver:
 
     def _all_replies_lose(self, child: int, n: int, side: int) -> bool:
         """Every move of the opponent in ``child`` leaves ``side`` a win within ``n`` plies."""
+        if n < 3 and not threatens(child):
+            return False  # the opponent places a piece anywhere and no line can follow
         replies = expand(child)
         if replies is None:
             return False
@@ -527,7 +585,6 @@ class JuniorSolver:
         """The distance search: ("win"/"loss", exact distance, nodes), or (None, the horizon
         finished, nodes) when neither side forces a line within ``horizon`` plies or the
         deadline came first."""
-        self._trim()
         start_nodes = self.nodes
         book = self.book.get(canonical(k))
         if book is not None and _fresh(k, history):
@@ -554,6 +611,7 @@ class JuniorSolver:
         move that keeps a proven draw; with ``time_limit``, the answer comes within it (value
         None, and the safest move found, when the proofs did not finish)."""
         start = _time.perf_counter()
+        self._trim()
         self.stop_event = stop_event or threading.Event()
         search_end = start + SEARCH_SHARE * time_limit if time_limit is not None else None
         k = pack(position)
@@ -638,7 +696,7 @@ class JuniorSolver:
                 return code
         for _, child, code in moves:
             c = self._canon(child)
-            if c not in self.won and c not in self.win_at and expand(child) is not None:
+            if c not in self.won and c not in self.win_at and not has_line_move(child):
                 return code
         return moves[0][2]
 
@@ -718,7 +776,7 @@ class JuniorSolver:
             alive = [(child, code) for child, code in alive
                      if self._canon(child) not in self.won and self._canon(child) not in self.win_at] or alive
         # the opponent's line at once, checked for every move before any deadline can stop it
-        alive = [(child, code) for child, code in alive if expand(child) is not None] or alive[:1]
+        alive = [(child, code) for child, code in alive if not has_line_move(child)] or alive[:1]
         last = alive[0][1]
         survivors: list[tuple[int, int]] = []
         tested = 0
@@ -859,7 +917,7 @@ def main(argv: list[str]) -> int:
         book = JuniorSolver().build_book(BOOK_PLIES, _progress)
         BOOK_PATH.parent.mkdir(exist_ok=True)
         entries = sorted([key, *entry] for key, entry in book.items())
-        BOOK_PATH.write_text(json.dumps({"version": 1, "plies": BOOK_PLIES, "entries": entries}) + "\n")
+        BOOK_PATH.write_text(json.dumps({"version": 2, "plies": BOOK_PLIES, "entries": entries}) + "\n")
         print(f"{len(entries)} positions in {_time.perf_counter() - t0:.0f} s -> {BOOK_PATH}")
         return 0
     solver = JuniorSolver()

@@ -9,8 +9,9 @@ import time
 import pytest
 
 from companion.engine import Engine
-from companion.engine.junior import JuniorSolver, canonical, expand, pack
+from companion.engine.junior import JuniorSolver, canonical, expand, has_line_move, pack, threatens
 from companion.rules import PRESETS, Position
+from companion.rules.position import BOARD_FLAG
 from tests.engine.helpers import random_positions
 
 JUNIOR = PRESETS["junior"]
@@ -121,3 +122,24 @@ def test_out_of_time_it_still_avoids_giving_an_immediate_line():
         assert answer.code in safe or answer.value == "loss", position.text()
         checked += 1
     assert checked >= 30
+
+
+def test_the_distance_searchs_shortcuts_agree_with_expand():
+    """``has_line_move`` is ``expand(k) is None``; when ``threatens`` says no, every placement
+    of the mover leaves the other player without a line move."""
+    rng = random.Random(8)
+    checked = quiet = 0
+    for _ in range(600):
+        k = 0
+        for _ply in range(rng.randint(0, 30)):
+            moves = expand(k)
+            assert has_line_move(k) == (moves is None), k
+            checked += 1
+            if not moves:
+                break
+            if not threatens(k):
+                placements = [child for _, child, code in moves if not code & BOARD_FLAG]
+                assert placements and not any(has_line_move(child) for child in placements), k
+                quiet += 1
+            k = rng.choice(moves)[1]
+    assert checked > 3000 and quiet > 1000
