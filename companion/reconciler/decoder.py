@@ -62,7 +62,7 @@ PRIOR: dict[Kind, float] = {
     Kind.MOVE: 0.0,
     Kind.TAKEBACK: 0.5,
     Kind.LIFT: 0.5,
-    Kind.TWO_MOVES: 2.0,
+    Kind.TWO_MOVES: 3.5,
     Kind.NEW_GAME: 2.0,
     Kind.ILLEGAL: 1.0,
     Kind.AFTER_END: 6.0,

@@ -380,6 +380,7 @@ def run_stream(stream: Stream, make: Callable[[Variant], object], timer: Callabl
     result = RunResult(games=1)
     flagged = False
     before: list[str] = []  # the record held before the last resync
+    doubted: set[int] = set()  # its plies held as unsure then
     offset = 0               # truth plies before the resynced game's start
     for step in stream.steps:
         started = timer()
@@ -392,7 +393,8 @@ def run_stream(stream: Stream, make: Callable[[Variant], object], timer: Callabl
         for event in events:
             if event.type is EventType.RESYNC:
                 result.resyncs += 1
-                before = list(event.detail.get("record", []))
+                doubted |= {ply + len(before) for ply in event.detail.get("unsure", [])}
+                before = before + list(event.detail.get("record", []))
                 offset = len(step.truth)
         if step.expect is not None:
             result.expected[step.fault] += 1
@@ -406,7 +408,7 @@ def run_stream(stream: Stream, make: Callable[[Variant], object], timer: Callabl
                     result.shown_wrong += 1
     result.withdrawn = getattr(reconciler, "corrections", 0)
     final = [m.text() for m in reconciler.game.moves]  # type: ignore[attr-defined]
-    unsure = {len(before) + ply for ply in getattr(reconciler, "unsure", {})}
+    unsure = doubted | {len(before) + ply for ply in getattr(reconciler, "unsure", {})}
     truth = list(stream.moves)
     result.moves = len(truth)
     result.right, result.wrong, unknown = score_record(before + final, truth, unsure)

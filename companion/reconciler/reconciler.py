@@ -846,6 +846,7 @@ class Reconciler:
         except CompanionError:
             return None
         record = [m.text() for m in self.game.moves]
+        doubted = sorted(self._unsure)
         self.unknowns = options[0][0]
         self._unknowns_base = options[0][0].copy()
         self._reveals = {}
@@ -864,7 +865,7 @@ class Reconciler:
             EventType.RESYNC, position=self.game.position.text(),
             reason="the board could not be followed from the last position: "
                    "the game goes on from what the board shows",
-            detail={"unknown": self.unknowns.unknown(), "record": record},
+            detail={"unknown": self.unknowns.unknown(), "record": record, "unsure": doubted},
         )]
 
     # ----- a game started mid-way ---------------------------------------------------------
