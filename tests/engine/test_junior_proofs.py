@@ -17,13 +17,14 @@ from tests.engine.helpers import random_positions
 JUNIOR = PRESETS["junior"]
 # Found by the value proof; the distance search sees no forced line for either side in them.
 DRAWS = ("junior B2,2/2,W2/1,W1,1 b 3321 33211 3", "junior 2,W1/3/1,W1,B2 b 3322 33211 5")
-# Positions the distance search does not settle within 11 plies (long wins, losses, draws).
+# Beyond the book (4 or more pieces on the board), not settled by the distance search within
+# 11 plies or a few tenths of a second: long wins and losses, draws.
 HARD = (
-    *DRAWS,
-    "junior 1,W1,W1/3/B2,2 b 3322 33211 3",
-    "junior 3/B1,2/1,W2,1 w 33211 33221 4",
+    "junior 3/B2,1,W3/1,B1W3,1 w 2211 3321 6",
+    "junior 2,B3/2,W1/W3,1,B3 w 3221 2211 4",
     "junior W3,W1,1/B2,2/1,B2,1 b 3221 3311 5",
-    "junior 1,B1,1/2,W2/1,W3,1 b 3211 33221 3",
+    "junior W1B2,2/3/W1,1,B3 w 3322 3211 4",
+    "junior B1,1,B1W2/3/2,W3 b 3211 3322 7",
 )
 
 
