@@ -386,16 +386,9 @@ class JuniorSolver:
         proven (``won``). Otherwise the lowest depth of the current line this answer leans
         on (``CLOSED`` when none): a trial until it is verified, which happens as soon as it
         leans on nothing above itself."""
-        if ck in self.won:
-            return LOST
-        if ck in self.cannot_win:
-            return CLOSED
-        trial = self._trial_cannot_win.get(ck)
-        if trial is not None:
-            return min(trial[0], self._owner(trial[1]))
-        low = self._attacking.get(ck)
-        if low is not None:
-            return low
+        known = self._known(ck, self.won, self.cannot_win, self._trial_cannot_win, self._attacking)
+        if known is not None:
+            return known
         self.nodes += 1
         if not self.nodes & CHECK_EVERY:
             self._check()
@@ -429,16 +422,9 @@ class JuniorSolver:
     def _can_hold(self, ck: int, depth: int) -> int:
         """Can the mover of ``ck`` avoid losing? ``LOST`` when it cannot: proven (``lost``);
         otherwise as ``_no_forced_win``."""
-        if ck in self.lost:
-            return LOST
-        if ck in self.holds:
-            return CLOSED
-        trial = self._trial_holds.get(ck)
-        if trial is not None:
-            return min(trial[1], self._owner(trial[2]))
-        low = self._defending.get(ck)
-        if low is not None:
-            return low
+        known = self._known(ck, self.lost, self.holds, self._trial_holds, self._defending)
+        if known is not None:
+            return known
         self.nodes += 1
         if not self.nodes & CHECK_EVERY:
             self._check()
@@ -474,6 +460,19 @@ class JuniorSolver:
         if low >= depth:
             return self._commit(mark, (1, ck))
         return low
+
+    def _known(self, ck: int, lost, held, trials: dict, line: dict[int, int]) -> int | None:
+        """What one side's tables already say of ``ck``: ``LOST``, ``CLOSED`` (verified), a
+        trial's lowest depth (and what it was made under), the depth on the current line
+        (a repetition: held), or None when it must be searched."""
+        if ck in lost:
+            return LOST
+        if ck in held:
+            return CLOSED
+        trial = trials.get(ck)
+        if trial is not None:  # (..., lowest depth, place in the journal)
+            return min(trial[-2], self._owner(trial[-1]))
+        return line.get(ck)
 
     def _owner(self, position: int) -> int:
         """The depth of the deepest position of the current line that was already being
