@@ -14,6 +14,7 @@ piece codes ``size << 1 | colour``, bottom first.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from functools import cache
 
@@ -94,18 +95,22 @@ _RESERVE_KEYS: list[tuple[int, int]] = []      # id -> (white's reserve_key, bla
 _RESERVE_OPTIONS: list[tuple[tuple[int, int, bool], ...]] = []  # id -> placement_options
 _TAKES: list[dict[int, tuple[int, int, int]]] = []  # id -> {code >> 8: (new id, white delta, black delta)}
 CACHE_LIMIT = 100_000  # entries per per-variant cache before it is cleared
+_RESERVE_LOCK = threading.Lock()
 
 
 def _reserve_id(reserve: Reserve, any_order: bool) -> int:
     rid = _RESERVE_IDS.get((reserve, any_order))
     if rid is None:
-        rid = len(_RESERVES)
-        _RESERVE_IDS[(reserve, any_order)] = rid
-        _RESERVES.append(reserve)
-        _RESERVE_ANY.append(any_order)
-        _RESERVE_KEYS.append((reserve_key(WHITE, reserve), reserve_key(BLACK, reserve)))
-        _RESERVE_OPTIONS.append(placement_options(reserve, any_order))
-        _TAKES.append({})
+        with _RESERVE_LOCK:  # positions may be made in several threads (search, device)
+            rid = _RESERVE_IDS.get((reserve, any_order))
+            if rid is None:
+                rid = len(_RESERVES)
+                _RESERVES.append(reserve)
+                _RESERVE_ANY.append(any_order)
+                _RESERVE_KEYS.append((reserve_key(WHITE, reserve), reserve_key(BLACK, reserve)))
+                _RESERVE_OPTIONS.append(placement_options(reserve, any_order))
+                _TAKES.append({})
+                _RESERVE_IDS[(reserve, any_order)] = rid  # last: the id is usable once published
     return rid
 
 
