@@ -107,7 +107,9 @@ class Path:
     must_move: Square | None = None  # touch rule: a lifted cup was put back and must move
     pending: Action | None = None    # an illegal action on the board, not yet put right
     forfeit: Square | None = None    # touch rule: a cup lifted that had nowhere to go
-    doubt: tuple[tuple[Square, int], ...] = ()  # squares a reading contradicted (and what it read), not yet re-read
+    doubt: tuple[tuple[Square, int, int], ...] = ()  # squares a reading contradicted: (square, what it
+    #                                  read, moves before that reading), not yet re-read
+    suspect: frozenset[int] = frozenset()  # moves (indices) made around a doubt that can no longer be checked
     tainted: bool = False            # a later move made a doubted square show what was read there
     unseen: int = 0                  # recent readings that needed two moves (decays by one a reading)
 
@@ -252,16 +254,23 @@ class Reconciler:
         self._explained = {}
         candidates = [c for path in self._beam for c in self._candidates(path, likelihood)]
         children = self._children(candidates)
+        # two moves made out of sight, from each leading path that no single action explains
+        near = self._beam[0].score - self.settings.margin
+        extra = []
+        searched: set[tuple] = set()
+        for i, path in enumerate(self._beam):
+            if (i >= TWO_MOVE_PATHS and path.score < near) or path.pending is not None \
+                    or path.forfeit is not None or path.line() in searched:
+                continue
+            view, over, ranked = self._explained[(path.root, path.codes, False)]
+            top = ranked[0]
+            if not over and (not clean(view, top, self.settings) or top.kind is Kind.ILLEGAL):
+                searched.add(path.line())
+                extra += self._candidates(path, likelihood, two=True)
+        if extra:
+            children = self._children(candidates + extra)
         best = children[0]
         assert best.view is not None and best.explanation is not None
-        if not clean(best.view, best.explanation, self.settings) or best.explanation.kind is Kind.ILLEGAL:
-            near = self._beam[0].score - self.settings.margin
-            parents = [path for path in self._beam if path.pending is None and path.forfeit is None]
-            parents = [p for i, p in enumerate(parents) if i < TWO_MOVE_PATHS or p.score >= near]
-            extra = [c for path in parents for c in self._candidates(path, likelihood, two=True)]
-            if extra:
-                children = self._children(candidates + extra)
-                best = children[0]
         fit, contradicting, _ = fits(best.view, best.explanation, self.settings)
         self._unfit = 0 if best.decent else self._unfit + 1
         if not fit and len(contradicting) >= DEEP_SQUARES:
@@ -372,18 +381,24 @@ class Reconciler:
         shows whether they were misread (they read as the path has them: the doubt goes) or
         the path is wrong. A path that then makes a doubted square show what was read there
         by a move of its own, or is contradicted there the same way again, is tainted: it
-        explains the board away with made-up moves, and is never announced."""
+        explains the board away with made-up moves, and is never announced. A path whose
+        next move changes a doubted square otherwise can never be checked there: its moves
+        since the doubtful reading are suspect (announced as unsure)."""
         ok, contradicting, _ = fits(view, e, self.settings)
         child.tainted = path.tainted
+        child.suspect = path.suspect
         child.unseen = path.unseen + UNSEEN_COST if e.kind is Kind.TWO_MOVES else max(path.unseen - 1, 0)
         reading = view.reading
         if path.doubt:
             changes = dict(e.changes)
-            for sq, read in path.doubt:
+            for sq, read, since in path.doubt:
                 if changes.get(sq) == read or (sq in contradicting and reading[view.row[sq]] == read):
                     child.tainted = True
+                elif sq in changes:
+                    child.suspect = child.suspect | frozenset(range(since, len(child.codes)))
         if not ok:
-            child.doubt = tuple((sq, reading[view.row[sq]]) for sq in contradicting)
+            since = len(path.codes)
+            child.doubt = tuple((sq, reading[view.row[sq]], since) for sq in contradicting)
 
     def _child(self, path: Path, e: Explanation, score: float, view: View, over: bool) -> Path:
         """The path after ``path`` explains the reading as ``e`` (the referee's state included)."""
@@ -487,7 +502,8 @@ class Reconciler:
         agreed = min(_common(codes, p.codes) for p in near)
         if agreed <= len(shown.codes) or codes[: len(shown.codes)] != shown.codes:
             return []
-        return self._sync(Path(shown.root, codes[:agreed], shown.score))
+        suspect = frozenset().union(*(p.suspect for p in near))
+        return self._sync(Path(shown.root, codes[:agreed], shown.score, suspect=suspect))
 
     def _sync(self, target: Path) -> list[Event]:
         """Make the announced game follow ``target``'s moves (a correction when they differ,
@@ -749,6 +765,10 @@ class Reconciler:
                 for i in range(common + s0, common + s1):
                     texts = unsure.setdefault(self._base_ply + i + 1, {_code_text(shown.codes[i])})
                     texts.update(others)
+        for i in shown.suspect:
+            if i < len(shown.codes):
+                unsure.setdefault(self._base_ply + i + 1, {_code_text(shown.codes[i])}).add(
+                    "read against the board when it was made")
         if self._guard and len(shown.codes) >= self._guard:
             first = shown.codes[self._guard - 1]
             unsure.setdefault(self._guard, {_code_text(first)}).add("the end of a move under way at the resync")
