@@ -35,7 +35,7 @@ from functools import cache
 import numpy as np
 
 from companion.errors import CompanionError
-from companion.reconciler.referee import Action, ActionKind, legal_code_index
+from companion.reconciler.referee import Action, ActionKind
 from companion.rules.game import Game
 from companion.rules.position import BOARD_FLAG, Position
 from companion.rules.square import Square, board_squares, square_name
@@ -78,9 +78,11 @@ class Settings:
     clean: float = 4.0     # residual below which an explanation accounts for the whole board
     misread: float = 2.0   # a square whose reading contradicts the explanation by more is a misread
     max_changed: int = 8   # more changed squares than this is not two moves: skip that search
+    changed: float = 2.0   # a square may have changed when another class reads within this of its top
     keep: float = 10.0     # paths this far behind the best stay alive (two confident misreads)
     doubt: float = 7.0     # an earlier move is unsure while a path this close plays another
     width: int = 8         # paths kept at most
+    lines: int = 8         # of them, different lines of moves at most (each costs a scoring of a reading)
 
 
 DEFAULT_SETTINGS = Settings()
@@ -168,6 +170,7 @@ class Frame:
     place_fits: np.ndarray
     board_fits: np.ndarray
     costs: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]]
+    undone: tuple[tuple[Square, int], ...] | None = None  # what taking the last move back shows
 
 
 _FRAMES: OrderedDict[tuple, Frame] = OrderedDict()
@@ -220,22 +223,35 @@ def frame(position: Position) -> Frame:
             current.append(0)
             top_size.append(0)
             under.append(0)
-    index = legal_code_index(position)
+    # the legal codes keyed by what they do physically (as ``legal_code_index``), and as
+    # flat positions in the placement and board-move arrays
     n, turn = len(squares), position.turn
-    place_legal = np.zeros((n, 2 * max_piece), dtype=bool)
-    board_legal = np.zeros((n, n), dtype=bool)
-    place_at: tuple[list[int], list[int]] = ([], [])
-    board_at: tuple[list[int], list[int]] = ([], [])
+    width = 2 * max_piece
     column = turn * max_piece - 1
-    for size, origin, to in index:
-        if origin < 0:
-            place_at[0].append(row[to])
-            place_at[1].append(column + size)
+    index: dict[tuple[int, int, int], list[int]] = {}
+    place_at: list[int] = []
+    board_at: list[int] = []
+    for code in position.legal_codes():
+        to = code & 0xFF
+        if code & BOARD_FLAG:
+            origin = (code >> 8) & 0xFF
+            key = (0, origin, to)
+            board_at.append(row[origin] * n + row[to])
         else:
-            board_at[0].append(row[origin])
-            board_at[1].append(row[to])
+            size = (code >> 8) & 0xF
+            key = (size, -1, to)
+            place_at.append(row[to] * width + column + size)
+        codes = index.get(key)
+        if codes is None:
+            index[key] = [code]
+        else:
+            codes.append(code)
+    place_legal = np.zeros(n * width, dtype=bool)
     place_legal[place_at] = True
+    place_legal = place_legal.reshape(n, width)
+    board_legal = np.zeros(n * n, dtype=bool)
     board_legal[board_at] = True
+    board_legal = board_legal.reshape(n, n)
     sizes = np.array(top_size)
     place_fits = _class_sizes(max_piece)[None, :] > sizes[:, None]
     board_fits = (sizes[None, :] < sizes[:, None]) & (sizes > 0)[:, None]
@@ -401,7 +417,7 @@ def explain(
     out = [Explanation(Kind.NO_CHANGE, 0.0, ())]
     if moves or illegal or lifts:
         out += _single_actions(position, view, moves, illegal, lifts, takeback, reveal or {}, limit)
-    if takeback and position.move_codes:
+    if takeback and position._undo:
         out.append(_takeback(position, view))
     if new_game:
         changes = tuple((sq, 0) for sq in view.squares if position._stacks[sq])
@@ -443,23 +459,26 @@ def _single_actions(
     place = G[:, 1:]
     lift_gain = G[view.likelihood.rows, under]
     board = lift_gain[:, None] + G[:, f.current].T
-    scores = np.concatenate(((place - place_cost).ravel(), (board - board_cost).ravel(), lift_gain - lift_cost))
+    gains = np.concatenate((place.ravel(), board.ravel(), lift_gain))
+    costs = np.concatenate((place_cost.ravel(), board_cost.ravel(), lift_cost))
+    scores = gains - costs
     count = min(limit, scores.size)
     top = np.argpartition(scores, scores.size - count)[scores.size - count:]
     out: list[Explanation] = []
     n_place, n_board = place.size, board.size
     turn = position.turn
     stacks = position._stacks
-    for i in top.tolist():
-        if scores[i] == -np.inf:
+    current = f.current_list
+    under_list = under.tolist()
+    for i, gain, cost in zip(top.tolist(), gains[top].tolist(), costs[top].tolist(), strict=True):
+        if cost == np.inf:
             continue
         if i < n_place:
             r, j = divmod(i, 2 * max_piece)
             sq, cls = squares[r], j + 1
             color, size = divmod(j, max_piece)
             size += 1
-            gain = float(place[r, j])
-            codes = f.index.get((size, -1, sq)) if color == turn and place_cost[r, j] == 0.0 else None
+            codes = f.index.get((size, -1, sq)) if color == turn and cost == 0.0 else None
             if codes:
                 out.extend(Explanation(Kind.MOVE, gain, ((sq, cls),), (c,)) for c in codes)
             else:
@@ -469,9 +488,8 @@ def _single_actions(
             r, t = divmod(i - n_place, n)
             origin, to = squares[r], squares[t]
             piece = stacks[origin][-1]
-            changes = ((origin, int(under[r])), (to, f.current_list[r]))
-            gain = float(board[r, t])
-            if board_cost[r, t] == 0.0:
+            changes = ((origin, under_list[r]), (to, current[r]))
+            if cost == 0.0:
                 codes = f.index[(0, origin, to)]
                 out.append(Explanation(Kind.MOVE, gain, changes, (codes[0],)))
             else:
@@ -482,7 +500,7 @@ def _single_actions(
             origin = squares[r]
             piece = stacks[origin][-1]
             action = Action(ActionKind.LIFT, piece & 1, piece >> 1, origin=origin)
-            out.append(Explanation(Kind.LIFT, float(lift_gain[r]), ((origin, int(under[r])),), action=action))
+            out.append(Explanation(Kind.LIFT, gain, ((origin, under_list[r]),), action=action))
     return out
 
 
@@ -504,14 +522,19 @@ def _last_placement(position: Position) -> Square | None:
 
 
 def _takeback(position: Position, view: View) -> Explanation:
-    code = position.move_codes[-1]
-    squares = [code & 0xFF] + ([(code >> 8) & 0xFF] if code & BOARD_FLAG else [])
-    position.pop_code()
-    try:
-        changes = tuple((sq, view.piece_class(_top_code(position, sq))) for sq in squares)
-    finally:
-        position.push_code(code)
-    gain = sum(view.gain[view.row[sq]][cls] for sq, cls in changes)
+    f = view.frame
+    changes = f.undone
+    if changes is None:
+        code = position._undo[-1][0]
+        squares = [code & 0xFF] + ([(code >> 8) & 0xFF] if code & BOARD_FLAG else [])
+        position.pop_code()
+        try:
+            changes = tuple((sq, view.piece_class(_top_code(position, sq))) for sq in squares)
+        finally:
+            position.push_code(code)
+        f.undone = changes
+    G = view.G
+    gain = sum(float(G[f.row[sq], cls]) for sq, cls in changes)
     return Explanation(Kind.TAKEBACK, gain, changes)
 
 
@@ -599,7 +622,7 @@ def decide(
     )
     best = ranked[0]
     if two_moves and moves and (not clean(view, best, settings) or best.kind is Kind.ILLEGAL):
-        changed = view.changed_squares(settings.margin)
+        changed = view.changed_squares(settings.changed)
         if len(changed) <= settings.max_changed:
             ranked.extend(two_move_explanations(position, view, changed))
     ranked.sort(key=_score, reverse=True)

@@ -73,7 +73,7 @@ from companion.reconciler.referee import (
     wrong_piece_reason,
 )
 from companion.reconciler.unknowns import HiddenContents
-from companion.rules.game import Game
+from companion.rules.game import Game, PlayedMove
 from companion.rules.move import Move, MoveError
 from companion.rules.outcome import Outcome, Termination
 from companion.rules.position import BOARD_FLAG, Position
@@ -254,12 +254,14 @@ class Reconciler:
         self._explained = {}
         candidates = [c for path in self._beam for c in self._candidates(path, likelihood)]
         children = self._children(candidates)
-        # two moves made out of sight, from each leading path that no single action explains
-        near = self._beam[0].score - self.settings.margin
+        # two moves made out of sight, from each path that no single action explains and whose
+        # two-move account could still come close to the best (a perfect fit at most)
+        perfect = float(likelihood.best.sum()) - PRIOR[Kind.TWO_MOVES]
+        floor = children[0].score - (self.settings.keep + self.settings.margin) / 2
         extra = []
         searched: set[tuple] = set()
-        for i, path in enumerate(self._beam):
-            if (i >= TWO_MOVE_PATHS and path.score < near) or path.pending is not None \
+        for path in self._beam:
+            if path.score + perfect < floor or path.pending is not None \
                     or path.forfeit is not None or path.line() in searched:
                 continue
             view, over, ranked = self._explained[(path.root, path.codes, False)]
@@ -336,7 +338,7 @@ class Reconciler:
         view = View(position, None, likelihood=likelihood)
         over = path.forfeit is not None or _is_over(position, view)
         if two:
-            changed = view.changed_squares(self.settings.margin)
+            changed = view.changed_squares(self.settings.changed)
             if over or len(changed) > self.settings.max_changed:
                 return view, over, []
             return view, over, two_move_explanations(position, view, changed)
@@ -368,7 +370,7 @@ class Reconciler:
             child = self._child(path, e, score, view, over)
             key = child.key()
             line = key[:2]
-            if key not in seen and lines.get(line, 0) < PER_LINE:
+            if key not in seen and lines.get(line, 0) < PER_LINE and (line in lines or len(lines) < self.settings.lines):
                 seen.add(key)
                 lines[line] = lines.get(line, 0) + 1
                 self._judge(child, path, e, view)
@@ -533,7 +535,7 @@ class Reconciler:
                 move = self.game.position.move_from_code(code)
                 if not withdrawn:
                     self._track_unknowns(move, None)
-                self.game.push(move, timestamp=self._timestamp)
+                self._push(code, move)
                 added.append((move.text(), code, color, self.game.position.text()))
             if withdrawn:
                 self._rebuild_unknowns()
@@ -623,7 +625,7 @@ class Reconciler:
         for code in e.codes:
             move = self.game.position.move_from_code(code)
             self._track_unknowns(move, e)
-            self.game.push(move, timestamp=self._timestamp)
+            self._push(code, move)
             texts.append(move.text())
             detail: dict[str, object] = {
                 "color": color_name(self.game.turn ^ 1),
@@ -642,6 +644,11 @@ class Reconciler:
         if outcome is not None:
             events.append(self._outcome_event(outcome))
         return events
+
+    def _push(self, code: int, move: Move) -> None:
+        """Play a move the paths found legal (its code is legal here: no need to check it)."""
+        self.game.position.push_code(code)
+        self.game.played.append(PlayedMove(move, self._timestamp))
 
     def _lifted_event(self, origin: Square) -> Event:
         position = self.game.position
@@ -821,7 +828,7 @@ class Reconciler:
         for path in sources.values():
             position = self._goto(path.root, path.codes)
             view = View(position, None, likelihood=likelihood)
-            changed = view.changed_squares(self.settings.margin)
+            changed = view.changed_squares(self.settings.changed)
             if len(changed) > DEEP_CHANGED or _is_over(position, view):
                 continue
             fewer = explain(position, view) + two_move_explanations(position, view, changed)
