@@ -78,7 +78,7 @@ class Settings:
     clean: float = 4.0     # residual below which an explanation accounts for the whole board
     misread: float = 2.0   # a square whose reading contradicts the explanation by more is a misread
     max_changed: int = 8   # more changed squares than this is not two moves: skip that search
-    changed: float = 2.0   # a square may have changed when another class reads within this of its top
+    changed: float = 4.0   # a square may have changed when another class reads within this of its top
     keep: float = 10.0     # paths this far behind the best stay alive (two confident misreads)
     doubt: float = 7.0     # an earlier move is unsure while a path this close plays another
     width: int = 8         # paths kept at most

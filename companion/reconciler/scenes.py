@@ -36,7 +36,7 @@ class SceneFaults:
     covered: float = 0.05    # a move made under the hand (two moves between stable states)
     dim: float = 0.35        # the room light off its calibrated level (0.75 to 1.15)
     shade: float = 0.2       # a person's shade over one side
-    frames: int = 3          # frames rendered per stable state (the gate needs 3)
+    frames: int = 3          # frames rendered per stable state (the gate waits for this many, 2 at least)
 
 
 @dataclass

@@ -60,13 +60,19 @@ def test_occluded_observations_are_ignored() -> None:
 
 
 def test_two_moves_while_covered_are_both_reported() -> None:
+    # One reading cannot tell a move and the reply made under a hand from one move and a
+    # square misread (however sure the reader is); the next reading, which shows b2 again,
+    # can: both moves are then reported together, and the reconciler goes on.
     reconciler, game = played("classic", "4a1")
     game.push(Move.from_text("4d4"))
     game.push(Move.from_text("3b2"))
-    events = reconciler.feed(observe(game.position))
+    first = reconciler.feed(observe(game.position))
+    game.push(Move.from_text("4c3"))
+    events = first + reconciler.feed(observe(game.position))
     moves = [e for e in events if e.type == "move"]
-    assert [e.move for e in moves] == ["4d4", "3b2"]
-    assert all(e.moves == ("4d4", "3b2") for e in moves)
+    assert [e.move for e in moves] == ["4d4", "3b2", "4c3"]
+    assert all(e.moves == ("4d4", "3b2") for e in moves[:2])
+    assert [m.text() for m in reconciler.game.moves] == ["4a1", "4d4", "3b2", "4c3"]
 
 
 def test_a_covered_placement_under_a_gobble_is_ambiguous() -> None:

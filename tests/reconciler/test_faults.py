@@ -2,29 +2,31 @@
 
 Each game gets 2 % of squares misread and 10 % occluded frames throughout, plus one fault
 family: moves made while the board was covered, lifts (then the move, or put back), takebacks,
-or each kind of illegal action (then the board put right). A move accepted must be the move
-really made; a move not accepted must have been flagged (needs-attention or illegal).
+or each kind of illegal action (then the board put right). The game the reconciler holds at
+the end is scored move by move: a move held as known must be the move really made; a move
+not known (missing, or held as unsure) must have been flagged.
 """
 
 from __future__ import annotations
 
 import time
 
-from companion.reconciler.faults import FaultRates, make_stream, run_games, run_stream
+from companion.reconciler.faults import FaultRates, make_stream, run_games, run_stream, score_record
 from companion.reconciler.reconciler import Reconciler
 from companion.rules import PRESETS
 
 GAMES = 500
+VARIANTS = ("classic", "classic", "classic", "storer", "rogers")
 
 
 def test_fault_free_streams_are_decoded() -> None:
     """No faults, only the ordinary uncertainty of a good reading (truth at 97-99.95 %)."""
     right = moves = 0
-    for seed in range(40):
+    for seed in range(30):
         for variant in ("classic", "junior", "storer"):
             stream = make_stream(PRESETS[variant], seed, FaultRates.clean())
             result = run_stream(stream, Reconciler, time.perf_counter)
-            assert result.wrong == 0 and result.silent == 0, (variant, seed)
+            assert result.wrong == 0 and result.silent == 0 and result.withdrawn == 0, (variant, seed)
             right, moves = right + result.right, moves + result.moves
     assert right >= 0.98 * moves
 
@@ -32,17 +34,43 @@ def test_fault_free_streams_are_decoded() -> None:
 def test_misreads_alone_never_give_a_wrong_move() -> None:
     rates = FaultRates(misread=0.02, occluded=0.1, covered=0, lift_then_move=0, lift_put_back=0,
                        takeback=0, illegal=0)
-    for seed in range(60):
+    for seed in range(40):
         result = run_stream(make_stream(PRESETS["classic"], seed, rates), Reconciler, time.perf_counter)
         assert result.wrong == 0 and result.silent == 0, seed
 
 
 def test_five_hundred_games_with_faults() -> None:
-    result = run_games(GAMES, ("classic", "classic", "classic", "storer", "rogers"))
-    assert result.silent == 0  # every move not accepted was flagged
-    # The target is zero wrong moves. Measured: a handful in ten thousand, each where a fault
-    # and a misread together mimic a different legal path (see README); this bound keeps it there.
-    assert result.wrong <= 0.001 * result.moves, result
-    assert result.right >= 0.8 * result.moves, result
-    for fault in ("illegal:opponent-piece", "illegal:moved-twice", "takeback", "lift-then-move"):
-        assert result.caught[fault] >= 0.4 * result.expected[fault], (fault, result.caught, result.expected)
+    result = run_games(GAMES, VARIANTS)
+    assert result.silent == 0  # every move not known was flagged
+    assert result.wrong == 0, result.summary()
+    assert result.right >= 0.97 * result.moves, result.summary()
+    for fault in ("illegal:opponent-piece", "illegal:moved-twice", "takeback", "lift-then-move", "put-back"):
+        assert result.caught[fault] >= 0.5 * result.expected[fault], (fault, result.caught, result.expected)
+
+
+def test_misreads_the_reader_is_sure_of() -> None:
+    """Misread squares keep almost no probability on the truth: one reading can then not
+    tell a misread from a move, and the reconciler must wait for the next readings."""
+    result = run_games(200, VARIANTS, confident=True)
+    assert result.silent == 0
+    assert result.wrong == 0, result.summary()
+    assert result.right >= 0.9 * result.moves, result.summary()
+
+
+def test_moves_unseen_for_a_while_are_recovered_from() -> None:
+    """Now and then 3 to 5 moves are made while the camera sees nothing: the reconciler
+    re-synchronises from the board instead of waiting for a position that never comes back."""
+    result = run_games(30, VARIANTS, families=("blind",))
+    assert result.resyncs >= 5 and result.silent == 0
+    assert result.right >= 0.7 * result.moves, result.summary()
+    assert result.wrong <= 0.02 * result.moves, result.summary()
+
+
+def test_scoring_aligns_the_record_with_the_truth() -> None:
+    truth = ["4a1", "4b2", "3c3", "a1-d4", "3a1", "2b1"]
+    assert score_record(truth, truth, set()) == (6, 0, 0)
+    assert score_record(truth[:4], truth, set()) == (4, 0, 2)
+    assert score_record(["4a1", "4b2", "3c3", "a1-c4", "3a1", "2b1"], truth, set()) == (5, 1, 0)
+    assert score_record(["4a1", "4b2", "3c3", "a1-c4", "3a1", "2b1"], truth, {4}) == (5, 0, 1)
+    # a resync: moves 4 and 5 never seen, the game held again from move 6
+    assert score_record(["4a1", "4b2", "3c3", "2b1"], truth, set()) == (4, 0, 2)

@@ -71,3 +71,28 @@ def test_reconciler_started_mid_game_narrows_as_cups_are_revealed() -> None:
     # the game was replayed from a start that has the white 3 under c1
     assert reconciler.game.position.top(parse_square("c1")) == (0, 3)
     assert reconciler.game.start.stack(parse_square("c1"))[-2:] == ((0, 3), (1, 4))
+
+
+def test_known_stacks_keep_their_cups() -> None:
+    # a resync keeps whole stacks whose top did not change: nothing is unknown under them
+    game = true_game()
+    c1, b2 = parse_square("c1"), parse_square("b2")
+    known = {c1: list(game.position.stack(c1))}
+    hidden = HiddenContents(CLASSIC, tops(game), game.turn, known=known)
+    assert hidden.options(c1) == [()]
+    assert hidden.start_position().stack(c1) == game.position.stack(c1)
+    assert ((1, 2),) in hidden.options(b2)
+    assert hidden.count < HiddenContents(CLASSIC, tops(game), game.turn).count
+    with pytest.raises(CompanionError):
+        HiddenContents(CLASSIC, tops(game), game.turn, known={c1: [(0, 1)]})
+
+
+def test_the_start_must_fit_the_stacks_before_the_cups_placed_since() -> None:
+    # Black shows one 4 and nothing else; it then places a 3 from its stacks. A start in
+    # which its stacks could not have offered that 3 on top is not a start at all.
+    a1, d4 = parse_square("a1"), parse_square("d4")
+    hidden = HiddenContents(CLASSIC, {a1: (1, 4)}, 1)
+    hidden.put(d4, (1, 3))
+    start = hidden.start_position()
+    assert start.top(a1) == (1, 4) and start.top(d4) is None
+    assert 3 in {stack[0] for stack in start.reserve(1)}

@@ -1,0 +1,126 @@
+"""Paths kept over several readings: corrections, unsure moves, recovery after moves unseen."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from companion.errors import CompanionError
+from companion.reconciler.events import Event
+from companion.reconciler.faults import choose_move, tops_of
+from companion.reconciler.reconciler import Reconciler
+from companion.rules import Game, Move, square_name
+from companion.rules.variant import Variant
+from companion.vision.observation import Observation
+from tests.reconciler.helpers import observe, observe_tops, played, types
+
+
+def misread(game: Game, square: str, top: tuple[int, int]) -> Observation:
+    """The board as it is, but one square read (as surely as the rest) as ``top``."""
+    tops = {square_name(sq): t for sq, t in tops_of(game.position).items()}
+    tops[square] = top
+    size, max_piece = game.position.size, game.variant.max_piece
+    return Observation.from_tops(tops, size, max_piece)
+
+
+def moves_of(reconciler: Reconciler) -> list[str]:
+    return [m.text() for m in reconciler.game.moves]
+
+
+def test_a_move_read_wrong_is_corrected_when_the_square_is_read_again() -> None:
+    # Junior: any size may be placed. White places a 2 on a1, read (surely) as a 3: the
+    # reconciler announces 3a1 (one reading cannot know better). The next reading shows a 2
+    # there: two readings disagree, so it asks; the one after settles it: 3a1 is withdrawn,
+    # 2a1 and the moves since are announced, and the game goes on from the right position.
+    reconciler = Reconciler("junior")
+    game = Game(reconciler.variant)
+    game.push(Move.from_text("2a1"))
+    events = reconciler.feed(misread(game, "a1", (0, 3)))
+    assert [e.move for e in events if e.type == "move"] == ["3a1"]
+    game.push(Move.from_text("3c3"))
+    events = reconciler.feed(observe(game.position))
+    assert "needs-attention" in types(events) and moves_of(reconciler) == ["3a1"]
+    assert 1 in reconciler.unsure
+    game.push(Move.from_text("1b2"))
+    events = reconciler.feed(observe(game.position))
+    corrections = [e for e in events if e.type == "correction"]
+    assert len(corrections) == 1 and reconciler.corrections == 1
+    assert corrections[0].ply == 0 and corrections[0].detail["withdrawn"] == ["3a1"]
+    assert corrections[0].moves == ("2a1", "3c3")
+    assert [e.move for e in events if e.type == "move"] == ["2a1", "3c3", "1b2"]
+    assert Event.from_json(corrections[0].to_json()).detail["withdrawn"] == ["3a1"]
+    game.push(Move.from_text("2c1"))
+    reconciler.feed(observe(game.position))
+    assert moves_of(reconciler) == ["2a1", "3c3", "1b2", "2c1"]
+    assert reconciler.game.position.text() == game.position.text()
+    assert reconciler.unsure == {} and reconciler.committed_ply >= 3
+
+
+def test_a_move_is_committed_once_no_other_path_is_left() -> None:
+    reconciler, _ = played("classic", "4a1 4b2 3c3")
+    assert 2 <= reconciler.committed_ply <= reconciler.game.ply == 3
+
+
+def test_a_placement_covered_at_once_is_unsure_until_the_stacks_tell() -> None:
+    # White places a 2 (or a 3) on a1 and Black covers it at once while the board is hidden.
+    # That looks like Black moving out of turn, and is called so first; the next readings
+    # show the game going on, so the reconciler takes the two moves, with the placement as
+    # unsure (a 2 or a 3 under Black's 4?). Once White has placed every 3 it has left, only
+    # the 2 fits: the placement is no longer unsure, and the record is the true one.
+    reconciler, game = played("rogers", "4d4 4c4 3d3 3c3 4b1 4a4")
+    game.push(Move.from_text("2a1"))
+    game.push(Move.from_text("c4-a1"))
+    assert types(reconciler.feed(observe(game.position))) == ["illegal"]
+    doubted = []
+    for text in ("3d2", "3b3", "b1-c1", "2b4"):
+        game.push(Move.from_text(text))
+        reconciler.feed(observe(game.position))
+        doubted.append(dict(reconciler.unsure))
+    assert any(7 in unsure for unsure in doubted)
+    assert reconciler.unsure == {}
+    assert moves_of(reconciler) == [m.text() for m in game.moves]
+
+
+def blind_game(seed: int) -> tuple[Reconciler, Game, list[Event]]:
+    """Eight moves seen, four made while the camera saw nothing, then six more seen."""
+    rng = random.Random(seed)
+    reconciler = Reconciler("classic")
+    game = Game(reconciler.variant)
+    for _ in range(8):
+        game.push_text(choose_move(game, rng))
+        reconciler.feed(observe(game.position))
+    for _ in range(4):
+        game.push_text(choose_move(game, rng))
+    events: list[Event] = []
+    for _ in range(6):
+        game.push_text(choose_move(game, rng))
+        events += reconciler.feed(observe(game.position))
+    return reconciler, game, events
+
+
+@pytest.mark.parametrize("seed", [0, 2, 4])
+def test_moves_made_out_of_sight_end_in_a_resync_and_the_game_goes_on(seed: int) -> None:
+    reconciler, game, events = blind_game(seed)
+    resync = next(e for e in events if e.type == "resync")
+    assert resync.detail["record"] == [m.text() for m in game.moves[:8]]
+    # from then on the moves are followed again: the first one as unsure (it may have been
+    # the end of a move under way when the board was read), the rest as known
+    assert moves_of(reconciler)[-3:] == [m.text() for m in game.moves[-3:]]
+    assert list(reconciler.unsure) == [1]
+    assert reconciler.game.turn == game.turn
+    assert all(reconciler.game.position.top(sq) == game.position.top(sq) for sq in game.position.squares)
+
+
+def test_readings_of_a_still_board_change_nothing() -> None:
+    reconciler, game = played("storer", "4a1 4b2 3c3 b2-b3")
+    for _ in range(3):
+        assert reconciler.feed(observe(game.position)) == []
+    assert moves_of(reconciler) == ["4a1", "4b2", "3c3", "b2-b3"]
+    assert reconciler.committed_ply == 4
+
+
+def test_observations_of_another_board_size_are_refused() -> None:
+    reconciler = Reconciler(Variant.from_spec("junior"))
+    with pytest.raises(CompanionError):
+        reconciler.feed(observe_tops({0: (0, 4)}))
