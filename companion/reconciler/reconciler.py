@@ -969,7 +969,8 @@ class Reconciler:
                 game.push(played.move, played.timestamp, played.comment)
         except MoveError:
             return  # the moves held need the start they came from: keep it
-        self.game = game
+        # the same game (its consumers hold it), replayed from the better start
+        self.game.start, self.game.position, self.game.played = game.start, game.position, game.played
         shown, unsure, guard = self._shown, self._unsure, self._guard
         self._reset_paths()
         self._shown.lifted, self._shown.must_move = shown.lifted, shown.must_move
