@@ -779,6 +779,7 @@ class Reconciler:
         if self._guard and len(shown.codes) >= self._guard:
             first = shown.codes[self._guard - 1]
             unsure.setdefault(self._guard, {_code_text(first)}).add("the end of a move under way at the resync")
+        unsure = {ply: texts for ply, texts in unsure.items() if len(texts) > 1}  # not just aligned apart
         new = {ply: texts for ply, texts in unsure.items() if self._unsure.get(ply) != texts}
         self._unsure = unsure
         if not new:

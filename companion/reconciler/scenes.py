@@ -36,7 +36,8 @@ class SceneFaults:
     covered: float = 0.05    # a move made under the hand (two moves between stable states)
     dim: float = 0.35        # the room light off its calibrated level (0.75 to 1.15)
     shade: float = 0.2       # a person's shade over one side
-    frames: int = 3          # frames rendered per stable state (the gate waits for this many, 2 at least)
+    frames: int = 3          # frames that must agree for the gate to pass a state (2 at least)
+    patience: int = 3        # frames more the camera sees while the board stays still, at most
 
 
 @dataclass
@@ -75,7 +76,7 @@ def scene_game(
                 clock += FRAME_SECONDS
                 frames += 1
                 gate.feed(clock, reader.read(scene.render(tops, hand=True, brightness=brightness, shade=shade), clock))
-        for _ in range(faults.frames):
+        for _ in range(faults.frames + faults.patience):  # the board stays still a while
             clock += FRAME_SECONDS
             frames += 1
             stable = gate.feed(clock, reader.read(scene.render(tops, brightness=brightness, shade=shade), clock))
@@ -85,8 +86,9 @@ def scene_game(
                 squares += len(truth_tops)
                 misread += sum(read[name] != top for name, top in truth_tops.items())
                 steps.append(Step(stable, truth))
-        if len(steps) == 0 or steps[-1].truth != truth:
-            counts["unseen state"] += 1
+                break
+        else:
+            counts["unseen state"] += 1  # the reading flickered all the while: the gate passed nothing
 
     while not game.is_over() and game.ply < max_plies:
         game.push_text(choose_move(game, rng))
