@@ -122,16 +122,19 @@ class Companion(Component):
         self._offer = None
         self.hints.cancel()
 
-    def _new_game(self, *, announce: bool, game: Game | None = None) -> None:
-        """A new record: a fresh game, or the reconciler's (a new game it saw set up, or a game
-        it restarted from what the board shows, whose start position the record keeps)."""
-        game = game or Game(self.variant)
+    def _new_game(self, *, announce: bool, reconciler: Reconciler | None = None) -> None:
+        """A new record: a fresh game, or the reconciler's own (a new game it saw set up, or a
+        game it restarted from what the board shows, whose start position the record keeps).
+        The reconciler itself is kept, not rebuilt from its game: after a resync it alone knows
+        which hidden cups are still unknown and which side may be to move."""
+        reconciler = reconciler or Reconciler(self.variant, Game(self.variant), takeback=False)
+        game = reconciler.game
         start = game.start.text() if game.start != Position(self.variant) else None
         game_id = self.store.start_game(
             self.variant.spec, white=self.players.white, black=self.players.black, place=self.players.place,
             start_position=start,
         )
-        self._adopt(Reconciler(self.variant, game, takeback=False), game_id, [])
+        self._adopt(reconciler, game_id, [])
         self._persist([], None)  # a restarted game may already hold moves
         log.info("game %d started (%s)", game_id, self.variant.spec)
         if announce:
@@ -188,7 +191,7 @@ class Companion(Component):
             resync = any(e.type == "resync" for e in events)
             self._abandon("the board could not be followed; the game goes on in a new record" if resync
                           else "the board was set up for a new game")
-            self._new_game(announce=False, game=self.game)
+            self._new_game(announce=False, reconciler=self.reconciler)
         for event in events:
             log.info("event %s", _event_text(event))
         self._persist(events, frame)

@@ -268,7 +268,8 @@ def _no_logging_noise(caplog):
 def test_a_game_the_reconciler_starts_gets_its_own_record(rig, tmp_path):
     """The reconciler may replace its game (the start position set up again, or a game
     restarted from what the board shows): the log closes the old record and opens a new one
-    that keeps the new game's start position."""
+    that keeps the new game's start position. The reconciler itself is kept (after a resync it
+    alone knows which hidden cups are unknown)."""
     table = ScriptedTable(positions(["4a1", "4b2", "3c1"]))
     companion = make_companion(rig, tmp_path / "g.sqlite3", table)
     drain(companion)
@@ -281,7 +282,9 @@ def test_a_game_the_reconciler_starts_gets_its_own_record(rig, tmp_path):
         return [Event(EventType.MOVE, ply=4, move="b2-c1")]
 
     companion.reconciler.feed = feed
+    kept = companion.reconciler
     companion.on_observation(Observation.from_tops({}))
+    assert companion.reconciler is kept and companion.game is restarted
     assert companion.game_id != old and companion.store.game(old).termination == "abandoned"
     row = companion.store.game(companion.game_id)
     assert row.start_position == restarted.start.text()
