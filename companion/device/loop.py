@@ -315,6 +315,9 @@ class Companion(Component):
             log.warning("no hint: %s", hint.error or "the engine found no move")
             return
         log.info("hint for %s: %s (%.2f s)", self.turn_name(), hint.move.text(), hint.seconds)
+        self.store.add_events(self.game_id, (Event(
+            EventType.HINT, ply=self.game.ply, move=hint.move.text(), detail={"seconds": round(hint.seconds, 3)},
+        ),))
         self.presenter.hint(hint.move, self.turn_name())
 
     def close(self) -> None:

@@ -1,6 +1,8 @@
 """The one typed stream of referee events that the device, the game log and displays consume.
 
-The reconciler is the only producer. Consumers read ``type`` and the fields that type uses;
+The reconciler is the only producer of referee events; the device adds ``hint`` (what the
+AI suggested, kept in the log beside the moves so a game's review shows when help was asked
+for). Consumers read ``type`` and the fields that type uses;
 ``to_json`` gives the flat dict printed by ``gobblet-companion replay`` and stored in the log.
 A consumer that keeps its own copy of the moves (the game log) must act on ``correction``:
 drop its moves after ``ply`` and take the ``move`` events that follow it.
@@ -30,6 +32,7 @@ class EventType(StrEnum):
                                          # from there), detail.withdrawn (the moves taken back)
     RESYNC = "resync"                    # the board could not be followed: the game restarts
                                          # from what it shows (position; detail.unknown)
+    HINT = "hint"                        # the device showed an AI hint: move, ply, detail.seconds
 
 
 @dataclass(frozen=True)

@@ -191,7 +191,7 @@ def step_until(companion: Companion, condition, seconds: float = 3.0) -> None:
         time.sleep(0.01)
 
 
-def test_a_hint_is_shown_when_ready(rig, tmp_path):
+def test_a_hint_is_shown_when_ready_and_logged(rig, tmp_path):
     table = ScriptedTable([])
     companion = make_companion(rig, tmp_path / "g.sqlite3", table)
     table.read = lambda: FRAME  # the camera keeps delivering the unchanged board
@@ -203,6 +203,8 @@ def test_a_hint_is_shown_when_ready(rig, tmp_path):
     hint = next(iter(Game().position.legal_moves))  # what FirstMove answers
     assert rig.presenter.scene.name == "hint"
     assert rig.states(rig.square_pin(square_name(hint.to_square)))[:2] == [False, True]
+    logged = [e for e in companion.store.events(companion.game_id) if e.type == EventType.HINT]
+    assert [(e.move, e.ply) for e in logged] == [(hint.text(), 0)]
 
 
 def test_a_move_makes_the_pending_hint_stale(rig, tmp_path):
