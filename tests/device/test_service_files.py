@@ -11,6 +11,7 @@ import pytest
 
 SYSTEMD = Path(__file__).resolve().parents[2] / "systemd"
 UNIT = SYSTEMD / "gobblet-companion.service"
+BOOTSTRAP = SYSTEMD.parent / "bootstrap"
 VENV_PYTHON = "/opt/gobblet-companion/venv/bin/python"
 
 
@@ -36,14 +37,14 @@ def test_the_unit_has_what_the_issue_asks_for():
 
 
 @pytest.mark.skipif(shutil.which("shellcheck") is None, reason="shellcheck is not installed")
-def test_the_install_script_passes_shellcheck():
-    result = subprocess.run(
-        ["shellcheck", str(SYSTEMD / "install.sh")], capture_output=True, text=True, timeout=60
-    )
+@pytest.mark.parametrize("script", [SYSTEMD / "install.sh", BOOTSTRAP], ids=lambda path: path.name)
+def test_the_shell_scripts_pass_shellcheck(script):
+    result = subprocess.run(["shellcheck", str(script)], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout
 
 
-def test_the_install_script_keeps_apt_numpy():
-    text = (SYSTEMD / "install.sh").read_text()
-    assert "--system-site-packages" in text and "numpy==" in text and "python3-picamera2" in text
-    assert "python3-lgpio" in text
+@pytest.mark.parametrize("script", [SYSTEMD / "install.sh", BOOTSTRAP], ids=lambda path: path.name)
+def test_on_a_pi_the_venv_keeps_apt_numpy_and_sees_picamera2(script):
+    text = script.read_text()
+    assert "--system-site-packages" in text and "numpy==" in text and "opencv-python-headless<4.12" in text
+    assert "python3-picamera2" in text and "python3-lgpio" in text
