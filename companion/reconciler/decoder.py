@@ -206,23 +206,7 @@ def frame(position: Position) -> Frame:
         return cached
     squares, row = _squares(position.size)
     max_piece = position.variant.max_piece
-    stacks = position._stacks
-    current, under, top_size = [], [], []
-    for sq in squares:
-        stack = stacks[sq]
-        if stack:
-            piece = stack[-1]
-            current.append(1 + (piece & 1) * max_piece + (piece >> 1) - 1)
-            top_size.append(piece >> 1)
-            if len(stack) > 1:
-                below = stack[-2]
-                under.append(1 + (below & 1) * max_piece + (below >> 1) - 1)
-            else:
-                under.append(0)
-        else:
-            current.append(0)
-            top_size.append(0)
-            under.append(0)
+    current, under, top_size = _tops(position, squares)
     # the legal codes keyed by what they do physically (as ``legal_code_index``), and as
     # flat positions in the placement and board-move arrays
     n, turn = len(squares), position.turn
@@ -235,15 +219,15 @@ def frame(position: Position) -> Frame:
         to = code & 0xFF
         if code & BOARD_FLAG:
             origin = (code >> 8) & 0xFF
-            key = (0, origin, to)
+            action = (0, origin, to)
             board_at.append(row[origin] * n + row[to])
         else:
             size = (code >> 8) & 0xF
-            key = (size, -1, to)
+            action = (size, -1, to)
             place_at.append(row[to] * width + column + size)
-        codes = index.get(key)
+        codes = index.get(action)
         if codes is None:
-            index[key] = [code]
+            index[action] = [code]
         else:
             codes.append(code)
     place_legal = np.zeros(n * width, dtype=bool)
@@ -264,6 +248,69 @@ def frame(position: Position) -> Frame:
     if len(_FRAMES) > _FRAME_CACHE_SIZE:
         _FRAMES.popitem(last=False)
     return entry
+
+
+def _tops(position: Position, squares: tuple[Square, ...]) -> tuple[list[int], list[int], list[int]]:
+    """Each square's top class, the class under it, and the top's size (0: empty)."""
+    max_piece = position.variant.max_piece
+    stacks = position._stacks
+    current, under, top_size = [], [], []
+    for sq in squares:
+        stack = stacks[sq]
+        if stack:
+            piece = stack[-1]
+            current.append(1 + (piece & 1) * max_piece + (piece >> 1) - 1)
+            top_size.append(piece >> 1)
+            if len(stack) > 1:
+                below = stack[-2]
+                under.append(1 + (below & 1) * max_piece + (below >> 1) - 1)
+            else:
+                under.append(0)
+        else:
+            current.append(0)
+            top_size.append(0)
+            under.append(0)
+    return current, under, top_size
+
+
+@dataclass(frozen=True, slots=True)
+class Reach:
+    """The most any account of a reading from a position could score, from its tops alone
+    (no legal moves generated, no frame built): a line of moves whose best possible account
+    falls further behind another line's actual one than the reconciler keeps need not be
+    scored at all. Most lines the reconciler holds are alternatives a confident reading
+    already contradicts on one square, and the next reading contradicts them again."""
+
+    base: float    # log-likelihood of "no change"
+    single: float  # most one action (or a takeback, a new game, the end) could gain over it
+    two: float     # most two moves could gain: the four squares that disagree most
+
+    @property
+    def best(self) -> float:
+        return self.base + self.single
+
+
+def reach(position: Position, likelihood: Likelihood, over: bool) -> Reach:
+    """Upper bounds of every ``explain`` gain from ``position``, ignoring legality and priors
+    (both only lower a score): a cup of any class put on any square, any top moved to any
+    other square (its origin showing the cup under it), any top lifted; a takeback is one of
+    those physically; a new game empties every square; after the end anything may show."""
+    squares, _ = _squares(position.size)
+    current, under, _ = _tops(position, squares)
+    log, rows = likelihood.log, likelihood.rows
+    base = log[rows, current]
+    G = log - base[:, None]
+    lift = G[rows, under]
+    occupied = np.array(current) > 0
+    board = lift[:, None] + G[:, current].T
+    board[_diagonal(len(squares))] = -np.inf
+    single = max(float(G[:, 1:].max()), float(board[occupied].max(initial=0.0)),
+                 float(lift[occupied].max(initial=0.0)), float(G[occupied, 0].sum()), 0.0)
+    slack = likelihood.best - base
+    if over:
+        single = max(single, float(slack.sum()))
+    two = float(np.sort(slack)[-4:].sum())
+    return Reach(float(base.sum()), single, two)
 
 
 def _costs(
@@ -544,8 +591,11 @@ def after_end(view: View) -> Explanation:
     return Explanation(Kind.AFTER_END, view.total_slack, changes)
 
 
-def two_move_explanations(position: Position, view: View, changed: set[Square]) -> list[Explanation]:
-    """A legal move and a legal reply whose every square is among ``changed``.
+def two_move_explanations(
+    position: Position, view: View, changed: set[Square], least: float = -np.inf
+) -> list[Explanation]:
+    """A legal move and a legal reply whose every square is among ``changed``, gaining at
+    least ``least`` (the caller's floor: pairs that cannot reach it are never scored).
 
     Each move changes the square it lands on, and the square it leaves, in the final view
     (a later cup on top is larger, so it shows differently); so pruning to changed squares
@@ -554,17 +604,30 @@ def two_move_explanations(position: Position, view: View, changed: set[Square]) 
     reconciler keeps them all until a lift shows which it was). Such a pair is a rarer event
     than two moves that both show (``HIDDEN_FIRST``): it looks exactly like a move of the
     opponent's cup or a second move in a row, and those are called illegal first.
+
+    A pair gains at most the slack of the squares it touches (what their best reading beats
+    the current top by), so a first move whose squares plus the two best others cannot reach
+    ``least`` is skipped without generating the replies, and so is each such reply.
     """
     out: list[Explanation] = []
+    slack, row = view.slack, view.row
+    worth = {sq: slack[row[sq]] for sq in changed}
+    best_two = sum(sorted(worth.values(), reverse=True)[:2])
     for first in position.legal_codes():
         if not _within(first, changed):
+            continue
+        touched = _touched(first)
+        if sum(worth[sq] for sq in touched) + best_two < least:
             continue
         position.push_code(first)
         try:
             if position.line_result() is None:
                 for second in position.legal_codes():
-                    if _within(second, changed):
-                        out.append(_scored_pair(position, view, first, second))
+                    if not _within(second, changed):
+                        continue
+                    squares = tuple(dict.fromkeys(touched + _touched(second)))
+                    if sum(worth[sq] for sq in squares) >= least:
+                        out.append(_scored_pair(position, view, first, second, squares))
         finally:
             position.pop_code()
     return out
@@ -578,10 +641,13 @@ def _touched(code: int) -> tuple[Square, ...]:
     return (code & 0xFF, (code >> 8) & 0xFF) if code & BOARD_FLAG else (code & 0xFF,)
 
 
-def _scored_pair(position: Position, view: View, first: int, second: int) -> Explanation:
+def _scored_pair(
+    position: Position, view: View, first: int, second: int, squares: tuple[Square, ...]
+) -> Explanation:
+    """The pair played from ``position`` with ``first`` already pushed; ``squares`` are the
+    ones the two touch."""
     position.push_code(second)
     try:
-        squares = dict.fromkeys(_touched(first) + _touched(second))
         changes = tuple((sq, view.piece_class(_top_code(position, sq))) for sq in squares)
     finally:
         position.pop_code()

@@ -53,12 +53,14 @@ from companion.reconciler.decoder import (
     Explanation,
     Kind,
     Likelihood,
+    Reach,
     Settings,
     View,
     after_end,
     clean,
     explain,
     fits,
+    reach,
     two_move_explanations,
     unexplained_reason,
 )
@@ -166,6 +168,7 @@ class Reconciler:
         self.corrections = 0  # moves withdrawn by corrections so far
         self.resyncs = 0
         self._explained: dict[tuple, tuple[View, bool, list[Explanation]]] = {}
+        self._reach: dict[tuple, Reach] = {}  # lines left unscored this reading: what they could reach
         self._reset_paths()
 
     @classmethod
@@ -252,23 +255,30 @@ class Reconciler:
     def _track(self, observation: Observation) -> list[Event]:
         likelihood = Likelihood(observation, self.settings.outlier)
         self._explained = {}
-        candidates = [c for path in self._beam for c in self._candidates(path, likelihood)]
+        self._reach = {}
+        candidates = self._single_candidates(likelihood)
         children = self._children(candidates)
         # two moves made out of sight, from each path that no single action explains and whose
-        # two-move account could still come close to the best (a perfect fit at most)
-        perfect = float(likelihood.best.sum()) - PRIOR[Kind.TWO_MOVES]
+        # two-move account could still come close to the best (fixing the four squares that
+        # disagree most at most); pairs that would fall below what is kept are not scored
         floor = children[0].score - (self.settings.keep + self.settings.margin) / 2
+        kept = children[0].score - self.settings.keep
         extra = []
         searched: set[tuple] = set()
         for path in self._beam:
-            if path.score + perfect < floor or path.pending is not None \
-                    or path.forfeit is not None or path.line() in searched:
+            if path.pending is not None or path.forfeit is not None or path.line() in searched:
                 continue
-            view, over, ranked = self._explained[(path.root, path.codes, False)]
+            line = (path.root, path.codes, False)
+            bound = self._reach.get(line)
+            if bound is not None and path.score + bound.base + bound.two - PRIOR[Kind.TWO_MOVES] < floor:
+                continue
+            view, over, ranked = self._explained.get(line) or self._explained_now(path, likelihood)
+            best_two = path.score + view.base + sum(sorted(view.slack, reverse=True)[:4]) - PRIOR[Kind.TWO_MOVES]
             top = ranked[0]
-            if not over and (not clean(view, top, self.settings) or top.kind is Kind.ILLEGAL):
+            if best_two >= floor and not over and (not clean(view, top, self.settings) or top.kind is Kind.ILLEGAL):
                 searched.add(path.line())
-                extra += self._candidates(path, likelihood, two=True)
+                least = kept - path.score - view.base + PRIOR[Kind.TWO_MOVES]
+                extra += self._candidates(path, likelihood, two=True, least=least)
         if extra:
             children = self._children(candidates + extra)
         best = children[0]
@@ -305,13 +315,43 @@ class Reconciler:
             self._follow_unknowns()
         return events
 
-    def _candidates(self, path: Path, likelihood: Likelihood, two: bool = False) -> list[tuple]:
+    def _single_candidates(self, likelihood: Likelihood) -> list[tuple]:
+        """Every path's single-action accounts of the reading (``_candidates``), best path
+        first; a line of moves whose best possible account (``decoder.reach``) is already
+        ``keep`` behind the best account found is not scored (none of it would be kept).
+        In a game started mid-way a lift may show any hidden cup: every line is scored."""
+        out: list[tuple] = []
+        top = -float("inf")
+        for path in self._beam:
+            line = (path.root, path.codes, False)
+            if line not in self._explained and out and self.unknowns is None:
+                bound = self._reach.get(line)
+                if bound is None:
+                    position = self._goto(path.root, path.codes)
+                    over = path.forfeit is not None or _is_over_now(position)
+                    bound = self._reach[line] = reach(position, likelihood, over)
+                if path.score + bound.best < top - self.settings.keep:
+                    continue
+            found = self._candidates(path, likelihood)
+            out += found
+            top = max([top, *(c[0] for c in found)])
+        return out
+
+    def _explained_now(self, path: Path, likelihood: Likelihood) -> tuple[View, bool, list[Explanation]]:
+        """The single-action accounts of a line ``_single_candidates`` left unscored."""
+        self._candidates(path, likelihood)
+        return self._explained[(path.root, path.codes, False)]
+
+    def _candidates(
+        self, path: Path, likelihood: Likelihood, two: bool = False, least: float = -float("inf")
+    ) -> list[tuple]:
         """Every way the reading may have come about from this path: (score, path, explanation,
-        view, over). Paths at the same position share one scoring of the reading."""
+        view, over). Paths at the same position share one scoring of the reading; two-move
+        accounts gaining less than ``least`` are left out."""
         key = (path.root, path.codes, two)
         explained = self._explained.get(key)
         if explained is None:
-            explained = self._explain(path, likelihood, two)
+            explained = self._explain(path, likelihood, two, least)
             self._explained[key] = explained
         view, over, ranked = explained
         if two and over:
@@ -333,7 +373,9 @@ class Reconciler:
             return out
         return [(base + e.score, path, e, view, over) for e in ranked]
 
-    def _explain(self, path: Path, likelihood: Likelihood, two: bool) -> tuple[View, bool, list[Explanation]]:
+    def _explain(
+        self, path: Path, likelihood: Likelihood, two: bool, least: float
+    ) -> tuple[View, bool, list[Explanation]]:
         position = self._goto(path.root, path.codes)
         view = View(position, None, likelihood=likelihood)
         over = path.forfeit is not None or _is_over(position, view)
@@ -341,7 +383,7 @@ class Reconciler:
             changed = view.changed_squares(self.settings.changed)
             if over or len(changed) > self.settings.max_changed:
                 return view, over, []
-            return view, over, two_move_explanations(position, view, changed)
+            return view, over, two_move_explanations(position, view, changed, least)
         if over:
             ranked = explain(
                 position, view, moves=False, illegal=False, lifts=False,
@@ -1103,6 +1145,11 @@ def _action_of(view: View, code: int) -> Action:
         assert top is not None
         return Action(ActionKind.MOVE, top[0], top[1], to=to, origin=origin)
     return Action(ActionKind.PLACE, f.turn, (code >> 8) & 0xF, to=to)
+
+
+def _is_over_now(position: Position) -> bool:
+    """``_is_over`` without a frame (generating the moves)."""
+    return position._result is not None or position.repetitions() >= 3 or not position.legal_codes()
 
 
 def _is_over(position: Position, view: View) -> bool:

@@ -186,53 +186,81 @@ class HiddenContents:
         A state is the number of cups of each colour and size used so far, packed into one
         integer (one bit field per kind, offset so that going over the variant's supply of a
         kind sets the field's top bit): states over the supply are dropped as they arise."""
-        packing = _Packing.of(self.variant)
         max_piece = self.variant.max_piece
         base = [0] * (2 * max_piece)
         for stack in self.stacks.values():
             for color, size in stack.known:
                 base[color * max_piece + size - 1] += 1
-        start = packing.pack(base)
-        if start is None:
-            raise CompanionError("the visible cups are more than the variant has")
-        squares = sorted(self.stacks)
-        choices = [_hidden_options(self.stacks[sq].bound) for sq in squares]
-        deltas = [[packing.delta(option) for option in options] for options in choices]
-        guard = packing.guard
-        # forward: reachable counts after each square, with ways and the best (fewest hidden)
-        layers: list[dict[int, tuple[int, int, int, int]]] = [{start: (1, 0, -1, -1)}]
-        for options, steps in zip(choices, deltas, strict=True):
-            layer: dict[int, tuple[int, int, int, int]] = {}
-            for state, (ways, hidden, _, _) in layers[-1].items():
-                for index, step in enumerate(steps):
-                    nxt = state + step
-                    if nxt & guard:
-                        continue
-                    old = layer.get(nxt)
-                    cost = hidden + len(options[index])
-                    if old is None:
-                        layer[nxt] = (ways, cost, state, index)
-                    elif cost < old[1]:
-                        layer[nxt] = (old[0] + ways, cost, state, index)
-                    else:
-                        layer[nxt] = (old[0] + ways, old[1], old[2], old[3])
-            layers.append(layer)
-        # the stacks now and at the start (before the cups placed since were taken) must both
-        # be what the variant's external stacks can hold
-        placed = self._placed
-        valid = set()
-        for s in layers[-1]:
-            counts = packing.unpack(s)
-            if reserves_for(self.variant, counts) is None:
-                continue
-            if any(placed) and reserves_for(self.variant, tuple(c - p for c, p in zip(counts, placed, strict=True))) is None:
-                continue
-            valid.add(s)
-        if not valid:
-            raise CompanionError("no position fits the visible tops and the piece counts")
-        self._count = sum(layers[-1][s][0] for s in valid)
-        self._best = _trace_best(layers, valid, squares, choices, packing)
-        self._options = _possible_options(layers, valid, squares, choices, deltas, guard)
+        # a square that can hide nothing has one option (nothing) and changes no count
+        open_squares = tuple((sq, self.stacks[sq].bound) for sq in sorted(self.stacks) if self.stacks[sq].bound > 1)
+        self._count, self._best, self._options = _solved(self.variant, open_squares, tuple(base), tuple(self._placed))
+
+
+_SOLVED: dict[tuple, tuple[int, dict[Square, Hidden], dict[Square, list[Hidden]]]] = {}
+_SOLVED_SIZE = 256
+
+
+def _solved(
+    variant: Variant, open_squares: tuple[tuple[Square, int], ...], base: Counts, placed: Counts
+) -> tuple[int, dict[Square, Hidden], dict[Square, list[Hidden]]]:
+    """``HiddenContents._solve``'s answer (count, most likely, options per square), kept for
+    the same inputs: a board move whose origin hides nothing unknown, and the replay of a game
+    after a correction, ask the same question again (a crowded board costs about a second)."""
+    key = (variant.spec, open_squares, base, placed)
+    found = _SOLVED.get(key)
+    if found is None:
+        found = _count_hypotheses(variant, open_squares, base, placed)
+        if len(_SOLVED) >= _SOLVED_SIZE:
+            _SOLVED.pop(next(iter(_SOLVED)))
+        _SOLVED[key] = found
+    return found  # shared: nothing changes a solution in place
+
+
+def _count_hypotheses(
+    variant: Variant, open_squares: tuple[tuple[Square, int], ...], base: Counts, placed: Counts
+) -> tuple[int, dict[Square, Hidden], dict[Square, list[Hidden]]]:
+    """The dynamic programme of ``HiddenContents._solve`` over the squares that may hide cups."""
+    packing = _Packing.of(variant)
+    start = packing.pack(base)
+    if start is None:
+        raise CompanionError("the visible cups are more than the variant has")
+    squares = [sq for sq, _ in open_squares]
+    choices = [_hidden_options(bound) for _, bound in open_squares]
+    deltas = [[packing.delta(option) for option in options] for options in choices]
+    guard = packing.guard
+    # forward: reachable counts after each square, with ways and the best (fewest hidden)
+    layers: list[dict[int, tuple[int, int, int, int]]] = [{start: (1, 0, -1, -1)}]
+    for options, steps in zip(choices, deltas, strict=True):
+        layer: dict[int, tuple[int, int, int, int]] = {}
+        for state, (ways, hidden, _, _) in layers[-1].items():
+            for index, step in enumerate(steps):
+                nxt = state + step
+                if nxt & guard:
+                    continue
+                old = layer.get(nxt)
+                cost = hidden + len(options[index])
+                if old is None:
+                    layer[nxt] = (ways, cost, state, index)
+                elif cost < old[1]:
+                    layer[nxt] = (old[0] + ways, cost, state, index)
+                else:
+                    layer[nxt] = (old[0] + ways, old[1], old[2], old[3])
+        layers.append(layer)
+    # the stacks now and at the start (before the cups placed since were taken) must both
+    # be what the variant's external stacks can hold
+    valid = set()
+    for s in layers[-1]:
+        counts = packing.unpack(s)
+        if reserves_for(variant, counts) is None:
+            continue
+        if any(placed) and reserves_for(variant, tuple(c - p for c, p in zip(counts, placed, strict=True))) is None:
+            continue
+        valid.add(s)
+    if not valid:
+        raise CompanionError("no position fits the visible tops and the piece counts")
+    count = sum(layers[-1][s][0] for s in valid)
+    best = _trace_best(layers, valid, squares, choices, packing)
+    return count, best, _possible_options(layers, valid, squares, choices, deltas, guard)
 
 
 @dataclass(frozen=True)
