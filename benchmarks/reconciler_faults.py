@@ -32,7 +32,8 @@ def main() -> None:
     for name in ("right", "flagged", "silent", "wrong"):
         value = getattr(total, name)
         print(f"  {name}: {value} ({100.0 * value / moves:.2f} %)")
-    print(f"  withdrawn by a correction: {total.withdrawn}; wrong when announced: {total.shown_wrong}")
+    print(f"  withdrawn by a correction: {total.withdrawn}; wrong when announced: {total.shown_wrong} as known, "
+          f"{total.shown_unsure} more reported unsure at once")
     print(f"  games not followed to their end: {total.stuck}; resyncs: {total.resyncs}")
     ms = np.array(total.seconds) * 1000.0
     print(f"  feed time: mean {ms.mean():.2f} ms, p95 {np.percentile(ms, 95):.2f}, "

@@ -31,6 +31,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
+from typing import Any
 
 import numpy as np
 
@@ -281,36 +282,40 @@ class Reach:
     scored at all. Most lines the reconciler holds are alternatives a confident reading
     already contradicts on one square, and the next reading contradicts them again."""
 
-    base: float    # log-likelihood of "no change"
-    single: float  # most one action (or a takeback, a new game, the end) could gain over it
-    two: float     # most two moves could gain: the four squares that disagree most
+    base: float         # log-likelihood of "no change"
+    single: float       # most one action (a takeback, a new game) could gain over it
+    slack: np.ndarray   # each square's best reading over its top
 
     @property
     def best(self) -> float:
         return self.base + self.single
 
+    @property
+    def ended(self) -> float:
+        """The score of "the game is over, the board is being cleared" (``after_end``)."""
+        return self.base + float(self.slack.sum()) - PRIOR[Kind.AFTER_END]
 
-def reach(position: Position, likelihood: Likelihood, over: bool) -> Reach:
-    """Upper bounds of every ``explain`` gain from ``position``, ignoring legality and priors
-    (both only lower a score): a cup of any class put on any square, any top moved to any
-    other square (its origin showing the cup under it), any top lifted; a takeback is one of
-    those physically; a new game empties every square; after the end anything may show."""
+    @property
+    def two(self) -> float:
+        """Most two moves could gain: the four squares that disagree most."""
+        return float(np.sort(self.slack)[-4:].sum())
+
+
+def reach(position: Position, likelihood: Likelihood) -> Reach:
+    """Upper bounds of the gains ``explain`` can find from ``position`` (before the game is
+    over), ignoring legality and priors (both only lower a score): a cup of any class put on
+    any square, any top moved to any square (its origin showing the cup under it), any top
+    lifted, every square emptied (a new game); a takeback is one of those physically."""
     squares, _ = _squares(position.size)
     current, under, _ = _tops(position, squares)
     log, rows = likelihood.log, likelihood.rows
     base = log[rows, current]
     G = log - base[:, None]
-    lift = G[rows, under]
+    best_of = G.max(axis=0)  # the most showing each class anywhere can gain
     occupied = np.array(current) > 0
-    board = lift[:, None] + G[:, current].T
-    board[_diagonal(len(squares))] = -np.inf
-    single = max(float(G[:, 1:].max()), float(board[occupied].max(initial=0.0)),
-                 float(lift[occupied].max(initial=0.0)), float(G[occupied, 0].sum()), 0.0)
-    slack = likelihood.best - base
-    if over:
-        single = max(single, float(slack.sum()))
-    two = float(np.sort(slack)[-4:].sum())
-    return Reach(float(base.sum()), single, two)
+    moved = (G[rows, under] + best_of[current])[occupied]  # lift, then (or not) put down
+    single = max(float(best_of[1:].max()), float(moved.max(initial=0.0)), float(G[occupied, 0].sum()), 0.0)
+    return Reach(float(base.sum()), single, likelihood.best - base)
 
 
 def _costs(
@@ -645,47 +650,46 @@ def _scored_pair(
     position: Position, view: View, first: int, second: int, squares: tuple[Square, ...]
 ) -> Explanation:
     """The pair played from ``position`` with ``first`` already pushed; ``squares`` are the
-    ones the two touch."""
-    position.push_code(second)
-    try:
-        changes = tuple((sq, view.piece_class(_top_code(position, sq))) for sq in squares)
-    finally:
-        position.pop_code()
+    ones the two touch. What the reply shows is read off the stacks (no push): the square it
+    lands on shows its cup, the square it leaves the cup under it, the others stay."""
+    stacks = position._stacks
+    to = second & 0xFF
+    origin, below = -1, None
+    if second & BOARD_FLAG:
+        origin = (second >> 8) & 0xFF
+        stack = stacks[origin]
+        moved: int | None = stack[-1]
+        below = stack[-2] if len(stack) > 1 else None
+    else:
+        moved = ((second >> 8) & 0xF) << 1 | position.turn
+    changes = []
+    for sq in squares:
+        piece = moved if sq == to else below if sq == origin else _top_code(position, sq)
+        changes.append((sq, view.piece_class(piece)))
     gain = sum(view.gain[view.row[sq]][cls] for sq, cls in changes)
-    hidden = HIDDEN_FIRST if second & 0xFF == first & 0xFF else 0.0
-    return Explanation(Kind.TWO_MOVES, gain, changes, (first, second), prior=hidden)
+    hidden = HIDDEN_FIRST if to == first & 0xFF else 0.0
+    return Explanation(Kind.TWO_MOVES, gain, tuple(changes), (first, second), prior=hidden)
 
 
 # ----- deciding -----------------------------------------------------------------------------------
 
 
 def decide(
-    game: Game,
-    observation: Observation,
-    settings: Settings = DEFAULT_SETTINGS,
-    *,
-    moves: bool = True,
-    illegal: bool = True,
-    lifts: bool = True,
-    takeback: bool = False,
-    new_game: bool = False,
-    two_moves: bool = True,
-    allow_misread: bool = True,
-    reveal: Mapping[Square, Iterable[int]] | None = None,
+    game: Game, observation: Observation, settings: Settings = DEFAULT_SETTINGS, *,
+    two_moves: bool = True, allow_misread: bool = True, **options: Any,
 ) -> Decision:
     """Score every candidate against one ``observation`` and accept one only if it is clearly right.
 
-    Two moves are tried only when no single action explains the board cleanly, or the best
+    ``options`` are ``explain``'s (moves, illegal, lifts, takeback, new_game, reveal). Two
+    moves are tried only when no single action explains the board cleanly, or the best
     single one is illegal (the opponent's reply while the board was covered can look like an
     illegal second move by one side). Accepting an explanation that leaves one square it does
     not touch unexplained (a misread) is allowed only when nothing explains the board cleanly.
     """
     position = game.position
     view = View(position, observation, settings.outlier)
-    ranked = explain(
-        position, view, moves=moves, illegal=illegal, lifts=lifts, takeback=takeback,
-        new_game=new_game, reveal=reveal,
-    )
+    ranked = explain(position, view, **options)
+    moves = options.get("moves", True)
     best = ranked[0]
     if two_moves and moves and (not clean(view, best, settings) or best.kind is Kind.ILLEGAL):
         changed = view.changed_squares(settings.changed)

@@ -12,7 +12,9 @@ A run is scored per move of the game as the reconciler holds it at the end: righ
 the move really made), flagged (not known: missing after the reconciler asked for attention,
 or a ply it reports as unsure), or wrong (a move it holds as known that was not made), which
 must never happen. Moves announced and later withdrawn by a ``correction`` are counted apart
-(``withdrawn``), as are moves that were wrong when announced (``shown_wrong``).
+(``withdrawn``), as are moves that were wrong when announced: as known (``shown_wrong``), or
+while the same feed reported that ply as unsure (``shown_unsure``). A move announced late that
+was really made then, and taken back since (the takeback in the same reading), is not wrong.
 """
 
 from __future__ import annotations
@@ -341,7 +343,8 @@ class RunResult:
     silent: int = 0       # not known at the end and nothing said: must be zero
     wrong: int = 0        # held at the end as known and not the truth: must be zero
     withdrawn: int = 0    # moves announced, then withdrawn by a correction
-    shown_wrong: int = 0  # moves that were not the truth when announced (most then corrected)
+    shown_wrong: int = 0  # moves announced as known that were not the truth (most then corrected)
+    shown_unsure: int = 0  # moves not the truth when announced, but reported unsure at once
     games: int = 0
     stuck: int = 0        # games whose end the reconciler did not reach (moves missing at the end)
     resyncs: int = 0
@@ -351,7 +354,7 @@ class RunResult:
     seconds: list[float] = field(default_factory=list)
 
     def add(self, other: RunResult) -> None:
-        for name in ("moves", "right", "flagged", "silent", "wrong", "withdrawn", "shown_wrong",
+        for name in ("moves", "right", "flagged", "silent", "wrong", "withdrawn", "shown_wrong", "shown_unsure",
                      "games", "stuck", "resyncs"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.expected.update(other.expected)
@@ -365,7 +368,8 @@ class RunResult:
         for name in ("right", "flagged", "wrong", "silent"):
             value = getattr(self, name)
             parts.append(f"{name} {value} ({100.0 * value / moves:.2f} %)")
-        parts.append(f"withdrawn by corrections {self.withdrawn}, wrong when announced {self.shown_wrong}")
+        parts.append(f"withdrawn by corrections {self.withdrawn}, wrong when announced {self.shown_wrong} "
+                     f"(and {self.shown_unsure} more reported unsure at once)")
         parts.append(f"games not followed to the end {self.stuck}, resyncs {self.resyncs}")
         return "; ".join(parts)
 
@@ -382,6 +386,7 @@ def run_stream(stream: Stream, make: Callable[[Variant], object], timer: Callabl
     before: list[str] = []  # the record held before the last resync
     doubted: set[int] = set()  # its plies held as unsure then
     offset = 0               # truth plies before the resynced game's start
+    made: tuple[str, ...] = ()  # the moves on the board at the reading before
     for step in stream.steps:
         started = timer()
         events = reconciler.feed(step.observation)  # type: ignore[attr-defined]
@@ -401,11 +406,14 @@ def run_stream(stream: Stream, make: Callable[[Variant], object], timer: Callabl
             if step.expect in kinds:
                 result.caught[step.fault] += 1
         if EventType.MOVE in kinds:
-            truth = step.truth[offset:]
+            unsure_now = getattr(reconciler, "unsure", {})
             for event in events:
-                index = event.ply - 1
-                if event.type is EventType.MOVE and (index >= len(truth) or event.move != truth[index]):
-                    result.shown_wrong += 1
+                if event.type is EventType.MOVE and not _made(event.ply, event.move, step.truth[offset:], made[offset:]):
+                    if event.ply in unsure_now:
+                        result.shown_unsure += 1
+                    else:
+                        result.shown_wrong += 1
+        made = step.truth
     result.withdrawn = getattr(reconciler, "corrections", 0)
     final = [m.text() for m in reconciler.game.moves]  # type: ignore[attr-defined]
     unsure = doubted | {len(before) + ply for ply in getattr(reconciler, "unsure", {})}
@@ -418,6 +426,13 @@ def run_stream(stream: Stream, make: Callable[[Variant], object], timer: Callabl
     else:
         result.silent = unknown
     return result
+
+
+def _made(ply: int, move: str | None, truth: tuple[str, ...], before: tuple[str, ...]) -> bool:
+    """Whether ``move`` was really made at ``ply``: it is there now, or it was at the reading
+    before (announced late in the reading that shows it taken back)."""
+    index = ply - 1
+    return any(index < len(moves) and moves[index] == move for moves in (truth, before))
 
 
 def score_record(record: list[str], truth: list[str], unsure: set[int]) -> tuple[int, int, int]:

@@ -297,11 +297,12 @@ class Reconciler:
         groups = _groups(kept)
         margin = groups[0][0] - groups[1][0] if len(groups) > 1 else float("inf")
         chosen = self._representative(groups[0][1])
-        if chosen.decent and margin >= self.settings.margin:
+        rival = self._history_rival(chosen, kept)
+        if chosen.decent and margin >= self.settings.margin and rival is None:
             events = self._announce(chosen, margin)
             self._attention = None
         else:
-            events = self._unclear(observation, best, groups)
+            events = self._unclear(observation, best, groups, rival)
             events += self._announce_agreed(kept)
         for path in kept:  # only the latest step's parents are kept
             if path.before is not None:
@@ -327,15 +328,21 @@ class Reconciler:
             if line not in self._explained and out and self.unknowns is None:
                 bound = self._reach.get(line)
                 if bound is None:
-                    position = self._goto(path.root, path.codes)
-                    over = path.forfeit is not None or _is_over_now(position)
-                    bound = self._reach[line] = reach(position, likelihood, over)
-                if path.score + bound.best < top - self.settings.keep:
+                    bound = self._reach[line] = reach(self._goto(path.root, path.codes), likelihood)
+                floor = top - self.settings.keep
+                if path.score + bound.best < floor and (
+                    path.score + bound.ended < floor or not self._over(path)
+                ):
                     continue
             found = self._candidates(path, likelihood)
             out += found
             top = max([top, *(c[0] for c in found)])
         return out
+
+    def _over(self, path: Path) -> bool:
+        """Whether the game on a path is over (``_is_over`` without a frame)."""
+        position = self._goto(path.root, path.codes)
+        return path.forfeit is not None or _is_over_now(position)
 
     def _explained_now(self, path: Path, likelihood: Likelihood) -> tuple[View, bool, list[Explanation]]:
         """The single-action accounts of a line ``_single_candidates`` left unscored."""
@@ -427,8 +434,12 @@ class Reconciler:
         by a move of its own, or is contradicted there the same way again, is tainted: it
         explains the board away with made-up moves, and is never announced. A path whose
         next move changes a doubted square otherwise can never be checked there: its moves
-        since the doubtful reading are suspect (announced as unsure)."""
-        ok, contradicting, _ = fits(view, e, self.settings)
+        since the doubtful reading are suspect (announced as unsure). Moves made out of sight
+        that fit only with a square read against them are two faults at once: the square is
+        doubted too, so the next reading must confirm them before they are announced."""
+        ok, contradicting, misread = fits(view, e, self.settings)
+        if e.kind is Kind.TWO_MOVES and misread is not None:
+            ok = False
         child.tainted = path.tainted
         child.suspect = path.suspect
         child.unseen = path.unseen + UNSEEN_COST if e.kind is Kind.TWO_MOVES else max(path.unseen - 1, 0)
@@ -751,11 +762,39 @@ class Reconciler:
 
     # ----- unclear readings ---------------------------------------------------------------
 
-    def _unclear(self, observation: Observation, best: Path, groups: list) -> list[Event]:
+    def _history_rival(self, chosen: Path, kept: list[Path]) -> Path | None:
+        """A path close to ``chosen`` (within the margin) whose moves before this reading
+        differ in what the board shows, or in how many there were and what the stacks hide,
+        when announcing ``chosen`` would rewrite or extend the moves announced so far: the
+        reading tells what it shows, but not which history led there, and a lift may still
+        tell, so nothing is announced from it. Paths that differ only in a cup now covered
+        with as many moves, or that reach the very same position in another number of moves,
+        are announced with those plies reported unsure: no later reading can tell them apart."""
+        assert chosen.before is not None
+        if chosen.before.line() == self._shown.line():
+            return None
+        floor = chosen.score - self.settings.margin
+        shows: tuple | None = None
+        for path in kept:
+            if path is chosen or path.score < floor or path.line() == chosen.line():
+                continue
+            if shows is None:
+                shows = _shows(self._goto(chosen.root, chosen.codes))
+            other = _shows(self._goto(path.root, path.codes))
+            if other[:2] != shows[:2] or (len(path.codes) != len(chosen.codes) and other[2] != shows[2]):
+                return path
+        return None
+
+    def _unclear(self, observation: Observation, best: Path, groups: list, rival: Path | None = None) -> list[Event]:
         assert best.view is not None and best.explanation is not None
         ok, contradicting, _ = fits(best.view, best.explanation, self.settings)
         if not ok:
             reason = unexplained_reason(best.view, contradicting)
+        elif rival is not None and groups[0][0] - (groups[1][0] if len(groups) > 1 else -float("inf")) >= self.settings.margin:
+            reason = (
+                f"the board shows {self._describe(groups[0][1][0])}, but not which moves led there: "
+                f"{self._history(groups[0][1][0])} or {self._history(rival)}"
+            )
         elif len(groups) > 1 and groups[0][0] - groups[1][0] < self.settings.margin:
             reason = f"cannot tell {self._describe(groups[0][1][0])} from {self._describe(groups[1][1][0])}"
         else:
@@ -769,6 +808,13 @@ class Reconciler:
             for score, members in groups[:3]
         ]
         return self._needs_attention(reason, observation, contradicting, candidates)
+
+    def _history(self, path: Path) -> str:
+        """The moves a path plays since the announced game (before this reading)."""
+        assert path.before is not None
+        shown = self._shown.codes if path.root == self._shown.root else ()
+        codes = path.before.codes
+        return " ".join(_code_text(code) for code in codes[_common(shown, codes):]) or "no move"
 
     def _describe(self, path: Path) -> str:
         """What a path says happened since the announced game: moves, or an action."""
@@ -1145,6 +1191,12 @@ def _action_of(view: View, code: int) -> Action:
         assert top is not None
         return Action(ActionKind.MOVE, top[0], top[1], to=to, origin=origin)
     return Action(ActionKind.PLACE, f.turn, (code >> 8) & 0xF, to=to)
+
+
+def _shows(position: Position) -> tuple:
+    """What the board shows of a position (each square's top, the side to move), and the
+    position itself (hidden cups and reserves included)."""
+    return (tuple(stack[-1] if stack else 0 for stack in position._stacks), position.turn, position._hash)
 
 
 def _is_over_now(position: Position) -> bool:
