@@ -22,8 +22,10 @@ from __future__ import annotations
 
 from functools import cache
 
+from companion.engine.board import PIECE_BITS, PIECE_MASK, Board, tables_for
 from companion.rules import GobbleRule, Position, Variant
 from companion.rules.geometry import geometry
+from companion.rules.position import _RESERVES
 
 WIN_SCORE = 100_000          # MATE: a won game; scores within MATE_BOUND of it are mates
 MATE_BOUND = WIN_SCORE - 1_000
@@ -49,21 +51,23 @@ class Evaluator:
 
     The line terms depend only on which colour shows on each square, and the same pair of
     colour masks recurs in many positions of a search (different sizes, hidden pieces or
-    stacks), so they are cached by that pair; sizes, pins, the stack-gobble discount and the
-    pieces in hand are added per call (the last from a cache by the two external stacks)."""
+    stacks), so they are cached by that pair; pins and the stack-gobble discount are added per
+    call, the tops' sizes come from the search board's running ``material`` and the pieces in
+    hand from a cache by the two external stacks."""
 
     def __init__(self, variant: Variant) -> None:
         geo = geometry(variant.size, variant.win_length)
+        tables = tables_for(variant)  # the search board's compact square numbers
         self.variant = variant
         self.win = variant.win_length
-        self.lines = tuple(line.mask for line in geo.lines)
+        self.lines = tables.lines
         self.max_size = variant.max_piece
         self.total_pieces = variant.pieces_per_player
         self.stack_gobble = variant.gobble_rule in (GobbleRule.THREAT_LINE, GobbleRule.STORER, GobbleRule.ALWAYS)
         fewest = min(len(geo.lines_through[sq]) for sq in geo.squares)
         # Squares on more lines than the fewest (centre, long diagonals) as weighted masks.
         self.centre_masks = tuple(
-            (extra, sum(1 << sq for sq in geo.squares if len(geo.lines_through[sq]) - fewest == extra))
+            (extra, tables.compact(sum(1 << sq for sq in geo.squares if len(geo.lines_through[sq]) - fewest == extra)))
             for extra in range(1, 8)
             if any(len(geo.lines_through[sq]) - fewest == extra for sq in geo.squares)
         )
@@ -74,31 +78,34 @@ class Evaluator:
             tuple(self.own_line[kw] if kb == 0 else -self.own_line[kb] if kw == 0 else 0 for kb in range(w + 1))
             for kw in range(w + 1)
         )
-        self.line_cache: dict[int, tuple[int, int, int, tuple[tuple[int, int], ...], int, int]] = {}
-        self.shift = 16 * variant.size  # above every square's bit: (white << shift | black) is exact
-        self.size_values = tuple((SIZE_VALUE[size], size) for size in range(1, self.max_size + 1))
+        self.line_cache: dict[int, tuple[int, int, int, tuple[tuple[int, int, int], ...], int, int]] = {}
+        self.shift = variant.size * variant.size  # above every square's bit: (white << shift | black) is exact
+        # what a visible top adds to the board's running material, by piece code size << 1 | colour
+        self.piece_values = tuple(
+            (SIZE_VALUE[code >> 1] if code & 1 == 0 else -SIZE_VALUE[code >> 1]) if code >= 2 else 0
+            for code in range(2 * self.max_size + 2)
+        )
         self.hand_cache: dict[tuple[int, int], int] = {}
 
     def evaluate(self, position: Position) -> int:
         """Score from the side to move's point of view (positive: good for the mover)."""
-        return self.white_score(position) * (1 - 2 * position.turn) + TEMPO
+        return self.score(Board(position, self.piece_values))
 
-    def white_score(self, position: Position) -> int:
-        # This runs at most leaves of the search: it reads the rules engine's bitboards,
-        # stacks and interned reserves directly (the public accessors cost a call each).
-        white, black = position._color_tops
-        key = white << self.shift | black
-        lines = self.line_cache.get(key)
+    def score(self, board: Board) -> int:
+        """``evaluate`` on the search's board. This runs at most nodes of the search, so it
+        only looks things up: the line terms by the pair of colour bitboards, the tops' sizes
+        from the board's running ``material``, the pieces in hand by the pair of reserves."""
+        white, black = board.tops
+        lines = self.line_cache.get(white << self.shift | black)
         if lines is None:
             lines = self._lines(white, black)
         score, white_threats, black_threats, blocked, white_lines, black_lines = lines
-        size_tops = position._size_tops
         if blocked:
-            stacks = position._stacks
-            largest = size_tops[self.max_size]
-            for last, color in blocked:  # a line of W-1 whose last square shows the other colour
-                stack = stacks[last.bit_length() - 1]
-                if len(stack) >= 2 and stack[-2] & 1 == color:
+            stacks = board.stacks
+            largest = board.size_tops[self.max_size]
+            for last, square, color in blocked:  # a line of W-1 whose last square shows the other colour
+                under = stacks[square] >> PIECE_BITS & PIECE_MASK
+                if under and under & 1 == color:
                     score += PINNED if color == 0 else -PINNED  # lifting that top uncovers the line
                 if not largest & last:  # a threat only if that top can still be gobbled
                     if color == 0:
@@ -109,30 +116,32 @@ class Evaluator:
             score += DOUBLE_THREAT
         if black_threats & (black_threats - 1):
             score -= DOUBLE_THREAT
-        reserve = position._reserve
+        rids = board.rid
         if self.stack_gobble:  # rule 4: the opponent may gobble into a line of W-1 from a stack
-            if white_lines and reserve[1]:
+            if white_lines and _RESERVES[rids[1]]:
                 score -= STACK_GOBBLE_DISCOUNT * white_lines
-            if black_lines and reserve[0]:
+            if black_lines and _RESERVES[rids[0]]:
                 score += STACK_GOBBLE_DISCOUNT * black_lines
-        for value, size in self.size_values:
-            on = size_tops[size]
-            score += value * ((white & on).bit_count() - (black & on).bit_count())
-        rids = position._rid
         hands = rids[0] << 16 | rids[1]
         hand = self.hand_cache.get(hands)
         if hand is None:
-            in_white, white_hand = reserve_summary(reserve[0])
-            in_black, black_hand = reserve_summary(reserve[1])
-            # buried(w) - buried(b) = (in hand(b) - in hand(w)) + (visible(b) - visible(w));
-            # the visible part is in the lines' entry
-            hand = self.hand_cache[hands] = white_hand - black_hand - BURIED * (in_black - in_white)
-        return score + hand
+            hand = self._hand(rids[0], rids[1])
+        if board.turn:
+            return TEMPO - score - board.material - hand
+        return score + board.material + hand + TEMPO
 
-    def _lines(self, white: int, black: int) -> tuple[int, int, int, tuple[tuple[int, int], ...], int, int]:
+    def _hand(self, white_rid: int, black_rid: int) -> int:
+        in_white, white_hand = reserve_summary(_RESERVES[white_rid])
+        in_black, black_hand = reserve_summary(_RESERVES[black_rid])
+        # buried(w) - buried(b) = (in hand(b) - in hand(w)) + (visible(b) - visible(w));
+        # the visible part is in the lines' entry
+        hand = self.hand_cache[white_rid << 16 | black_rid] = white_hand - black_hand - BURIED * (in_black - in_white)
+        return hand
+
+    def _lines(self, white: int, black: int) -> tuple[int, int, int, tuple[tuple[int, int, int], ...], int, int]:
         """What the tops' colours alone decide: (score of lines, threats, centre and visible
         count; white's and black's open threat squares; blocked lines of W-1 as (last
-        square's bit, colour of the line); white's and black's lines of W-1)."""
+        square's bit, that square, colour of the line); white's and black's lines of W-1)."""
         need = self.win - 1
         line_value = self.line_value
         score = 0
@@ -148,7 +157,7 @@ class Evaluator:
                 last = mask & ~white
                 if kb:
                     score += BLOCKED_THREAT
-                    blocked.append((last, 0))
+                    blocked.append((last, last.bit_length() - 1, 0))
                 else:
                     score += THREAT
                     white_threats |= last
@@ -157,7 +166,7 @@ class Evaluator:
                 last = mask & ~black
                 if kw:
                     score -= BLOCKED_THREAT
-                    blocked.append((last, 1))
+                    blocked.append((last, last.bit_length() - 1, 1))
                 else:
                     score -= THREAT
                     black_threats |= last

@@ -1,20 +1,30 @@
 """Iterative-deepening negamax with alpha-beta for every variant.
 
-Written against the rules engine's fast interface (``legal_codes``/``push_code``/
-``pop_code``/``winning_codes``/``hash``). What makes it strong in little time:
+The tree is searched on the engine's own ``Board`` (``board.py``: int stacks, compact
+bitboards, the rules engine's hash and move-code layout), built from the ``Position`` at the
+root and checked against the rules engine move for move in the tests. What makes it strong
+in little time:
 
-- at every node, an exact check for an immediate win of the side to move by the rules
-  engine's bitboard detector (``winning_codes``), without generating moves: a node with a
-  win in one is scored at once, and a threat line at the horizon is never mistaken for a
-  quiet position;
+- at every node, an exact check for an immediate win of the side to move by a bitboard
+  detector (``Board.has_win``, the rules engine's ``winning_codes``), without generating
+  moves: a node with a win in one is scored at once, and a threat line at the horizon is
+  never mistaken for a quiet position. The evaluation cache remembers it (an evaluation is
+  only stored for a position without a win in one), so a position seen before costs one
+  look-up;
 - a transposition table keyed by the incremental Zobrist hash (best move, bound, depth);
 - move ordering: the hash move (tried before any move is generated), then moves onto a
   square that completes the opponent's line (blocks), then killer moves and the history
   heuristic (per side);
 - principal-variation search (null windows after the first move) and a small late-move
   reduction for quiet moves, re-searched at full depth when they surprise;
-- the last ply (depth 1) written out as one loop: each reply is played, checked and scored
-  statically (a cache of evaluations by hash) without a call per leaf.
+- the last ply (depth 1) written out as one loop: each reply's bitboards and hash are
+  computed without touching the board, so a reply that ends the game, repeats or is in the
+  evaluation cache costs a few integer operations; the others are made and unmade inline
+  for the detector and the evaluation. The moves themselves are generated in stages (hash
+  move, blocks, killers, then the rest), since most nodes are cut off by their first move.
+
+A node is a position the search visits: every call of the tree search and every leaf scored
+at the last ply (a reply that ends the game is scored without being counted, as before).
 
 Scores are integers from the side to move's view; a won game is ``MATE - plies`` so the
 fastest win and the slowest loss are preferred. A repeated position scores as a draw.
@@ -30,15 +40,19 @@ import time as _time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from companion.engine.board import PIECE_BITS, PIECE_MASK, Board
 from companion.engine.evaluate import MATE_BOUND, WIN_SCORE, evaluator_for
 from companion.errors import CompanionError
 from companion.rules import Move, Position
+from companion.rules.geometry import ZOBRIST_BLACK_TO_MOVE
+from companion.rules.position import _TAKES, BOARD_FLAG, _take
 
 MATE = WIN_SCORE
 EXACT, LOWER, UPPER = 0, 1, 2
 MAX_PLY = 128
 TT_LIMIT = 400_000        # entries; cleared when full (a Pi shares memory with the camera)
 EVAL_CACHE_LIMIT = 200_000
+WIN_IN_ONE = MATE + 1     # in the evaluation cache: the side to move has a win in one
 FUTILITY_MARGIN = 150   # centipawns a single quiet move is assumed not to swing
 CHECK_EVERY = 255         # nodes between two looks at the clock / stop flag
 
@@ -91,7 +105,7 @@ class Searcher:
     def __init__(self, variant, max_depth: int = 64) -> None:
         self.variant = variant
         self.evaluator = evaluator_for(variant)
-        self.evaluate = self.evaluator.evaluate
+        self.evaluate = self.evaluator.score  # on the search's Board
         self.max_depth = max_depth
         self.tt: dict[int, tuple[int, int, int, int]] = {}
         self.eval_cache: dict[int, int] = {}
@@ -120,7 +134,9 @@ class Searcher:
         given); the caller's position is untouched."""
         self._prepare(position, limits, stop_event)
         max_depth = min(limits.depth or self.max_depth, self.max_depth)
-        root_codes = [c for c in self.pos.legal_codes() if only is None or c in only] or self.pos.legal_codes()
+        legal = self.pos.legal_codes()
+        from_rules = self.board.tables.from_rules
+        root_codes = [from_rules(c) for c in legal if only is None or c in only] or [from_rules(c) for c in legal]
         best_code, best_score, done_depth = root_codes[0], 0, 0
         for depth in range(1, max_depth + 1):
             self.root_best = None
@@ -140,18 +156,20 @@ class Searcher:
         return self._result(best_code, best_score, max(done_depth, 1))
 
     def score_moves(self, position: Position, depth: int) -> list[tuple[int, int]]:
-        """Every root move with its full-window score at ``depth`` (for the weaker levels, which
-        choose among nearly-best moves)."""
+        """Every root move (the rules engine's code) with its full-window score at ``depth``
+        (for the weaker levels, which choose among nearly-best moves)."""
         self._prepare(position, Limits(depth=depth), None)
         scored = []
+        from_rules = self.board.tables.from_rules
         for code in self.pos.legal_codes():
-            scored.append((code, self._child(code, depth, -MATE - 1, MATE + 1, 0, 0)))
+            scored.append((code, self._child(from_rules(code), depth, -MATE - 1, MATE + 1, 0, 0)))
         return scored
 
     def _prepare(self, position: Position, limits: Limits, stop_event: threading.Event | None) -> None:
         if position.outcome() is not None:
             raise CompanionError(f"the game is over ({position.outcome().reason}): there is no move to find")
-        self.pos = position.copy()
+        self.pos = position.copy()  # for the root's moves and the principal variation
+        self.board = Board(self.pos, self.evaluator.piece_values)
         self.stop_event = stop_event or threading.Event()
         self.start = _time.perf_counter()
         # A safety margin: the clock is read every few hundred nodes and the answer must be built.
@@ -168,26 +186,26 @@ class Searcher:
     # ----- the tree -------------------------------------------------------------------------
 
     def _root(self, depth: int, codes: list[int], previous_best: int) -> int:
-        pos = self.pos
-        ordered = self._order(codes, self.tt.get(pos.hash, (0, 0, 0, previous_best))[3] or previous_best, 0)
+        board = self.board
+        ordered = self._order(codes, self.tt.get(board.hash, (0, 0, 0, previous_best))[3] or previous_best, 0)
         alpha, beta = -MATE - 1, MATE + 1
         for index, code in enumerate(ordered):
             score = self._child(code, depth, alpha, beta, 0, index)
             if score > alpha or self.root_best is None:
                 alpha = max(alpha, score)
                 self.root_best = (code, score)
-        self.tt[pos.hash] = (depth, EXACT, alpha, self.root_best[0])
+        self.tt[board.hash] = (depth, EXACT, alpha, self.root_best[0])
         return alpha
 
     def _child(self, code: int, depth: int, alpha: int, beta: int, ply: int, index: int) -> int:
         """Play ``code`` and score it for the mover (principal-variation search with LMR)."""
-        pos = self.pos
-        mover = pos.turn
-        pos.push_code(code)
+        board = self.board
+        mover = board.turn
+        board.make(code)
         try:
-            decided = pos.line_result()
+            decided = board.result
             if decided is not None:
-                return MATE - ply - 1 if decided.winner == mover else -(MATE - ply - 1)
+                return MATE - ply - 1 if decided == mover else -(MATE - ply - 1)
             if index == 0:
                 return -self._negamax(depth - 1, -beta, -alpha, ply + 1)
             reduce = 1 if depth >= 3 and index >= 4 and code not in self.killers[ply] else 0
@@ -196,23 +214,29 @@ class Searcher:
                 score = -self._negamax(depth - 1, -beta, -alpha, ply + 1)
             return score
         finally:
-            pos.pop_code()
+            board.unmake()
 
     def _negamax(self, depth: int, alpha: int, beta: int, ply: int) -> int:
         self.nodes += 1
         if not self.nodes & CHECK_EVERY:
             self._check_limits()
-        pos = self.pos
-        key = pos._hash
-        if pos._seen[key] > 1:
+        board = self.board
+        key = board.hash
+        if board.seen[key] > 1:
             return 0
-        if pos.winning_codes(True):
+        # The evaluation cache also knows a win in one (an evaluation is only ever stored for a
+        # position without one), which spares most calls of the detector.
+        static = self.eval_cache.get(key)
+        if static is None:
+            if board.has_win():
+                self.eval_cache[key] = WIN_IN_ONE
+                return MATE - ply - 1
+        elif static == WIN_IN_ONE:
             return MATE - ply - 1
         if depth <= 0 or ply >= MAX_PLY:
-            score = self.eval_cache.get(key)
-            if score is None:
-                score = self.eval_cache[key] = self.evaluate(pos)
-            return score
+            if static is None:
+                static = self.eval_cache[key] = self.evaluate(board)
+            return static
         entry = self.tt.get(key)
         tt_move = 0
         if entry is not None:
@@ -222,7 +246,7 @@ class Searcher:
                 if flag == EXACT or (flag == LOWER and e_score >= beta) or (flag == UPPER and e_score <= alpha):
                     return e_score
         if depth == 1:
-            return self._frontier(alpha, beta, ply, key, tt_move)
+            return self._frontier(alpha, beta, ply, key, tt_move, static)
         original_alpha = alpha
         best_score, best_code = -MATE - 1, 0
         index = 0
@@ -242,49 +266,138 @@ class Searcher:
         self.tt[key] = (depth, flag, _to_tt(best_score, ply), best_code)
         return best_score
 
-    def _frontier(self, alpha: int, beta: int, ply: int, key: int, tt_move: int) -> int:
+    def _frontier(self, alpha: int, beta: int, ply: int, key: int, tt_move: int, standing: int | None) -> int:
         """A node one ply above the horizon (no win in one for the side to move, checked by the
         caller): each move is played and its position scored at once, with the opponent's
-        immediate win found exactly. One loop instead of a call per leaf."""
-        pos = self.pos
+        immediate win found exactly. One loop instead of a call per leaf.
+
+        The hot path of the whole search, written out deliberately: each leaf is made and
+        unmade inline on the board's arrays (``Board.make``/``unmake`` do the same with the
+        move stack and the seen positions, which a leaf does not need), and the end-of-turn
+        check only looks at the mover's lines when the move lands on a square completing one
+        (a line of the mover's can only be made through ``to``, and only on such a square)."""
+        board = self.board
         cache = self.eval_cache
         evaluate = self.evaluate
         if not tt_move and beta < MATE_BOUND:
-            standing = cache.get(key)
-            if standing is None:
-                standing = cache[key] = evaluate(pos)
+            if standing is None:  # the node's static evaluation, unless the caller had it
+                standing = cache[key] = evaluate(board)
             if standing - FUTILITY_MARGIN >= beta and not self._opponent_threatens():
                 return standing  # futility: one quiet move will not bring it back under beta
-        # Read straight from the position (its fast interface's own state): a property or
-        # method call per leaf is a measurable part of the time here.
-        push, pop, winning, seen = pos.push_code, pos.pop_code, pos.winning_codes, pos._seen
-        mover = pos.turn
+        stacks, tops, size_tops, rids, zobrist = board.stacks, board.tops, board.size_tops, board.rid, board.zobrist
+        values, line_masks, seen, has_win = board.piece_values, board.line_masks, board.seen, board.has_win
+        mover = board.turn
+        other = mover ^ 1
+        own, theirs = tops[mover], tops[other]
+        material, rid = board.material, rids[mover]
+        parent_hash = key ^ ZOBRIST_BLACK_TO_MOVE
+        completing = self.completing.get(own)
+        if completing is None:
+            completing = self._line_squares(own)
         won = MATE - ply - 1          # the mover completes a line with this move
         lost = -(MATE - ply - 2)      # the opponent completes one with the next
+        threat_squares = board.tables.threats
+        nodes = self.nodes
         original_alpha = alpha
         best_score, best_code = -MATE - 1, 0
         moved = False
         for code in self._staged(tt_move, ply):
             moved = True
-            push(code)
-            decided = pos._result
-            if decided is not None:
-                pop()
-                score = won if decided[1] == mover else -won
+            # The leaf's colour bitboards and hash, read without changing the board: a leaf
+            # that ends the game, repeats or is in the cache needs nothing else.
+            to = code & 0xFF
+            to_bit = 1 << to
+            below = stacks[to]
+            leaf_own = own | to_bit
+            leaf_theirs = theirs
+            if below & 1 == other and below:  # the top covered here was the opponent's
+                leaf_theirs ^= to_bit
+            if code & BOARD_FLAG:
+                origin = code >> 8 & 0xFF
+                origin_bit = 1 << origin
+                above = stacks[origin]
+                piece = above & PIECE_MASK
+                rest = above >> PIECE_BITS
+                leaf_own ^= origin_bit
+                leaf_hash = parent_hash ^ zobrist[piece][origin] ^ zobrist[piece][to]
+                if rest:  # the lift reveals a piece
+                    if rest & 1 == mover:
+                        leaf_own |= origin_bit
+                    else:
+                        leaf_theirs |= origin_bit
             else:
-                self.nodes += 1
-                leaf = pos._hash
-                if seen[leaf] > 1:
-                    score = 0
-                elif winning(True):
-                    score = lost
+                origin = rest = -1
+                entry = _TAKES[rid].get(code >> 8) or _take(rid, code >> 8)
+                piece = (code >> 7 & 0x1E) | mover
+                leaf_hash = parent_hash ^ entry[1 + mover] ^ zobrist[piece][to]
+            # the end-of-turn check (as in Board.make)
+            decided = -1
+            if rest > 0 and leaf_theirs & origin_bit:
+                for mask in line_masks[origin]:
+                    if leaf_theirs & mask == mask:
+                        decided = other
+                        break
+            if decided < 0 and completing & to_bit:
+                for mask in line_masks[to]:
+                    if leaf_own & mask == mask:
+                        decided = mover
+                        break
+            if decided >= 0:
+                score = won if decided == mover else -won
+            else:
+                nodes += 1
+                if leaf_hash in seen:
+                    score = 0  # a repetition
                 else:
-                    score = cache.get(leaf)
+                    score = cache.get(leaf_hash)
                     if score is None:
-                        score = cache[leaf] = evaluate(pos)
-                    score = -score
-                pop()
-                if not self.nodes & CHECK_EVERY:
+                        # make the leaf on the board (as Board.make, without the move stack)
+                        # for the win detector and the evaluation, then unmake it
+                        leaf_material = material + values[piece]
+                        stacks[to] = below << PIECE_BITS | piece
+                        size_tops[piece >> 1] ^= to_bit
+                        if below:
+                            covered = below & PIECE_MASK
+                            size_tops[covered >> 1] ^= to_bit
+                            leaf_material -= values[covered]
+                        if origin >= 0:
+                            stacks[origin] = rest
+                            size_tops[piece >> 1] ^= origin_bit
+                            leaf_material -= values[piece]
+                            if rest:
+                                revealed = rest & PIECE_MASK
+                                size_tops[revealed >> 1] ^= origin_bit
+                                leaf_material += values[revealed]
+                        else:
+                            rids[mover] = entry[0]
+                        tops[mover] = leaf_own
+                        tops[other] = leaf_theirs
+                        board.turn = other
+                        board.material = leaf_material
+                        threats = threat_squares.get(leaf_theirs)  # Board.has_win's first look, inline
+                        if threats is None:
+                            threats = board.tables.threat_squares(leaf_theirs)
+                        if threats and has_win():
+                            score = cache[leaf_hash] = WIN_IN_ONE
+                        else:
+                            score = cache[leaf_hash] = evaluate(board)
+                        board.turn = mover
+                        tops[mover] = own
+                        tops[other] = theirs
+                        stacks[to] = below
+                        size_tops[piece >> 1] ^= to_bit
+                        if below:
+                            size_tops[covered >> 1] ^= to_bit
+                        if origin >= 0:
+                            stacks[origin] = above
+                            size_tops[piece >> 1] ^= origin_bit
+                            if rest:
+                                size_tops[revealed >> 1] ^= origin_bit
+                        else:
+                            rids[mover] = rid
+                    score = lost if score == WIN_IN_ONE else -score
+                if not nodes & CHECK_EVERY:
+                    self.nodes = nodes
                     self._check_limits()
             if score > best_score:
                 best_score, best_code = score, code
@@ -293,15 +406,18 @@ class Searcher:
                     if alpha >= beta:
                         self._reward(code, 1, ply)
                         break
+        board.material = material
+        self.nodes = nodes
         if not moved:
             return -(MATE - ply)  # no legal move: the side to move loses
         flag = UPPER if best_score <= original_alpha else LOWER if best_score >= beta else EXACT
-        self.tt[key] = (1, flag, _to_tt(best_score, ply), best_code)
+        self.tt[key] = (1, flag, best_score if -MATE_BOUND < best_score < MATE_BOUND else _to_tt(best_score, ply),
+                        best_code)
         return best_score
 
     def _opponent_threatens(self) -> bool:
-        pos = self.pos
-        return bool(self._line_squares(pos.tops_mask(pos.turn ^ 1)))
+        board = self.board
+        return bool(self._line_squares(board.tops[board.turn ^ 1]))
 
     def _check_limits(self) -> None:
         if self.stop_event.is_set():
@@ -314,23 +430,37 @@ class Searcher:
     # ----- move ordering --------------------------------------------------------------------
 
     def _staged(self, tt_move: int, ply: int):
-        """Moves in the order of the module docstring, generated lazily: the hash move is
-        tried before the move list is even built, since it alone usually cuts off."""
-        pos = self.pos
+        """Moves in the order of the module docstring, generated lazily, since most nodes are
+        cut off by their first move: the hash move is tried before any move is generated, the
+        blocks are generated alone (only moves landing on the opponent's completing squares)
+        and the killers checked alone; the full list is built and sorted only when all of
+        those failed. The order is that of sorting every move by history (stable) and moving
+        blocks, then killers, to the front."""
+        board = self.board
         if tt_move:
             yield tt_move
-        codes = pos.legal_codes()
-        if tt_move in codes:
-            codes.remove(tt_move)
-        codes.sort(key=self.history[pos.turn].__getitem__, reverse=True)
-        front = [killer for killer in self.killers[ply] if killer in codes]
-        blocks = self._line_squares(pos.tops_mask(pos.turn ^ 1))
+        history = self.history[board.turn]
+        blocks = self._line_squares(board.tops[board.turn ^ 1])
+        front = []
         if blocks:
-            front = [c for c in codes if blocks >> (c & 0xFF) & 1] + [k for k in front if not blocks >> (k & 0xFF) & 1]
-        for code in front:
-            codes.remove(code)
-        yield from front
-        yield from codes
+            front = board.legal_codes(blocks)
+            if tt_move in front:
+                front.remove(tt_move)
+            front.sort(key=history.__getitem__, reverse=True)
+            yield from front
+        for killer in self.killers[ply]:
+            if killer != tt_move and not blocks >> (killer & 0xFF) & 1 and board.is_legal(killer):
+                front.append(killer)
+                yield killer
+        codes = board.legal_codes()
+        codes.sort(key=history.__getitem__, reverse=True)
+        if tt_move:
+            front.append(tt_move)
+        if front:
+            tried = set(front)
+            yield from [code for code in codes if code not in tried]
+        else:
+            yield from codes
 
     def _order(self, codes: list[int], first: int, ply: int) -> list[int]:
         """The root's order: the previous best first, then the staged order."""
@@ -352,7 +482,7 @@ class Searcher:
         return squares
 
     def _reward(self, code: int, depth: int, ply: int) -> None:
-        self.history[self.pos.turn][code] += depth * depth
+        self.history[self.board.turn][code] += depth * depth
         killers = self.killers[ply]
         if killers[0] != code:
             killers[1] = killers[0]
@@ -373,8 +503,11 @@ class Searcher:
         )
 
     def _principal_variation(self, code: int, depth: int) -> list[Move]:
-        """The best move, then hash moves while they are legal and the game goes on."""
+        """The best move, then hash moves while they are legal and the game goes on (played on
+        the rules engine's position: board codes are translated)."""
         pos = self.pos
+        to_rules = self.board.tables.to_rules
+        code = to_rules(code)
         line: list[Move] = []
         pushed = 0
         seen = set()
@@ -386,9 +519,9 @@ class Searcher:
                 break
             seen.add(pos.hash)
             entry = self.tt.get(pos.hash)
-            if entry is None or entry[3] not in pos.legal_codes():
+            if entry is None or to_rules(entry[3]) not in pos.legal_codes():
                 break
-            code = entry[3]
+            code = to_rules(entry[3])
         for _ in range(pushed):
             pos.pop_code()
         return line

@@ -1,0 +1,90 @@
+"""The search's board agrees with the rules engine move for move, in every variant: the same
+legal codes in the same order, the same hash, tops, end-of-turn result and win in one, the
+same evaluation as recounting from scratch, and an exact undo."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from companion.engine.board import Board
+from companion.engine.evaluate import evaluator_for
+from companion.rules import PRESETS, Position, Variant
+
+VARIANTS = ["classic", "storer", "rogers", "junior", "moku", "classic:order=any", "classic:gobble=never",
+            "storer:stacks=543.543.543"]
+
+
+def variant_of(spec: str) -> Variant:
+    return PRESETS[spec] if spec in PRESETS else Variant.from_spec(spec)
+
+
+def assert_same(board: Board, position: Position) -> None:
+    tables = board.tables
+    assert [tables.to_rules(c) for c in board.legal_codes()] == position.legal_codes()
+    assert [tables.from_rules(c) for c in position.legal_codes()] == board.legal_codes()
+    assert board.hash == position.hash
+    assert board.turn == position.turn
+    assert [tables.rules_mask(m) for m in board.tops] == [position.tops_mask(0), position.tops_mask(1)]
+    assert [tables.rules_mask(m) for m in board.size_tops] == [position.size_tops_mask(s) for s in range(len(board.size_tops))]
+    assert board.rid == position._rid
+    assert board.seen == position._seen
+    decided = position.line_result()
+    assert board.result == (None if decided is None else decided.winner)
+    assert board.has_win() == bool(position.winning_codes(True))
+    fresh = Board(position, board.piece_values)
+    assert board.material == fresh.material and board.stacks == fresh.stacks and board.size_tops == fresh.size_tops
+
+
+@pytest.mark.parametrize("spec", VARIANTS)
+def test_board_follows_the_rules_engine_through_random_games(spec):
+    variant = variant_of(spec)
+    values = evaluator_for(variant).piece_values
+    rng = random.Random(11)
+    small = variant.size <= 4
+    for _ in range(3 if small else 1):
+        position = Position(variant)
+        board = Board(position, values)
+        played = []
+        while position.outcome() is None and len(played) < (50 if small else 12):
+            codes = position.legal_codes()
+            for code in codes:  # every move made and unmade on both
+                board.make(board.tables.from_rules(code))
+                position.push_code(code)
+                assert_same(board, position)
+                position.pop_code()
+                assert board.unmake() == board.tables.from_rules(code)
+            assert_same(board, position)
+            code = rng.choice(codes)
+            board.make(board.tables.from_rules(code))
+            position.push_code(code)
+            played.append(code)
+        for code in reversed(played):  # and the whole game taken back
+            assert board.unmake() == board.tables.from_rules(code)
+            position.pop_code()
+            assert_same(board, position)
+
+
+@pytest.mark.parametrize("spec", VARIANTS)
+def test_targets_killers_and_evaluation(spec):
+    variant = variant_of(spec)
+    evaluator = evaluator_for(variant)
+    rng = random.Random(12)
+    every_code: set[int] = set()
+    for _ in range(10 if variant.size <= 4 else 2):
+        position = Position(variant)
+        for _ in range(rng.randint(0, 40)):
+            if position.outcome() is not None:
+                break
+            codes = position.legal_codes()
+            every_code.update(codes)
+            board = Board(position, evaluator.piece_values)
+            targets = rng.getrandbits(64)
+            rules_targets = board.tables.rules_mask(targets)
+            assert [board.tables.to_rules(c) for c in board.legal_codes(targets)] == [
+                c for c in codes if rules_targets >> (c & 0xFF) & 1]
+            for code in list(every_code)[:200]:  # codes of other positions: legal here or not
+                assert board.is_legal(board.tables.from_rules(code)) == (code in codes)
+            assert evaluator.score(board) == evaluator.evaluate(position)
+            position.push_code(rng.choice(codes))
