@@ -15,8 +15,8 @@ hash and the interned external stacks are the rules engine's own, so hashes and 
 carry over unchanged. The board also keeps ``material`` (the evaluation's per-top values,
 white minus black) up to date in every move, so the evaluation does not recount it.
 
-``make``/``unmake`` keep the move stack and the seen positions (repetition); the search's last
-ply makes and unmakes its leaves inline (see ``Searcher._frontier``), which is why the state is
+``make``/``unmake`` keep the seen positions (repetition); the search's last ply makes and
+unmakes its leaves inline (see ``Searcher._frontier``), which is why the state is
 plain public attributes. Everything here is checked move for move against ``Position`` in
 ``tests/engine/test_board.py``.
 """
@@ -148,7 +148,7 @@ class Board:
     """A position for the search: see the module docstring for the representation."""
 
     __slots__ = ("board_mask", "hash", "line_masks", "material", "piece_values", "result", "rid", "seen",
-                 "size_tops", "sizes", "stacks", "tables", "tops", "turn", "undo", "zobrist")
+                 "size_tops", "sizes", "stacks", "tables", "tops", "turn", "zobrist")
 
     def __init__(self, position: Position, piece_values: tuple[int, ...]) -> None:
         """The state of ``position`` (history of seen positions included); ``piece_values[p]``
@@ -175,12 +175,13 @@ class Board:
         self.seen = dict(position._seen)
         self.result = None if position._result is None else position._result[1]
         self.material = sum(piece_values[stack & PIECE_MASK] for stack in self.stacks if stack)
-        self.undo: list[tuple[int, int, int | None]] = []
 
     # ----- making and unmaking --------------------------------------------------------------
 
-    def make(self, code: int) -> None:
-        """Play a legal move code; ``result`` is then the winner's colour or None."""
+    def make(self, code: int) -> int:
+        """Play a legal move code (in a position the game goes on in); ``result`` is then the
+        winner's colour or None. Returns what ``unmake`` needs besides the code (the caller
+        keeps both: a move stack here would cost a tuple per move)."""
         mover = self.turn
         to = code & 0xFF
         tops, size_tops, stacks, values = self.tops, self.size_tops, self.stacks, self.piece_values
@@ -225,7 +226,6 @@ class Board:
         self.hash = h ^ zobrist[piece][to]
         self.material = material
         self.turn = mover ^ 1
-        self.undo.append((code, old_rid, self.result))
         # The end-of-turn check (RULES.md point 6): the opponent's line revealed by the lift
         # wins for the opponent before the mover's own line, which can only run through ``to``.
         result = None
@@ -245,10 +245,10 @@ class Board:
         self.result = result
         seen = self.seen
         seen[self.hash] = seen.get(self.hash, 0) + 1
+        return old_rid
 
-    def unmake(self) -> int:
-        """Undo the last ``make``; return its code."""
-        code, old_rid, result = self.undo.pop()
+    def unmake(self, code: int, old_rid: int) -> None:
+        """Undo the last ``make``, which played ``code`` and returned ``old_rid``."""
         seen = self.seen
         count = seen[self.hash] - 1
         if count:
@@ -257,7 +257,7 @@ class Board:
             del seen[self.hash]
         mover = self.turn ^ 1
         self.turn = mover
-        self.result = result
+        self.result = None
         tops, size_tops, stacks, values = self.tops, self.size_tops, self.stacks, self.piece_values
         zobrist = self.zobrist
         h = self.hash ^ ZOBRIST_BLACK_TO_MOVE
@@ -297,7 +297,6 @@ class Board:
             h ^= entry[1 + mover]
         self.hash = h
         self.material = material
-        return code
 
     # ----- move generation (the same codes in the same order as Position.legal_codes) ------
 

@@ -21,6 +21,7 @@ masks with ``int.bit_count``, tables built once per variant, a cache of reserve 
 from __future__ import annotations
 
 from functools import cache
+from itertools import islice
 
 from companion.engine.board import PIECE_BITS, PIECE_MASK, Board, tables_for
 from companion.rules import GobbleRule, Position, Variant
@@ -43,7 +44,7 @@ SIZE_VALUE = (0, 4, 9, 16, 26, 38, 52, 68, 86, 106)
 RESERVE_SIZE_VALUE = (0, 3, 6, 10, 16, 22, 30, 38, 48, 58)
 CENTRE = 6                    # per extra line through a square beyond the minimum
 TEMPO = 15                    # the side to move acts first
-LINE_CACHE_LIMIT = 100_000    # (white tops, black tops) pairs whose line terms are kept
+LINE_CACHE_LIMIT = 150_000    # (white tops, black tops) pairs whose line terms are kept
 
 
 class Evaluator:
@@ -112,10 +113,10 @@ class Evaluator:
                         white_threats |= last
                     else:
                         black_threats |= last
-        if white_threats & (white_threats - 1):  # two or more distinct completing squares
-            score += DOUBLE_THREAT
-        if black_threats & (black_threats - 1):
-            score -= DOUBLE_THREAT
+            if white_threats & (white_threats - 1):  # two or more distinct completing squares
+                score += DOUBLE_THREAT
+            if black_threats & (black_threats - 1):
+                score -= DOUBLE_THREAT
         rids = board.rid
         if self.stack_gobble:  # rule 4: the opponent may gobble into a line of W-1 from a stack
             if white_lines and _RESERVES[rids[1]]:
@@ -140,7 +141,8 @@ class Evaluator:
 
     def _lines(self, white: int, black: int) -> tuple[int, int, int, tuple[tuple[int, int, int], ...], int, int]:
         """What the tops' colours alone decide: (score of lines, threats, centre and visible
-        count; white's and black's open threat squares; blocked lines of W-1 as (last
+        count, and double threats unless a blocked line may add a threat square; white's and
+        black's open threat squares; blocked lines of W-1 as (last
         square's bit, that square, colour of the line); white's and black's lines of W-1)."""
         need = self.win - 1
         line_value = self.line_value
@@ -173,10 +175,17 @@ class Evaluator:
         score += BURIED * (white.bit_count() - black.bit_count())
         for extra, mask in self.centre_masks:
             score += CENTRE * extra * ((white & mask).bit_count() - (black & mask).bit_count())
+        if not blocked:  # the threats are final: the double threats are decided here too
+            if white_threats & (white_threats - 1):  # two or more distinct completing squares
+                score += DOUBLE_THREAT
+            if black_threats & (black_threats - 1):
+                score -= DOUBLE_THREAT
         entry = (score, white_threats, black_threats, tuple(blocked), white_lines, black_lines)
-        if len(self.line_cache) > LINE_CACHE_LIMIT:
-            self.line_cache.clear()
-        self.line_cache[white << self.shift | black] = entry
+        cache = self.line_cache
+        if len(cache) > LINE_CACHE_LIMIT:  # forget the older half (a dict keeps insertion order)
+            for key in list(islice(cache, LINE_CACHE_LIMIT // 2)):
+                del cache[key]
+        cache[white << self.shift | black] = entry
         return entry
 
 

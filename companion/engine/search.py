@@ -201,7 +201,7 @@ class Searcher:
         """Play ``code`` and score it for the mover (principal-variation search with LMR)."""
         board = self.board
         mover = board.turn
-        board.make(code)
+        undo = board.make(code)
         try:
             decided = board.result
             if decided is not None:
@@ -214,7 +214,7 @@ class Searcher:
                 score = -self._negamax(depth - 1, -beta, -alpha, ply + 1)
             return score
         finally:
-            board.unmake()
+            board.unmake(code, undo)
 
     def _negamax(self, depth: int, alpha: int, beta: int, ply: int) -> int:
         self.nodes += 1
@@ -300,9 +300,7 @@ class Searcher:
         nodes = self.nodes
         original_alpha = alpha
         best_score, best_code = -MATE - 1, 0
-        moved = False
         for code in self._staged(tt_move, ply):
-            moved = True
             # The leaf's colour bitboards and hash, read without changing the board: a leaf
             # that ends the game, repeats or is in the cache needs nothing else.
             to = code & 0xFF
@@ -408,7 +406,7 @@ class Searcher:
                         break
         board.material = material
         self.nodes = nodes
-        if not moved:
+        if best_score == -MATE - 1:  # every score is above that
             return -(MATE - ply)  # no legal move: the side to move loses
         flag = UPPER if best_score <= original_alpha else LOWER if best_score >= beta else EXACT
         self.tt[key] = (1, flag, best_score if -MATE_BOUND < best_score < MATE_BOUND else _to_tt(best_score, ply),
