@@ -300,7 +300,7 @@ class Searcher:
         nodes = self.nodes
         original_alpha = alpha
         best_score, best_code = -MATE - 1, 0
-        for code in self._staged(tt_move, ply):
+        for code in self._staged(tt_move, ply, True):
             # The leaf's colour bitboards and hash, read without changing the board: a leaf
             # that ends the game, repeats or is in the cache needs nothing else.
             to = code & 0xFF
@@ -427,16 +427,27 @@ class Searcher:
 
     # ----- move ordering --------------------------------------------------------------------
 
-    def _staged(self, tt_move: int, ply: int):
-        """Moves in the order of the module docstring, generated lazily, since most nodes are
-        cut off by their first move: the hash move is tried before any move is generated, the
-        blocks are generated alone (only moves landing on the opponent's completing squares)
-        and the killers checked alone; the full list is built and sorted only when all of
-        those failed. The order is that of sorting every move by history (stable) and moving
-        blocks, then killers, to the front."""
-        board = self.board
+    def _staged(self, tt_move: int, ply: int, lazy: bool = False):
+        """Moves in the order of the module docstring: the hash move, tried before any move is
+        generated, then blocks, killers and the rest by history. At the last ply (``lazy``)
+        the rest is generated in stages too, since most of those nodes are cut off by their
+        first move; above it, all of it is ordered as soon as the hash move is done (the
+        subtrees of the first moves change the history, and the order must not depend on
+        that: a search is the same with or without the stages)."""
         if tt_move:
             yield tt_move
+        if lazy:
+            yield from self._after_hash_move(tt_move, ply)
+        else:
+            yield from list(self._after_hash_move(tt_move, ply))
+
+    def _after_hash_move(self, tt_move: int, ply: int):
+        """Every move but the hash move, in order, generated lazily: the blocks alone (only
+        moves landing on the opponent's completing squares), then the killers checked alone,
+        then the full list, built and sorted only when all of those failed. The order is that
+        of sorting every move by history (stable) and moving blocks, then killers, to the
+        front."""
+        board = self.board
         history = self.history[board.turn]
         blocks = self._line_squares(board.tops[board.turn ^ 1])
         front = []

@@ -148,3 +148,27 @@ def test_game_over_is_an_error():
         position.push(position.parse_move(text))
     with pytest.raises(Exception, match="game is over"):
         Engine("junior").search(position)
+
+
+def test_staged_move_order_is_blocks_then_killers_then_history():
+    """The lazily staged order equals the eager definition: every move sorted by history
+    (stable), blocks of the opponent's completing squares first, then the legal killers."""
+    rng = random.Random(14)
+    searcher = Searcher(PRESETS["classic"])
+    for position in positions_where("classic", lambda p: True, 40, seed=15, plies=(2, 30)):
+        searcher._prepare(position, Limits(depth=1), None)
+        board = searcher.board
+        codes = board.legal_codes()
+        history = searcher.history[board.turn]
+        for code in rng.sample(codes, min(len(codes), 8)):
+            history[code] = rng.randint(1, 50)
+        killers = searcher.killers[0]
+        killers[:] = rng.sample([*codes, 12345], 2)  # 12345: a code from nowhere (illegal)
+        tt_move = rng.choice([*codes, 0])
+        expected = sorted((c for c in codes if c != tt_move), key=history.__getitem__, reverse=True)
+        blocks = searcher._line_squares(board.tops[board.turn ^ 1])
+        front = [c for c in expected if blocks >> (c & 0xFF) & 1]
+        front += [k for k in killers if k in expected and k not in front]
+        expected = ([tt_move] if tt_move else []) + front + [c for c in expected if c not in front]
+        assert list(searcher._staged(tt_move, 0, True)) == expected
+        assert list(searcher._staged(tt_move, 0)) == expected
