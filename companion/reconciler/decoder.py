@@ -38,7 +38,7 @@ import numpy as np
 from companion.errors import CompanionError
 from companion.reconciler.referee import Action, ActionKind
 from companion.rules.game import Game
-from companion.rules.position import BOARD_FLAG, Position
+from companion.rules.position import BOARD_FLAG, Position, encode_board_move
 from companion.rules.square import Square, board_squares, square_name
 from companion.vision.observation import Observation, class_top
 
@@ -160,7 +160,7 @@ class Frame:
     squares: tuple[Square, ...]
     row: dict[Square, int]
     turn: int
-    index: dict[tuple[int, int, int], list[int]]
+    codes: np.ndarray  # the legal move codes
     current: np.ndarray
     under: np.ndarray
     current_list: list[int]
@@ -173,9 +173,15 @@ class Frame:
     costs: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]]
     undone: tuple[tuple[Square, int], ...] | None = None  # what taking the last move back shows
 
+    def placements(self, size: int, sq: Square) -> list[int]:
+        """The legal codes that put a cup of ``size`` on ``sq`` (one per distinct external
+        stack it may come from)."""
+        codes = self.codes
+        return codes[(codes & (BOARD_FLAG | 0xFFF)) == (size << 8 | sq)].tolist()
+
 
 _FRAMES: OrderedDict[tuple, Frame] = OrderedDict()
-_FRAME_CACHE_SIZE = 1024
+_FRAME_CACHE_SIZE = 256  # the lines of a few readings: more only slows the garbage collector
 _SQUARES: dict[int, tuple[tuple[Square, ...], dict[Square, int]]] = {}
 
 
@@ -185,6 +191,15 @@ def _squares(size: int) -> tuple[tuple[Square, ...], dict[Square, int]]:
         squares = tuple(board_squares(size))
         entry = _SQUARES[size] = (squares, {sq: r for r, sq in enumerate(squares)})
     return entry
+
+
+@cache
+def _row_map(size: int) -> np.ndarray:
+    """Square number -> row of the probability arrays (-1 off the board)."""
+    squares, _ = _squares(size)
+    rows = np.full(256, -1, dtype=np.int64)
+    rows[list(squares)] = np.arange(len(squares))
+    return rows
 
 
 @cache
@@ -208,41 +223,27 @@ def frame(position: Position) -> Frame:
     squares, row = _squares(position.size)
     max_piece = position.variant.max_piece
     current, under, top_size = _tops(position, squares)
-    # the legal codes keyed by what they do physically (as ``legal_code_index``), and as
-    # flat positions in the placement and board-move arrays
+    # the legal codes as flat positions in the placement and board-move arrays
     n, turn = len(squares), position.turn
     width = 2 * max_piece
-    column = turn * max_piece - 1
-    index: dict[tuple[int, int, int], list[int]] = {}
-    place_at: list[int] = []
-    board_at: list[int] = []
-    for code in position.legal_codes():
-        to = code & 0xFF
-        if code & BOARD_FLAG:
-            origin = (code >> 8) & 0xFF
-            action = (0, origin, to)
-            board_at.append(row[origin] * n + row[to])
-        else:
-            size = (code >> 8) & 0xF
-            action = (size, -1, to)
-            place_at.append(row[to] * width + column + size)
-        codes = index.get(action)
-        if codes is None:
-            index[action] = [code]
-        else:
-            codes.append(code)
+    codes = np.array(position.legal_codes(), dtype=np.int64)
+    rows = _row_map(position.size)
+    board = (codes & BOARD_FLAG) != 0
+    to = rows[codes & 0xFF]
+    above = (codes >> 8) & 0xFF
     place_legal = np.zeros(n * width, dtype=bool)
-    place_legal[place_at] = True
+    placed = ~board
+    place_legal[to[placed] * width + turn * max_piece - 1 + (above[placed] & 0xF)] = True
     place_legal = place_legal.reshape(n, width)
     board_legal = np.zeros(n * n, dtype=bool)
-    board_legal[board_at] = True
+    board_legal[rows[above[board]] * n + to[board]] = True
     board_legal = board_legal.reshape(n, n)
     sizes = np.array(top_size)
     place_fits = _class_sizes(max_piece)[None, :] > sizes[:, None]
     board_fits = (sizes[None, :] < sizes[:, None]) & (sizes > 0)[:, None]
     board_fits[_diagonal(n)] = False
     entry = Frame(
-        squares, row, turn, index, np.array(current), np.array(under), current, under, top_size,
+        squares, row, turn, codes, np.array(current), np.array(under), current, under, top_size,
         place_legal, board_legal, place_fits, board_fits, {},
     )
     _FRAMES[key] = entry
@@ -530,7 +531,7 @@ def _single_actions(
             sq, cls = squares[r], j + 1
             color, size = divmod(j, max_piece)
             size += 1
-            codes = f.index.get((size, -1, sq)) if color == turn and cost == 0.0 else None
+            codes = f.placements(size, sq) if color == turn and cost == 0.0 else None
             if codes:
                 out.extend(Explanation(Kind.MOVE, gain, ((sq, cls),), (c,)) for c in codes)
             else:
@@ -542,8 +543,7 @@ def _single_actions(
             piece = stacks[origin][-1]
             changes = ((origin, under_list[r]), (to, current[r]))
             if cost == 0.0:
-                codes = f.index[(0, origin, to)]
-                out.append(Explanation(Kind.MOVE, gain, changes, (codes[0],)))
+                out.append(Explanation(Kind.MOVE, gain, changes, (encode_board_move(origin, to),)))
             else:
                 action = Action(ActionKind.MOVE, piece & 1, piece >> 1, to=to, origin=origin)
                 out.append(Explanation(Kind.ILLEGAL, gain, changes, action=action))

@@ -30,9 +30,10 @@ move is *unsure* (``unsure``) while a path within the margin of the best plays d
 there, for instance a cup placed and covered at once while the board was hidden; such plies are
 reported as needing attention and do not count as known.
 
-**Recovery.** When no path explains the board for several readings in a row (more moves were
-made out of sight than one reading can explain), the reconciler looks for three moves from
-each path; failing that it re-synchronises: the game restarts from the tops the board shows,
+**Recovery.** When no path explains the board for two readings in a row, or one reading leaves
+three squares unexplained (more moves were made out of sight than one reading can tell), the
+reconciler does not guess the moves it did not see: it re-synchronises. The game restarts
+from the tops the board shows,
 keeping every stack whose top did not change (and so every cup known under it), with the other
 hidden cups open as in a game started mid-way, and both sides to move kept until a move tells
 (``resync`` event).
@@ -48,7 +49,6 @@ from dataclasses import dataclass, replace
 from companion.errors import CompanionError
 from companion.reconciler.decoder import (
     DEFAULT_SETTINGS,
-    HIDDEN_FIRST,
     PRIOR,
     Explanation,
     Kind,
@@ -84,11 +84,8 @@ from companion.rules.variant import CLASSIC, Variant
 from companion.vision.observation import Observation, class_top
 
 NEW_ROOT = -1          # the start of paths that saw the board cleared for a new game
-TWO_MOVE_PATHS = 3     # paths searched for two moves when nothing single explains a reading
 RESYNC_AFTER = 2       # readings in a row that no decent path explains before recovering
-LOST_SQUARES = 4       # squares no path explains that mean more happened than a reading can show
-DEEP_CHANGED = 6       # most changed squares a three-move search is tried on
-DEEP_SQUARES = 3       # squares no path explains that start a search for three moves
+LOST_SQUARES = 3       # squares no path explains that mean more happened than a reading can show
 UNSEEN_COST, UNSEEN_LIMIT = 2, 4  # readings that need two moves: at most two close together
 SECOND_FAULT = 2.0     # log-odds against another illegal action before the board is put right
 PER_LINE = 3           # paths kept per line of moves (with different referee states)
@@ -285,11 +282,7 @@ class Reconciler:
         assert best.view is not None and best.explanation is not None
         fit, contradicting, _ = fits(best.view, best.explanation, self.settings)
         self._unfit = 0 if best.decent else self._unfit + 1
-        if not fit and len(contradicting) >= DEEP_SQUARES:
-            found = self._three_moves(likelihood)
-            if found is not None:
-                return self._recovered(*found)
-        if not best.decent and (self._unfit >= RESYNC_AFTER or len(contradicting) >= LOST_SQUARES):
+        if not best.decent and (self._unfit >= RESYNC_AFTER or (not fit and len(contradicting) >= LOST_SQUARES)):
             resynced = self._resync(observation, likelihood)
             if resynced is not None:
                 return resynced
@@ -896,48 +889,6 @@ class Reconciler:
 
     # ----- recovery -----------------------------------------------------------------------
 
-    def _recovered(self, path: Path, margin: float) -> list[Event]:
-        """Three moves were made while the board was hidden and are now clear: play them."""
-        self._unfit = 0
-        self._attention = None
-        events = self._announce(path, margin)
-        self._beam = [self._shown]
-        return events
-
-    def _three_moves(self, likelihood: Likelihood) -> tuple[Path, float] | None:
-        """Three legal moves (each touching only squares the board shows changed) from the
-        announced game or a decent path, that explain the board cleanly and beat every other
-        account of this reading from there (fewer moves or other three) by the margin."""
-        sources: dict[tuple, Path] = {}
-        for path in [self._shown, *self._beam]:
-            if path.decent and path.pending is None and path.forfeit is None and len(sources) < TWO_MOVE_PATHS:
-                sources.setdefault(path.line(), path)
-        scored: list[tuple[float, Path]] = []
-        rivals = -float("inf")
-        for path in sources.values():
-            position = self._goto(path.root, path.codes)
-            view = View(position, None, likelihood=likelihood)
-            changed = view.changed_squares(self.settings.changed)
-            if len(changed) > DEEP_CHANGED or _is_over(position, view):
-                continue
-            fewer = explain(position, view) + two_move_explanations(position, view, changed)
-            rivals = max(rivals, max(e.score for e in fewer))
-            for codes in _sequences(position, changed, 3):
-                changes = _changes_of(position, view, codes)
-                gain = sum(view.gain[view.row[sq]][cls] for sq, cls in changes)
-                e = Explanation(Kind.TWO_MOVES, gain, changes, codes, prior=_unseen_prior(codes))
-                child = Path(path.root, path.codes + codes, 0.0, e, path, view)
-                scored.append((e.score, child))
-        if not scored:
-            return None
-        scored.sort(key=lambda item: item[0], reverse=True)
-        score, best = scored[0]
-        runner_up = max(rivals, scored[1][0] if len(scored) > 1 else -float("inf"))
-        margin = score - runner_up
-        if margin < self.settings.margin or not self._fits(best):
-            return None
-        return best, margin
-
     def _resync(self, observation: Observation, likelihood: Likelihood) -> list[Event] | None:
         """Restart from the tops the board shows; stacks whose top is unchanged keep their
         known contents. The side to move is unknown: both are kept until a move tells."""
@@ -1138,49 +1089,6 @@ def _within(code: int, squares: set[Square]) -> bool:
     return code & 0xFF in squares and (not code & BOARD_FLAG or (code >> 8) & 0xFF in squares)
 
 
-def _sequences(position: Position, changed: set[Square], depth: int) -> list[tuple[int, ...]]:
-    """Every sequence of ``depth`` legal moves touching only ``changed`` squares."""
-    out: list[tuple[int, ...]] = []
-
-    def walk(prefix: tuple[int, ...]) -> None:
-        if len(prefix) == depth:
-            out.append(prefix)
-            return
-        if position.line_result() is not None:
-            return
-        for code in position.legal_codes():
-            if _within(code, changed):
-                position.push_code(code)
-                try:
-                    walk((*prefix, code))
-                finally:
-                    position.pop_code()
-
-    walk(())
-    return out
-
-
-def _changes_of(position: Position, view: View, codes: tuple[int, ...]) -> tuple[tuple[Square, int], ...]:
-    for code in codes:
-        position.push_code(code)
-    try:
-        return tuple(
-            (sq, view.piece_class(position._stacks[sq][-1] if position._stacks[sq] else None))
-            for sq in _touched(codes)
-        )
-    finally:
-        for _ in codes:
-            position.pop_code()
-
-
-def _unseen_prior(codes: tuple[int, ...]) -> float:
-    """Log-odds against a third move made out of sight, and against each move that lands on
-    the cup an earlier one of them put down (that cup was never seen)."""
-    landed = [code & 0xFF for code in codes]
-    hidden = sum(landed[i] in landed[:i] for i in range(1, len(landed)))
-    return PRIOR[Kind.TWO_MOVES] * (len(codes) - 2) + HIDDEN_FIRST * hidden
-
-
 def _action_of(view: View, code: int) -> Action:
     """A legal move's code as the physical action (for a move the touch rule forbids)."""
     to = code & 0xFF
@@ -1207,4 +1115,4 @@ def _is_over_now(position: Position) -> bool:
 def _is_over(position: Position, view: View) -> bool:
     """A full line, threefold repetition or no legal move (``Position.outcome`` without
     generating the moves again)."""
-    return position._result is not None or position.repetitions() >= 3 or not view.frame.index
+    return position._result is not None or position.repetitions() >= 3 or not view.frame.codes.size
