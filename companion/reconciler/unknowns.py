@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from itertools import product
 
+import numpy as np
+
 from companion.errors import CompanionError
 from companion.rules.position import Piece, Position, Reserve, canonical_reserve
 from companion.rules.square import COLOR_NAMES, Color, Square, square_name
@@ -226,41 +228,83 @@ def _count_hypotheses(
         raise CompanionError("the visible cups are more than the variant has")
     squares = [sq for sq, _ in open_squares]
     choices = [_hidden_options(bound) for _, bound in open_squares]
-    deltas = [[packing.delta(option) for option in options] for options in choices]
-    guard = packing.guard
-    # forward: reachable counts after each square, with ways and the best (fewest hidden)
-    layers: list[dict[int, tuple[int, int, int, int]]] = [{start: (1, 0, -1, -1)}]
-    for options, steps in zip(choices, deltas, strict=True):
-        layer: dict[int, tuple[int, int, int, int]] = {}
-        for state, (ways, hidden, _, _) in layers[-1].items():
-            for index, step in enumerate(steps):
-                nxt = state + step
-                if nxt & guard:
-                    continue
-                old = layer.get(nxt)
-                cost = hidden + len(options[index])
-                if old is None:
-                    layer[nxt] = (ways, cost, state, index)
-                elif cost < old[1]:
-                    layer[nxt] = (old[0] + ways, cost, state, index)
-                else:
-                    layer[nxt] = (old[0] + ways, old[1], old[2], old[3])
-        layers.append(layer)
+    deltas = [np.array([packing.delta(option) for option in options], dtype=np.int64) for options in choices]
+    layers = _forward(start, choices, deltas, packing.guard)
     # the stacks now and at the start (before the cups placed since were taken) must both
     # be what the variant's external stacks can hold
-    valid = set()
-    for s in layers[-1]:
-        counts = packing.unpack(s)
-        if reserves_for(variant, counts) is None:
-            continue
-        if any(placed) and reserves_for(variant, tuple(c - p for c, p in zip(counts, placed, strict=True))) is None:
-            continue
-        valid.add(s)
-    if not valid:
+    last = layers[-1]
+    counts = packing.unpack_all(last.states)
+    valid = _holdable(variant, counts)
+    if any(placed):
+        valid &= _holdable(variant, counts - np.array(placed, dtype=np.int64))
+    if not valid.any():
         raise CompanionError("no position fits the visible tops and the piece counts")
-    count = sum(layers[-1][s][0] for s in valid)
-    best = _trace_best(layers, valid, squares, choices, packing)
-    return count, best, _possible_options(layers, valid, squares, choices, deltas, guard)
+    count = int(last.ways[valid].sum())
+    best = _trace_best(layers, valid, counts, squares, choices)
+    return count, best, _possible_options(layers, valid, squares, choices, deltas, packing.guard)
+
+
+def _holdable(variant: Variant, counts: np.ndarray) -> np.ndarray:
+    """For each row of cups on the board (per colour and size), whether the external stacks
+    can hold exactly the rest (``reserves_for``), asked once per distinct colour's counts."""
+    max_piece = variant.max_piece
+    ok = np.ones(len(counts), dtype=bool)
+    for color in (0, 1):
+        used = counts[:, color * max_piece:(color + 1) * max_piece]
+        distinct, inverse = np.unique(used, axis=0, return_inverse=True)
+        fits = np.array([
+            min(row) >= 0 and _reserve_for(variant.stacks, variant.any_order, tuple(row)) is not None
+            for row in distinct.tolist()
+        ], dtype=bool)
+        ok &= fits[inverse.ravel()]
+    return ok
+
+
+@dataclass(frozen=True)
+class _Layer:
+    """The counts reachable after some squares (in the order a dict would first meet them),
+    how many ways reach each, and the fewest hidden cups of a way there (with the state and
+    option it came through: the first such way met)."""
+
+    states: np.ndarray
+    ways: np.ndarray
+    cost: np.ndarray
+    previous: np.ndarray  # index into the layer before
+    option: np.ndarray    # index into the square's options
+
+
+def _grouped(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values in the order they first occur (as a dict fills), and each value's
+    index among them."""
+    unique, first, inverse = np.unique(values, return_index=True, return_inverse=True)
+    order = np.argsort(first)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return unique[order], rank[inverse.ravel()]
+
+
+def _forward(start: int, choices: list, deltas: list[np.ndarray], guard: int) -> list[_Layer]:
+    """The forward pass over the squares, all states of a layer at once (a crowded board has
+    thousands of states and 27 options a square: a loop over them took most of a second)."""
+    none = np.zeros(1, dtype=np.int64)
+    layers = [_Layer(np.array([start], dtype=np.int64), np.ones(1, dtype=np.int64), none, none - 1, none - 1)]
+    for options, steps in zip(choices, deltas, strict=True):
+        layer = layers[-1]
+        sizes = np.array([len(option) for option in options], dtype=np.int64)
+        reached = (layer.states[:, None] + steps[None, :]).ravel()  # in the order a loop meets them
+        at = np.flatnonzero((reached & guard) == 0)
+        reached = reached[at]
+        rows, columns = np.divmod(at, len(steps))
+        cost = layer.cost[rows] + sizes[columns]
+        unique, group = _grouped(reached)
+        ways = np.zeros(len(unique), dtype=np.int64)
+        np.add.at(ways, group, layer.ways[rows])
+        # each state's way in: the fewest hidden cups, then the first met
+        key = np.full(len(unique), np.iinfo(np.int64).max, dtype=np.int64)
+        np.minimum.at(key, group, cost * len(group) + np.arange(len(group)))
+        leaders = key % len(group)
+        layers.append(_Layer(unique, ways, cost[leaders], rows[leaders], columns[leaders]))
+    return layers
 
 
 @dataclass(frozen=True)
@@ -291,45 +335,46 @@ class _Packing:
         mask = (1 << self.width) - 1
         return tuple(((value >> (self.width * i)) & mask) - offset for i, offset in enumerate(self.offsets))
 
+    def unpack_all(self, values: np.ndarray) -> np.ndarray:
+        """``unpack`` of every value: one row of counts each."""
+        shifts = self.width * np.arange(len(self.offsets), dtype=np.int64)
+        return ((values[:, None] >> shifts[None, :]) & ((1 << self.width) - 1)) - np.array(self.offsets, dtype=np.int64)
+
     def delta(self, option: Hidden) -> int:
         max_piece = len(self.offsets) // 2
         return sum(1 << (self.width * (color * max_piece + size - 1)) for color, size in option)
 
 
 def _trace_best(
-    layers: list, valid: set[int], squares: list[Square], choices: list, packing: _Packing
+    layers: list[_Layer], valid: np.ndarray, counts: np.ndarray, squares: list[Square], choices: list
 ) -> dict[Square, Hidden]:
-    state = min(valid, key=lambda s: (layers[-1][s][1], packing.unpack(s)))
+    """The valid end with the fewest hidden cups (then the smallest counts, in order), traced
+    back through the way that first reached it with that few."""
+    candidates = np.flatnonzero(valid)
+    keys = [counts[candidates, k] for k in range(counts.shape[1] - 1, -1, -1)]
+    at = int(candidates[np.lexsort((*keys, layers[-1].cost[candidates]))[0]])
     best: dict[Square, Hidden] = {}
     for i in range(len(squares), 0, -1):
-        _, _, previous, index = layers[i][state]
-        if choices[i - 1][index]:
-            best[squares[i - 1]] = choices[i - 1][index]
-        state = previous
+        option = choices[i - 1][int(layers[i].option[at])]
+        if option:
+            best[squares[i - 1]] = option
+        at = int(layers[i].previous[at])
     return best
 
 
 def _possible_options(
-    layers: list, valid: set[int], squares: list[Square], choices: list, deltas: list, guard: int
+    layers: list[_Layer], valid: np.ndarray, squares: list[Square], choices: list, deltas: list, guard: int
 ) -> dict[Square, list[Hidden]]:
     """Backward pass: an option is possible where a reachable state before the square leads
     through it to a state from which a valid end is reachable."""
-    good: set[int] = set(valid)
+    good = np.sort(layers[-1].states[valid])
     possible: dict[Square, list[Hidden]] = {}
     for i in range(len(squares) - 1, -1, -1):
-        before = set()
-        kept = []
-        for index, step in enumerate(deltas[i]):
-            hit = False
-            for state in layers[i]:
-                nxt = state + step
-                if not nxt & guard and nxt in good:
-                    before.add(state)
-                    hit = True
-            if hit:
-                kept.append(choices[i][index])
-        possible[squares[i]] = kept
-        good = before
+        states = layers[i].states
+        reached = states[:, None] + deltas[i][None, :]
+        hit = ((reached & guard) == 0) & np.isin(reached, good)
+        possible[squares[i]] = [choices[i][j] for j in np.flatnonzero(hit.any(axis=0)).tolist()]
+        good = np.sort(states[hit.any(axis=1)])
     return possible
 
 
