@@ -50,12 +50,14 @@ def classic(seconds: float) -> None:
     print(f"classic middlegames: {total_nodes / total_time:,.0f} nodes/s on average")
 
 
-# Junior positions beyond the book (4+ pieces) that the distance search does not settle
-# quickly (tests/engine too): a win in 11, two losses in 12, two draws.
+# Junior positions beyond the book (5+ pieces), among the slowest to settle (tests/engine
+# too): a loss in 14, a win in 15, a loss in 10, two draws.
 JUNIOR_HARD = (
-    "junior 3/B2,1,W3/1,B1W3,1 w 2211 3321 6", "junior 2,B3/2,W1/W3,1,B3 w 3221 2211 4",
-    "junior W3,W1,1/B2,2/1,B2,1 b 3221 3311 5", "junior W1B2,2/3/W1,1,B3 w 3322 3211 4",
-    "junior B1,1,B1W2/3/2,W3 b 3211 3322 7",
+    "junior W1,W1B3,1/2,W2/2,B3 b 332 2211 9",
+    "junior 3/1,B3,B1/B1W2W3,2 w 3211 322 6",
+    "junior 1,B3,1/3/W1W3,W1,B3 b 322 2211 5",
+    "junior B3,2/3/B3,B1W2,W2 w 3311 221 8",
+    "junior B1W3,2/W1,B2,W3/3 b 221 3321 5",
 )
 
 

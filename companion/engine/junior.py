@@ -1,10 +1,14 @@
-"""The junior (3x3, Gobblet Jr.) solver: proven values (win / loss with distances, draw) by
-proof search.
+"""The junior (3x3, Gobblet Jr.) solver: proven values (win / loss with distances, draw) from
+a shipped book of the positions with few pieces and proof search for the rest.
 
-Why not a table: the junior state space is ~3.4e8 positions even up to symmetry, far too
-many for a table built in Python within a first-run budget and 300 MB. Wins are short,
-though (the start is a first-player win in 13 plies), so proof searches answer most
-positions in well under a second:
+Why not one table: the junior state space is ~3.4e8 positions even up to symmetry, far too
+many for a table built in Python within a first-run budget and 300 MB. But pieces never
+leave the board, and the slow positions are those with few pieces on it (the longest wins,
+most of the draws): the **book** holds every position with at most ``BOOK_PIECES`` (4)
+pieces, 32,398 up to symmetry, with value, distance and a move that keeps the value; it is
+made by this module (``--build-book``) one layer of piece count at a time, the most pieces
+first, so each proof stops where the book already answers. With more pieces, wins are short,
+so proof searches answer in well under a second:
 
 - a position is 54 bits, *relative to the side to move*: for each size, a 9-bit mask of the
   mover's pieces, then the opponent's (hidden pieces included; a square holds at most one
@@ -23,7 +27,10 @@ positions in well under a second:
   before they count: the positions it visited must contain a closed set in which the
   defender always has a move back into the set (``JuniorSolver._verify``);
 - a repeated position is a draw, as in the published analyses: a position on the current
-  path or earlier in the game ends that line of play with no win for anyone.
+  search path ends that line of play with no win for anyone. Values are those of the
+  position alone, whatever the game's history (as in the published analyses, and what the
+  book can hold): a win is played out along strictly decreasing distances, so it never
+  repeats a position.
 
 What it guarantees: "win"/"loss" answers are proofs (a strategy that ends in a line of the
 winner's whatever the defence; the distance is given when the distance search found it).
@@ -36,6 +43,7 @@ tests.
 
 from __future__ import annotations
 
+import gzip
 import json
 import sys
 import threading
@@ -55,8 +63,9 @@ POP = tuple(bin(m).count("1") for m in range(512))
 BIT_SQUARE = {1 << i: i % 3 + 16 * (i // 3) for i in range(9)}  # bit -> rules square number
 MAX_DISTANCE = 60    # plies: the distance search never looks further (the longest junior win is far shorter)
 PIECES_PER_SIZE = 2
-BOOK_PATH = Path(__file__).with_name("data") / "junior_book.json"
-BOOK_PLIES = 3       # the book holds every position up to this many plies from the start
+BOOK_PATH = Path(__file__).with_name("data") / "junior_book.json.gz"
+BOOK_PIECES = 4      # the book holds every position with at most this many pieces on the board
+BUILD_CHUNK = 25     # positions handed to a build process at a time
 
 
 def _completing_squares(mask: int) -> int:
@@ -102,6 +111,38 @@ def canonical(k: int) -> int:
         if c < best:
             best = c
     return best
+
+
+def book_positions(max_pieces: int) -> list[int]:
+    """Every game position with at most ``max_pieces`` pieces on the board, canonical, the
+    most pieces first: no line shows (the game would be over), and a side with no piece on
+    the board is the first player before its first move (the opponent has one piece at most)."""
+    per_size: dict[int, list[tuple[int, int]]] = {}
+    few = [m for m in range(512) if POP[m] <= PIECES_PER_SIZE]
+    for a in few:
+        for b in few:
+            if not a & b:
+                per_size.setdefault(POP[a] + POP[b], []).append((a, b))
+    keys = set()
+    for n1, n2, n3 in _splits(max_pieces):
+        for a1, b1 in per_size[n1]:
+            for a2, b2 in per_size[n2]:
+                for a3, b3 in per_size[n3]:
+                    o3 = a3 | b3
+                    o23 = o3 | a2 | b2
+                    if HAS_LINE[a3 | a2 & ~o3 | a1 & ~o23] or HAS_LINE[b3 | b2 & ~o3 | b1 & ~o23]:
+                        continue
+                    mine, theirs = a1 | a2 << 9 | a3 << 18, b1 | b2 << 9 | b3 << 18
+                    if (mine or theirs.bit_count() > 1) and not (mine and theirs):
+                        continue
+                    keys.add(canonical(mine | theirs << 27))
+    return sorted(keys, key=lambda k: (-k.bit_count(), k))
+
+
+def _splits(total: int) -> list[tuple[int, int, int]]:
+    """Piece counts per size (small, medium, large), each 0..4, adding up to at most ``total``."""
+    top = 2 * PIECES_PER_SIZE
+    return [(a, b, c) for a in range(top + 1) for b in range(top + 1) for c in range(top + 1) if a + b + c <= total]
 
 
 def pack(position: Position) -> int:
@@ -236,9 +277,9 @@ TABLE_BUDGET = 1_000_000  # entries in all tables before they are cleared (memor
 SIDE_BIT = 1 << 54
 DISTANCE_SHARE = 0.6     # of the time limit: the distance search (iterative deepening) first,
 SEARCH_SHARE = 0.8       # then the proof of the value without a distance,
+UNTIMED_HORIZON = 15     # without a time limit, the distance search goes this far before the proof
 CHOICE_SHARE = 0.9       # then the choice of the move (the rest is a margin,
 MARGIN = 0.05            # at least this many seconds)
-UNTIMED_HORIZON = 15     # without a time limit, the distance search goes this far before the proof
 CHECK_EVERY = 63         # nodes between two looks at the clock (a few ms under load)
 LOST = -1                # the value proof's answer "this side loses / the attacker wins"
 CLOSED = 1 << 30         # ... "holds, leaning on no position of the current line"
@@ -292,16 +333,16 @@ class JuniorSolver:
     # ----- the distance search ----------------------------------------------------------------
 
     def wins(self, k: int, n: int, side: int) -> bool:
-        """Can the mover (``side``) of ``k`` force a line within ``n`` plies?"""
-        self.nodes += 1
-        if not self.nodes & CHECK_EVERY:
-            self._check()
+        """Can the mover (``side``) of ``k`` force a line within ``n`` plies? The move that
+        won here before is tried before any move is generated: in iterative deepening it
+        usually wins again, and generating moves is most of the cost of a node."""
+        self._tick()
         if n < 3:
             return has_line_move(k)
-        moves = expand(k)
-        if moves is None:
-            return True
         ck = canonical(k)
+        entry = self.book.get(ck)
+        if entry is not None:
+            return entry[0] == "win" and entry[1] <= n
         known = self.win_at.get(ck)
         if known is not None and known <= n:
             return True
@@ -313,13 +354,19 @@ class JuniorSolver:
         repeats = self.repeats
         found = None
         try:
-            for child in self._ordered(moves, self.best.get(k)):
-                if child | them * SIDE_BIT in path:
-                    self.repeats += 1
-                    continue
-                if self._all_replies_lose(child, n - 2, side):
-                    found = child
-                    break
+            best = self.best.get(k)
+            if best is not None and best | them * SIDE_BIT not in path and self._all_replies_lose(best, n - 2, side):
+                found = best
+            else:
+                moves = expand(k)
+                if moves is None:
+                    return True
+                for _, child, _ in moves:
+                    if child | them * SIDE_BIT in path:
+                        self.repeats += 1
+                    elif child != best and self._all_replies_lose(child, n - 2, side):
+                        found = child
+                        break
         finally:
             path.discard(me)
         if found is not None:
@@ -331,27 +378,35 @@ class JuniorSolver:
         return False
 
     def _all_replies_lose(self, child: int, n: int, side: int) -> bool:
-        """Every move of the opponent in ``child`` leaves ``side`` a win within ``n`` plies."""
+        """Every move of the opponent in ``child`` leaves ``side`` a win within ``n`` plies?
+        The last refutation is tried before any reply is generated (see ``wins``)."""
         if n < 3 and not threatens(child):
             return False  # the opponent places a piece anywhere and no line can follow
-        replies = expand(child)
-        if replies is None:
-            return False
         path = self.path
         node = child | (side ^ 1) * SIDE_BIT
         path.add(node)
         try:
-            for grandchild in self._ordered(replies, self.refute.get(child)):
-                if grandchild | side * SIDE_BIT in path:
-                    self.repeats += 1
-                    self.refute[child] = grandchild
-                    return False
-                if not self.wins(grandchild, n, side):
+            first = self.refute.get(child)
+            if first is not None and self._refutes(first, n, side):
+                return False
+            replies = expand(child)
+            if replies is None:
+                return False
+            for _, grandchild, _ in replies:
+                if grandchild != first and self._refutes(grandchild, n, side):
                     self.refute[child] = grandchild
                     return False
         finally:
             path.discard(node)
         return True
+
+    def _refutes(self, grandchild: int, n: int, side: int) -> bool:
+        """Does the opponent's reply leading to ``grandchild`` escape ``side``'s win within
+        ``n`` plies (a repetition is a draw: an escape)?"""
+        if grandchild | side * SIDE_BIT in self.path:
+            self.repeats += 1
+            return True
+        return not self.wins(grandchild, n, side)
 
     def loses(self, k: int, n: int, side: int) -> bool:
         """Does every move of the mover of ``k`` let the opponent force a line within n-1 plies?"""
@@ -361,13 +416,11 @@ class JuniorSolver:
             return False
         return self._all_replies_lose(k, n - 1, side ^ 1)
 
-    @staticmethod
-    def _ordered(moves: list[tuple[int, int, int]], first: int | None) -> list[int]:
-        children = [m[1] for m in moves]
-        if first is not None and first in children:
-            children.remove(first)
-            children.insert(0, first)
-        return children
+    def _tick(self) -> None:
+        """Count a node; every ``CHECK_EVERY + 1`` nodes, stop if the time is up."""
+        self.nodes += 1
+        if not self.nodes & CHECK_EVERY:
+            self._check()
 
     def _check(self) -> None:
         if self.stop_event.is_set() or (self.deadline is not None and _time.perf_counter() > self.deadline):
@@ -386,12 +439,10 @@ class JuniorSolver:
         proven (``won``). Otherwise the lowest depth of the current line this answer leans
         on (``CLOSED`` when none): a trial until it is verified, which happens as soon as it
         leans on nothing above itself."""
-        known = self._known(ck, self.won, self.cannot_win, self._trial_cannot_win, self._attacking)
+        known = self._known(ck, "win", self.won, self.cannot_win, self._trial_cannot_win, self._attacking)
         if known is not None:
             return known
-        self.nodes += 1
-        if not self.nodes & CHECK_EVERY:
-            self._check()
+        self._tick()
         moves = expand(ck)
         if moves is None or ck in self.win_at:
             self.won[ck] = (-1, 0)  # a line at once, or a win the distance search proved
@@ -413,21 +464,15 @@ class JuniorSolver:
         finally:
             del self._attacking[ck]
             self._marks.pop()
-        self._trial_cannot_win[ck] = (low, len(self._journal))
-        self._journal.append((0, ck))
-        if low >= depth:
-            return self._commit(mark, (0, ck))
-        return low
+        return self._settle(0, ck, (), low, mark, depth)
 
     def _can_hold(self, ck: int, depth: int) -> int:
         """Can the mover of ``ck`` avoid losing? ``LOST`` when it cannot: proven (``lost``);
         otherwise as ``_no_forced_win``."""
-        known = self._known(ck, self.lost, self.holds, self._trial_holds, self._defending)
+        known = self._known(ck, "loss", self.lost, self.holds, self._trial_holds, self._defending)
         if known is not None:
             return known
-        self.nodes += 1
-        if not self.nodes & CHECK_EVERY:
-            self._check()
+        self._tick()
         moves = expand(ck)
         mark = len(self._journal)
         if moves is None:  # a line at once: proven as it stands
@@ -455,20 +500,30 @@ class JuniorSolver:
         finally:
             del self._defending[ck]
             self._marks.pop()
-        self._trial_holds[ck] = (c, low, len(self._journal))
-        self._journal.append((1, ck))
+        return self._settle(1, ck, (c,), low, mark, depth)
+
+    def _settle(self, kind: int, ck: int, trial: tuple[int, ...], low: int, mark: int, depth: int) -> int:
+        """Record a trial answer (``kind`` 1: the defender holds with ``trial``'s child, 0:
+        the attacker has no forced win) that leans on depth ``low``; once that is not above
+        ``ck`` itself, verify it with everything recorded since ``mark``."""
+        (self._trial_holds if kind else self._trial_cannot_win)[ck] = (*trial, low, len(self._journal))
+        self._journal.append((kind, ck))
         if low >= depth:
-            return self._commit(mark, (1, ck))
+            return self._commit(mark, (kind, ck))
         return low
 
-    def _known(self, ck: int, lost, held, trials: dict, line: dict[int, int]) -> int | None:
-        """What one side's tables already say of ``ck``: ``LOST``, ``CLOSED`` (verified), a
-        trial's lowest depth (and what it was made under), the depth on the current line
-        (a repetition: held), or None when it must be searched."""
+    def _known(self, ck: int, losing: str, lost, held, trials: dict, line: dict[int, int]) -> int | None:
+        """What one side's tables already say of ``ck``: ``LOST``, ``CLOSED`` (verified, or
+        the book's value is not ``losing`` for this side), a trial's lowest depth (and what it
+        was made under), the depth on the current line (a repetition: held), or None when it
+        must be searched."""
         if ck in lost:
             return LOST
         if ck in held:
             return CLOSED
+        entry = self.book.get(ck)
+        if entry is not None:
+            return LOST if entry[0] == losing else CLOSED
         trial = trials.get(ck)
         if trial is not None:  # (..., lowest depth, place in the journal)
             return min(trial[-2], self._owner(trial[-1]))
@@ -519,15 +574,11 @@ class JuniorSolver:
         the proven ``cannot_win``), or completes a line (-1)."""
         replies: dict[int, set[int] | None] = {}
         for ck in attack:
-            self.nodes += 1
-            if not self.nodes & CHECK_EVERY:
-                self._check()
+            self._tick()
             moves = expand(ck)
             replies[ck] = None if moves is None else {self._canon(child) for _, child, _ in moves}
         for ck, chosen in list(hold.items()):
-            self.nodes += 1
-            if not self.nodes & CHECK_EVERY:
-                self._check()
+            self._tick()
             moves = expand(ck)
             if chosen == -1:
                 legal = moves is None
@@ -540,15 +591,23 @@ class JuniorSolver:
             changed = False
             for ck in list(attack):
                 kids = replies[ck]
-                if kids is None or any(kid not in hold and kid not in self.holds for kid in kids):
+                if kids is None or any(kid not in hold and not self._holds(kid) for kid in kids):
                     attack.discard(ck)
                     changed = True
             for ck, chosen in list(hold.items()):
-                if chosen != -1 and chosen not in attack and chosen not in self.cannot_win:
+                if chosen != -1 and chosen not in attack and not self._cannot_win(chosen):
                     del hold[ck]
                     changed = True
         self.cannot_win |= attack
         self.holds.update(hold)
+
+    def _holds(self, ck: int) -> bool:
+        """Proven: the mover of ``ck`` never loses (a verified set, or the book)."""
+        return ck in self.holds or self.book.get(ck, ("loss",))[0] != "loss"
+
+    def _cannot_win(self, ck: int) -> bool:
+        """Proven: the mover of ``ck`` has no forced win (a verified set, or the book)."""
+        return ck in self.cannot_win or self.book.get(ck, ("win",))[0] != "win"
 
     def prove(self, ck: int) -> str | None:
         """The value of canonical ``ck`` for its mover ("win", "loss", "draw"), from the value
@@ -580,21 +639,24 @@ class JuniorSolver:
 
     # ----- answers --------------------------------------------------------------------------
 
-    def value(self, k: int, side: int, history: set[int], horizon: int = UNTIMED_HORIZON) -> tuple[str | None, int, int]:
+    def value(
+        self, k: int, side: int, root: set[int], horizon: int = MAX_DISTANCE, proved: str | None = None
+    ) -> tuple[str | None, int, int]:
         """The distance search: ("win"/"loss", exact distance, nodes), or (None, the horizon
         finished, nodes) when neither side forces a line within ``horizon`` plies or the
-        deadline came first."""
+        deadline came first. With the value already ``proved`` ("win" or "loss"), only that
+        side's distances are tried: half the iterations."""
         start_nodes = self.nodes
         book = self.book.get(canonical(k))
-        if book is not None and _fresh(k, history):
-            return book[0], book[1], 0
+        if book is not None:  # a draw: no forced line at any distance
+            return (book[0], book[1], 0) if book[0] != "draw" else (None, horizon, 0)
         n = 0
         try:
             for n in range(1, horizon + 1):
-                self.path = set(history)
-                if n % 2 and self.wins(k, n, side):
+                self.path = set(root)
+                if n % 2 and proved != "loss" and self.wins(k, n, side):
                     return "win", n, self.nodes - start_nodes
-                if not n % 2 and self.loses(k, n, side):
+                if not n % 2 and proved != "win" and self.loses(k, n, side):
                     return "loss", n, self.nodes - start_nodes
         except SolverStopped:
             return None, n - 1, self.nodes - start_nodes
@@ -615,7 +677,7 @@ class JuniorSolver:
         search_end = start + SEARCH_SHARE * time_limit if time_limit is not None else None
         k = pack(position)
         side = position.turn
-        history = history_keys(position)
+        root = {k | side * SIDE_BIT}  # the search path starts here: the value ignores the game's history
         moves = expand(k)
         start_nodes = self.nodes
         if moves is None:
@@ -623,25 +685,22 @@ class JuniorSolver:
             return JuniorAnswer("win", 1, code, 1, 1)
         if not moves:
             return JuniorAnswer("loss", 1, _any_code(k, side), 0, 0)
-        booked = self._from_book(k, moves, history)
+        booked = self._from_book(k, moves)
         if booked is not None:
             return booked
         # 1. the distance search, on part of the time
         self.deadline = start + DISTANCE_SHARE * time_limit if time_limit is not None else None
-        value, distance, _ = self.value(k, side, history)
+        value, distance, _ = self.value(k, side, root, UNTIMED_HORIZON if time_limit is None else MAX_DISTANCE)
         horizon = distance
         ck = canonical(k)
-        fresh = _fresh(k, history)
         self.deadline = search_end
         if value is None:
-            # 2. the value proof (history-free: its wins count only when no earlier position of
-            # the game can come back; its draws hold whatever the history)
+            # 2. the value proof (draws, and wins too long for the distance search)
             proved = self.known(ck) or self.prove(ck)
-            if proved in ("win", "loss") and not fresh:
-                proved = None
             if proved in ("win", "loss"):
-                # 3. the distance of a proven result, if the time allows
-                value, distance, _ = self.value(k, side, history, horizon=MAX_DISTANCE)
+                # 3. the distance of the proven result, if the time allows: one side's
+                # iterations only
+                value, distance, _ = self.value(k, side, root, MAX_DISTANCE, proved)
                 if value is None:
                     value, distance = proved, None
             elif proved == "draw":
@@ -649,24 +708,24 @@ class JuniorSolver:
         nodes = self.nodes - start_nodes
         self.deadline = start + min(CHOICE_SHARE * time_limit, time_limit - MARGIN) if time_limit is not None else None
         try:
-            code = self._choose(k, ck, moves, side, history, value, distance)
+            code = self._choose(k, ck, moves, side, root, value, distance)
         except SolverStopped:
             code = self._fallback(k, moves)
         self.deadline = None
         return JuniorAnswer(value, distance if value in ("win", "loss") else None, code, horizon, nodes)
 
     def _choose(
-        self, k: int, ck: int, moves: list[tuple[int, int, int]], side: int, history: set[int],
+        self, k: int, ck: int, moves: list[tuple[int, int, int]], side: int, root: set[int],
         value: str | None, distance: int | None,
     ) -> int:
         """The move for a value: a win kept at its distance (or by a child of smaller rank), a
         draw kept inside its proven set, the slowest loss, or (not settled) the safest move."""
         if value == "win" and distance is not None:
-            return _code_of(moves, self._winning_child(k, moves, side, distance, history))
+            return _code_of(moves, self._winning_child(k, moves, side, distance, root))
         if value == "win":
             rank, child = self.won[ck]
             if rank < 0:  # proven by the distance search, whose distance did not come in time
-                return _code_of(moves, self._winning_child(k, moves, side, self.win_at[ck], history))
+                return _code_of(moves, self._winning_child(k, moves, side, self.win_at[ck], root))
             for _, c, code in moves:
                 if self._canon(c) == child:
                     return code
@@ -680,7 +739,7 @@ class JuniorSolver:
         if value == "loss" and distance is None:
             # every move loses: the one whose win for the opponent was proven last
             return max(moves, key=lambda m: self.won.get(self._canon(m[1]), (0, 0))[0])[2]
-        return self._defend(moves, side, history, value)
+        return self._defend(moves, side, root, value)
 
     def _fallback(self, k: int, moves: list[tuple[int, int, int]]) -> int:
         """When the time is up: the child that last proved a win, else a move into a position
@@ -699,9 +758,9 @@ class JuniorSolver:
                 return code
         return moves[0][2]
 
-    def _from_book(self, k: int, moves: list[tuple[int, int, int]] | None, history: set[int]) -> JuniorAnswer | None:
+    def _from_book(self, k: int, moves: list[tuple[int, int, int]] | None) -> JuniorAnswer | None:
         entry = self.book.get(canonical(k))
-        if entry is None or not moves or not _fresh(k, history):
+        if entry is None or not moves:
             return None
         value, distance, child_key = entry
         for _, child, code in moves:
@@ -711,55 +770,51 @@ class JuniorSolver:
 
     @classmethod
     def with_book(cls, path: Path = BOOK_PATH) -> JuniorSolver:
-        """A solver that knows the shipped opening book (if the file is there)."""
+        """A solver that knows the shipped book (if the file is there)."""
         solver = cls()
         if path.exists():
-            data = json.loads(path.read_text())
+            data = json.loads(gzip.decompress(path.read_bytes()))
             solver.book = {int(key): (value, distance, int(child)) for key, value, distance, child in data["entries"]}
         return solver
 
-    def build_book(self, plies: int, progress=None) -> dict[int, tuple[str, int, int]]:
-        """Solve every position (up to symmetry) within ``plies`` of the start, without a time
-        limit: the positions a 1-second answer cannot settle, since their wins are longest."""
-        from companion.rules import PRESETS
-
-        frontier = {0: Position(PRESETS["junior"])}
-        todo: list[Position] = []
-        for _ in range(plies + 1):
-            todo.extend(frontier.values())
-            following: dict[int, Position] = {}
-            for position in frontier.values():
-                for code in position.legal_codes():
-                    position.push_code(code)
-                    if position.line_result() is None:
-                        following.setdefault(canonical(pack(position)), position.copy())
-                    position.pop_code()
-            frontier = following
-        for done, position in enumerate(todo):
-            answer = self.solve(_without_history(position))
-            child = position.copy()
-            child.push_code(answer.code)
-            self.book[canonical(pack(position))] = (answer.value, answer.distance or answer.horizon, canonical(pack(child)))
-            if progress is not None:
-                progress(done + 1, len(todo))
+    def build_book(self, max_pieces: int, jobs: int = 1, progress=None) -> dict[int, tuple[str, int, int]]:
+        """Solve every position (up to symmetry) with at most ``max_pieces`` pieces on the
+        board, without a time limit: the positions a 1-second answer cannot settle, since
+        their wins are longest. One layer of positions with the same number of pieces at a
+        time, the most pieces first: a placement adds a piece, so the book already answers
+        every placement of a position by the time it is solved, and its proofs stop there.
+        The positions of a layer are shared among ``jobs`` processes."""
+        todo = book_positions(max_pieces)
+        layers: dict[int, list[int]] = {}
+        for ck in todo:
+            layers.setdefault(piece_count(ck), []).append(ck)
+        done = 0
+        for pieces in sorted(layers, reverse=True):
+            chunks = [layers[pieces][i:i + BUILD_CHUNK] for i in range(0, len(layers[pieces]), BUILD_CHUNK)]
+            for entries in _map_chunks(self.book, chunks, jobs):
+                for ck, value, distance, child in entries:
+                    self.book[ck] = (value, distance, child)
+                done += len(entries)
+                if progress is not None:
+                    progress(done, len(todo))
         return self.book
 
     def _winning_child(
-        self, k: int, moves: list[tuple[int, int, int]], side: int, distance: int, history: set[int]
+        self, k: int, moves: list[tuple[int, int, int]], side: int, distance: int, root: set[int]
     ) -> int:
         """A child that keeps the win in ``distance`` plies: the one that proved it, else the
         first that proves it again (the tables make that quick); the book's choice too."""
         book = self.book.get(canonical(k))
         hints = [self.best.get(k)] + [c for _, c, _ in moves if book and canonical(c) == book[2]]
         for child in [c for c in hints if c is not None] + [m[1] for m in moves]:
-            self.path = set(history)
+            self.path = set(root)
             self.path.add(k | side * SIDE_BIT)
             if self._all_replies_lose(child, distance - 2, side):
                 return child
         raise AssertionError("a proven win has no winning move")
 
     def _defend(
-        self, moves: list[tuple[int, int, int]], side: int, history: set[int], value: str | None
+        self, moves: list[tuple[int, int, int]], side: int, root: set[int], value: str | None
     ) -> int:
         """A lost or unsettled position: a move into a position proven not won for the
         opponent if there is one (unsettled only); else the move whose win for the opponent
@@ -783,7 +838,7 @@ class JuniorSolver:
             for n in range(3, MAX_DISTANCE, 2):
                 survivors, tested = [], 0
                 for child, code in alive:
-                    self.path = set(history)
+                    self.path = set(root)
                     if self.wins(child, n, side ^ 1):
                         last = code
                     else:
@@ -828,13 +883,6 @@ def _any_code(k: int, turn: int) -> int | None:
     return codes[0] if codes else None
 
 
-def _fresh(k: int, history: set[int]) -> bool:
-    """True when no earlier position of the game can come back: each had fewer pieces on the
-    board, and pieces never leave the board. Then a value without history is the value."""
-    pieces = piece_count(k)
-    return all(piece_count(h) < pieces for h in history if h & ~SIDE_BIT != k)
-
-
 def piece_count(k: int) -> int:
     return (k & (SIDE_BIT - 1)).bit_count()
 
@@ -864,37 +912,37 @@ def unpack(k: int, turn: int = 0) -> Position:
     )
 
 
-def history_keys(position: Position) -> set[int]:
-    """Keys (with the side to move) of every position of the game so far, the current one
-    included, walking the move codes back in the packed representation."""
-    absolute = [0, 0]  # per colour: the 27-bit masks of its pieces
-    for sq in position.squares:
-        bit = 1 << (sq % 16 + 3 * (sq // 16))
-        for color, size in position.stack(sq):
-            absolute[color] |= bit << 9 * (size - 1)
-    turn = position.turn
-    keys = {_relative(absolute, turn) | turn * SIDE_BIT}
-    stacks = {sq: [p[1] for p in position.stack(sq)] for sq in position.squares}
-    for code in reversed(position.move_codes):
-        turn ^= 1
-        to = code & 0xFF
-        size = stacks[to].pop()
-        to_bit = 1 << (to % 16 + 3 * (to // 16)) << 9 * (size - 1)
-        absolute[turn] ^= to_bit
-        if code & BOARD_FLAG:
-            origin = code >> 8 & 0xFF
-            stacks[origin].append(size)
-            absolute[turn] |= 1 << (origin % 16 + 3 * (origin // 16)) << 9 * (size - 1)
-        keys.add(_relative(absolute, turn) | turn * SIDE_BIT)
-    return keys
+_worker: JuniorSolver | None = None  # a build process's solver, kept for all its chunks of a layer
 
 
-def _relative(absolute: list[int], turn: int) -> int:
-    return absolute[turn] | absolute[turn ^ 1] << 27
+def _start_worker(book: dict[int, tuple[str, int, int]]) -> None:
+    global _worker
+    _worker = JuniorSolver()
+    _worker.book = book
 
 
-def _without_history(position: Position) -> Position:
-    return Position.from_text(position.text())
+def _solve_chunk(chunk: list[int]) -> list[tuple[int, str, int, int]]:
+    """Book entries for canonical keys: (key, value, distance or horizon, child's key)."""
+    assert _worker is not None
+    out = []
+    for ck in chunk:
+        position = unpack(ck)
+        answer = _worker.solve(position)
+        position.push_code(answer.code)
+        out.append((ck, answer.value, answer.distance or answer.horizon, canonical(pack(position))))
+    return out
+
+
+def _map_chunks(book: dict[int, tuple[str, int, int]], chunks: list[list[int]], jobs: int):
+    """The entries of each chunk as it is done, in this process or in ``jobs`` others."""
+    if jobs <= 1:
+        _start_worker(book)
+        yield from map(_solve_chunk, chunks)
+        return
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(jobs, _start_worker, (book,)) as pool:
+        yield from pool.imap_unordered(_solve_chunk, chunks)
 
 
 def _progress(done: int, total: int) -> None:
@@ -907,16 +955,19 @@ def _progress(done: int, total: int) -> None:
 
 
 def main(argv: list[str]) -> int:
-    """``python -m companion.engine.junior [--build-book]``: the solved opening, or rebuild
-    the shipped book (every position within ``BOOK_PLIES`` plies of the start)."""
+    """``python -m companion.engine.junior [--build-book [--jobs N]]``: the solved opening,
+    or rebuild the shipped book (every position with at most ``BOOK_PIECES`` pieces on the
+    board) in N processes."""
     from companion.rules import PRESETS
 
     if "--build-book" in argv:
         t0 = _time.perf_counter()
-        book = JuniorSolver().build_book(BOOK_PLIES, _progress)
+        jobs = int(argv[argv.index("--jobs") + 1]) if "--jobs" in argv else 1
+        book = JuniorSolver().build_book(BOOK_PIECES, jobs, _progress)
         BOOK_PATH.parent.mkdir(exist_ok=True)
         entries = sorted([key, *entry] for key, entry in book.items())
-        BOOK_PATH.write_text(json.dumps({"version": 2, "plies": BOOK_PLIES, "entries": entries}) + "\n")
+        text = json.dumps({"version": 3, "pieces": BOOK_PIECES, "entries": entries}, separators=(",", ":"))
+        BOOK_PATH.write_bytes(gzip.compress(text.encode(), 9, mtime=0))
         print(f"{len(entries)} positions in {_time.perf_counter() - t0:.0f} s -> {BOOK_PATH}")
         return 0
     solver = JuniorSolver()

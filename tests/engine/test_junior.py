@@ -8,7 +8,16 @@ import random
 import pytest
 
 from companion.engine import Engine
-from companion.engine.junior import JuniorSolver, canonical, expand, history_keys, pack, unpack
+from companion.engine.junior import (
+    BOOK_PIECES,
+    JuniorSolver,
+    book_positions,
+    canonical,
+    expand,
+    pack,
+    piece_count,
+    unpack,
+)
 from companion.rules import PRESETS, Position, perft
 from tests.engine.helpers import random_positions
 
@@ -99,23 +108,51 @@ def test_book_agrees_with_the_solver_without_it():
         assert solver.prove(key) == book[key][0]
 
 
-def test_history_keys_cover_every_position_of_the_game():
+def test_book_holds_every_position_with_few_pieces_and_keeps_its_values():
+    """Every position with at most ``BOOK_PIECES`` pieces, and each entry's move is legal
+    and keeps the value: a win in d goes to a loss in d-1, a loss in d to a win in d-1, a
+    draw to a draw (checked wherever the move leaves a position the book holds)."""
+    book = JuniorSolver.with_book().book
+    assert set(book) == set(book_positions(BOOK_PIECES))
+    after = {"win": "loss", "loss": "win", "draw": "draw"}
+    checked = 0
+    for key, (value, distance, child) in book.items():
+        children = [canonical(c) for _, c, _ in expand(key) or ()]
+        if not children:  # a line at once, or every move uncovers the opponent's line
+            assert (value, distance) in (("win", 1), ("loss", 1)), key
+            continue
+        assert child in children, key
+        if child in book:
+            assert book[child][0] == after[value], key
+            if value != "draw":
+                assert book[child][1] == distance - 1, key
+            checked += 1
+    assert checked > 3000
+
+
+def test_value_ignores_the_games_history():
+    """A position reached with board moves (so earlier positions of the game could come
+    back) has the value of the same position set up afresh, as in the published analyses."""
     position = Position(JUNIOR)
-    seen = {pack(position)}
-    for text in ("3b2", "3a1", "b2-c3", "2b2", "c3-c1"):
+    for text in ("3b2", "1a1", "b2-c3", "1b2"):
         position.push(position.parse_move(text))
-        seen.add(pack(position) | position.turn << 54)
-    assert history_keys(position) == seen
+    fresh = Position.from_text(position.text())
+    assert piece_count(pack(position)) == 3
+    played, alone = JuniorSolver.with_book().solve(position), JuniorSolver().solve(fresh)
+    assert (played.value, played.distance) == (alone.value, alone.distance)
+    assert played.value in ("win", "loss", "draw")
 
 
 def test_wins_every_game_as_first_player_against_random_play():
-    engine = Engine("junior")
+    """The solver without a time limit: the result rests on its proofs, not on the speed of
+    the machine running the test."""
+    solver = JuniorSolver.with_book()
     rng = random.Random(12)
     for _ in range(300):
         position = Position(JUNIOR)
         while position.outcome() is None:
             if position.turn == 0:
-                position.push(engine.search(position, time=1.0).move)
+                position.push_code(solver.solve(position).code)
             else:
                 position.push_code(rng.choice(position.legal_codes()))
         assert position.outcome().winner == 0
@@ -136,16 +173,20 @@ def test_wins_against_itself_from_the_start_in_thirteen_plies():
 
 def test_from_every_won_position_it_wins_against_full_strength_defence():
     """Positions reached by random play (a few hundred games' worth): wherever the solver
-    says the side to move wins, self-play at full strength must end in that side's line."""
-    engine = Engine("junior")
+    says the side to move wins in d plies, self-play at full strength (the slowest loss
+    against the fastest win, no time limit: proofs, not the machine's speed, decide) ends in
+    that side's line after exactly d plies."""
+    solver = JuniorSolver.with_book()
     won = 0
-    for position in random_positions("junior", 300, seed=13, plies=(1, 12)):
-        result = engine.search(position, time=1.0)
-        if result.value != "win":
+    for position in random_positions("junior", 300, seed=13, plies=(1, 16)):
+        answer = solver.solve(position)
+        if answer.value != "win":
             continue
-        winner = position.turn
-        end = play_out(engine, position.copy())
-        assert end.outcome() is not None and end.outcome().winner == winner, position.text()
+        winner, start = position.turn, position.ply
+        while position.outcome() is None and position.ply < start + 60:
+            position.push_code(solver.solve(position).code)
+        assert position.outcome() is not None and position.outcome().winner == winner, position.text()
+        assert position.ply - start == answer.distance, position.text()
         won += 1
     assert won >= 100
 
