@@ -83,7 +83,7 @@ class Settings:
     keep: float = 10.0     # paths this far behind the best stay alive (two confident misreads)
     doubt: float = 7.0     # an earlier move is unsure while a path this close plays another
     width: int = 8         # paths kept at most
-    lines: int = 8         # of them, different lines of moves at most (each costs a scoring of a reading)
+    lines: int = 6         # of them, different lines of moves at most (each costs a scoring of a reading)
 
 
 DEFAULT_SETTINGS = Settings()
@@ -170,7 +170,7 @@ class Frame:
     board_legal: np.ndarray  # origin x destination: a legal board move
     place_fits: np.ndarray
     board_fits: np.ndarray
-    costs: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]]
+    costs: dict[tuple, np.ndarray]
     undone: tuple[tuple[Square, int], ...] | None = None  # what taking the last move back shows
 
     def placements(self, size: int, sq: Square) -> list[int]:
@@ -321,8 +321,9 @@ def reach(position: Position, likelihood: Likelihood) -> Reach:
 
 def _costs(
     position: Position, f: Frame, moves: bool, illegal: bool, lifts: bool, takeback: bool
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Cost arrays of placements, board moves and lifts for these options (cached per frame)."""
+) -> np.ndarray:
+    """Costs of every placement, board move and lift for these options, flat in that order
+    (cached per frame)."""
     key = (moves, illegal, lifts, takeback)
     cached = f.costs.get(key)
     if cached is not None:
@@ -345,8 +346,8 @@ def _costs(
     placed = _last_placement(position) if takeback else None
     if placed is not None:
         lift[f.row[placed]] = inf
-    f.costs[key] = (place, board, lift)
-    return f.costs[key]
+    flat = f.costs[key] = np.concatenate((place.ravel(), board.ravel(), lift))
+    return flat
 
 
 class View:
@@ -501,7 +502,7 @@ def _single_actions(
     squares, max_piece = f.squares, view.max_piece
     n = len(squares)
     G = view.G
-    place_cost, board_cost, lift_cost = _costs(position, f, moves, illegal, lifts, takeback)
+    costs = _costs(position, f, moves, illegal, lifts, takeback)
     under = f.under
     if reveal:
         under = under.copy()
@@ -513,7 +514,6 @@ def _single_actions(
     lift_gain = G[view.likelihood.rows, under]
     board = lift_gain[:, None] + G[:, f.current].T
     gains = np.concatenate((place.ravel(), board.ravel(), lift_gain))
-    costs = np.concatenate((place_cost.ravel(), board_cost.ravel(), lift_cost))
     scores = gains - costs
     count = min(limit, scores.size)
     top = np.argpartition(scores, scores.size - count)[scores.size - count:]

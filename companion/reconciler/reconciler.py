@@ -288,7 +288,7 @@ class Reconciler:
                 return resynced
         kept = children[: self.settings.width]
         groups = _groups(kept)
-        margin = groups[0][0] - groups[1][0] if len(groups) > 1 else float("inf")
+        margin = _margin(groups)
         chosen = self._representative(groups[0][1])
         rival = self._history_rival(chosen, kept)
         if chosen.decent and margin >= self.settings.margin and rival is None:
@@ -1031,6 +1031,23 @@ def _groups(paths: list[Path]) -> list[tuple[float, list[Path]]]:
     for path in paths:
         groups.setdefault(_claim(path), []).append(path)
     return sorted(((members[0].score, members) for members in groups.values()), key=lambda g: -g[0])
+
+
+def _margin(groups: list[tuple[float, list[Path]]]) -> float:
+    """How far the best group leads. When it is an illegal action, the groups close behind
+    that are illegal actions too do not count against it: the referee can say that the board
+    shows an illegal action (and the position to restore) without knowing which; no move is
+    accepted either way."""
+    top = groups[0]
+    rest = groups[1:]
+    if _is_illegal(top):
+        rest = [group for group in rest if not _is_illegal(group)]
+    return top[0] - rest[0][0] if rest else float("inf")
+
+
+def _is_illegal(group: tuple[float, list[Path]]) -> bool:
+    e = group[1][0].explanation
+    return e is not None and e.kind is Kind.ILLEGAL
 
 
 def _claim(path: Path) -> tuple:
