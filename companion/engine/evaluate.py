@@ -73,12 +73,9 @@ class Evaluator:
             if any(len(geo.lines_through[sq]) - fewest == extra for sq in geo.squares)
         )
         w = self.win
+        # a line holding k tops of one colour and none of the other counts own_line[k] for that
+        # colour; a line holding both colours counts nothing (but for a line of W-1)
         self.own_line = tuple(OPEN_LINE[min(k, len(OPEN_LINE) - 1)] * 4 // max(w, 1) for k in range(w + 1))
-        # line_value[white tops][black tops]: an open line counts for its only colour
-        self.line_value = tuple(
-            tuple(self.own_line[kw] if kb == 0 else -self.own_line[kb] if kw == 0 else 0 for kb in range(w + 1))
-            for kw in range(w + 1)
-        )
         self.line_cache: dict[int, tuple[int, int, int, tuple[tuple[int, int, int], ...], int, int]] = {}
         self.shift = variant.size * variant.size  # above every square's bit: (white << shift | black) is exact
         # what a visible top adds to the board's running material, by piece code size << 1 | colour
@@ -145,33 +142,40 @@ class Evaluator:
         black's open threat squares; blocked lines of W-1 as (last
         square's bit, that square, colour of the line); white's and black's lines of W-1)."""
         need = self.win - 1
-        line_value = self.line_value
+        own_line = self.own_line
         score = 0
         white_threats = black_threats = 0
         white_lines = black_lines = 0
         blocked = []
+        # by which colours the line holds (each line's counts are taken only where they
+        # matter: this runs on every miss of the cache)
         for mask in self.lines:
-            kw = (white & mask).bit_count()
-            kb = (black & mask).bit_count()
-            score += line_value[kw][kb]
-            if kw == need:
-                white_lines += 1
-                last = mask & ~white
-                if kb:
-                    score += BLOCKED_THREAT
-                    blocked.append((last, last.bit_length() - 1, 0))
-                else:
+            w = white & mask
+            b = black & mask
+            if not b:  # white's alone (or empty): open for white
+                kw = w.bit_count()
+                score += own_line[kw]
+                if kw == need:
+                    white_lines += 1
                     score += THREAT
-                    white_threats |= last
-            elif kb == need:
-                black_lines += 1
-                last = mask & ~black
-                if kw:
-                    score -= BLOCKED_THREAT
-                    blocked.append((last, last.bit_length() - 1, 1))
-                else:
+                    white_threats |= mask ^ w
+            elif not w:  # black's alone: open for black
+                kb = b.bit_count()
+                score -= own_line[kb]
+                if kb == need:
+                    black_lines += 1
                     score -= THREAT
-                    black_threats |= last
+                    black_threats |= mask ^ b
+            elif w.bit_count() == need:  # both colours: worth nothing unless one has W-1
+                white_lines += 1
+                last = mask ^ w
+                score += BLOCKED_THREAT
+                blocked.append((last, last.bit_length() - 1, 0))
+            elif b.bit_count() == need:
+                black_lines += 1
+                last = mask ^ b
+                score -= BLOCKED_THREAT
+                blocked.append((last, last.bit_length() - 1, 1))
         score += BURIED * (white.bit_count() - black.bit_count())
         for extra, mask in self.centre_masks:
             score += CENTRE * extra * ((white & mask).bit_count() - (black & mask).bit_count())
