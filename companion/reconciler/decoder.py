@@ -172,12 +172,17 @@ class Frame:
     board_fits: np.ndarray
     costs: dict[tuple, np.ndarray]
     undone: tuple[tuple[Square, int], ...] | None = None  # what taking the last move back shows
+    placed: dict[int, list[int]] | None = None  # legal placement codes by size << 8 | square
 
     def placements(self, size: int, sq: Square) -> list[int]:
         """The legal codes that put a cup of ``size`` on ``sq`` (one per distinct external
-        stack it may come from)."""
-        codes = self.codes
-        return codes[(codes & (BOARD_FLAG | 0xFFF)) == (size << 8 | sq)].tolist()
+        stack it may come from), grouped once per frame when first asked."""
+        if self.placed is None:
+            self.placed = {}
+            for code in self.codes.tolist():
+                if not code & BOARD_FLAG:
+                    self.placed.setdefault(code & 0xFFF, []).append(code)
+        return self.placed.get(size << 8 | sq, [])
 
 
 _FRAMES: OrderedDict[tuple, Frame] = OrderedDict()
@@ -618,18 +623,14 @@ def two_move_explanations(
     slack, row = view.slack, view.row
     worth = {sq: slack[row[sq]] for sq in changed}
     best_two = sum(sorted(worth.values(), reverse=True)[:2])
-    for first in position.legal_codes():
-        if not _within(first, changed):
-            continue
+    for first in _codes_within(position.legal_codes(), changed):
         touched = _touched(first)
         if sum(worth[sq] for sq in touched) + best_two < least:
             continue
         position.push_code(first)
         try:
             if position.line_result() is None:
-                for second in position.legal_codes():
-                    if not _within(second, changed):
-                        continue
+                for second in _codes_within(position.legal_codes(), changed):
                     squares = tuple(dict.fromkeys(touched + _touched(second)))
                     if sum(worth[sq] for sq in squares) >= least:
                         out.append(_scored_pair(position, view, first, second, squares))
@@ -638,8 +639,12 @@ def two_move_explanations(
     return out
 
 
-def _within(code: int, squares: set[Square]) -> bool:
-    return code & 0xFF in squares and (not code & BOARD_FLAG or (code >> 8) & 0xFF in squares)
+def _codes_within(codes: list[int], squares: set[Square]) -> list[int]:
+    """The codes whose every square is among ``squares``."""
+    return [
+        code for code in codes
+        if code & 0xFF in squares and (not code & BOARD_FLAG or (code >> 8) & 0xFF in squares)
+    ]
 
 
 def _touched(code: int) -> tuple[Square, ...]:

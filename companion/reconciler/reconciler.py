@@ -1093,19 +1093,6 @@ def _origin(code: int) -> Square:
     return (code >> 8) & 0xFF if code & BOARD_FLAG else -1
 
 
-def _touched(codes: tuple[int, ...]) -> list[Square]:
-    touched: dict[Square, None] = {}
-    for code in codes:
-        if code & BOARD_FLAG:
-            touched[(code >> 8) & 0xFF] = None
-        touched[code & 0xFF] = None
-    return list(touched)
-
-
-def _within(code: int, squares: set[Square]) -> bool:
-    return code & 0xFF in squares and (not code & BOARD_FLAG or (code >> 8) & 0xFF in squares)
-
-
 def _action_of(view: View, code: int) -> Action:
     """A legal move's code as the physical action (for a move the touch rule forbids)."""
     to = code & 0xFF
