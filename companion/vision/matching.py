@@ -35,6 +35,8 @@ class Evidence:
     colour: np.ndarray  # float32, light-versus-dark log-odds
     positive: np.ndarray  # max(fg, 0)
     pad: int
+    features: np.ndarray  # unpadded (m, q1, q2) per pixel, for the occlusion test
+    texture: np.ndarray  # unpadded texture correlation with the empty board
 
 
 def rectify(image: np.ndarray, view: RectifiedView, camera: Camera) -> np.ndarray:
@@ -48,7 +50,7 @@ def evidence(rectified: np.ndarray, background: Background, model: PixelModel, p
     if pad:
         fg = cv2.copyMakeBorder(fg, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0.0)
         colour = cv2.copyMakeBorder(colour, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0.0)
-    return Evidence(fg, colour, cv2.max(fg, 0.0), pad)
+    return Evidence(fg, colour, cv2.max(fg, 0.0), pad, f, ncc)
 
 
 def best_shift(field: np.ndarray, template: np.ndarray, top: int, left: int, reach: int) -> tuple[float, int, int]:

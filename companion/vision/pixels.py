@@ -242,6 +242,10 @@ class PixelModel:
         return (np.clip(fg.ravel(), -wide, wide).astype(np.float32),
                 np.clip(colour.ravel(), -CLIP_COLOUR, CLIP_COLOUR).astype(np.float32))
 
+    def colour_fg(self, f: np.ndarray) -> np.ndarray:
+        """Cup-versus-board log-odds by colour alone, looked up (clipped wider than the sum)."""
+        return self._tables[0].take(table_index(f))
+
     def log_odds(self, f: np.ndarray, ncc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(cup versus board, light versus dark) log-odds per pixel, clipped for robustness.
 

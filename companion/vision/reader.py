@@ -21,6 +21,7 @@ from companion.vision.geometry import Camera, camera_with_focal
 from companion.vision.markers import QUIET_MM, detect_markers, marker_correspondences
 from companion.vision.matching import SquareMatch, coverage, evidence, match_all
 from companion.vision.observation import Observation
+from companion.vision.occlusion import OcclusionTest
 from companion.vision.templates import build_bank
 
 SIZE_SURENESS = 0.5
@@ -31,23 +32,14 @@ stress set (``vision_accuracy.py --synthetic 120 --stress``): at 0.25 eleven wro
 13,520 squares read at 0.9 or more, at 0.5 four, while 2.6 % of right readings fall under 0.9."""
 COLOUR_SURENESS = 0.5
 """The same for the mean light-versus-dark log-odds inside the silhouette."""
-UNEXPLAINED_MM = 8.0
-"""Occlusion is judged on the evidence no cup explains averaged over about 8 mm. A hand or an
-arm is a solid blob of "not board"; a dim room's noisy wood and the ragged edges of long
-cup shadows read as speckle, positive and negative, which the average cancels. On the stress set
-(120 set-ups) false occlusions of hand-free frames fell from 214 to 132 of 1062, every arm is
-still caught and lone fists went from 107 to 113 of 118 (thresholds below chosen on 28 of the set-ups)."""
-BAND_FG_LOG_ODDS = 0.5
-BAND_OCCLUDED_MM2 = 150.0
-"""Unexplained non-board area on the margin band that means an arm: a forearm crossing the
-17 mm strip covers over 800 mm²."""
-GRID_FG_LOG_ODDS = 1.0
-GRID_OCCLUDED_MM2 = 300.0
-"""Unexplained, averaged non-board area over the grid that means a hand or a fist."""
+ROUGH_SOFTENING = 2.0
+"""Temperature factor for a frame whose own evidence leaves as much unexplained as a hand would
+(deep shadows, a dim noisy room) but that the occlusion test, which allows for the noise of dark
+pixels, takes for hand-free. Those frames used to be flagged occluded, hiding their readings; read
+now, their sizes are less sure than the ring's contrast alone says."""
 MARKER_MIN_CORRELATION = 0.6
 """Correlation with its calibration view below which a marker counts as moved or covered."""
 MOVE_TOLERANCE_PX = 1.5
-SQUARE_3 = np.ones((3, 3), np.uint8)
 SQUARE_5 = np.ones((5, 5), np.uint8)
 
 
@@ -59,6 +51,7 @@ class Reading:
     matches: list[SquareMatch]
     band_area_mm2: float
     grid_area_mm2: float
+    fist_log_odds: float
     markers_changed: int
 
 
@@ -75,7 +68,8 @@ class BoardReader:
         self._background = calibration.comparison()
         self._band = self._background.band
         self._grid = grid_mask(calibration.layout, calibration.view, 2.0).astype(np.uint8) * 255
-        self._band_u8 = self._band.astype(np.uint8) * 255
+        self._occlusion = OcclusionTest(calibration.background, calibration.scale, calibration.pixels,
+                                        self._band.astype(np.uint8) * 255, self._grid)
         self._marker_masks = self._marker_regions()
         radii = np.array(calibration.cups.radii)
         rings = np.diff(np.concatenate([np.zeros((2, 1)), radii], axis=1) ** 2, axis=1)
@@ -181,23 +175,14 @@ class BoardReader:
         rect = self._rectify(image)
         ev = evidence(rect, self._background, c.pixels, self.bank.pad)
         matches = match_all(ev, self.bank)
-        probabilities = self._probabilities(matches)
-        fg = ev.fg[ev.pad : ev.pad + view.shape[0], ev.pad : ev.pad + view.shape[1]]
         free = cv2.bitwise_not(cv2.dilate(coverage(matches, self.bank, view.shape, ev.pad), SQUARE_5))
-        px_mm2 = 1.0 / view.scale**2
-        window = round(UNEXPLAINED_MM * view.scale) // 2 * 2 + 1
-        unexplained = cv2.boxFilter(cv2.multiply(fg, free, scale=1.0 / 255, dtype=cv2.CV_32F), cv2.CV_32F,
-                                    (window, window))
-        band = cv2.bitwise_and(cv2.compare(unexplained, BAND_FG_LOG_ODDS, cv2.CMP_GT),
-                               cv2.bitwise_and(free, self._band_u8))
-        band_area = cv2.countNonZero(band) * px_mm2
-        grid = cv2.bitwise_and(cv2.compare(unexplained, GRID_FG_LOG_ODDS, cv2.CMP_GT),
-                               cv2.bitwise_and(free, self._grid))
-        grid_area = cv2.countNonZero(grid) * px_mm2
+        fg = ev.fg[ev.pad : ev.pad + view.shape[0], ev.pad : ev.pad + view.shape[1]]
+        cover = self._occlusion.judge(ev.features, ev.texture, rect, free, fg)
+        probabilities = self._probabilities(matches, ROUGH_SOFTENING if cover.rough else 1.0)
         changed = self._markers_changed(rect)
-        occluded = band_area > BAND_OCCLUDED_MM2 or grid_area > GRID_OCCLUDED_MM2 or changed > 0
+        occluded = cover.occluded or changed > 0
         obs = Observation(c.size, c.max_piece, probabilities, bool(occluded), False, timestamp)
-        return Reading(obs, matches, band_area, grid_area, changed)
+        return Reading(obs, matches, cover.band_mm2, cover.grid_mm2, cover.fist_log_odds, changed)
 
     def _markers_changed(self, rect: np.ndarray) -> int:
         """How many markers no longer look as at calibration (covered, or the board moved).
@@ -216,19 +201,20 @@ class BoardReader:
             changed += denom == 0 or float(np.dot(now, ref)) / denom < MARKER_MIN_CORRELATION
         return changed
 
-    def _probabilities(self, matches: list[SquareMatch]) -> np.ndarray:
+    def _probabilities(self, matches: list[SquareMatch], softening: float = 1.0) -> np.ndarray:
         """Class probabilities [empty, white 1..S, black 1..S] per square from its match.
 
         Sizes compete with "empty" (score 0) through a softmax, each score counted in units of
         ``SIZE_SURENESS`` times the typical ring between adjacent sizes; the colour's mean
         log-odds, tempered the same way, splits each size's probability between the colours.
+        ``softening`` widens both temperatures for a frame whose evidence reads rough.
         """
-        sizes = np.array([m.sizes for m in matches]) / (SIZE_SURENESS * self._ring_px)
+        sizes = np.array([m.sizes for m in matches]) / (softening * SIZE_SURENESS * self._ring_px)
         logits = np.concatenate([np.zeros((len(matches), 1)), sizes], axis=1)
         p = np.exp(logits - logits.max(axis=1, keepdims=True))
         p /= p.sum(axis=1, keepdims=True)
         areas = np.array([sq.areas[m.colour, m.size - 1] for m, sq in zip(matches, self.bank.squares, strict=True)])
-        colour = np.array([m.colour_log_odds for m in matches]) / (COLOUR_SURENESS * np.maximum(areas, 1.0))
+        colour = np.array([m.colour_log_odds for m in matches]) / (softening * COLOUR_SURENESS * np.maximum(areas, 1.0))
         p_white = (1.0 / (1.0 + np.exp(-np.clip(colour, -50, 50))))[:, None]
         out = np.concatenate([p[:, :1], p[:, 1:] * p_white, p[:, 1:] * (1 - p_white)], axis=1)
         return out / out.sum(axis=1, keepdims=True)
