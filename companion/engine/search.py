@@ -418,6 +418,12 @@ class Searcher:
         return bool(self._line_squares(board.tops[board.turn ^ 1]))
 
     def _check_limits(self) -> None:
+        # The tables are also capped during a long search (memory: a Pi shares it with the
+        # camera); a 1 s search never reaches these caps, so they change nothing there.
+        if len(self.eval_cache) > 2 * EVAL_CACHE_LIMIT:
+            self.eval_cache.clear()
+        if len(self.tt) > TT_LIMIT:
+            self.tt.clear()
         if self.stop_event.is_set():
             raise SearchStopped
         if self.node_limit is not None and self.nodes >= self.node_limit:
