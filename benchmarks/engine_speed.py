@@ -81,8 +81,10 @@ def junior() -> None:
         t0 = time.perf_counter()
         proof = JuniorSolver().prove(pack_canonical(position))
         proved = time.perf_counter() - t0
+        fresh = JuniorSolver()
+        fresh.book = solver.book  # nothing learnt, the book not loaded again
         t0 = time.perf_counter()
-        timed = JuniorSolver.with_book().solve(position, time_limit=1.0)
+        timed = fresh.solve(position, time_limit=1.0)
         print(f"junior hard [{text}]: value proof {proof} in {proved:.2f} s; with 1 s: "
               f"{timed.value} in {time.perf_counter() - t0:.2f} s")
     times = []
