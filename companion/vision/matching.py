@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from companion.vision.geometry import Camera, RectifiedView
-from companion.vision.pixels import CLIP_FG, Background, PixelModel
+from companion.vision.pixels import Background, PixelModel
 from companion.vision.templates import SquareTemplates, TemplateBank
 
 MAX_CLIMB = 24
@@ -163,45 +163,3 @@ def coverage(matches: list[SquareMatch], bank: TemplateBank, shape: tuple[int, i
         y, x = sq.top + pad + m.dy, sq.left + pad + m.dx
         np.maximum(padded[y : y + h, x : x + w], mask, out=padded[y : y + h, x : x + w])
     return padded[pad : pad + shape[0], pad : pad + shape[1]]
-
-
-REUSE_RING_SHARE = 0.5
-"""A square is matched again once its evidence has changed, summed over everything its climb
-can reach, by more than this share of the smallest ring between two sizes turning over from
-sure board to sure cup (or light to dark). A cup placed, lifted, swapped or changed in size
-changes far more; sensor noise of a clean frame far less."""
-
-
-class MatchMemory:
-    """Each square's last match and the evidence it was made on.
-
-    Between moves the board does not change, and most frames a camera sees are such frames:
-    a square whose evidence has not changed since its match keeps it, which skips most of the
-    climbing (the largest share of a read). Evidence is compared with the frame the match was
-    made on, not the previous frame, so slow drift (the light changing) adds up and is caught.
-    """
-
-    def __init__(self, bank: TemplateBank) -> None:
-        self.bank = bank
-        reach = bank.offset + 1
-        self._regions = [(slice(sq.top + bank.pad - reach, sq.top + bank.pad + sq.support.shape[0] + reach),
-                          slice(sq.left + bank.pad - reach, sq.left + bank.pad + sq.support.shape[1] + reach))
-                         for sq in bank.squares]
-        areas = np.concatenate([sq.areas for sq in bank.squares], axis=0)  # (2 * squares, S)
-        rings = np.diff(np.concatenate([np.zeros((len(areas), 1)), areas], axis=1), axis=1)
-        self._limit = REUSE_RING_SHARE * float(rings.min()) * 2 * CLIP_FG
-        self._kept: list[tuple[SquareMatch, np.ndarray, np.ndarray] | None] = [None] * len(bank.squares)
-
-    def match_all(self, ev: Evidence) -> list[SquareMatch]:
-        out = []
-        for k, (sq, (rows, cols)) in enumerate(zip(self.bank.squares, self._regions, strict=True)):
-            fg, colour = ev.fg[rows, cols], ev.colour[rows, cols]
-            kept = self._kept[k]
-            if (kept is not None and cv2.norm(fg, kept[1], cv2.NORM_L1) < self._limit
-                    and cv2.norm(colour, kept[2], cv2.NORM_L1) < self._limit):
-                out.append(kept[0])
-                continue
-            match = match_square(ev, sq, self.bank.offset)
-            self._kept[k] = (match, fg.copy(), colour.copy())
-            out.append(match)
-        return out

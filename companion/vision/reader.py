@@ -19,7 +19,7 @@ from companion.errors import CompanionError
 from companion.vision.calibration import Calibration, check_frame, grid_mask
 from companion.vision.geometry import Camera, camera_with_focal
 from companion.vision.markers import QUIET_MM, detect_markers, marker_correspondences
-from companion.vision.matching import MatchMemory, SquareMatch, coverage, evidence
+from companion.vision.matching import SquareMatch, coverage, evidence, match_all
 from companion.vision.observation import Observation
 from companion.vision.occlusion import OcclusionTest
 from companion.vision.templates import build_bank
@@ -85,7 +85,6 @@ class BoardReader:
         self.camera = camera
         self.markers = markers
         self.bank = build_bank(c.layout, c.view, camera.centre, c.cups)
-        self._memory = MatchMemory(self.bank)
         self._maps_key: object = None
 
     def _marker_regions(self) -> list[np.ndarray]:
@@ -175,7 +174,7 @@ class BoardReader:
         view = c.view
         rect = self._rectify(image)
         ev = evidence(rect, self._background, c.pixels, self.bank.pad)
-        matches = self._memory.match_all(ev)
+        matches = match_all(ev, self.bank)
         free = cv2.bitwise_not(cv2.dilate(coverage(matches, self.bank, view.shape, ev.pad), SQUARE_5))
         fg = ev.fg[ev.pad : ev.pad + view.shape[0], ev.pad : ev.pad + view.shape[1]]
         cover = self._occlusion.judge(ev.features, ev.texture, rect, free, fg)
