@@ -183,19 +183,23 @@ def expand(k: int) -> list[tuple[int, int, int]] | None:
         shift = 9 * (size - 1)
         for f in BITS[own & ~cover]:
             origin = BIT_SQUARE[f] << 8 | BOARD_FLAG
+            # the tops once f is lifted; the drop on t then shows the mover at t and covers
+            # whatever showed there (every piece at a target is smaller)
+            lifted = mine ^ f << shift
+            n1, n2, n3 = lifted & 511, lifted >> 9 & 511, lifted >> 18
+            p3 = n3 | b3
+            p23 = p3 | n2 | b2
+            mine_lifted = n3 | n2 & ~p3 | n1 & ~p23
+            theirs_lifted = b3 | b2 & ~p3 | b1 & ~p23
             for t in BITS[targets[size - 1] & ~f]:
-                nm = mine ^ (f | t) << shift
-                n1, n2, n3 = nm & 511, nm >> 9 & 511, nm >> 18
-                p3 = n3 | b3
-                p23 = p3 | n2 | b2
-                their_seen = b3 | b2 & ~p3 | b1 & ~p23
+                their_seen = theirs_lifted & ~t
                 if HAS_LINE[their_seen]:
                     continue
-                seen = n3 | n2 & ~p3 | n1 & ~p23
+                seen = mine_lifted | t
                 if HAS_LINE[seen]:
                     return None
                 priority = POP[WIN_SQUARES[seen]] - POP[WIN_SQUARES[their_seen]]
-                out.append((priority, theirs | nm << 27, BIT_SQUARE[t] | origin))
+                out.append((priority, theirs | (lifted | t << shift) << 27, BIT_SQUARE[t] | origin))
     out.sort(key=_priority, reverse=True)
     return out
 
