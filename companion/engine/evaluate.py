@@ -188,7 +188,7 @@ class Evaluator:
         cache = self.line_cache
         if len(cache) > LINE_CACHE_LIMIT:  # forget the older half (a dict keeps insertion order)
             for key in list(islice(cache, LINE_CACHE_LIMIT // 2)):
-                del cache[key]
+                cache.pop(key, None)  # (searches in two threads share this cache)
         cache[white << self.shift | black] = entry
         return entry
 
