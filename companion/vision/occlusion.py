@@ -8,7 +8,7 @@ areas that no cup explains, and a hand-free board read as covered. So did the ma
 brightening where the empty board had shadows (of cups stood beside it) at calibration, once
 the lamp moves.
 
-So the occlusion test has its own evidence, on a half-resolution map (it is judged on 8 mm
+So the occlusion test has its own evidence, on a map of a pixel per 2 mm (it is judged on 8 mm
 and 32 mm averages anyway): a pixel's colour residual from the shadow line is scaled down by
 the noise expected at its brightness now and at calibration, and on the margin brightening is
 forgiven up to how much darker than the lit board that pixel was at calibration. Cup densities,
@@ -25,14 +25,15 @@ import numpy as np
 
 from companion.vision.pixels import CLIP_FG, TEXTURE_BINS, PixelModel, texture_bin
 
-STEP = 2
-"""The occlusion map is 1/STEP of the board-plane view's resolution per axis."""
+MAP_MM = 2.0
+"""The occlusion map has a pixel per 2 mm of board (a half or a quarter of the board-plane view's
+resolution per axis): a hand is judged on 8 mm and 32 mm averages."""
 UNEXPLAINED_MM = 8.0
 """Occlusion is judged on the evidence no cup explains averaged over about 8 mm. A hand or an
 arm is a solid blob of "not board"; a dim room's noisy wood and the ragged edges of long
 cup shadows read as speckle, positive and negative, which the average cancels."""
 NOISE_GREY = 0.6
-"""Sensor noise (grey levels, after the 1 mm denoising and the half-resolution map) that sets
+"""Sensor noise (grey levels, after the 1 mm denoising and the 2 mm map) that sets
 each pixel's colour spread: sqrt(mean over channels of 1/(1+I)², now plus at calibration) times
 this. Chosen on the stress set (120 set-ups): 0.5 / 0.6 / 0.7 left 48 / 30 / 21 of the 132 hand-free
 frames the former test flagged, while lone fists caught went 107 / 104 / 103 (of 118)."""
@@ -58,13 +59,21 @@ that widely, do not. On the stress set this caught 6 more of 118 fists for 1 mor
 in 1062 hand-free frames."""
 
 
+_INVERSE_SQUARE = (1.0 / (1.0 + np.arange(256, dtype=np.float32)) ** 2).reshape(256, 1)
+"""1 / (1 + value)², the log ratio's noise variance per unit of sensor noise, by grey level."""
+
+
 def odd_window(pixels: float) -> int:
     return round(pixels) // 2 * 2 + 1
 
 
-def shrink(mask: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
-    """A uint8 0/255 mask at the occlusion map's size (a pixel counts if any of its block did)."""
-    return cv2.resize(mask, (shape[1], shape[0]), interpolation=cv2.INTER_AREA)
+def shrink(image: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """The mean of each block of the image over a map pixel (edge blocks: area-weighted).
+
+    For an exact halving, linear interpolation samples the middle of each 2x2 block, which is
+    its mean: the same numbers as area interpolation at half the cost."""
+    exact = image.shape[0] == shape[0] * 2 and image.shape[1] == shape[1] * 2
+    return cv2.resize(image, (shape[1], shape[0]), interpolation=cv2.INTER_LINEAR if exact else cv2.INTER_AREA)
 
 
 @dataclass(frozen=True)
@@ -89,14 +98,14 @@ class OcclusionTest:
                  grid: np.ndarray) -> None:
         self.pixels = pixels
         h, w = background.shape[:2]
-        self.shape = ((h + STEP - 1) // STEP, (w + STEP - 1) // STEP)
-        self.scale = scale / STEP
+        step = max(1, round(MAP_MM * scale))
+        self.shape = ((h + step - 1) // step, (w + step - 1) // step)
+        self.scale = scale / step
         self.band = shrink(band, self.shape)
         self.grid = shrink(grid, self.shape)
         self.forgiven = self._shade_at_calibration(background, cv2.bitwise_or(band, grid))
         self.forgiven[self.grid > 0] = 0.0
-        small = cv2.resize(background, (self.shape[1], self.shape[0]), interpolation=cv2.INTER_AREA)
-        self.bg_unit = (1.0 / (1.0 + small.astype(np.float32)) ** 2).mean(axis=2)
+        self.bg_unit = cv2.LUT(shrink(background, self.shape), _INVERSE_SQUARE).mean(axis=2)
         self.window = odd_window(UNEXPLAINED_MM * self.scale)
         self.fist_window = odd_window(FIST_MM * self.scale)
         lut = np.zeros((256, 1), np.float32)
@@ -107,7 +116,7 @@ class OcclusionTest:
         """Log darkness of each pixel of the empty board below the lit board, 0..MAX_FORGIVEN.
 
         Brightening by up to that much is a shadow at calibration gone, not something new."""
-        small = cv2.resize(background, (self.shape[1], self.shape[0]), interpolation=cv2.INTER_AREA)
+        small = shrink(background, self.shape)
         level = np.log1p(small.astype(np.float32)).mean(axis=2)
         level = cv2.GaussianBlur(level, (0, 0), LIT_SMOOTH_MM * self.scale)
         lit = float(np.percentile(level[shrink(board, self.shape) > 0], LIT_PERCENTILE))
@@ -115,18 +124,17 @@ class OcclusionTest:
 
     def evidence(self, f: np.ndarray, ncc: np.ndarray, rect: np.ndarray) -> np.ndarray:
         """Not-board log-odds per map pixel from the full-resolution features and texture."""
-        size = (self.shape[1], self.shape[0])
-        now = cv2.resize(rect, size, interpolation=cv2.INTER_AREA).astype(np.float32)
-        unit = cv2.transform(1.0 / (1.0 + now) ** 2, np.full((1, 3), 1 / 3, np.float32)) + self.bg_unit
-        f = cv2.resize(f, size, interpolation=cv2.INTER_AREA)
-        ncc = cv2.resize(ncc, size, interpolation=cv2.INTER_AREA)
+        now = cv2.LUT(shrink(rect, self.shape), _INVERSE_SQUARE)
+        unit = cv2.transform(now, np.full((1, 3), 1 / 3, np.float32)) + self.bg_unit
+        f, ncc = shrink(f, self.shape), shrink(ncc, self.shape)
         m, q1, q2 = cv2.split(f)
-        shade = cv2.min(m, 0.0)
         tint = self.pixels.shadow_tint.astype(np.float32)
+        gone = cv2.min(cv2.max(m, 0.0), self.forgiven)  # a shadow at calibration, gone: undone
+        m, q1, q2 = m - gone, q1 - gone * tint[0], q2 - gone * tint[1]  # along the shadow line
+        shade = cv2.min(m, 0.0)
         line1, line2 = shade * tint[0], shade * tint[1]
         sigma = np.float32(self.pixels.chroma_sigma)
         keep = sigma / cv2.sqrt(cv2.max(unit * np.float32(NOISE_GREY**2), float(sigma * sigma)))
-        m = cv2.subtract(m, cv2.min(cv2.max(m, 0.0), self.forgiven))
         calm = cv2.merge([m, line1 + (q1 - line1) * keep, line2 + (q2 - line2) * keep])
         fg = self.pixels.colour_fg(calm)
         fg = cv2.add(fg, cv2.LUT(texture_bin(ncc), self.texture_lut))
@@ -143,7 +151,7 @@ class OcclusionTest:
         band_mm2, grid_mm2 = self._areas(self._averaged(unexplained, self.window), band_free, grid_free)
         fist = self._averaged(unexplained, self.fist_window)
         fist_log_odds = cv2.minMaxLoc(fist, grid_free)[1] if cv2.countNonZero(grid_free) else -np.inf
-        own = cv2.resize(fg, (self.shape[1], self.shape[0]), interpolation=cv2.INTER_AREA)
+        own = shrink(fg, self.shape)
         own_band, own_grid = self._areas(self._averaged(self._unexplained(own, free), self.window), band_free, grid_free)
         rough = own_band > BAND_OCCLUDED_MM2 or own_grid > GRID_OCCLUDED_MM2
         return Occlusion(band_mm2, grid_mm2, float(fist_log_odds), rough)

@@ -75,7 +75,7 @@ class BoardReader:
         rings = np.diff(np.concatenate([np.zeros((2, 1)), radii], axis=1) ** 2, axis=1)
         self._ring_px = float(np.pi * rings.mean() * calibration.scale**2)
         gray = cv2.cvtColor(calibration.background, cv2.COLOR_BGR2GRAY).astype(np.float32)
-        self._marker_refs = [gray[m] - gray[m].mean() for m in self._marker_masks]
+        self._marker_refs = [gray.ravel()[m] - gray.ravel()[m].mean() for m in self._marker_masks]
         self._set_camera(calibration.camera, calibration.markers)
 
     # -- geometry --------------------------------------------------------------------------------
@@ -88,7 +88,7 @@ class BoardReader:
         self._maps_key: object = None
 
     def _marker_regions(self) -> list[np.ndarray]:
-        """Rectified-view masks of each marker's black square, to notice it moving."""
+        """Flat rectified-view indices of each marker's black square, to notice it moving."""
         c = self.calibration
         if not c.markers:
             return []
@@ -99,7 +99,7 @@ class BoardReader:
             quiet = (corners - corners.mean(axis=0)) * (1 + 2 * QUIET_MM / c.layout.marker_mm)
             outline = c.view.to_pixels(quiet + corners.mean(axis=0))
             cv2.fillConvexPoly(mask, np.round(outline).astype(np.int32), 1)
-            regions.append(mask.astype(bool))
+            regions.append(np.flatnonzero(mask))
         return regions
 
     def _camera_for(self, image: np.ndarray) -> Camera:
@@ -192,10 +192,10 @@ class BoardReader:
         """
         if not self._marker_masks:
             return 0
-        gray = cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        gray = cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY).ravel()
         changed = 0
-        for mask, ref in zip(self._marker_masks, self._marker_refs, strict=True):
-            now = gray[mask]
+        for pixels, ref in zip(self._marker_masks, self._marker_refs, strict=True):
+            now = gray.take(pixels).astype(np.float32)
             now = now - now.mean()
             denom = float(np.sqrt(np.dot(now, now) * np.dot(ref, ref)))
             changed += denom == 0 or float(np.dot(now, ref)) / denom < MARKER_MIN_CORRELATION
