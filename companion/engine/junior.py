@@ -32,6 +32,12 @@ so proof searches answer in well under a second:
   book can hold): a win is played out along strictly decreasing distances, so it never
   repeats a position.
 
+Time (``solve`` with a limit T): the distance search alone to 0.1 T (most positions end
+there); then the value proof (with the distance of what it proves, and the move) runs in a
+forked copy of the solver while the distance search goes on here, both to 0.8 T: two cores,
+or two shares of a loaded machine, and each search gets nearly the whole budget instead of a
+part of it. Where processes cannot be forked, the two run one after the other (0.6 T, 0.8 T).
+
 What it guarantees: "win"/"loss" answers are proofs (a strategy that ends in a line of the
 winner's whatever the defence; the distance is given when the distance search found it).
 "draw" is a proof too: each side has a strategy that never lets the other complete a line
@@ -43,8 +49,12 @@ tests.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
+import os
+import select
+import signal
 import sys
 import threading
 import time as _time
@@ -281,6 +291,8 @@ TABLE_BUDGET = 1_000_000  # entries in all tables before they are cleared (memor
 SIDE_BIT = 1 << 54
 DISTANCE_SHARE = 0.6     # of the time limit: the distance search (iterative deepening) first,
 SEARCH_SHARE = 0.8       # then the proof of the value without a distance,
+QUICK_SHARE = 0.1        # (with a second process: the distance search alone to 0.1 T, then
+                         # both searches at once to 0.8 T)
 UNTIMED_HORIZON = 15     # without a time limit, the distance search goes this far before the proof
 CHOICE_SHARE = 0.9       # then the choice of the move (the rest is a margin,
 MARGIN = 0.05            # at least this many seconds)
@@ -333,6 +345,7 @@ class JuniorSolver:
         self.path: set[int] = set()
         self.deadline: float | None = None
         self.stop_event = threading.Event()
+        self._proof: _ProofProcess | None = None  # a value proof running in another process
 
     # ----- the distance search ----------------------------------------------------------------
 
@@ -429,6 +442,8 @@ class JuniorSolver:
     def _check(self) -> None:
         if self.stop_event.is_set() or (self.deadline is not None and _time.perf_counter() > self.deadline):
             raise SolverStopped
+        if self._proof is not None and self._proof.ready():
+            raise SolverStopped  # the value proof in the other process has answered
 
     # ----- the value proof (no depth limit; repetition is a draw) -----------------------------
 
@@ -692,31 +707,59 @@ class JuniorSolver:
         booked = self._from_book(k, moves)
         if booked is not None:
             return booked
-        # 1. the distance search, on part of the time
-        self.deadline = start + DISTANCE_SHARE * time_limit if time_limit is not None else None
+        ck = canonical(k)
+        choice_end = start + min(CHOICE_SHARE * time_limit, time_limit - MARGIN) if time_limit is not None else None
+        # 1. the distance search, for the short wins and losses that most positions have
+        self.deadline = start + QUICK_SHARE * time_limit if time_limit is not None else None
         value, distance, _ = self.value(k, side, root, UNTIMED_HORIZON if time_limit is None else MAX_DISTANCE)
         horizon = distance
-        ck = canonical(k)
-        self.deadline = search_end
-        if value is None:
-            # 2. the value proof (draws, and wins too long for the distance search)
-            proved = self.known(ck) or self.prove(ck)
-            if proved in ("win", "loss"):
-                # 3. the distance of the proven result, if the time allows: one side's
-                # iterations only
-                value, distance, _ = self.value(k, side, root, MAX_DISTANCE, proved)
-                if value is None:
-                    value, distance = proved, None
-            elif proved == "draw":
-                value = "draw"
+        proof = None
+        if value is None and time_limit is not None and not self.stop_event.is_set():
+            # 2. the value proof in a second process (then the distance of what it proves,
+            # and its move), while this one carries on with the distance search
+            proof = _ProofProcess.start(self, (k, ck, moves, side), (search_end, choice_end))
+        if value is None and proof is not None:
+            self.deadline, self._proof = search_end, proof
+            try:
+                value, distance, _ = self.value(k, side, root, MAX_DISTANCE)
+            finally:
+                self._proof = None
+            horizon = distance if value is None else horizon
+            answer = proof.result(choice_end if value is None and not self.stop_event.is_set() else None)
+            if value is None and answer is not None:
+                return JuniorAnswer(*answer, horizon, self.nodes - start_nodes)
+        elif value is None:
+            # 2'. the same in this process, after more of the distance search
+            self.deadline = start + DISTANCE_SHARE * time_limit if time_limit is not None else None
+            value, distance, _ = self.value(k, side, root, MAX_DISTANCE)
+            horizon = distance if value is None else horizon
+            if value is None:
+                self.deadline = search_end
+                value, distance = self._proven_value(k, ck, side, root)
         nodes = self.nodes - start_nodes
-        self.deadline = start + min(CHOICE_SHARE * time_limit, time_limit - MARGIN) if time_limit is not None else None
-        try:
-            code = self._choose(k, ck, moves, side, root, value, distance)
-        except SolverStopped:
-            code = self._fallback(k, moves)
-        self.deadline = None
+        self.deadline = choice_end
+        code = self._move(k, ck, moves, side, value, distance)
         return JuniorAnswer(value, distance if value in ("win", "loss") else None, code, horizon, nodes)
+
+    def _proven_value(self, k: int, ck: int, side: int, root: set[int]) -> tuple[str | None, int | None]:
+        """The value proof (draws, and wins too long for the distance search), then the
+        distance of the proven result if the time allows (one side's iterations only)."""
+        proved = self.known(ck) or self.prove(ck)
+        if proved not in ("win", "loss"):
+            return proved, None
+        value, distance, _ = self.value(k, side, root, MAX_DISTANCE, proved)
+        return (value, distance) if value is not None else (proved, None)
+
+    def _move(
+        self, k: int, ck: int, moves: list[tuple[int, int, int]], side: int, value: str | None, distance: int | None
+    ) -> int:
+        """``_choose`` within the deadline already set, else the fallback."""
+        try:
+            return self._choose(k, ck, moves, side, {k | side * SIDE_BIT}, value, distance)
+        except SolverStopped:
+            return self._fallback(k, moves)
+        finally:
+            self.deadline = None
 
     def _choose(
         self, k: int, ck: int, moves: list[tuple[int, int, int]], side: int, root: set[int],
@@ -868,6 +911,76 @@ class JuniorSolver:
         if sum(len(table) for table in tables) > TABLE_BUDGET:
             for table in tables:
                 table.clear()
+
+
+class _ProofProcess:
+    """The value proof of one position (then the distance of what it proves, and the move)
+    run in a forked copy of the solver while the distance search goes on in this process:
+    both cores of the machine, or two shares of a loaded one, each for the whole budget. The
+    copy starts with every table learnt so far; only its answer comes back."""
+
+    def __init__(self, pid: int, fd: int) -> None:
+        self.pid, self.fd = pid, fd
+
+    @classmethod
+    def start(
+        cls, solver: JuniorSolver, root: tuple[int, int, list[tuple[int, int, int]], int], ends: tuple[float, float]
+    ) -> _ProofProcess | None:
+        """Fork the proof of ``root`` (key, canonical key, moves, side); None where processes
+        cannot be forked (then the caller proves it itself)."""
+        if not hasattr(os, "fork"):
+            return None
+        read, write = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(read)
+            os.close(write)
+            return None
+        if pid == 0:  # the copy: prove, measure, choose, report, and leave without cleaning up
+            status = 1
+            try:
+                os.close(read)
+                os.write(write, cls._answer(solver, root, ends).encode())
+                status = 0
+            finally:
+                os._exit(status)
+        os.close(write)
+        return cls(pid, read)
+
+    @staticmethod
+    def _answer(solver: JuniorSolver, root: tuple[int, int, list[tuple[int, int, int]], int], ends: tuple[float, float]) -> str:
+        k, ck, moves, side = root
+        solver.deadline = ends[0]
+        value, distance = solver._proven_value(k, ck, side, {k | side * SIDE_BIT})
+        if value is None:
+            return ""
+        solver.deadline = ends[1]
+        return f"{value} {distance or 0} {solver._move(k, ck, moves, side, value, distance)}"
+
+    def ready(self) -> bool:
+        return bool(select.select([self.fd], [], [], 0)[0])
+
+    def result(self, until: float | None) -> tuple[str, int | None, int] | None:
+        """(value, distance, move code) if the proof has answered by ``until`` (None: do not
+        wait), else None; the process is ended either way."""
+        try:
+            wait = 0.0 if until is None else max(0.0, until - _time.perf_counter())
+            if not select.select([self.fd], [], [], wait)[0]:
+                return None
+            text = os.read(self.fd, 64).decode()
+            if not text:
+                return None
+            value, distance, code = text.split()
+            return value, int(distance) or None, int(code)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+        os.waitpid(self.pid, 0)
+        os.close(self.fd)
 
 
 def _codes_and_lines(k: int, turn: int) -> list[tuple[int, bool]]:

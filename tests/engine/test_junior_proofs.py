@@ -3,13 +3,22 @@ losses agree with the distance search, and every answer comes within the time li
 
 from __future__ import annotations
 
+import os
 import random
 import time
 
 import pytest
 
 from companion.engine import Engine
-from companion.engine.junior import JuniorSolver, canonical, expand, has_line_move, pack, threatens
+from companion.engine.junior import (
+    JuniorSolver,
+    _ProofProcess,
+    canonical,
+    expand,
+    has_line_move,
+    pack,
+    threatens,
+)
 from companion.rules import PRESETS, Position
 from companion.rules.position import BOARD_FLAG
 from tests.engine.helpers import random_positions
@@ -107,6 +116,26 @@ def test_every_answer_comes_within_the_time_limit():
             result = engine.search(position, time=budget)
             assert time.perf_counter() - start < budget, text
             assert result.move in position.legal_moves
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the second process is forked")
+def test_the_value_proof_in_a_second_process_answers_as_this_one():
+    """What a timed answer uses once the quick distance search has not settled: the proof,
+    its distance and its move made in a forked copy (given all the time it needs here)
+    agree with the solver alone, and the move keeps the value."""
+    after = {"win": "loss", "loss": "win", "draw": "draw"}
+    for text in ("junior 3/1,B3,B1/B1W2W3,2 w 3211 322 6", "junior B1W3,2/W1,B2,W3/3 b 221 3321 5"):
+        position = Position.from_text(text)
+        k = pack(position)
+        far = time.perf_counter() + 3600
+        proof = _ProofProcess.start(JuniorSolver.with_book(), (k, canonical(k), expand(k), position.turn), (far, far))
+        value, distance, code = proof.result(far)
+        alone = JuniorSolver.with_book().solve(position)
+        assert (value, distance) == (alone.value, alone.distance), text
+        position.push_code(code)
+        reply = JuniorSolver.with_book().solve(position)
+        assert reply.value == after[value], text
+        assert distance is None or reply.distance == distance - 1, text
 
 
 def test_out_of_time_it_still_avoids_giving_an_immediate_line():
