@@ -620,13 +620,25 @@ def two_move_explanations(
     ``least`` is skipped without generating the replies, and so is each such reply.
     """
     out: list[Explanation] = []
-    slack, row = view.slack, view.row
+    slack, row, gain = view.slack, view.row, view.gain
     worth = {sq: slack[row[sq]] for sq in changed}
     best_two = sum(sorted(worth.values(), reverse=True)[:2])
+    # the square the first move lands on ends up showing its cup, or a cup of the reply's
+    # colour on top of it (the reply cannot move it away)
+    max_piece = view.max_piece
+    replies = range(1 + (position.turn ^ 1) * max_piece, 1 + (position.turn ^ 1) * max_piece + max_piece)
+    covered = {sq: max(gain[row[sq]][cls] for cls in replies) for sq in changed}
+    current = view.frame.current_list
     for first in _codes_within(position.legal_codes(), changed):
-        touched = _touched(first)
-        if sum(worth[sq] for sq in touched) + best_two < least:
+        to = first & 0xFF
+        if first & BOARD_FLAG:
+            origin = (first >> 8) & 0xFF
+            shown, reach = current[row[origin]], worth[origin]
+        else:
+            shown, reach = 1 + position.turn * max_piece + ((first >> 8) & 0xF) - 1, 0.0
+        if reach + max(gain[row[to]][shown], covered[to]) + best_two < least:
             continue
+        touched = _touched(first)
         position.push_code(first)
         try:
             if position.line_result() is None:
