@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from functools import cached_property
 
 from companion.errors import CompanionError
 from companion.rules.square import MAX_BOARD_SIZE
@@ -62,9 +63,10 @@ class Variant:
     def pieces_per_player(self) -> int:
         return sum(len(stack) for stack in self.stacks)
 
-    @property
+    @cached_property
     def spec(self) -> str:
-        """The text that rebuilds this variant with ``Variant.from_spec``."""
+        """The text that rebuilds this variant with ``Variant.from_spec``. Cached (the variant
+        is frozen): every position text starts with it, and the referee writes one per event."""
         base = PRESETS.get(self.name)
         if base is None:
             base = PRESETS["classic"]
