@@ -722,10 +722,11 @@ class JuniorSolver:
             self.deadline, self._proof = search_end, proof
             try:
                 value, distance, _ = self.value(k, side, root, MAX_DISTANCE)
+                horizon = distance if value is None else horizon
+                answer = proof.result(choice_end if value is None and not self.stop_event.is_set() else None)
             finally:
                 self._proof = None
-            horizon = distance if value is None else horizon
-            answer = proof.result(choice_end if value is None and not self.stop_event.is_set() else None)
+                proof.close()
             if value is None and answer is not None:
                 return JuniorAnswer(*answer, horizon, self.nodes - start_nodes)
         elif value is None:
@@ -977,10 +978,14 @@ class _ProofProcess:
             self.close()
 
     def close(self) -> None:
+        """End the process (if it still runs) and reap it; once."""
+        if self.fd < 0:
+            return
         with contextlib.suppress(ProcessLookupError):
             os.kill(self.pid, signal.SIGKILL)
         os.waitpid(self.pid, 0)
         os.close(self.fd)
+        self.fd = -1
 
 
 def _codes_and_lines(k: int, turn: int) -> list[tuple[int, bool]]:
