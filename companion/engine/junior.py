@@ -293,6 +293,7 @@ DISTANCE_SHARE = 0.6     # of the time limit: the distance search (iterative dee
 SEARCH_SHARE = 0.8       # then the proof of the value without a distance,
 QUICK_SHARE = 0.1        # (with a second process: the distance search alone to 0.1 T, then
                          # both searches at once to 0.8 T)
+FORK_AT_LEAST = 0.05     # seconds left for the searches: less is not worth a second process
 UNTIMED_HORIZON = 15     # without a time limit, the distance search goes this far before the proof
 CHOICE_SHARE = 0.9       # then the choice of the move (the rest is a margin,
 MARGIN = 0.05            # at least this many seconds)
@@ -714,7 +715,9 @@ class JuniorSolver:
         value, distance, _ = self.value(k, side, root, UNTIMED_HORIZON if time_limit is None else MAX_DISTANCE)
         horizon = distance
         proof = None
-        if value is None and time_limit is not None and not self.stop_event.is_set():
+        if value is None and search_end is not None and not self.stop_event.is_set() and (
+            search_end - _time.perf_counter() > FORK_AT_LEAST
+        ):
             # 2. the value proof in a second process (then the distance of what it proves,
             # and its move), while this one carries on with the distance search
             proof = _ProofProcess.start(self, (k, ck, moves, side), (search_end, choice_end))
