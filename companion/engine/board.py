@@ -31,41 +31,37 @@ from companion.rules.position import (  # the rules engine's interned reserves
     _RESERVE_OPTIONS,
     _TAKES,
     BOARD_FLAG,
+    LineTables,
     _take,
 )
 from companion.rules.square import square
-from companion.rules.variant import GobbleRule
 
 PIECE_BITS = 5
 PIECE_MASK = 31
 CACHE_LIMIT = 100_000  # entries per cache of a Tables before it is cleared
 
 
-class Tables:
+class Tables(LineTables):
     """One variant's lines and caches in compact square numbers (what ``Position``'s own
     tables are in the rules engine's numbers): line masks, move codes by destination mask,
-    the squares rule 4 lets a placement gobble, the squares completing a line of W-1."""
+    and, from ``LineTables``, the squares rule 4 lets a placement gobble and the squares
+    completing a line of W-1."""
 
-    __slots__ = ("board_mask", "codes", "compact_square", "gobble", "gobble_kind", "line_masks", "lines", "need",
-                 "rules_square", "size", "sizes", "threats", "zobrist")
+    __slots__ = ("board_mask", "codes", "compact_square", "line_masks", "rules_square", "size", "sizes",
+                 "zobrist")
 
     def __init__(self, variant: Variant) -> None:
         size = variant.size
         self.size = size
         self.rules_square = tuple(square(i % size, i // size) for i in range(size * size))
         self.compact_square = {sq: i for i, sq in enumerate(self.rules_square)}
-        self.board_mask = (1 << size * size) - 1
         geo = geometry(size, variant.win_length)
-        self.lines = tuple(self.compact(line.mask) for line in geo.lines)
+        super().__init__(variant, tuple(self.compact(line.mask) for line in geo.lines))
+        self.board_mask = (1 << size * size) - 1
         self.line_masks = tuple(tuple(m for m in self.lines if m >> i & 1) for i in range(size * size))
-        self.need = variant.win_length - 1
         self.sizes = variant.max_piece + 2
-        self.gobble_kind = {GobbleRule.ALWAYS: 0, GobbleRule.NEVER: 1, GobbleRule.THREAT_LINE: 2,
-                            GobbleRule.STORER: 3}[variant.gobble_rule]
         self.zobrist = tuple(tuple(keys[sq] for sq in self.rules_square) for keys in ZOBRIST)
-        self.gobble: dict[int, int] = {}
         self.codes: dict[int, tuple[int, ...]] = {}
-        self.threats: dict[int, tuple[tuple[int, int, tuple[int, ...], int], ...]] = {}
 
     def compact(self, rules_mask: int) -> int:
         """A rules-engine bitboard in compact square numbers."""
@@ -89,20 +85,6 @@ class Tables:
             return code & ~0xFFFF | self.compact_square[code >> 8 & 0xFF] << 8 | moved
         return code & ~0xFF | moved
 
-    def gobble_lines(self, theirs: int) -> int:
-        """Rule 4 for the threat-line and storer rules (``Position``'s ``_Tables.gobble_lines``)."""
-        need = self.need
-        threat_only = self.gobble_kind == 2
-        mask = 0
-        for line in self.lines:
-            hit = line & theirs
-            if hit.bit_count() >= need:
-                mask |= hit if threat_only else line
-        if len(self.gobble) > CACHE_LIMIT:
-            self.gobble.clear()
-        self.gobble[theirs] = mask
-        return mask
-
     def move_codes(self, key: int, base: int, mask: int) -> tuple[int, ...]:
         codes = []
         while mask:
@@ -113,30 +95,6 @@ class Tables:
             self.codes.clear()
         found = self.codes[key] = tuple(codes)
         return found
-
-    def threat_squares(self, own: int) -> tuple[tuple[int, int, tuple[int, ...], int], ...]:
-        """(square, its bit, the lines it completes, their other squares) for each square
-        completing a line of W-1 of the tops ``own`` (``Position``'s ``_Tables.threat_squares``)."""
-        need = self.need
-        by_square: dict[int, list[int]] = {}
-        for line in self.lines:
-            if (line & own).bit_count() == need:
-                by_square.setdefault(line & ~own, []).append(line)
-        found = tuple(
-            (b.bit_length() - 1, b, tuple(lines), _union(lines) & ~b)
-            for b, lines in sorted(by_square.items())
-        )
-        if len(self.threats) > CACHE_LIMIT:
-            self.threats.clear()
-        self.threats[own] = found
-        return found
-
-
-def _union(masks: list[int]) -> int:
-    union = 0
-    for mask in masks:
-        union |= mask
-    return union
 
 
 @cache

@@ -124,29 +124,20 @@ def _take(rid: int, placement: int) -> tuple[int, int, int]:
     return entry
 
 
-class _Tables:
-    """What one variant's move generation and end-of-turn check look up."""
+class LineTables:
+    """A variant's lines and the two rule look-ups made of them, cached by bitboard: the
+    squares rule 4 lets a placement gobble, and the squares completing a line of W-1. Shared
+    by ``Position``'s tables and the engine's board (which numbers squares compactly), so
+    both answer the same way."""
 
-    __slots__ = ("board_mask", "codes", "gobble", "gobble_kind", "line_masks", "line_squares", "lines", "need", "sizes",
-                 "squares", "threats")
+    __slots__ = ("gobble", "gobble_kind", "lines", "need", "threats")
 
-    def __init__(self, variant: Variant) -> None:
-        geo = geometry(variant.size, variant.win_length)
-        self.board_mask = geo.board_mask
-        self.lines = tuple(line.mask for line in geo.lines)
+    def __init__(self, variant: Variant, lines: tuple[int, ...]) -> None:
+        self.lines = lines
         self.need = variant.win_length - 1
-        self.sizes = variant.max_piece + 2  # len(Position._size_tops)
-        # line_masks[sq]: the masks of the lines through sq; line_squares: a mask's squares
-        self.line_masks: list[tuple[int, ...]] = [()] * (geo.squares[-1] + 1)
-        for sq in geo.squares:
-            self.line_masks[sq] = tuple(line.mask for line in geo.lines_through[sq])
-        self.line_squares = {line.mask: line.squares for line in geo.lines}
-        rule = variant.gobble_rule
         self.gobble_kind = {GobbleRule.ALWAYS: 0, GobbleRule.NEVER: 1, GobbleRule.THREAT_LINE: 2,
-                            GobbleRule.STORER: 3}[rule]
+                            GobbleRule.STORER: 3}[variant.gobble_rule]
         self.gobble: dict[int, int] = {}    # opponent tops -> squares gobbling may cover (before & occupied)
-        self.codes: dict[int, tuple[int, ...]] = {}  # mask << 21 | base -> move codes
-        self.squares: dict[int, tuple[Square, ...]] = {}  # mask -> its squares
         self.threats: dict[int, tuple[tuple[Square, int, tuple[int, ...], int], ...]] = {}
 
     def gobble_lines(self, theirs: int) -> int:
@@ -164,18 +155,6 @@ class _Tables:
         self.gobble[theirs] = mask
         return mask
 
-    def move_codes(self, key: int, base: int, mask: int) -> tuple[int, ...]:
-        squares = self.squares.get(mask)
-        if squares is None:
-            if len(self.squares) > CACHE_LIMIT:
-                self.squares.clear()
-            squares = self.squares[mask] = tuple(squares_of(mask))
-        codes = tuple(map(base.__or__, squares))
-        if len(self.codes) > CACHE_LIMIT:
-            self.codes.clear()
-        self.codes[key] = codes
-        return codes
-
     def threat_squares(self, own: int) -> tuple[tuple[Square, int, tuple[int, ...], int], ...]:
         """(square, its bit, the lines it completes, their other squares) for each square
         completing a line of W-1 of the tops ``own``."""
@@ -192,6 +171,37 @@ class _Tables:
             self.threats.clear()
         self.threats[own] = found
         return found
+
+
+class _Tables(LineTables):
+    """What one variant's move generation and end-of-turn check look up."""
+
+    __slots__ = ("board_mask", "codes", "line_masks", "line_squares", "sizes", "squares")
+
+    def __init__(self, variant: Variant) -> None:
+        geo = geometry(variant.size, variant.win_length)
+        super().__init__(variant, tuple(line.mask for line in geo.lines))
+        self.board_mask = geo.board_mask
+        self.sizes = variant.max_piece + 2  # len(Position._size_tops)
+        # line_masks[sq]: the masks of the lines through sq; line_squares: a mask's squares
+        self.line_masks: list[tuple[int, ...]] = [()] * (geo.squares[-1] + 1)
+        for sq in geo.squares:
+            self.line_masks[sq] = tuple(line.mask for line in geo.lines_through[sq])
+        self.line_squares = {line.mask: line.squares for line in geo.lines}
+        self.codes: dict[int, tuple[int, ...]] = {}  # mask << 21 | base -> move codes
+        self.squares: dict[int, tuple[Square, ...]] = {}  # mask -> its squares
+
+    def move_codes(self, key: int, base: int, mask: int) -> tuple[int, ...]:
+        squares = self.squares.get(mask)
+        if squares is None:
+            if len(self.squares) > CACHE_LIMIT:
+                self.squares.clear()
+            squares = self.squares[mask] = tuple(squares_of(mask))
+        codes = tuple(map(base.__or__, squares))
+        if len(self.codes) > CACHE_LIMIT:
+            self.codes.clear()
+        self.codes[key] = codes
+        return codes
 
 
 def _union(masks: list[int]) -> int:
