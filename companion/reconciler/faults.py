@@ -345,6 +345,9 @@ class RunResult:
     withdrawn: int = 0    # moves announced, then withdrawn by a correction
     shown_wrong: int = 0  # moves announced as known that were not the truth (most then corrected)
     shown_unsure: int = 0  # moves not the truth when announced, but reported unsure at once
+    shown_wrong_aligned: int = 0  # the same, each announced move aligned to the truth's moves
+    #                              (``_aligned_wrong``): every wrong move once, not the right moves
+    #                              after it that a shifted record puts at other plies
     games: int = 0
     stuck: int = 0        # games whose end the reconciler did not reach (moves missing at the end)
     resyncs: int = 0
@@ -355,7 +358,7 @@ class RunResult:
 
     def add(self, other: RunResult) -> None:
         for name in ("moves", "right", "flagged", "silent", "wrong", "withdrawn", "shown_wrong", "shown_unsure",
-                     "games", "stuck", "resyncs"):
+                     "shown_wrong_aligned", "games", "stuck", "resyncs"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.expected.update(other.expected)
         self.caught.update(other.caught)
@@ -369,7 +372,8 @@ class RunResult:
             value = getattr(self, name)
             parts.append(f"{name} {value} ({100.0 * value / moves:.2f} %)")
         parts.append(f"withdrawn by corrections {self.withdrawn}, wrong when announced {self.shown_wrong} "
-                     f"(and {self.shown_unsure} more reported unsure at once)")
+                     f"(and {self.shown_unsure} more reported unsure at once; aligned to the truth "
+                     f"{self.shown_wrong_aligned})")
         parts.append(f"games not followed to the end {self.stuck}, resyncs {self.resyncs}")
         return "; ".join(parts)
 
@@ -387,6 +391,7 @@ def run_stream(stream: Stream, make: Callable[[Variant], object], timer: Callabl
     doubted: set[int] = set()  # its plies held as unsure then
     offset = 0               # truth plies before the resynced game's start
     made: tuple[str, ...] = ()  # the moves on the board at the reading before
+    counted: set[tuple[int, int, str | None]] = set()  # (resync, ply, move) wrong moves counted aligned
     for step in stream.steps:
         started = timer()
         events = reconciler.feed(step.observation)  # type: ignore[attr-defined]
@@ -413,6 +418,15 @@ def run_stream(stream: Stream, make: Callable[[Variant], object], timer: Callabl
                         result.shown_unsure += 1
                     else:
                         result.shown_wrong += 1
+            record = [m.text() for m in reconciler.game.moves]  # type: ignore[attr-defined]
+            for event in events:
+                if event.type is not EventType.MOVE or event.ply in unsure_now:
+                    continue
+                key = (result.resyncs, event.ply, event.move)
+                if key not in counted and _aligned_wrong(event.ply, event.move, record, step.truth[offset:],
+                                                         made[offset:]):
+                    counted.add(key)
+                    result.shown_wrong_aligned += 1
         made = step.truth
     result.withdrawn = getattr(reconciler, "corrections", 0)
     final = [m.text() for m in reconciler.game.moves]  # type: ignore[attr-defined]
@@ -433,6 +447,26 @@ def _made(ply: int, move: str | None, truth: tuple[str, ...], before: tuple[str,
     before (announced late in the reading that shows it taken back)."""
     index = ply - 1
     return any(index < len(moves) and moves[index] == move for moves in (truth, before))
+
+
+def _aligned_wrong(
+    ply: int, move: str | None, record: list[str], truth: tuple[str, ...], before: tuple[str, ...]
+) -> bool:
+    """Whether a move announced at ``ply`` of the reconciler's game is wrong once the game it
+    belongs to is aligned to the moves really made (as ``score_record`` aligns the final
+    record): a move held where the truth has it, even at another ply because a stretch before
+    it was held one move short or long, is right; so is one made at the reading before."""
+    if _made(ply, move, truth, before):
+        return False
+    index = ply - 1
+    if index >= len(record) or record[index] != move:
+        return True
+    for moves in (truth, before):
+        matcher = difflib.SequenceMatcher(None, list(moves), record, autojunk=False)
+        for tag, _t0, _t1, r0, r1 in matcher.get_opcodes():
+            if tag == "equal" and r0 <= index < r1:
+                return False
+    return True
 
 
 def score_record(record: list[str], truth: list[str], unsure: set[int]) -> tuple[int, int, int]:

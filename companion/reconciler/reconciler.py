@@ -74,7 +74,7 @@ from companion.reconciler.referee import (
     uncovered_line,
     wrong_piece_reason,
 )
-from companion.reconciler.unknowns import HiddenContents
+from companion.reconciler.unknowns import HiddenContents, warm_up
 from companion.rules.game import Game, PlayedMove
 from companion.rules.move import Move, MoveError
 from companion.rules.outcome import Outcome, Termination
@@ -167,6 +167,7 @@ class Reconciler:
         self._explained: dict[tuple, tuple[View, bool, list[Explanation]]] = {}
         self._reach: dict[tuple, Reach] = {}  # lines left unscored this reading: what they could reach
         self._reset_paths()
+        warm_up(self.variant)  # the hidden-contents tables a resync needs, built at start-up
 
     @classmethod
     def mid_game(
@@ -230,6 +231,8 @@ class Reconciler:
         self._beam = [self._shown]
         self._unsure: dict[int, set[str]] = {}
         self._guard = 0  # after a resync: the first move may be the end of one under way then
+        self._unseen_from: int | None = None  # first ply of moves announced out of sight, not yet
+        #                                       followed by a move of the side they leave to move
         self._remap: dict[int, int] = {}
         self._resync_options: dict[int, HiddenContents] = {}
 
@@ -291,12 +294,21 @@ class Reconciler:
         margin = _margin(groups)
         chosen = self._representative(groups[0][1])
         rival = self._history_rival(chosen, kept)
-        if chosen.decent and margin >= self.settings.margin and rival is None:
+        clear = chosen.decent and margin >= self.settings.margin and rival is None
+        wrong_side = self._wrong_side_after_unseen(chosen)
+        if wrong_side and clear:
+            resynced = self._resync(observation, likelihood, doubt_from=self._doubt_from())
+            if resynced is not None:
+                return resynced
+        if clear and not wrong_side:
             events = self._announce(chosen, margin)
             self._attention = None
         else:
+            # (the side not to move seen acting after moves out of sight, on a reading too
+            # unsure to restart from: the next reading is waited for)
             events = self._unclear(observation, best, groups, rival)
-            events += self._announce_agreed(kept)
+            if not wrong_side:
+                events += self._announce_agreed(kept)
         for path in kept:  # only the latest step's parents are kept
             if path.before is not None:
                 path.before.before = None
@@ -305,9 +317,40 @@ class Reconciler:
             kept = self._rebase(kept)
         self._beam = kept
         events += self._report_unsure()
+        self._settle_unknowns()
         if self.unknowns is not None and any(e.type is EventType.MOVE for e in events):
             self._follow_unknowns()
         return events
+
+    def _settle_unknowns(self) -> None:
+        """Count the hidden contents once after the moves of a reading (``_track_unknowns``
+        only records them); a contradiction stops the listing as it would have per move."""
+        if self.unknowns is None:
+            return
+        try:
+            self.unknowns.settle()
+        except CompanionError:
+            self.unknowns = None
+
+    def _wrong_side_after_unseen(self, best: Path) -> bool:
+        """Whether the best account of the reading is the side not to move acting (an illegal
+        action or a lift of its cup) right after moves out of sight (announced, or two or more
+        about to be announced late): then it is more likely that one more move was made out of sight than
+        the moves guessed (rather ask than guess: the reconciler resynchronises)."""
+        e, before = best.explanation, best.before
+        if e is None or before is None or e.action is None or e.kind not in (Kind.ILLEGAL, Kind.LIFT):
+            return False
+        if before.root != self._shown.root or before.pending is not None:
+            return False
+        late = len(before.codes) - len(self._shown.codes) >= 2
+        if self._unseen_from is None and not late:
+            return False
+        return e.action.color != self._goto(before.root, before.codes).turn
+
+    def _doubt_from(self) -> int:
+        """The first ply of the announced game the moves out of sight may have gone wrong at."""
+        ply = self.game.ply + 1
+        return ply if self._unseen_from is None else min(self._unseen_from, ply)
 
     def _single_candidates(self, likelihood: Likelihood) -> list[tuple]:
         """Every path's single-action accounts of the reading (``_candidates``), best path
@@ -530,11 +573,25 @@ class Reconciler:
         reading if needed, then say what this reading shows."""
         before = path.before
         assert before is not None and path.explanation is not None
+        ply = self.game.ply
         events = self._sync(before)
+        late = sum(e.type is EventType.MOVE for e in events) >= 2
         events += self._act(path, before, margin)
         path.unseen = 0
         self._shown = path
+        self._note_unseen(path.explanation.kind, ply, late)
         return events
+
+    def _note_unseen(self, kind: Kind | None, ply: int, late: bool) -> None:
+        """Remember moves announced out of sight (two at once, or two or more seen late) from ``ply`` on:
+        the board after them may also be one more move of a side (a cup moved twice looks like
+        one move), which only the side that moves next tells; a move of the side they leave
+        to move, seen in a reading of its own, confirms them."""
+        if kind is Kind.MOVE:
+            self._unseen_from = None
+        elif late or kind is Kind.TWO_MOVES:
+            first = ply + 1
+            self._unseen_from = first if self._unseen_from is None else min(self._unseen_from, first)
 
     def _announce_agreed(self, kept: list[Path]) -> list[Event]:
         """When the latest reading is unclear, still announce the earlier moves that every
@@ -551,7 +608,11 @@ class Reconciler:
         if agreed <= len(shown.codes) or codes[: len(shown.codes)] != shown.codes:
             return []
         suspect = frozenset().union(*(p.suspect for p in near))
-        return self._sync(Path(shown.root, codes[:agreed], shown.score, suspect=suspect))
+        ply = self.game.ply
+        events = self._sync(Path(shown.root, codes[:agreed], shown.score, suspect=suspect))
+        if sum(e.type is EventType.MOVE for e in events) >= 2:
+            self._note_unseen(None, ply, late=True)
+        return events
 
     def _sync(self, target: Path) -> list[Event]:
         """Make the announced game follow ``target``'s moves (a correction when they differ,
@@ -889,9 +950,12 @@ class Reconciler:
 
     # ----- recovery -----------------------------------------------------------------------
 
-    def _resync(self, observation: Observation, likelihood: Likelihood) -> list[Event] | None:
+    def _resync(
+        self, observation: Observation, likelihood: Likelihood, doubt_from: int | None = None
+    ) -> list[Event] | None:
         """Restart from the tops the board shows; stacks whose top is unchanged keep their
-        known contents. The side to move is unknown: both are kept until a move tells."""
+        known contents. The side to move is unknown: both are kept until a move tells. Plies
+        from ``doubt_from`` on (moves announced out of sight) are reported unsure."""
         if float(observation.probabilities.max(axis=1).min()) < RESYNC_CONFIDENCE:
             return None
         max_piece = self.variant.max_piece
@@ -913,7 +977,7 @@ class Reconciler:
         except CompanionError:
             return None
         record = [m.text() for m in self.game.moves]
-        doubted = sorted(self._unsure)
+        doubted = sorted(set(self._unsure) | set(range(doubt_from or len(record) + 1, len(record) + 1)))
         self.unknowns = options[0][0]
         self._unknowns_base = options[0][0].copy()
         self._reveals = {}
@@ -958,7 +1022,7 @@ class Reconciler:
             return
         try:
             if move.from_square is None:
-                self.unknowns.put(move.to_square, (self.game.turn, move.size))  # type: ignore[arg-type]
+                self.unknowns.put(move.to_square, (self.game.turn, move.size), solve=False)  # type: ignore[arg-type]
                 return
             origin = move.from_square
             stack = self.game.position.stack(origin)
@@ -967,7 +1031,7 @@ class Reconciler:
                 if sq == origin:
                     shown = class_top(cls, self.variant.max_piece)
             self._reveals[(self.game.ply + 1, move.text())] = shown
-            self.unknowns.move(origin, move.to_square, shown)
+            self.unknowns.move(origin, move.to_square, shown, solve=False)
         except CompanionError:
             # what was seen contradicts every hypothesis left: keep the game (its most likely
             # start) and stop listing unknowns rather than list wrong ones
@@ -984,12 +1048,13 @@ class Reconciler:
             for ply, played in enumerate(self.game.played, start=1):
                 move = played.move
                 if move.from_square is None:
-                    unknowns.put(move.to_square, (position.turn, move.size))  # type: ignore[arg-type]
+                    unknowns.put(move.to_square, (position.turn, move.size), solve=False)  # type: ignore[arg-type]
                 else:
                     stack = position.stack(move.from_square)
                     shown = self._reveals.get((ply, move.text()), stack[-2] if len(stack) > 1 else None)
-                    unknowns.move(move.from_square, move.to_square, shown)
+                    unknowns.move(move.from_square, move.to_square, shown, solve=False)
                 position.push(move)
+            unknowns.settle()
         except CompanionError:
             self.unknowns = None
             return
@@ -1011,10 +1076,10 @@ class Reconciler:
             return  # the moves held need the start they came from: keep it
         # the same game (its consumers hold it), replayed from the better start
         self.game.start, self.game.position, self.game.played = game.start, game.position, game.played
-        shown, unsure, guard = self._shown, self._unsure, self._guard
+        shown, unsure, guard, unseen = self._shown, self._unsure, self._guard, self._unseen_from
         self._reset_paths()
         self._shown.lifted, self._shown.must_move = shown.lifted, shown.must_move
-        self._unsure, self._guard = unsure, guard
+        self._unsure, self._guard, self._unseen_from = unsure, guard, unseen
 
     def _event(self, kind: EventType, **fields) -> Event:
         fields.setdefault("ply", self.game.ply)

@@ -20,6 +20,7 @@ from functools import cache
 from itertools import product
 
 import numpy as np
+import numpy.ma  # np.unique imports it on first use: at start-up then, not in a resync
 
 from companion.errors import CompanionError
 from companion.rules.position import Piece, Position, Reserve, canonical_reserve
@@ -61,7 +62,8 @@ class HiddenContents:
         self._start_known = {sq: list(known.get(sq, [top])) for sq, top in tops.items()}
         self._placed = [0] * (2 * variant.max_piece)  # cups put on the board from the stacks since
         self._revealed: dict[Square, list[Piece]] = {}  # cups dug out of each start square, in order
-        self._solve()
+        self._stale = True
+        self.settle()
 
     def copy(self, turn: Color | None = None) -> HiddenContents:
         """An independent copy (with another side to move, if given), without counting again."""
@@ -76,13 +78,13 @@ class HiddenContents:
 
     # ----- narrowing ---------------------------------------------------------------------
 
-    def move(self, origin: Square, to: Square, shown: Piece | None) -> None:
+    def move(self, origin: Square, to: Square, shown: Piece | None, solve: bool = True) -> None:
         """A cup moved from ``origin`` (which then showed ``shown``) to ``to``."""
         lifted = self.stacks[origin].known[-1] if origin in self.stacks else None
         if lifted is None:
             raise CompanionError(f"{square_name(origin)} holds no cup to move")
         self.reveal(origin, shown, solve=False)
-        self.put(to, lifted, from_stacks=False)
+        self.put(to, lifted, from_stacks=False, solve=solve)
 
     def reveal(self, sq: Square, shown: Piece | None, solve: bool = True) -> None:
         """The top cup of ``sq`` was lifted and the square now shows ``shown`` (None: empty).
@@ -106,26 +108,39 @@ class HiddenContents:
             self._revealed.setdefault(sq, []).append(shown)
         if not stack.known:
             del self.stacks[sq]
+        self._stale = True
         if solve:
-            self._solve()
+            self.settle()
 
-    def put(self, sq: Square, piece: Piece, from_stacks: bool = True) -> None:
+    def put(self, sq: Square, piece: Piece, from_stacks: bool = True, solve: bool = True) -> None:
         """A known cup was put on ``sq``: a placement from the external stacks, or (not
         ``from_stacks``) the end of a move."""
         if from_stacks:
             self._placed[piece[0] * self.variant.max_piece + piece[1] - 1] += 1
         self.stacks.setdefault(sq, StackKnowledge()).known.append(piece)
-        self._solve()
+        self._stale = True
+        if solve:
+            self.settle()
+
+    def settle(self) -> None:
+        """Count again after the changes made with ``solve=False`` (several moves announced
+        at once, a replay after a correction are counted once, at the end); raises
+        ``CompanionError`` when no hypothesis fits them. Every question asked settles first."""
+        if self._stale:
+            self._solve()
+            self._stale = False
 
     # ----- what is known -----------------------------------------------------------------
 
     @property
     def count(self) -> int:
         """How many hypotheses (assignments of every hidden cup) remain."""
+        self.settle()
         return self._count
 
     def options(self, sq: Square) -> list[Hidden]:
         """The hidden contents of ``sq`` that some hypothesis has (bottom first)."""
+        self.settle()
         return list(self._options.get(sq, [()]))
 
     def under_top(self, sq: Square) -> set[Piece | None]:
@@ -151,10 +166,12 @@ class HiddenContents:
     def most_likely(self) -> dict[Square, Hidden]:
         """The hypothesis with the fewest hidden cups (cups are more often still in hand than
         buried early), ties broken by square order; what the engine should be given."""
+        self.settle()
         return dict(self._best)
 
     def most_likely_position(self) -> Position:
         """The current position under the most likely hypothesis (side to move as at the start)."""
+        self.settle()
         stacks = {sq: list(self._best.get(sq, ())) + stack.known for sq, stack in self.stacks.items()}
         return self._position(stacks)
 
@@ -164,6 +181,7 @@ class HiddenContents:
 
         Hidden parts never move (only tops do), so a start square's stack is its remaining
         unknown part, then the cups revealed from it (deepest last revealed), then its top."""
+        self.settle()
         stacks: dict[Square, list[Piece]] = {}
         for sq, start in self._start_known.items():
             dug = list(reversed(self._revealed.get(sq, [])))
@@ -246,18 +264,38 @@ def _count_hypotheses(
 
 def _holdable(variant: Variant, counts: np.ndarray) -> np.ndarray:
     """For each row of cups on the board (per colour and size), whether the external stacks
-    can hold exactly the rest (``reserves_for``), asked once per distinct colour's counts."""
+    can hold exactly the rest (``reserves_for``): looked up in a table of every colour's
+    counts, made once per variant."""
     max_piece = variant.max_piece
+    supply, radix, table = _holdable_table(variant)
     ok = np.ones(len(counts), dtype=bool)
     for color in (0, 1):
         used = counts[:, color * max_piece:(color + 1) * max_piece]
-        distinct, inverse = np.unique(used, axis=0, return_inverse=True)
-        fits = np.array([
-            min(row) >= 0 and _reserve_for(variant.stacks, variant.any_order, tuple(row)) is not None
-            for row in distinct.tolist()
-        ], dtype=bool)
-        ok &= fits[inverse.ravel()]
+        inside = ((used >= 0) & (used <= supply)).all(axis=1)
+        ok &= inside & table[(np.clip(used, 0, supply) * radix).sum(axis=1)]
     return ok
+
+
+def warm_up(variant: Variant) -> None:
+    """Build the variant's tables once (a few ms for classic): a reconciler calls it when it
+    is made, so the first resync or mid-game start does not pay for them."""
+    _holdable_table(variant)
+    _Packing.of(variant)
+
+
+@cache
+def _holdable_table(variant: Variant) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(supply per size, radix, table): ``table[sum(count * radix)]`` says whether a colour
+    with those cups on the board (per size) leaves what its external stacks can hold."""
+    max_piece = variant.max_piece
+    supply = np.array([sum(s == size for stack in variant.stacks for s in stack)
+                       for size in range(1, max_piece + 1)], dtype=np.int64)
+    radix = np.cumprod(np.concatenate(([1], supply[:-1] + 1))).astype(np.int64)
+    table = np.zeros(int(np.prod(supply + 1)), dtype=bool)
+    for row in product(*(range(int(s) + 1) for s in supply)):
+        index = sum(c * int(r) for c, r in zip(row, radix, strict=True))
+        table[index] = _reserve_for(variant.stacks, variant.any_order, tuple(row)) is not None
+    return supply, radix, table
 
 
 @dataclass(frozen=True)
@@ -273,16 +311,6 @@ class _Layer:
     option: np.ndarray    # index into the square's options
 
 
-def _grouped(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct values in the order they first occur (as a dict fills), and each value's
-    index among them."""
-    unique, first, inverse = np.unique(values, return_index=True, return_inverse=True)
-    order = np.argsort(first)
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order))
-    return unique[order], rank[inverse.ravel()]
-
-
 def _forward(start: int, choices: list, deltas: list[np.ndarray], guard: int) -> list[_Layer]:
     """The forward pass over the squares, all states of a layer at once (a crowded board has
     thousands of states and 27 options a square: a loop over them took most of a second)."""
@@ -296,13 +324,21 @@ def _forward(start: int, choices: list, deltas: list[np.ndarray], guard: int) ->
         reached = reached[at]
         rows, columns = np.divmod(at, len(steps))
         cost = layer.cost[rows] + sizes[columns]
-        unique, group = _grouped(reached)
-        ways = np.zeros(len(unique), dtype=np.int64)
-        np.add.at(ways, group, layer.ways[rows])
-        # each state's way in: the fewest hidden cups, then the first met
-        key = np.full(len(unique), np.iinfo(np.int64).max, dtype=np.int64)
-        np.minimum.at(key, group, cost * len(group) + np.arange(len(group)))
-        leaders = key % len(group)
+        # one stable sort by (state, cost): each state's run starts with its way in (the
+        # fewest hidden cups, then the first met); the states are kept in the order they are
+        # first met (as a dict would fill)
+        shift = int(cost.max()).bit_length() if len(cost) else 0
+        if reached.max(initial=0) < 1 << (62 - shift):
+            order = np.argsort((reached << shift) | cost, kind="stable")
+        else:
+            order = np.lexsort((cost, reached))
+        ordered = reached[order]
+        starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+        first = np.minimum.reduceat(order, starts)
+        rank = np.argsort(first, kind="stable")
+        unique = ordered[starts][rank]
+        ways = np.add.reduceat(layer.ways[rows][order], starts)[rank]
+        leaders = order[starts][rank]
         layers.append(_Layer(unique, ways, cost[leaders], rows[leaders], columns[leaders]))
     return layers
 
@@ -372,7 +408,8 @@ def _possible_options(
     for i in range(len(squares) - 1, -1, -1):
         states = layers[i].states
         reached = states[:, None] + deltas[i][None, :]
-        hit = ((reached & guard) == 0) & np.isin(reached, good)
+        at = np.minimum(np.searchsorted(good, reached), max(len(good) - 1, 0))
+        hit = ((reached & guard) == 0) & (good[at] == reached) if len(good) else np.zeros(reached.shape, dtype=bool)
         possible[squares[i]] = [choices[i][j] for j in np.flatnonzero(hit.any(axis=0)).tolist()]
         good = np.sort(states[hit.any(axis=1)])
     return possible
@@ -414,14 +451,24 @@ def _reserve_for(stacks: tuple[tuple[int, ...], ...], any_order: bool, used: Cou
     if any_order:
         pool = tuple(size for size in range(sizes, 0, -1) for _ in range(left[size - 1]))
         return canonical_reserve((pool,), True)
+    cut = _tails(stacks, sizes).get(tuple(left))
+    if cut is None:
+        return None
+    return canonical_reserve(tuple(stack[k:] for stack, k in zip(stacks, cut, strict=True)), False)
+
+
+@cache
+def _tails(stacks: tuple[tuple[int, ...], ...], sizes: int) -> dict[tuple[int, ...], tuple[int, ...]]:
+    """Cups left per size -> the first cut (cups taken from each stack, in ``product`` order)
+    that leaves them: every cut is tried once per variant, not once per question."""
+    out: dict[tuple[int, ...], tuple[int, ...]] = {}
     for cut in product(*(range(len(stack) + 1) for stack in stacks)):
         remaining = [0] * sizes
         for stack, k in zip(stacks, cut, strict=True):
             for size in stack[k:]:
                 remaining[size - 1] += 1
-        if remaining == left:
-            return canonical_reserve(tuple(stack[k:] for stack, k in zip(stacks, cut, strict=True)), False)
-    return None
+        out.setdefault(tuple(remaining), cut)
+    return out
 
 
 def _hidden_text(hidden: Hidden) -> str:
