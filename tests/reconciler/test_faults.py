@@ -11,7 +11,16 @@ from __future__ import annotations
 
 import time
 
-from companion.reconciler.faults import FaultRates, make_stream, run_games, run_stream, score_record
+from companion.reconciler.events import EventType
+from companion.reconciler.faults import (
+    FaultRates,
+    _aligned_wrong,
+    family_rates,
+    make_stream,
+    run_games,
+    run_stream,
+    score_record,
+)
 from companion.reconciler.reconciler import Reconciler
 from companion.rules import PRESETS
 
@@ -74,3 +83,31 @@ def test_scoring_aligns_the_record_with_the_truth() -> None:
     assert score_record(["4a1", "4b2", "3c3", "a1-c4", "3a1", "2b1"], truth, {4}) == (5, 0, 1)
     # a resync: moves 4 and 5 never seen, the game held again from move 6
     assert score_record(["4a1", "4b2", "3c3", "2b1"], truth, set()) == (4, 0, 2)
+
+
+def test_a_cup_moved_twice_out_of_sight_is_not_guessed() -> None:
+    """Three moves out of sight (d4-c3, d2-b3, c3-c1) look exactly like two (d4-c1, d2-b3):
+    when the next reading shows the side that two moves would leave waiting move (b3-b1),
+    the reconciler restarts from the board and reports the moves out of sight unsure
+    instead of calling the next move illegal and keeping the guessed ones as known."""
+    stream = make_stream(PRESETS["classic"], 57, family_rates("blind"))
+    reconciler = Reconciler(PRESETS["classic"])
+    resyncs = []
+    for step in stream.steps:
+        resyncs += [e for e in reconciler.feed(step.observation) if e.type is EventType.RESYNC]
+    assert resyncs, "the reconciler kept the guessed moves"
+    record, unsure = resyncs[0].detail["record"], resyncs[0].detail["unsure"]
+    assert record[10] == "d4-c1" and 11 in unsure  # the guessed move is held only as unsure
+    result = run_stream(stream, Reconciler, time.perf_counter)
+    assert result.wrong == 0 and result.silent == 0, result.summary()
+
+
+def test_wrong_when_announced_aligns_a_shifted_record() -> None:
+    """After a stretch held one move short, the later moves are right at other plies: only
+    the guessed move counts as wrong when it is announced."""
+    truth = ("4a1", "4b2", "3c3", "a1-d4", "3a1", "2b1", "d4-a4")
+    record = ["4a1", "4b2", "3c4", "3a1", "2b1", "d4-a4"]  # 3c3 a1-d4 held as 3c4
+    assert _aligned_wrong(3, "3c4", record, truth, truth)
+    assert not _aligned_wrong(4, "3a1", record, truth, truth)
+    assert not _aligned_wrong(6, "d4-a4", record, truth, truth)
+    assert not _aligned_wrong(2, "4b2", record, truth, truth)

@@ -96,3 +96,18 @@ def test_the_start_must_fit_the_stacks_before_the_cups_placed_since() -> None:
     start = hidden.start_position()
     assert start.top(a1) == (1, 4) and start.top(d4) is None
     assert 3 in {stack[0] for stack in start.reserve(1)}
+
+
+def test_changes_counted_at_once_give_the_same_answer() -> None:
+    """Several moves recorded without counting (``solve=False``) and counted once at the end
+    narrow exactly as counting after each."""
+    game = true_game()
+    eager = HiddenContents(CLASSIC, tops(game), turn=game.position.turn)
+    lazy = eager.copy()
+    for unknowns, solve in ((eager, True), (lazy, False)):
+        unknowns.put(parse_square("d1"), (1, 4), solve=solve)
+        unknowns.move(parse_square("c1"), parse_square("d2"), (0, 3), solve=solve)
+    lazy.settle()
+    assert lazy.count == eager.count
+    assert lazy.unknown() == eager.unknown()
+    assert lazy.start_position() == eager.start_position()
