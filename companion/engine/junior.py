@@ -60,6 +60,7 @@ import threading
 import time as _time
 from bisect import bisect_right
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
 
 from companion.rules import Position
@@ -89,6 +90,7 @@ def _completing_squares(mask: int) -> int:
 
 
 WIN_SQUARES = tuple(_completing_squares(m) for m in range(512))
+THREATS = tuple(POP[squares] for squares in WIN_SQUARES)  # squares completing a line, counted
 
 
 def _symmetry_tables() -> tuple[tuple[int, ...], ...]:
@@ -109,17 +111,24 @@ def _symmetry_tables() -> tuple[tuple[int, ...], ...]:
 
 
 SYMMETRIES = _symmetry_tables()
+_OTHER_SYMMETRIES = SYMMETRIES[1:]
 
 
 def canonical(k: int) -> int:
-    """The smallest of the 8 board-symmetric images of a packed position."""
+    """The smallest of the 8 board-symmetric images of a packed position. An image whose
+    highest field (the opponent's large pieces) is above the best one's is larger whatever
+    the rest: it is skipped without being put together."""
     f0, f1, f2 = k & 511, k >> 9 & 511, k >> 18 & 511
     f3, f4, f5 = k >> 27 & 511, k >> 36 & 511, k >> 45
     best = k
-    for t in SYMMETRIES[1:]:
-        c = t[f0] | t[f1] << 9 | t[f2] << 18 | t[f3] << 27 | t[f4] << 36 | t[f5] << 45
+    top = f5
+    for t in _OTHER_SYMMETRIES:
+        high = t[f5]
+        if high > top:
+            continue
+        c = t[f0] | t[f1] << 9 | t[f2] << 18 | t[f3] << 27 | t[f4] << 36 | high << 45
         if c < best:
-            best = c
+            best, top = c, high
     return best
 
 
@@ -188,7 +197,7 @@ def expand(k: int) -> list[tuple[int, int, int]] | None:
                 seen = visible | t
                 if HAS_LINE[seen]:
                     return None
-                out.append((POP[WIN_SQUARES[seen]], theirs | (mine | t << shift) << 27, BIT_SQUARE[t] | size << 8))
+                out.append((THREATS[seen], theirs | (mine | t << shift) << 27, BIT_SQUARE[t] | size << 8))
     for size, own, cover in ((1, a1, o23), (2, a2, o3), (3, a3, 0)):
         shift = 9 * (size - 1)
         for f in BITS[own & ~cover]:
@@ -208,9 +217,9 @@ def expand(k: int) -> list[tuple[int, int, int]] | None:
                 seen = mine_lifted | t
                 if HAS_LINE[seen]:
                     return None
-                priority = POP[WIN_SQUARES[seen]] - POP[WIN_SQUARES[their_seen]]
+                priority = THREATS[seen] - THREATS[their_seen]
                 out.append((priority, theirs | (lifted | t << shift) << 27, BIT_SQUARE[t] | origin))
-    out.sort(key=_priority, reverse=True)
+    out.sort(key=_PRIORITY, reverse=True)
     return out
 
 
@@ -270,8 +279,7 @@ def threatens(k: int) -> bool:
     )
 
 
-def _priority(move: tuple[int, int, int]) -> int:
-    return move[0]
+_PRIORITY = itemgetter(0)  # a move's priority, the sort key of ``expand``
 
 
 class SolverStopped(Exception):
@@ -288,6 +296,8 @@ class JuniorAnswer:
 
 
 TABLE_BUDGET = 1_000_000  # entries in all tables before they are cleared (memory stays well under 300 MB)
+CHILDREN_BUDGET = 100_000  # positions whose children are kept (a few hundred bytes each) before they are forgotten
+_UNSEEN = object()        # not in the children cache (None and () are answers of ``expand``)
 SIDE_BIT = 1 << 54
 DISTANCE_SHARE = 0.6     # of the time limit: the distance search (iterative deepening) first,
 SEARCH_SHARE = 0.8       # then the proof of the value without a distance,
@@ -341,6 +351,7 @@ class JuniorSolver:
         self._defending: dict[int, int] = {}
         self._marks: list[int] = []                          # the current line: journal length at each depth
         self._canonical: dict[int, int] = {}
+        self._children: dict[int, tuple[int, ...] | None] = {}  # key -> the children in ``expand``'s order
         self.nodes = 0
         self.repeats = 0
         self.path: set[int] = set()
@@ -357,7 +368,9 @@ class JuniorSolver:
         self._tick()
         if n < 3:
             return has_line_move(k)
-        ck = canonical(k)
+        ck = self._canonical.get(k)
+        if ck is None:
+            ck = self._canonical[k] = canonical(k)
         entry = self.book.get(ck)
         if entry is not None:
             return entry[0] == "win" and entry[1] <= n
@@ -376,10 +389,10 @@ class JuniorSolver:
             if best is not None and best | them * SIDE_BIT not in path and self._all_replies_lose(best, n - 2, side):
                 found = best
             else:
-                moves = expand(k)
+                moves = self._kids(k)
                 if moves is None:
                     return True
-                for _, child, _ in moves:
+                for child in moves:
                     if child | them * SIDE_BIT in path:
                         self.repeats += 1
                     elif child != best and self._all_replies_lose(child, n - 2, side):
@@ -407,10 +420,10 @@ class JuniorSolver:
             first = self.refute.get(child)
             if first is not None and self._refutes(first, n, side):
                 return False
-            replies = expand(child)
+            replies = self._kids(child)
             if replies is None:
                 return False
-            for _, grandchild, _ in replies:
+            for grandchild in replies:
                 if grandchild != first and self._refutes(grandchild, n, side):
                     self.refute[child] = grandchild
                     return False
@@ -429,10 +442,22 @@ class JuniorSolver:
     def loses(self, k: int, n: int, side: int) -> bool:
         """Does every move of the mover of ``k`` let the opponent force a line within n-1 plies?"""
         self.nodes += 1
-        moves = expand(k)
-        if moves is None:
+        if self._kids(k) is None:
             return False
         return self._all_replies_lose(k, n - 1, side ^ 1)
+
+    def _kids(self, k: int) -> tuple[int, ...] | None:
+        """The children of ``k`` in ``expand``'s order (None: the mover completes a line),
+        kept between calls: iterative deepening and the value proof's checks meet the same
+        positions again and again, and generating moves is most of the cost of a node."""
+        kids = self._children.get(k, _UNSEEN)
+        if kids is _UNSEEN:
+            moves = expand(k)
+            kids = None if moves is None else tuple([child for _, child, _ in moves])
+            if len(self._children) >= CHILDREN_BUDGET:
+                self._children.clear()
+            self._children[k] = kids
+        return kids
 
     def _tick(self) -> None:
         """Count a node; every ``CHECK_EVERY + 1`` nodes, stop if the time is up."""
@@ -463,7 +488,7 @@ class JuniorSolver:
         if known is not None:
             return known
         self._tick()
-        moves = expand(ck)
+        moves = self._kids(ck)
         if moves is None or ck in self.win_at:
             self.won[ck] = (-1, 0)  # a line at once, or a win the distance search proved
             return LOST
@@ -472,7 +497,7 @@ class JuniorSolver:
         self._marks.append(mark)
         low = CLOSED
         try:
-            for _, child, _ in moves:
+            for child in moves:
                 c = self._canon(child)
                 held = self._can_hold(c, depth + 1)
                 if held == LOST:
@@ -493,7 +518,7 @@ class JuniorSolver:
         if known is not None:
             return known
         self._tick()
-        moves = expand(ck)
+        moves = self._kids(ck)
         mark = len(self._journal)
         if moves is None:  # a line at once: proven as it stands
             self.holds[ck] = -1
@@ -502,7 +527,7 @@ class JuniorSolver:
         self._defending[ck] = depth
         self._marks.append(mark)
         try:
-            for _, child, _ in moves:
+            for child in moves:
                 c = self._canon(child)
                 if c in won:
                     continue
@@ -595,15 +620,15 @@ class JuniorSolver:
         replies: dict[int, set[int] | None] = {}
         for ck in attack:
             self._tick()
-            moves = expand(ck)
-            replies[ck] = None if moves is None else {self._canon(child) for _, child, _ in moves}
+            moves = self._kids(ck)
+            replies[ck] = None if moves is None else {self._canon(child) for child in moves}
         for ck, chosen in list(hold.items()):
             self._tick()
-            moves = expand(ck)
+            moves = self._kids(ck)
             if chosen == -1:
                 legal = moves is None
             else:
-                legal = moves is not None and any(self._canon(child) == chosen for _, child, _ in moves)
+                legal = moves is not None and any(self._canon(child) == chosen for child in moves)
             if not legal:
                 del hold[ck]
         changed = True
@@ -912,6 +937,7 @@ class JuniorSolver:
         consistent with the others."""
         tables = (self.win_at, self.no_win, self.best, self.refute, self._canonical, self.won, self.lost,
                   self.cannot_win, self.holds)
+        self._children.clear()  # a cache of ``expand``, rebuilt by each answer's searches
         if sum(len(table) for table in tables) > TABLE_BUDGET:
             for table in tables:
                 table.clear()

@@ -10,6 +10,7 @@ import pytest
 from companion.engine import Engine
 from companion.engine.junior import (
     BOOK_PIECES,
+    SYMMETRIES,
     JuniorSolver,
     book_positions,
     canonical,
@@ -78,6 +79,18 @@ def test_canonical_is_the_same_for_all_eight_symmetric_positions():
     keys = [pack(Position.from_text(f"junior {board} w 32211 33211 2")) for board in texts]
     assert len({canonical(k) for k in keys[:4]}) == 1
     assert canonical(keys[4]) != canonical(keys[0])
+
+
+def test_canonical_is_the_smallest_image_and_the_children_cache_is_expand():
+    solver = JuniorSolver()
+    for position in random_positions("junior", 200, seed=5, plies=(0, 20)):
+        k = pack(position)
+        fields = [k >> 9 * i & 511 for i in range(6)]
+        images = [sum(t[f] << 9 * i for i, f in enumerate(fields)) for t in SYMMETRIES]
+        assert canonical(k) == min(images)
+        moves = expand(k)
+        for _ in range(2):  # generated, then from the cache
+            assert solver._kids(k) == (None if moves is None else tuple(child for _, child, _ in moves))
 
 
 def test_solved_facts_first_player_wins_and_a_medium_first_move_loses():
