@@ -332,17 +332,19 @@ class Reconciler:
         except CompanionError:
             self.unknowns = None
 
-    def _wrong_side_after_unseen(self, best: Path) -> bool:
-        """Whether the best account of the reading is the side not to move acting (an illegal
-        action or a lift of its cup) right after moves out of sight (announced, or two or more
-        about to be announced late): then it is more likely that one more move was made out of sight than
-        the moves guessed (rather ask than guess: the reconciler resynchronises)."""
-        e, before = best.explanation, best.before
+    def _wrong_side_after_unseen(self, path: Path) -> bool:
+        """Whether ``path`` (the account about to be announced) has the side not to move act
+        (an illegal action, or a lift of its cup) right after moves out of sight: announced
+        and not yet followed by a move seen on its own, or about to be announced late on a
+        path that needed two moves at once lately. A cup moved twice out of sight looks like
+        one move, so one more move made out of sight is then as likely as the guessed moves
+        and an illegal action: rather ask than guess (the reconciler resynchronises)."""
+        e, before = path.explanation, path.before
         if e is None or before is None or e.action is None or e.kind not in (Kind.ILLEGAL, Kind.LIFT):
             return False
-        if before.root != self._shown.root or before.pending is not None:
-            return False
-        late = len(before.codes) - len(self._shown.codes) >= 2
+        if before.root != self._shown.root or before.pending is not None or self._resync_options:
+            return False  # (right after a resync the side to move is open anyway)
+        late = before.unseen > 0 and len(before.codes) > len(self._shown.codes)
         if self._unseen_from is None and not late:
             return False
         return e.action.color != self._goto(before.root, before.codes).turn
@@ -575,7 +577,7 @@ class Reconciler:
         assert before is not None and path.explanation is not None
         ply = self.game.ply
         events = self._sync(before)
-        late = sum(e.type is EventType.MOVE for e in events) >= 2
+        late = before.unseen > 0 and any(e.type is EventType.MOVE for e in events)
         events += self._act(path, before, margin)
         path.unseen = 0
         self._shown = path
@@ -583,7 +585,8 @@ class Reconciler:
         return events
 
     def _note_unseen(self, kind: Kind | None, ply: int, late: bool) -> None:
-        """Remember moves announced out of sight (two at once, or two or more seen late) from ``ply`` on:
+        """Remember moves announced out of sight (two at once, or seen late after a reading
+        that needed two moves) from ``ply`` on:
         the board after them may also be one more move of a side (a cup moved twice looks like
         one move), which only the side that moves next tells; a move of the side they leave
         to move, seen in a reading of its own, confirms them."""
@@ -610,7 +613,7 @@ class Reconciler:
         suspect = frozenset().union(*(p.suspect for p in near))
         ply = self.game.ply
         events = self._sync(Path(shown.root, codes[:agreed], shown.score, suspect=suspect))
-        if sum(e.type is EventType.MOVE for e in events) >= 2:
+        if all(p.unseen > 0 for p in near) and any(e.type is EventType.MOVE for e in events):
             self._note_unseen(None, ply, late=True)
         return events
 
