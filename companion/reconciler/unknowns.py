@@ -15,9 +15,10 @@ known (the unknown part below it shrinks to sizes under it), and the hypotheses 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
-from itertools import product
+from itertools import pairwise, product
 
 import numpy as np
 import numpy.ma  # np.unique imports it on first use: at start-up then, not in a resync
@@ -247,10 +248,16 @@ def _count_hypotheses(
     squares = [sq for sq, _ in open_squares]
     choices = [_hidden_options(bound) for _, bound in open_squares]
     deltas = [np.array([packing.delta(option) for option in options], dtype=np.int64) for options in choices]
-    layers = _forward(start, choices, deltas, packing.guard)
+    bounds = [bound for _, bound in open_squares]
+    supply = _holdable_table(variant)[0].tolist()
+    room = [tuple(min(sum(b > size for b in bounds[i + 1:]), supply[size - 1]) for size in range(1, variant.max_piece + 1))
+            for i in range(len(bounds))]
+    layers = _forward(start, choices, deltas, packing.guard, lambda i, states: _completable(variant, packing, states, room[i]))
     # the stacks now and at the start (before the cups placed since were taken) must both
     # be what the variant's external stacks can hold
     last = layers[-1]
+    if len(layers) <= len(choices) or not len(last.states):
+        raise CompanionError("no position fits the visible tops and the piece counts")
     counts = packing.unpack_all(last.states)
     valid = _holdable(variant, counts)
     if any(placed):
@@ -277,10 +284,15 @@ def _holdable(variant: Variant, counts: np.ndarray) -> np.ndarray:
 
 
 def warm_up(variant: Variant) -> None:
-    """Build the variant's tables once (a few ms for classic): a reconciler calls it when it
-    is made, so the first resync or mid-game start does not pay for them."""
-    _holdable_table(variant)
+    """Build the variant's tables once (about 15 ms for classic, with the tables that cut the
+    count's dead states): a reconciler calls it when it is made, so the first resync or
+    mid-game start does not pay for them."""
+    supply = _holdable_table(variant)[0].tolist()
     _Packing.of(variant)
+    # (a square that can hide a size can hide every smaller one; none can hide the largest)
+    for room in product(*(range(size + 1) for size in supply[:-1]), (0,)):
+        if all(a >= b for a, b in pairwise(room)):
+            _completable_table(variant, room)
 
 
 @cache
@@ -311,12 +323,47 @@ class _Layer:
     option: np.ndarray    # index into the square's options
 
 
-def _forward(start: int, choices: list, deltas: list[np.ndarray], guard: int) -> list[_Layer]:
+def _completable(variant: Variant, packing: _Packing, states: np.ndarray, room: tuple[int, ...]) -> np.ndarray:
+    """Whether each state can still end where the external stacks hold the rest, with at most
+    ``room`` more cups of each size per colour (one a square still to come): counts only grow,
+    so a state with no holdable count between it and that much more leads to no hypothesis."""
+    counts = packing.unpack_all(states)
+    max_piece = variant.max_piece
+    supply, radix, _ = _holdable_table(variant)
+    table = _completable_table(variant, room)
+    ok = np.ones(len(states), dtype=bool)
+    for color in (0, 1):
+        used = counts[:, color * max_piece:(color + 1) * max_piece]
+        ok &= table[(np.clip(used, 0, supply) * radix).sum(axis=1)]
+    return ok
+
+
+@cache
+def _completable_table(variant: Variant, room: tuple[int, ...]) -> np.ndarray:
+    """``_holdable_table``'s index -> whether some holdable count lies between those counts
+    and ``room`` more of each size."""
+    supply, radix, table = _holdable_table(variant)
+    grid = np.array(list(product(*(range(int(s) + 1) for s in supply))), dtype=np.int64)
+    index = grid @ radix
+    holdable = grid[table[index]]
+    inside = (grid[:, None, :] <= holdable[None, :, :]) & (holdable[None, :, :] <= grid[:, None, :] + np.array(room))
+    out = np.zeros(len(table), dtype=bool)
+    out[index] = inside.all(axis=2).any(axis=1)
+    return out
+
+
+def _forward(
+    start: int, choices: list, deltas: list[np.ndarray], guard: int,
+    alive: Callable[[int, np.ndarray], np.ndarray] | None = None,
+) -> list[_Layer]:
     """The forward pass over the squares, all states of a layer at once (a crowded board has
-    thousands of states and 27 options a square: a loop over them took most of a second)."""
+    thousands of states and 27 options a square: a loop over them took most of a second).
+    ``alive(i, states)`` drops the states after square ``i`` that can lead to no valid end: a
+    live state's every way in is live, so the live states, their ways, costs and the order
+    they are first met in are as without it."""
     none = np.zeros(1, dtype=np.int64)
     layers = [_Layer(np.array([start], dtype=np.int64), np.ones(1, dtype=np.int64), none, none - 1, none - 1)]
-    for options, steps in zip(choices, deltas, strict=True):
+    for i, (options, steps) in enumerate(zip(choices, deltas, strict=True)):
         layer = layers[-1]
         sizes = np.array([len(option) for option in options], dtype=np.int64)
         reached = (layer.states[:, None] + steps[None, :]).ravel()  # in the order a loop meets them
@@ -339,7 +386,12 @@ def _forward(start: int, choices: list, deltas: list[np.ndarray], guard: int) ->
         unique = ordered[starts][rank]
         ways = np.add.reduceat(layer.ways[rows][order], starts)[rank]
         leaders = order[starts][rank]
+        if alive is not None:
+            keep = alive(i, unique)
+            unique, ways, leaders = unique[keep], ways[keep], leaders[keep]
         layers.append(_Layer(unique, ways, cost[leaders], rows[leaders], columns[leaders]))
+        if not len(unique):
+            break  # no way on (the caller finds no valid end)
     return layers
 
 
