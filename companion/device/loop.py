@@ -188,7 +188,7 @@ class Companion(Component):
         before = self.game
         events = self.reconciler.feed(observation)
         if self.game is not before:  # the start position set up again, or a game restarted (resync)
-            resync = any(e.type == "resync" for e in events)
+            resync = any(e.type == EventType.RESYNC for e in events)
             self._abandon("the board could not be followed; the game goes on in a new record" if resync
                           else "the board was set up for a new game")
             self._new_game(announce=False, reconciler=self.reconciler)

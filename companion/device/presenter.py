@@ -38,12 +38,6 @@ class Presenter:
             self.show(scene)
 
     def scene_for(self, event: Event, turn: str) -> Scene | None:
-        # Compared as text: the reconciler's newer event types need no newer contract here.
-        if event.type == "correction":
-            moves = " ".join(event.moves) or "the last moves"
-            return scenes.idle(turn, f"corrected: the board shows {moves}, {turn} to play", scenes.BEEP)
-        if event.type == "resync":
-            return scenes.attention((), turn, "the board could not be followed; the game goes on from what it shows")
         match event.type:
             case EventType.MOVE:
                 return scenes.moved(event.move or "", turn)
@@ -63,7 +57,12 @@ class Presenter:
                 return scenes.drawn(event.reason or "draw")
             case EventType.NEW_GAME:
                 return self.new_game_scene()
-        return None  # LIFTED: the log records it; the panel keeps showing what it showed
+            case EventType.CORRECTION:
+                moves = " ".join(event.moves) or "the last moves"
+                return scenes.idle(turn, f"corrected: the board shows {moves}, {turn} to play", scenes.BEEP)
+            case EventType.RESYNC:
+                return scenes.attention((), turn, "the board could not be followed; the game goes on from what it shows")
+        return None  # LIFTED, HINT: the log records them; the panel keeps showing what it showed
 
     def new_game_scene(self) -> Scene:
         return scenes.new_game(square_name(sq) for sq in board_squares(self.panel.board_size))
