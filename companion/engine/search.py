@@ -111,8 +111,6 @@ class Searcher:
         self.eval_cache: dict[int, int] = {}
         self.history: tuple[defaultdict[int, int], defaultdict[int, int]] = (defaultdict(int), defaultdict(int))
         self.killers: list[list[int]] = [[0, 0] for _ in range(MAX_PLY + 2)]
-        self.lines = self.evaluator.lines
-        self.need = variant.win_length - 1
         self.completing: dict[int, int] = {}  # tops -> squares completing a line of W-1 of them
         self.stop_event = threading.Event()
         self.nodes = 0
@@ -483,14 +481,17 @@ class Searcher:
         return staged if first in codes else staged[1:]
 
     def _line_squares(self, tops: int) -> int:
-        """Squares that would complete a line of W-1 of these tops."""
+        """Squares that would complete a line of W-1 of these tops (the board tables' threat
+        squares as one bitboard, kept by tops for the frontier's one look-up)."""
         squares = self.completing.get(tops)
         if squares is None:
-            need = self.need
+            tables = self.board.tables
+            threats = tables.threats.get(tops)
+            if threats is None:
+                threats = tables.threat_squares(tops)
             squares = 0
-            for mask in self.lines:
-                if (tops & mask).bit_count() == need:
-                    squares |= mask & ~tops
+            for _, bit, _, _ in threats:
+                squares |= bit
             if len(self.completing) > EVAL_CACHE_LIMIT:
                 self.completing.clear()
             self.completing[tops] = squares
