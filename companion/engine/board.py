@@ -260,19 +260,8 @@ class Board:
 
     def gobble_mask(self, color: int) -> int:
         """Occupied squares a piece from ``color``'s external stacks may cover (rule 4)."""
-        tables = self.tables
         tops = self.tops
-        occupied = tops[0] | tops[1]
-        kind = tables.gobble_kind
-        if kind == 0:  # always
-            return occupied
-        if kind == 1:  # never
-            return 0
-        theirs = tops[color ^ 1]
-        lines = tables.gobble.get(theirs)
-        if lines is None:
-            lines = tables.gobble_lines(theirs)
-        return lines & occupied
+        return self.tables.gobble_squares(tops[color ^ 1], tops[0] | tops[1])
 
     def legal_codes(self, targets: int = -1) -> list[int]:
         """Every legal move code (none once a line has decided the game); with ``targets``,

@@ -140,6 +140,19 @@ class LineTables:
         self.gobble: dict[int, int] = {}    # opponent tops -> squares gobbling may cover (before & occupied)
         self.threats: dict[int, tuple[tuple[Square, int, tuple[int, ...], int], ...]] = {}
 
+    def gobble_squares(self, theirs: int, occupied: int) -> int:
+        """Of the ``occupied`` squares, those a piece from the external stacks may cover when
+        the opponent's tops are ``theirs`` (rule 4, by the variant's gobble rule)."""
+        kind = self.gobble_kind
+        if kind == 0:  # always
+            return occupied
+        if kind == 1:  # never
+            return 0
+        lines = self.gobble.get(theirs)
+        if lines is None:
+            lines = self.gobble_lines(theirs)
+        return lines & occupied
+
     def gobble_lines(self, theirs: int) -> int:
         """Rule 4 for the threat-line and storer rules: the squares of lines with W-1 of
         ``theirs`` (threat-line: only ``theirs`` in them)."""
@@ -565,18 +578,8 @@ class Position:
 
     def gobble_mask(self, color: Color) -> int:
         """Occupied squares that a piece from ``color``'s external stacks may cover (rule 4)."""
-        tables = self._tables
-        occupied = self._color_tops[0] | self._color_tops[1]
-        kind = tables.gobble_kind
-        if kind == 0:  # always
-            return occupied
-        if kind == 1:  # never
-            return 0
-        theirs = self._color_tops[color ^ 1]
-        lines = tables.gobble.get(theirs)
-        if lines is None:
-            lines = tables.gobble_lines(theirs)
-        return lines & occupied
+        tops = self._color_tops
+        return self._tables.gobble_squares(tops[color ^ 1], tops[0] | tops[1])
 
     def legal_codes(self) -> list[int]:
         """Every legal move as a code; none once a line has decided the game. Repetition is
