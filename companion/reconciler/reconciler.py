@@ -75,7 +75,6 @@ from companion.reconciler.referee import (
     wrong_piece_reason,
 )
 from companion.reconciler.unknowns import HiddenContents, warm_up
-from companion.rules import fen  # noqa: F401  (Position.text imports it on first use: at start-up then, not in a resync)
 from companion.rules.game import Game, PlayedMove
 from companion.rules.move import Move, MoveError
 from companion.rules.outcome import Outcome, Termination

@@ -36,6 +36,10 @@ from companion.rules.square import (
 )
 from companion.rules.variant import PRESETS, VARIANT_NAMES, GobbleRule, Variant, VariantError
 
+# The position text format is loaded with the rules (``Position.text`` imports it inside,
+# since ``fen`` imports ``position``): its first use then costs nothing, wherever it is.
+from companion.rules import fen  # isort: skip
+
 __all__ = [
     "BLACK",
     "COLOR_NAMES",
@@ -58,6 +62,7 @@ __all__ = [
     "VariantError",
     "board_squares",
     "color_name",
+    "fen",
     "opponent",
     "parse_color",
     "parse_moves",
