@@ -271,7 +271,8 @@ def _holdable_table(variant: Variant) -> tuple[tuple[int, ...], np.ndarray]:
     ``k1`` cups of size 1, ``k2`` of size 2... on the board leaves what its external stacks
     can hold; one more cell at either end of every axis, False, for counts out of range."""
     max_piece = variant.max_piece
-    supply = tuple(sum(s == size for stack in variant.stacks for s in stack) for size in range(1, max_piece + 1))
+    supply = tuple(sum(s == size for stack in variant.stacks for s in stack)
+                   for size in range(1, max_piece + 1))
     table = np.zeros([s + 3 for s in supply], dtype=bool)
     for row in product(*(range(s + 1) for s in supply)):
         table[tuple(c + 1 for c in row)] = _reserve_for(variant.stacks, variant.any_order, row) is not None
@@ -324,7 +325,8 @@ class _Grid:
             for size in range(1, max_piece + 1):
                 lowest = known[color * max_piece + size - 1]
                 hidden = self.shape[color * (max_piece - 1) + size - 1] if size < max_piece else 1
-                lines.append([min(max(count, -1), supply[size - 1] + 1) + 1 for count in range(lowest, lowest + hidden)])
+                counts = range(lowest, lowest + hidden)
+                lines.append([min(max(count, -1), supply[size - 1] + 1) + 1 for count in counts])
             halves.append(table[np.ix_(*lines)][..., 0])
         return halves[0].reshape(halves[0].shape + (1,) * halves[1].ndim) & halves[1]
 
@@ -350,8 +352,10 @@ class _Grid:
     def by_size(self, values: np.ndarray) -> np.ndarray:
         """``values`` over the grid with one axis per size, smallest first (its colours' axes
         flattened together, colour 0's the outer)."""
-        order = [axis for size in range(1, self.max_piece) for axis in self.axes(size)]
-        return values.transpose(order).reshape([self.shape[a] * self.shape[b] for a, b in map(self.axes, range(1, self.max_piece))])
+        pairs = [self.axes(size) for size in range(1, self.max_piece)]
+        order = [axis for pair in pairs for axis in pair]
+        return values.transpose(order).reshape([self.shape[first] * self.shape[second]
+                                                for first, second in pairs])
 
     def _per_size(self, size: int, table: np.ndarray) -> np.ndarray:
         """A table over the two colours' counts of ``size``, shaped to broadcast to the grid."""
@@ -367,8 +371,8 @@ def _size_tables(room: int, colour0: int, colour1: int) -> tuple[np.ndarray, np.
     colour1`` of them hidden of each colour: (the ways to hide them, 0 where they do not fit;
     for what one of the squares hides of that size, nothing, colour 0 or colour 1 (the order
     of ``_product_options``), whether the others can hide the rest, with the counts flattened)."""
-    ways = np.array([[comb(room, k0) * comb(room - k0, k1) for k1 in range(colour1)] for k0 in range(colour0)],
-                    dtype=np.int64).reshape(colour0, colour1)
+    ways = np.array([[comb(room, k0) * comb(room - k0, k1) for k1 in range(colour1)]
+                     for k0 in range(colour0)], dtype=np.int64).reshape(colour0, colour1)
     k0, k1 = np.meshgrid(np.arange(colour0), np.arange(colour1), indexing="ij")
     choices = np.stack([k0 + k1 <= room - 1, k0 >= 1, k1 >= 1])
     return ways, choices.reshape(3, -1).astype(np.float64)
@@ -407,7 +411,8 @@ def _possible_options(
     """The options of each square that some hypothesis has: those that leave a valid cell's
     rest to the other squares. That depends on the square only through its bound (the others
     are the squares that can hide each size but one of them), so it is found once per bound."""
-    by_bound = {bound: _possible_with_bound(grid, valid, bound) for bound in {bound for _, bound in open_squares}}
+    bounds = {bound for _, bound in open_squares}
+    by_bound = {bound: _possible_with_bound(grid, valid, bound) for bound in bounds}
     return {sq: list(by_bound[bound]) for sq, bound in reversed(open_squares)}
 
 
@@ -420,9 +425,11 @@ def _possible_with_bound(grid: _Grid, valid: np.ndarray, bound: int) -> list[Hid
     left = by_size.reshape(1, *by_size.shape[:bound - 1], -1).any(axis=-1).astype(np.float64)
     for size in range(1, bound):  # axes: the choices so far, this size's counts, the sizes after
         choices = grid.size_tables(size)[1]
-        left = np.matmul(choices, left.reshape(left.shape[0], choices.shape[1], -1)).reshape(-1, *left.shape[2:])
+        chosen = np.matmul(choices, left.reshape(left.shape[0], choices.shape[1], -1))
+        left = chosen.reshape(-1, *left.shape[2:])
     found = left.ravel() > 0  # per choice of every size, in product order
-    return [option for option, at in zip(_hidden_options(bound), _product_positions(bound), strict=True) if found[at]]
+    positions = zip(_hidden_options(bound), _product_positions(bound), strict=True)
+    return [option for option, at in positions if found[at]]
 
 
 @cache

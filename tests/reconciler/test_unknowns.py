@@ -124,8 +124,11 @@ SMALL_VARIANTS = [CLASSIC, PRESETS["junior"], Variant.from_spec("classic:order=a
                   Variant.from_spec("classic:stacks=4321.31")]
 
 
+Question = tuple[Variant, tuple[tuple[int, int], ...], tuple[int, ...], tuple[int, ...]]
+
+
 @st.composite
-def questions(draw: st.DrawFn) -> tuple[Variant, tuple[tuple[int, int], ...], tuple[int, ...], tuple[int, ...]]:
+def questions(draw: st.DrawFn) -> Question:
     """A variant, a few open squares (square, bound), the cups known on the board (their tops
     among them) and the cups placed since: few enough assignments to list them all."""
     variant = draw(st.sampled_from(SMALL_VARIANTS))
@@ -170,7 +173,7 @@ def every_valid_assignment(variant: Variant, open_squares: tuple[tuple[int, int]
 # a 2 of each colour shows: its stack's 3 is out, hidden under one of the two 4s (which one
 # decides the most likely: the first square's first option, White's 3)
 @example((CLASSIC, ((0, 4), (5, 4)), (0, 1, 0, 1, 0, 1, 0, 1), (0,) * 8))
-def test_the_count_agrees_with_every_assignment_listed(question: tuple) -> None:
+def test_the_count_agrees_with_every_assignment_listed(question: Question) -> None:
     variant, open_squares, base, placed = question
     valid = every_valid_assignment(variant, open_squares, base, placed)
     if not valid:
@@ -190,7 +193,8 @@ def test_the_count_agrees_with_every_assignment_listed(question: tuple) -> None:
         for contents in assignment:
             for color, size in contents:
                 hidden[color * variant.max_piece + size - 1] += 1
-        indices = [_hidden_options(bound).index(c) for (_, bound), c in zip(open_squares, assignment, strict=True)]
+        pairs = zip(open_squares, assignment, strict=True)
+        indices = [_hidden_options(bound).index(contents) for (_, bound), contents in pairs]
         return sum(hidden), hidden, indices
 
     first = min(valid, key=rank)
