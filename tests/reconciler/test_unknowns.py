@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from itertools import product
+from math import prod
+
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from companion.errors import CompanionError
 from companion.reconciler.reconciler import Reconciler
-from companion.reconciler.unknowns import HiddenContents
-from companion.rules import PRESETS, Game, Move, parse_square
+from companion.reconciler.unknowns import HiddenContents, _count_hypotheses, _hidden_options, reserves_for
+from companion.rules import PRESETS, Game, Move, Variant, parse_square
 from tests.reconciler.helpers import observe
 
 CLASSIC = PRESETS["classic"]
@@ -111,3 +116,86 @@ def test_changes_counted_at_once_give_the_same_answer() -> None:
     assert lazy.count == eager.count
     assert lazy.unknown() == eager.unknown()
     assert lazy.start_position() == eager.start_position()
+
+
+# ----- the count against every assignment, one by one -------------------------------------
+
+SMALL_VARIANTS = [CLASSIC, PRESETS["junior"], Variant.from_spec("classic:order=any"),
+                  Variant.from_spec("classic:stacks=4321.31")]
+
+
+Question = tuple[Variant, tuple[tuple[int, int], ...], tuple[int, ...], tuple[int, ...]]
+
+
+@st.composite
+def questions(draw: st.DrawFn) -> Question:
+    """A variant, a few open squares (square, bound), the cups known on the board (their tops
+    among them) and the cups placed since: few enough assignments to list them all."""
+    variant = draw(st.sampled_from(SMALL_VARIANTS))
+    max_piece = variant.max_piece
+    bounds = draw(st.lists(st.integers(2, max_piece), min_size=0, max_size=3)
+                  .filter(lambda bs: prod(3 ** (b - 1) for b in bs) <= 729))
+    squares = sorted(draw(st.lists(st.integers(0, variant.size ** 2 - 1), min_size=len(bounds),
+                                   max_size=len(bounds), unique=True)))
+    base = [0] * (2 * max_piece)
+    for bound in bounds:
+        base[draw(st.integers(0, 1)) * max_piece + bound - 1] += 1
+    for kind in draw(st.lists(st.integers(0, 2 * max_piece - 1), max_size=6)):
+        base[kind] += 1
+    placed = [0] * (2 * max_piece)
+    for kind in draw(st.lists(st.integers(0, 2 * max_piece - 1), max_size=2)):
+        placed[kind] += 1
+    return variant, tuple(zip(squares, bounds, strict=True)), tuple(base), tuple(placed)
+
+
+def every_valid_assignment(variant: Variant, open_squares: tuple[tuple[int, int], ...],
+                           base: tuple[int, ...], placed: tuple[int, ...]) -> list[tuple[tuple, ...]]:
+    """Every choice of hidden contents per open square after which the external stacks can hold
+    the rest, now and before the cups placed since."""
+    max_piece = variant.max_piece
+
+    def holdable(counts: list[int]) -> bool:
+        return min(counts) >= 0 and reserves_for(variant, tuple(counts)) is not None
+
+    out = []
+    for assignment in product(*(_hidden_options(bound) for _, bound in open_squares)):
+        counts = list(base)
+        for hidden in assignment:
+            for color, size in hidden:
+                counts[color * max_piece + size - 1] += 1
+        if holdable(counts) and holdable([c - p for c, p in zip(counts, placed, strict=True)]):
+            out.append(assignment)
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(questions())
+# a 2 of each colour shows: its stack's 3 is out, hidden under one of the two 4s (which one
+# decides the most likely: the first square's first option, White's 3)
+@example((CLASSIC, ((0, 4), (5, 4)), (0, 1, 0, 1, 0, 1, 0, 1), (0,) * 8))
+def test_the_count_agrees_with_every_assignment_listed(question: Question) -> None:
+    variant, open_squares, base, placed = question
+    valid = every_valid_assignment(variant, open_squares, base, placed)
+    if not valid:
+        with pytest.raises(CompanionError):
+            _count_hypotheses(variant, open_squares, base, placed)
+        return
+    count, best, options = _count_hypotheses(variant, open_squares, base, placed)
+    assert count == len(valid)
+    for i, (sq, bound) in enumerate(open_squares):
+        order = _hidden_options(bound)
+        assert options[sq] == sorted({assignment[i] for assignment in valid}, key=order.index)
+
+    # the most likely: the fewest hidden cups, then the smallest counts per colour and size,
+    # then the first options square by square
+    def rank(assignment: tuple) -> tuple:
+        hidden = [0] * (2 * variant.max_piece)
+        for contents in assignment:
+            for color, size in contents:
+                hidden[color * variant.max_piece + size - 1] += 1
+        pairs = zip(open_squares, assignment, strict=True)
+        indices = [_hidden_options(bound).index(contents) for (_, bound), contents in pairs]
+        return sum(hidden), hidden, indices
+
+    first = min(valid, key=rank)
+    assert best == {sq: contents for (sq, _), contents in zip(open_squares, first, strict=True) if contents}
