@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import product
-from math import comb
+from math import comb, prod
 
 import numpy as np
 
@@ -249,7 +249,7 @@ def _count_hypotheses(
         valid &= grid.holdable(variant, [b - p for b, p in zip(base, placed, strict=True)])
     if not valid.any():
         raise CompanionError("no position fits the visible tops and the piece counts")
-    count = int(grid.ways()[valid].sum())  # wrapping past 2**63 as the int64 sums always did
+    count = int(grid.ways()[valid].sum())
     return count, _most_likely(grid, valid, open_squares), _possible_options(grid, valid, open_squares)
 
 
@@ -338,10 +338,15 @@ class _Grid:
         return out
 
     def ways(self) -> np.ndarray:
-        """In how many ways the open squares can hide each cell's cups (int64)."""
-        out = np.ones(self.shape, dtype=np.int64)
-        for size in range(1, self.max_piece):
-            out *= self._per_size(size, self.size_tables(size)[0])
+        """In how many ways the open squares can hide each cell's cups: int64 where even
+        the whole grid's sum fits (classic, by far), else Python integers (a crowded moku
+        board has more than 2**63 hypotheses)."""
+        tables = [self.size_tables(size)[0] for size in range(1, self.max_piece)]
+        bound = prod(self.shape) * prod(max(int(t.max()), 1) for t in tables)
+        exact = bound < 2**63
+        out = np.ones(self.shape, dtype=np.int64 if exact else object)
+        for size, table in enumerate(tables, start=1):
+            out = out * self._per_size(size, table.astype(np.int64) if exact else table)
         return out
 
     def size_tables(self, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -372,7 +377,7 @@ def _size_tables(room: int, colour0: int, colour1: int) -> tuple[np.ndarray, np.
     for what one of the squares hides of that size, nothing, colour 0 or colour 1 (the order
     of ``_product_options``), whether the others can hide the rest, with the counts flattened)."""
     ways = np.array([[comb(room, k0) * comb(room - k0, k1) for k1 in range(colour1)]
-                     for k0 in range(colour0)], dtype=np.int64).reshape(colour0, colour1)
+                     for k0 in range(colour0)], dtype=object).reshape(colour0, colour1)
     k0, k1 = np.meshgrid(np.arange(colour0), np.arange(colour1), indexing="ij")
     choices = np.stack([k0 + k1 <= room - 1, k0 >= 1, k1 >= 1])
     return ways, choices.reshape(3, -1).astype(np.float64)

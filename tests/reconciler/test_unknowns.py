@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from itertools import product
 from math import prod
 
@@ -199,3 +200,23 @@ def test_the_count_agrees_with_every_assignment_listed(question: Question) -> No
 
     first = min(valid, key=rank)
     assert best == {sq: contents for (sq, _), contents in zip(open_squares, first, strict=True) if contents}
+
+
+def test_counts_past_two_to_the_63_are_exact() -> None:
+    """A crowded moku board has more hypotheses than an int64 holds: the count must still be
+    the sum, over what one square may hide, of the counts with that known (a wrapped or
+    rounded count breaks the sum)."""
+    moku = PRESETS["moku"]
+    open_squares = tuple((sq, 5) for sq in range(10)) + tuple((sq, 4) for sq in range(10, 20))
+    base = (0, 0, 0, 5, 5, 0, 0, 0, 5, 5)
+    count = _count_hypotheses(moku, open_squares, base, (0,) * 10)[0]
+    assert count > 2**63
+    # what square 19 (a 4 on top) hides is known in turn: nothing is open there then
+    total = 0
+    for hidden in _hidden_options(4):
+        known = list(base)
+        for color, size in hidden:
+            known[color * 5 + size - 1] += 1
+        with contextlib.suppress(CompanionError):  # (that much hidden there fits no hypothesis)
+            total += _count_hypotheses(moku, open_squares[:-1], tuple(known), (0,) * 10)[0]
+    assert total == count
