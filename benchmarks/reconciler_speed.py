@@ -1,6 +1,6 @@
 """How long the reconciler takes per stable observation.
 
-    PYTHONPATH=. python benchmarks/reconciler_speed.py [GAMES] [--cpu] [--repeat N]
+    PYTHONPATH=. python benchmarks/reconciler_speed.py [GAMES] [--cpu] [--repeat N] [--gc-off]
 
 Two streams: fault-free readings of random classic games (the normal case: the board shows
 the last position or one move more), and the fault mix of the robustness test (unclear
@@ -13,7 +13,10 @@ the first run), and also reports each observation's fastest time. The reconciler
 deterministic, so the streams and the work are the same every run: what differs is what the
 machine's other jobs cost the run (a busy neighbour slows even the CPU time through shared
 caches), and the fastest time is the reconciler's own. Both are printed. (A garbage
-collection falls on the same observation every run: it stays in both.)
+collection falls on the same observation every run: it stays in both.) ``--gc-off`` turns
+the collector off while timing, leaving the reconciler's own work: it makes no reference
+cycles (the collections during 150 faulted games free none), so a collection only scans what
+is alive, yet one can take a few milliseconds inside an observation.
 """
 
 from __future__ import annotations
@@ -44,12 +47,14 @@ def summary(name: str, seconds: np.ndarray) -> str:
             f"p99.9 {np.percentile(ms, 99.9):.2f} ms, max {ms.max():.2f} ms, over 5 ms: {int((ms > 5).sum())}")
 
 
-def measure(games: int, timer: Callable[[], float]) -> dict[str, np.ndarray]:
+def measure(games: int, timer: Callable[[], float], collect: bool = True) -> dict[str, np.ndarray]:
     """Seconds per observation of each stream, in a fixed order. What start-up loaded is
     frozen out of the garbage collector first, as the device does (``device/app.py``):
     otherwise a full collection scans it, ~12 ms inside one observation."""
     gc.collect()
     gc.freeze()
+    if not collect:
+        gc.disable()
     clean: list[float] = []
     for seed in range(games):
         stream = make_stream(PRESETS["classic"], seed, FaultRates.clean())
@@ -58,12 +63,12 @@ def measure(games: int, timer: Callable[[], float]) -> dict[str, np.ndarray]:
     return {"fault-free": np.array(clean), "with faults": np.array(faulted)}
 
 
-def measure_in_fresh_processes(games: int, repeat: int, cpu: bool) -> list[dict[str, np.ndarray]]:
+def measure_in_fresh_processes(games: int, repeat: int, options: list[str]) -> list[dict[str, np.ndarray]]:
     runs = []
     with tempfile.TemporaryDirectory() as folder:
         for i in range(repeat):
             raw = Path(folder) / f"run{i}.npz"
-            command = [sys.executable, __file__, str(games), "--raw", str(raw), *(["--cpu"] if cpu else [])]
+            command = [sys.executable, __file__, str(games), "--raw", str(raw), *options]
             subprocess.run(command, check=True)  # (the same interpreter, working folder and PYTHONPATH)
             with np.load(raw) as data:
                 runs.append({name: data[name] for name in STREAMS})
@@ -73,17 +78,19 @@ def measure_in_fresh_processes(games: int, repeat: int, cpu: bool) -> list[dict[
 def main() -> None:
     args = sys.argv[1:]
     games = int(next((a for a in args if a.isdigit()), "200"))
-    cpu = "--cpu" in args
+    cpu, collect = "--cpu" in args, "--gc-off" not in args
+    timer = time.thread_time if cpu else time.perf_counter
     if "--raw" in args:  # one run of ``--repeat``: the times go to a file
-        np.savez(args[args.index("--raw") + 1], **measure(games, time.thread_time if cpu else time.perf_counter))
+        np.savez(args[args.index("--raw") + 1], **measure(games, timer, collect))
         return
     repeat = int(args[args.index("--repeat") + 1]) if "--repeat" in args else 1
     print(f"{platform.machine()} {platform.processor() or ''} python {platform.python_version()}, "
-          f"{'CPU time' if cpu else 'wall clock'}, load {os.getloadavg()[0]:.1f}")
+          f"{'CPU time' if cpu else 'wall clock'}, garbage collection {'on' if collect else 'off'}, "
+          f"load {os.getloadavg()[0]:.1f}")
     if repeat == 1:
-        runs = [measure(games, time.thread_time if cpu else time.perf_counter)]
+        runs = [measure(games, timer, collect)]
     else:
-        runs = measure_in_fresh_processes(games, repeat, cpu)
+        runs = measure_in_fresh_processes(games, repeat, [a for a in args if a in ("--cpu", "--gc-off")])
     for name in STREAMS:
         print(summary(name, runs[0][name]))
     if repeat > 1:
