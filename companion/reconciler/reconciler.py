@@ -422,7 +422,11 @@ class Reconciler:
         self, path: Path, likelihood: Likelihood, two: bool, least: float
     ) -> tuple[View, bool, list[Explanation]]:
         position = self._goto(path.root, path.codes)
-        view = View(position, None, likelihood=likelihood)
+        # the two-move search follows this line's single-action scoring of the same reading:
+        # its view is that one's, not built a second time ("over" is asked again: that scoring
+        # may have been for another path of the line, with a forfeit)
+        single = self._explained.get((path.root, path.codes, False)) if two else None
+        view = single[0] if single is not None else View(position, None, likelihood=likelihood)
         over = path.forfeit is not None or _is_over(position, view)
         if two:
             changed = view.changed_squares(self.settings.changed)
