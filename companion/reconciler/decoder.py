@@ -629,7 +629,11 @@ def two_move_explanations(
     replies = range(1 + (position.turn ^ 1) * max_piece, 1 + (position.turn ^ 1) * max_piece + max_piece)
     covered = {sq: max(gain[row[sq]][cls] for cls in replies) for sq in changed}
     current = view.frame.current_list
-    for first in _codes_within(position.legal_codes(), changed):
+    within = 0
+    for sq in changed:
+        within |= 1 << sq
+    gains = {sq: gain[row[sq]] for sq in changed}  # (the rows the pairs are scored on)
+    for first in position.legal_codes(within):
         to = first & 0xFF
         if first & BOARD_FLAG:
             origin = (first >> 8) & 0xFF
@@ -638,54 +642,64 @@ def two_move_explanations(
             shown, reach = 1 + position.turn * max_piece + ((first >> 8) & 0xF) - 1, 0.0
         if reach + max(gain[row[to]][shown], covered[to]) + best_two < least:
             continue
-        touched = _touched(first)
         position.push_code(first)
         try:
             if position.line_result() is None:
-                for second in _codes_within(position.legal_codes(), changed):
-                    squares = tuple(dict.fromkeys(touched + _touched(second)))
-                    if sum(worth[sq] for sq in squares) >= least:
-                        out.append(_scored_pair(position, view, first, second, squares))
+                out += _scored_replies(position, view, first, within, gains, worth, least)
         finally:
             position.pop_code()
     return out
 
 
-def _codes_within(codes: list[int], squares: set[Square]) -> list[int]:
-    """The codes whose every square is among ``squares``."""
-    return [
-        code for code in codes
-        if code & 0xFF in squares and (not code & BOARD_FLAG or (code >> 8) & 0xFF in squares)
-    ]
+def _scored_replies(
+    position: Position, view: View, first: int, within: int, gains: dict[Square, list[float]],
+    worth: dict[Square, float], least: float,
+) -> list[Explanation]:
+    """Every reply to ``first`` (already pushed) within the changed squares (``within``;
+    ``gains`` and ``worth`` by square) whose squares' slack reaches ``least``, scored as a
+    pair. What a pair shows is read off the stacks (no push): the square the reply lands on
+    shows its cup, the square it leaves the cup under it, a square only the first move
+    touched its top after it. (The first move's part is computed once: this is the search's
+    innermost loop.)"""
+    stacks, turn = position._stacks, position.turn
+    classes = _piece_classes(view.max_piece)
+    first_to = first & 0xFF
+    touched = (first_to, (first >> 8) & 0xFF) if first & BOARD_FLAG else (first_to,)
+    after_first = {sq: classes[stacks[sq][-1]] if stacks[sq] else 0 for sq in touched}
+    first_changes = tuple(after_first.items())
+    out = []
+    for second in position.legal_codes(within):
+        to = second & 0xFF
+        if second & BOARD_FLAG:
+            origin = (second >> 8) & 0xFF
+            stack = stacks[origin]
+            reply: tuple[tuple[Square, int], ...] = (
+                (to, classes[stack[-1]]), (origin, classes[stack[-2]] if len(stack) > 1 else 0)
+            )
+        else:
+            origin = -1
+            reply = ((to, classes[((second >> 8) & 0xF) << 1 | turn]),)
+        # the squares in order: the first move's (destination, origin), then the reply's new ones
+        if to in after_first or origin in after_first:
+            shows = dict(reply)
+            changes = tuple((sq, shows.get(sq, cls)) for sq, cls in first_changes) + tuple(
+                change for change in reply if change[0] not in after_first
+            )
+        else:
+            changes = first_changes + reply
+        if sum([worth[sq] for sq, _ in changes]) < least:
+            continue
+        pair_gain = sum([gains[sq][cls] for sq, cls in changes])
+        hidden = HIDDEN_FIRST if to == first_to else 0.0
+        out.append(Explanation(Kind.TWO_MOVES, pair_gain, changes, (first, second), prior=hidden))
+    return out
 
 
-def _touched(code: int) -> tuple[Square, ...]:
-    return (code & 0xFF, (code >> 8) & 0xFF) if code & BOARD_FLAG else (code & 0xFF,)
-
-
-def _scored_pair(
-    position: Position, view: View, first: int, second: int, squares: tuple[Square, ...]
-) -> Explanation:
-    """The pair played from ``position`` with ``first`` already pushed; ``squares`` are the
-    ones the two touch. What the reply shows is read off the stacks (no push): the square it
-    lands on shows its cup, the square it leaves the cup under it, the others stay."""
-    stacks = position._stacks
-    to = second & 0xFF
-    origin, below = -1, None
-    if second & BOARD_FLAG:
-        origin = (second >> 8) & 0xFF
-        stack = stacks[origin]
-        moved: int | None = stack[-1]
-        below = stack[-2] if len(stack) > 1 else None
-    else:
-        moved = ((second >> 8) & 0xF) << 1 | position.turn
-    changes = []
-    for sq in squares:
-        piece = moved if sq == to else below if sq == origin else _top_code(position, sq)
-        changes.append((sq, view.piece_class(piece)))
-    gain = sum(view.gain[view.row[sq]][cls] for sq, cls in changes)
-    hidden = HIDDEN_FIRST if to == first & 0xFF else 0.0
-    return Explanation(Kind.TWO_MOVES, gain, tuple(changes), (first, second), prior=hidden)
+@cache
+def _piece_classes(max_piece: int) -> tuple[int, ...]:
+    """Probability column of each piece code (``View.piece_class``), by code; 0 (no piece) for
+    an empty square."""
+    return (0, 0, *(1 + (piece & 1) * max_piece + (piece >> 1) - 1 for piece in range(2, (max_piece + 1) << 1)))
 
 
 # ----- deciding -----------------------------------------------------------------------------------
