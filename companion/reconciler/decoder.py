@@ -88,6 +88,7 @@ class Settings:
 
 DEFAULT_SETTINGS = Settings()
 HIDDEN_FIRST = 3.0  # extra log-odds against two moves whose first cup the second one covers
+_FLOOR_ROUNDING = 1e-9  # nats: what the scores' rounding may differ by, summed in another order
 CANDIDATES = 10  # single actions turned into explanations per position
 
 
@@ -605,7 +606,9 @@ def two_move_explanations(
     position: Position, view: View, changed: set[Square], least: float = -np.inf
 ) -> list[Explanation]:
     """A legal move and a legal reply whose every square is among ``changed``, gaining at
-    least ``least`` (the caller's floor: pairs that cannot reach it are never scored).
+    least ``least`` beyond their own prior (the caller's floor: pairs below it are left out,
+    and pairs that cannot reach it are never scored; ``_FLOOR_ROUNDING`` below it still
+    count, so that a caller comparing the full score to the same floor decides the ties).
 
     Each move changes the square it lands on, and the square it leaves, in the final view
     (a later cup on top is larger, so it shows differently); so pruning to changed squares
@@ -618,6 +621,8 @@ def two_move_explanations(
     A pair gains at most the slack of the squares it touches (what their best reading beats
     the current top by), so a first move whose squares plus the two best others cannot reach
     ``least`` is skipped without generating the replies, and so is each such reply.
+    (The reconciler drops whatever falls below its floor anyway: most pairs do, and are
+    not made into explanations at all.)
     """
     out: list[Explanation] = []
     slack, row, gain = view.slack, view.row, view.gain
@@ -656,8 +661,8 @@ def _scored_replies(
     worth: dict[Square, float], least: float,
 ) -> list[Explanation]:
     """Every reply to ``first`` (already pushed) within the changed squares (``within``;
-    ``gains`` and ``worth`` by square) whose squares' slack reaches ``least``, scored as a
-    pair. What a pair shows is read off the stacks (no push): the square the reply lands on
+    ``gains`` and ``worth`` by square) whose squares' slack, then gain (less the pair's
+    prior), reach ``least``, scored as a pair. What a pair shows is read off the stacks (no push): the square the reply lands on
     shows its cup, the square it leaves the cup under it, a square only the first move
     touched its top after it. (The first move's part is computed once: this is the search's
     innermost loop.)"""
@@ -691,6 +696,8 @@ def _scored_replies(
             continue
         pair_gain = sum([gains[sq][cls] for sq, cls in changes])
         hidden = HIDDEN_FIRST if to == first_to else 0.0
+        if pair_gain - hidden < least - _FLOOR_ROUNDING:
+            continue
         out.append(Explanation(Kind.TWO_MOVES, pair_gain, changes, (first, second), prior=hidden))
     return out
 
