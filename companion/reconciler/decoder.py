@@ -633,19 +633,23 @@ def two_move_explanations(
     max_piece = view.max_piece
     replies = range(1 + (position.turn ^ 1) * max_piece, 1 + (position.turn ^ 1) * max_piece + max_piece)
     covered = {sq: max(gain[row[sq]][cls] for cls in replies) for sq in changed}
-    current = view.frame.current_list
+    current, under = view.frame.current_list, view.frame.under_list
     within = 0
     for sq in changed:
         within |= 1 << sq
     gains = {sq: gain[row[sq]] for sq in changed}  # (the rows the pairs are scored on)
+    by_worth = sorted(worth.items(), key=_second, reverse=True)
     for first in position.legal_codes(within):
         to = first & 0xFF
         if first & BOARD_FLAG:
             origin = (first >> 8) & 0xFF
             shown, reach = current[row[origin]], worth[origin]
         else:
-            shown, reach = 1 + position.turn * max_piece + ((first >> 8) & 0xF) - 1, 0.0
+            origin, shown, reach = -1, 1 + position.turn * max_piece + ((first >> 8) & 0xF) - 1, 0.0
         if reach + max(gain[row[to]][shown], covered[to]) + best_two < least:
+            continue
+        left = under[row[origin]] if origin >= 0 else 0
+        if _pair_bound(to, shown, origin, left, gains, worth, covered, by_worth) < least - _FLOOR_ROUNDING:
             continue
         position.push_code(first)
         try:
@@ -654,6 +658,28 @@ def two_move_explanations(
         finally:
             position.pop_code()
     return out
+
+
+def _pair_bound(
+    to: Square, shown: int, origin: Square, left: int, gains: dict[Square, list[float]],
+    worth: dict[Square, float], covered: dict[Square, float], by_worth: list[tuple[Square, float]],
+) -> float:
+    """The most a pair can gain whose first move lands on ``to`` showing class ``shown``
+    there (from ``origin`` showing ``left`` after it; -1 for a placement), before its replies
+    are generated: the reply leaves both squares as the first move did, or covers ``to``
+    (gaining at most ``covered`` there), or lands on or leaves ``origin`` (at most its slack);
+    each other square it touches gains at most its slack (``by_worth``: best first)."""
+    others = [w for sq, w in by_worth if sq != to and sq != origin][:2]
+    one = others[0] if others else 0.0
+    two = one + others[1] if len(others) > 1 else one
+    at_to = gains[to][shown]
+    if origin < 0:
+        return max(at_to + two, covered[to] + one)
+    return max(at_to + gains[origin][left] + two, max(covered[to], at_to) + worth[origin] + one)
+
+
+def _second(item: tuple[Square, float]) -> float:
+    return item[1]
 
 
 def _scored_replies(
