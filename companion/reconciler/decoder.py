@@ -153,25 +153,24 @@ class Likelihood:
 
 @dataclass(slots=True, eq=False)
 class Frame:
-    """What a position shows and allows, as arrays over squares (cached per position): each
-    square's top class and the class under it, and the cost in nats of every single action
-    (0 for a legal move, the illegal prior for a physical action the rules forbid, infinity
-    for one that cannot happen: a cup put on a larger one)."""
+    """What a position shows and allows (cached per position): each square's top class, the
+    class under it and the top's size, and the legal move codes. The cost in nats of every
+    single action (``_costs``) and where each action's gain is read (``_gather``) are built
+    from them when first asked: a frame built for its tops alone (a resync, ``reach``'s
+    look-up) never needs them."""
 
     squares: tuple[Square, ...]
     row: dict[Square, int]
     turn: int
-    codes: np.ndarray  # the legal move codes
+    max_piece: int
+    codes: list[int]  # the legal move codes
     current: np.ndarray
     under: np.ndarray
     current_list: list[int]
     under_list: list[int]
     top_size: list[int]
-    place_legal: np.ndarray  # square x class (1..2S): a legal placement
-    board_legal: np.ndarray  # origin x destination: a legal board move
-    place_fits: np.ndarray
-    board_fits: np.ndarray
     costs: dict[tuple, np.ndarray]
+    gather: tuple[np.ndarray, np.ndarray] | None = None  # ``_gather`` for the frame's own tops
     undone: tuple[tuple[Square, int], ...] | None = None  # what taking the last move back shows
     placed: dict[int, list[int]] | None = None  # legal placement codes by size << 8 | square
 
@@ -180,10 +179,16 @@ class Frame:
         stack it may come from), grouped once per frame when first asked."""
         if self.placed is None:
             self.placed = {}
-            for code in self.codes.tolist():
+            for code in self.codes:
                 if not code & BOARD_FLAG:
                     self.placed.setdefault(code & 0xFFF, []).append(code)
         return self.placed.get(size << 8 | sq, [])
+
+    def fits_elsewhere(self, r: int) -> bool:
+        """Whether the top of row ``r`` could be put down on another square (a smaller top
+        or an empty square), legal or not."""
+        size = self.top_size[r]
+        return size > 0 and any(other < size for other in self.top_size)
 
 
 _FRAMES: OrderedDict[tuple, Frame] = OrderedDict()
@@ -208,49 +213,25 @@ def _row_map(size: int) -> np.ndarray:
     return rows
 
 
-@cache
-def _class_sizes(max_piece: int) -> np.ndarray:
-    return np.tile(np.arange(1, max_piece + 1), 2)
-
-
-@cache
-def _diagonal(n: int) -> tuple[np.ndarray, np.ndarray]:
-    return (np.arange(n), np.arange(n))
+def _frame_key(position: Position) -> tuple:
+    """A frame's cache key: the position's identity (pieces, reserves, side to move), whether
+    the game is decided, and the last move (what a takeback shows)."""
+    last = position._undo[-1][0] if position._undo else -1
+    return (id(position._tables), position._hash, position.turn, position._result is None, last)
 
 
 def frame(position: Position) -> Frame:
-    """The frame of ``position`` (cached by its identity: pieces, reserves, side to move)."""
-    last = position._undo[-1][0] if position._undo else -1
-    key = (id(position._tables), position._hash, position.turn, position._result is None, last)
+    """The frame of ``position`` (cached by ``_frame_key``)."""
+    key = _frame_key(position)
     cached = _FRAMES.get(key)
     if cached is not None:
         _FRAMES.move_to_end(key)
         return cached
     squares, row = _squares(position.size)
-    max_piece = position.variant.max_piece
     current, under, top_size = _tops(position, squares)
-    # the legal codes as flat positions in the placement and board-move arrays
-    n, turn = len(squares), position.turn
-    width = 2 * max_piece
-    codes = np.array(position.legal_codes(), dtype=np.int64)
-    rows = _row_map(position.size)
-    board = (codes & BOARD_FLAG) != 0
-    to = rows[codes & 0xFF]
-    above = (codes >> 8) & 0xFF
-    place_legal = np.zeros(n * width, dtype=bool)
-    placed = ~board
-    place_legal[to[placed] * width + turn * max_piece - 1 + (above[placed] & 0xF)] = True
-    place_legal = place_legal.reshape(n, width)
-    board_legal = np.zeros(n * n, dtype=bool)
-    board_legal[rows[above[board]] * n + to[board]] = True
-    board_legal = board_legal.reshape(n, n)
-    sizes = np.array(top_size)
-    place_fits = _class_sizes(max_piece)[None, :] > sizes[:, None]
-    board_fits = (sizes[None, :] < sizes[:, None]) & (sizes > 0)[:, None]
-    board_fits[_diagonal(n)] = False
     entry = Frame(
-        squares, row, turn, codes, np.array(current), np.array(under), current, under, top_size,
-        place_legal, board_legal, place_fits, board_fits, {},
+        squares, row, position.turn, position.variant.max_piece, position.legal_codes(),
+        np.array(current), np.array(under), current, under, top_size, {},
     )
     _FRAMES[key] = entry
     if len(_FRAMES) > _FRAME_CACHE_SIZE:
@@ -260,25 +241,19 @@ def frame(position: Position) -> Frame:
 
 def _tops(position: Position, squares: tuple[Square, ...]) -> tuple[list[int], list[int], list[int]]:
     """Each square's top class, the class under it, and the top's size (0: empty)."""
-    max_piece = position.variant.max_piece
-    stacks = position._stacks
-    current, under, top_size = [], [], []
-    for sq in squares:
-        stack = stacks[sq]
-        if stack:
-            piece = stack[-1]
-            current.append(1 + (piece & 1) * max_piece + (piece >> 1) - 1)
-            top_size.append(piece >> 1)
-            if len(stack) > 1:
-                below = stack[-2]
-                under.append(1 + (below & 1) * max_piece + (below >> 1) - 1)
-            else:
-                under.append(0)
-        else:
-            current.append(0)
-            top_size.append(0)
-            under.append(0)
+    classes = _piece_classes(position.variant.max_piece)
+    stacks = [position._stacks[sq] for sq in squares]
+    current = [classes[stack[-1]] if stack else 0 for stack in stacks]
+    under = [classes[stack[-2]] if len(stack) > 1 else 0 for stack in stacks]
+    top_size = [stack[-1] >> 1 if stack else 0 for stack in stacks]
     return current, under, top_size
+
+
+@cache
+def _piece_classes(max_piece: int) -> tuple[int, ...]:
+    """Probability column of each piece code (``View.piece_class``), by code; 0 (no piece) for
+    an empty square."""
+    return (0, 0, *(1 + (piece & 1) * max_piece + (piece >> 1) - 1 for piece in range(2, (max_piece + 1) << 1)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,14 +287,19 @@ def reach(position: Position, likelihood: Likelihood) -> Reach:
     """Upper bounds of the gains ``explain`` can find from ``position`` (before the game is
     over), ignoring legality and priors (both only lower a score): a cup of any class put on
     any square, any top moved to any square (its origin showing the cup under it), any top
-    lifted, every square emptied (a new game); a takeback is one of those physically."""
-    squares, _ = _squares(position.size)
-    current, under, _ = _tops(position, squares)
+    lifted, every square emptied (a new game); a takeback is one of those physically.
+    (The tops come from the position's frame when one is cached: none is built here.)"""
+    cached = _FRAMES.get(_frame_key(position))
+    if cached is not None:
+        current, under = cached.current, cached.under
+    else:
+        current_list, under_list, _ = _tops(position, _squares(position.size)[0])
+        current, under = np.array(current_list), np.array(under_list)
     log, rows = likelihood.log, likelihood.rows
     base = log[rows, current]
     G = log - base[:, None]
     best_of = G.max(axis=0)  # the most showing each class anywhere can gain
-    occupied = np.array(current) > 0
+    occupied = current > 0
     moved = (G[rows, under] + best_of[current])[occupied]  # lift, then (or not) put down
     single = max(float(best_of[1:].max()), float(moved.max(initial=0.0)), float(G[occupied, 0].sum()), 0.0)
     return Reach(float(base.sum()), single, likelihood.best - base)
@@ -328,32 +308,81 @@ def reach(position: Position, likelihood: Likelihood) -> Reach:
 def _costs(
     position: Position, f: Frame, moves: bool, illegal: bool, lifts: bool, takeback: bool
 ) -> np.ndarray:
-    """Costs of every placement, board move and lift for these options, flat in that order
-    (cached per frame)."""
+    """Costs of every placement (square x class 1..2S), board move (origin x destination)
+    and lift (square) for these options, flat in that order (cached per frame): an action
+    whose cup is larger than the top it goes on (or the square is empty) costs the illegal
+    prior, or nothing when it is a legal move; lifting a top costs the lift prior; anything
+    else cannot happen. (A handful of numpy calls over index tables: this runs once per new
+    position of every line, and numpy costs per call at this size.)"""
     key = (moves, illegal, lifts, takeback)
     cached = f.costs.get(key)
     if cached is not None:
         return cached
-    inf, bad = np.inf, PRIOR[Kind.ILLEGAL]
-    place = np.full(f.place_fits.shape, inf)
-    board = np.full(f.board_fits.shape, inf)
-    if illegal:
-        place[f.place_fits & ~f.place_legal] = bad
-        board_illegal = f.board_fits & ~f.board_legal
-        undo = _reverse_of_last_move(position) if takeback else None
-        if undo is not None:
-            board_illegal[f.row[undo[0]], f.row[undo[1]]] = False
-        board[board_illegal] = bad
-    if moves:
-        place[f.place_legal] = 0.0
-        board[f.board_legal] = 0.0
-    occupied = np.array(f.top_size) > 0
-    lift = np.where(occupied, PRIOR[Kind.LIFT], inf) if lifts else np.full(len(f.squares), inf)
+    n, width = len(f.squares), 2 * f.max_piece
+    lifted = n * width + n * n  # where the lifts start
+    mover, target, prior, class_sizes = _cost_tables(n, f.max_piece)
+    sizes = np.array(f.top_size + class_sizes)
+    flat = np.where(sizes.take(mover) > sizes.take(target), prior, np.inf)
+    if not illegal:
+        flat[:lifted] = np.inf
+    if not lifts:
+        flat[lifted:] = np.inf
+    undo = _reverse_of_last_move(position) if takeback and illegal else None
+    if undo is not None:
+        flat[n * width + f.row[undo[0]] * n + f.row[undo[1]]] = np.inf  # a takeback, not an illegal move
+    if moves or illegal:
+        flat[_legal_index(f)] = 0.0 if moves else np.inf
     placed = _last_placement(position) if takeback else None
     if placed is not None:
-        lift[f.row[placed]] = inf
-    flat = f.costs[key] = np.concatenate((place.ravel(), board.ravel(), lift))
+        flat[lifted + f.row[placed]] = np.inf
+    f.costs[key] = flat
     return flat
+
+
+@cache
+def _cost_tables(n: int, max_piece: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]:
+    """For ``_costs``' flat array, over the sizes of the tops (n squares), a 0, and the cups
+    of each class: where the size of the cup each action moves is, where the size of what
+    it goes on is (a lift: the 0), and the prior of the action if it can happen."""
+    width = 2 * max_piece
+    squares, classes = np.arange(n), n + 1 + np.arange(width)
+    mover = np.concatenate((np.tile(classes, n), np.repeat(squares, n), squares))
+    target = np.concatenate((np.repeat(squares, width), np.tile(squares, n), np.full(n, n)))
+    prior = np.full(mover.size, PRIOR[Kind.ILLEGAL])
+    prior[n * width + n * n:] = PRIOR[Kind.LIFT]
+    return mover, target, prior, [0, *(list(range(1, max_piece + 1)) * 2)]
+
+
+def _legal_index(f: Frame) -> list[int]:
+    """The legal move codes as positions in ``_costs``' flat array. (In Python: for the few
+    dozen codes of a position, a comprehension beats a dozen numpy calls.)"""
+    n, width, row = len(f.squares), 2 * f.max_piece, f.row
+    boards, places = n * width, f.turn * f.max_piece - 1
+    return [
+        boards + row[(code >> 8) & 0xFF] * n + row[code & 0xFF] if code & BOARD_FLAG
+        else row[code & 0xFF] * width + places + ((code >> 8) & 0xF)
+        for code in f.codes
+    ]
+
+
+def _gather(f: Frame, under: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each single action's gain is read in the flat gain matrix (squares x classes),
+    in ``_costs``' order: a placement's on its square and class; a board move's on its
+    origin (the cup ``under`` it shows) plus, second, on its destination (the top moved
+    there); a lift's on its origin. Two take() calls then score every action."""
+    n = len(f.squares)
+    rows, place = _gather_parts(n, 2 * f.max_piece + 1)
+    lift = rows + under
+    first = np.concatenate((place, np.repeat(lift, n), lift))
+    second = (rows[None, :] + f.current[:, None]).ravel()  # origin x destination
+    return first, second
+
+
+@cache
+def _gather_parts(n: int, classes: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's start in the flat gain matrix, and every placement's position in it."""
+    rows = np.arange(n) * classes
+    return rows, (rows[:, None] + np.arange(1, classes)).ravel()
 
 
 class View:
@@ -507,7 +536,6 @@ def _single_actions(
     f = view.frame
     squares, max_piece = f.squares, view.max_piece
     n = len(squares)
-    G = view.G
     costs = _costs(position, f, moves, illegal, lifts, takeback)
     under = f.under
     if reveal:
@@ -516,15 +544,20 @@ def _single_actions(
             r = f.row[sq]
             if len(position._stacks[sq]) == 1:
                 under[r] = max(options, key=view.gain[r].__getitem__)
-    place = G[:, 1:]
-    lift_gain = G[view.likelihood.rows, under]
-    board = lift_gain[:, None] + G[:, f.current].T
-    gains = np.concatenate((place.ravel(), board.ravel(), lift_gain))
+        first, second = _gather(f, under)
+    else:
+        if f.gather is None:
+            f.gather = _gather(f, under)
+        first, second = f.gather
+    n_place, n_board = n * 2 * max_piece, n * n
+    # placements and lifts gain one entry of G, board moves two (origin, then destination)
+    flat = view.G.ravel()
+    gains = flat.take(first)
+    gains[n_place:n_place + n_board] += flat.take(second)
     scores = gains - costs
     count = min(limit, scores.size)
     top = np.argpartition(scores, scores.size - count)[scores.size - count:]
     out: list[Explanation] = []
-    n_place, n_board = place.size, board.size
     turn = position.turn
     stacks = position._stacks
     current = f.current_list
@@ -564,19 +597,23 @@ def _single_actions(
 
 def _reverse_of_last_move(position: Position) -> tuple[Square, Square] | None:
     """The board move that would undo the last move: a takeback, not an illegal move."""
-    codes = position.move_codes
-    if not codes or not codes[-1] & BOARD_FLAG:
+    code = _last_code(position)
+    if code is None or not code & BOARD_FLAG:
         return None
-    code = codes[-1]
     return (code & 0xFF, (code >> 8) & 0xFF)
 
 
 def _last_placement(position: Position) -> Square | None:
     """Where the last move put a cup from off the board: lifting it looks like taking it back."""
-    codes = position.move_codes
-    if not codes or codes[-1] & BOARD_FLAG:
+    code = _last_code(position)
+    if code is None or code & BOARD_FLAG:
         return None
-    return codes[-1] & 0xFF
+    return code & 0xFF
+
+
+def _last_code(position: Position) -> int | None:
+    """The last move's code (``move_codes`` would copy them all)."""
+    return position._undo[-1][0] if position._undo else None
 
 
 def _takeback(position: Position, view: View) -> Explanation:
@@ -726,13 +763,6 @@ def _scored_replies(
             continue
         out.append(Explanation(Kind.TWO_MOVES, pair_gain, changes, (first, second), prior=hidden))
     return out
-
-
-@cache
-def _piece_classes(max_piece: int) -> tuple[int, ...]:
-    """Probability column of each piece code (``View.piece_class``), by code; 0 (no piece) for
-    an empty square."""
-    return (0, 0, *(1 + (piece & 1) * max_piece + (piece >> 1) - 1 for piece in range(2, (max_piece + 1) << 1)))
 
 
 # ----- deciding -----------------------------------------------------------------------------------

@@ -526,7 +526,7 @@ class Reconciler:
             if action.color == f.turn:
                 child.lifted = action.origin
                 child.must_move = path.must_move
-                if touch and not f.board_fits[f.row[action.origin]].any():
+                if touch and not f.fits_elsewhere(f.row[action.origin]):
                     child.forfeit = action.origin
             elif touch:
                 child.pending = action
@@ -1191,4 +1191,4 @@ def _is_over_now(position: Position) -> bool:
 def _is_over(position: Position, view: View) -> bool:
     """A full line, threefold repetition or no legal move (``Position.outcome`` without
     generating the moves again)."""
-    return position._result is not None or position.repetitions() >= 3 or not view.frame.codes.size
+    return position._result is not None or position.repetitions() >= 3 or not view.frame.codes
