@@ -354,15 +354,34 @@ def _cost_tables(n: int, max_piece: int) -> tuple[np.ndarray, np.ndarray, np.nda
 
 
 def _legal_index(f: Frame) -> list[int]:
-    """The legal move codes as positions in ``_costs``' flat array. (In Python: for the few
-    dozen codes of a position, a comprehension beats a dozen numpy calls.)"""
-    n, width, row = len(f.squares), 2 * f.max_piece, f.row
-    boards, places = n * width, f.turn * f.max_piece - 1
-    return [
-        boards + row[(code >> 8) & 0xFF] * n + row[code & 0xFF] if code & BOARD_FLAG
-        else row[code & 0xFF] * width + places + ((code >> 8) & 0xF)
-        for code in f.codes
-    ]
+    """The legal move codes as positions in ``_costs``' flat array (looked up: the codes of
+    a side recur from one position to the next)."""
+    key = (len(f.squares), f.max_piece, f.turn)
+    positions = _CODE_POSITIONS.get(key)
+    if positions is None:
+        positions = _CODE_POSITIONS[key] = _CodePositions(*key, f.row)
+    return list(map(positions.__getitem__, f.codes))
+
+
+class _CodePositions(dict):
+    """Move code -> its position in ``_costs``' flat array, for one board and side to move,
+    filled as codes are first asked for."""
+
+    def __init__(self, n: int, max_piece: int, turn: int, row: dict[Square, int]) -> None:
+        super().__init__()
+        self.n, self.width, self.row = n, 2 * max_piece, row
+        self.places = turn * max_piece - 1  # a placement's class, less its size
+
+    def __missing__(self, code: int) -> int:
+        row, to = self.row, code & 0xFF
+        if code & BOARD_FLAG:
+            self[code] = position = self.n * self.width + row[(code >> 8) & 0xFF] * self.n + row[to]
+        else:
+            self[code] = position = row[to] * self.width + self.places + ((code >> 8) & 0xF)
+        return position
+
+
+_CODE_POSITIONS: dict[tuple[int, int, int], _CodePositions] = {}  # by squares, cup sizes, side to move
 
 
 def _gather(f: Frame, under: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -451,10 +470,10 @@ class View:
     def after(self, explanation: Explanation) -> list[float]:
         """Each square's slack (how much its best reading beats the prediction) after it."""
         slack = list(self.slack)
-        G = self.G
+        gain, row = self.gain, self.row
         for sq, cls in explanation.changes:
-            r = self.row[sq]
-            slack[r] -= float(G[r, cls])
+            r = row[sq]
+            slack[r] -= gain[r][cls]
         return slack
 
     def reading_text(self, sq: Square) -> str:
@@ -478,12 +497,6 @@ def code_texts(position: Position, codes: Iterable[int]) -> list[str]:
     for _ in range(pushed):
         position.pop_code()
     return texts
-
-
-def _top_code(position: Position, sq: Square) -> int | None:
-    """The top cup of a square as a piece code (the fast interface), None when empty."""
-    stack = position._stacks[sq]
-    return stack[-1] if stack else None
 
 
 def explain(
@@ -620,16 +633,15 @@ def _takeback(position: Position, view: View) -> Explanation:
     f = view.frame
     changes = f.undone
     if changes is None:
+        # read off the stacks, not by popping the move: the square it landed on shows the cup
+        # under the one it put there, and the square it left (a board move) that cup again
         code = position._undo[-1][0]
-        squares = [code & 0xFF] + ([(code >> 8) & 0xFF] if code & BOARD_FLAG else [])
-        position.pop_code()
-        try:
-            changes = tuple((sq, view.piece_class(_top_code(position, sq))) for sq in squares)
-        finally:
-            position.push_code(code)
-        f.undone = changes
-    G = view.G
-    gain = sum(float(G[f.row[sq], cls]) for sq, cls in changes)
+        stack = position._stacks[code & 0xFF]
+        shown = [(code & 0xFF, stack[-2] if len(stack) > 1 else None)]
+        if code & BOARD_FLAG:
+            shown.append(((code >> 8) & 0xFF, stack[-1]))
+        changes = f.undone = tuple((sq, view.piece_class(piece)) for sq, piece in shown)
+    gain = sum(view.gain[f.row[sq]][cls] for sq, cls in changes)
     return Explanation(Kind.TAKEBACK, gain, changes)
 
 
