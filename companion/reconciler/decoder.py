@@ -88,7 +88,7 @@ class Settings:
 
 DEFAULT_SETTINGS = Settings()
 HIDDEN_FIRST = 3.0  # extra log-odds against two moves whose first cup the second one covers
-_FLOOR_ROUNDING = 1e-9  # nats: what the scores' rounding may differ by, summed in another order
+_FLOOR_ROUNDING = 1e-6  # nats: more than the scores' rounding can differ by, summed in another order (~1e-16 of them)
 CANDIDATES = 10  # single actions turned into explanations per position
 
 
