@@ -88,7 +88,7 @@ class Settings:
 
 DEFAULT_SETTINGS = Settings()
 HIDDEN_FIRST = 3.0  # extra log-odds against two moves whose first cup the second one covers
-_FLOOR_ROUNDING = 1e-6  # nats: more than the scores' rounding can differ by, summed in another order (~1e-16 of them)
+_ROUNDING = 1e-6  # nats: more than the scores' rounding can differ by, summed in another order (~1e-16 of them)
 CANDIDATES = 10  # single actions turned into explanations per position
 
 
@@ -281,6 +281,12 @@ class Reach:
     def two(self) -> float:
         """Most two moves could gain: the four squares that disagree most."""
         return float(np.sort(self.slack)[-4:].sum())
+
+    def never_clean(self, clean: float) -> bool:
+        """Whether no single action can explain the board cleanly (``decoder.clean``: leave
+        at most ``clean`` of its slack unexplained), the slack exceeding the most one could
+        gain by more than that (and than rounding): its accounts need not be scored to know."""
+        return float(self.slack.sum()) - self.single > clean + _ROUNDING
 
 
 def reach(position: Position, likelihood: Likelihood) -> Reach:
@@ -656,7 +662,7 @@ def two_move_explanations(
 ) -> list[Explanation]:
     """A legal move and a legal reply whose every square is among ``changed``, gaining at
     least ``least`` beyond their own prior (the caller's floor: pairs below it are left out,
-    and pairs that cannot reach it are never scored; ``_FLOOR_ROUNDING`` below it still
+    and pairs that cannot reach it are never scored; ``_ROUNDING`` below it still
     count, so that a caller comparing the full score to the same floor decides the ties).
 
     Each move changes the square it lands on, and the square it leaves, in the final view
@@ -698,7 +704,7 @@ def two_move_explanations(
         if reach + max(gain[row[to]][shown], covered[to]) + best_two < least:
             continue
         left = under[row[origin]] if origin >= 0 else 0
-        if _pair_bound(to, shown, origin, left, gains, worth, covered, by_worth) < least - _FLOOR_ROUNDING:
+        if _pair_bound(to, shown, origin, left, gains, worth, covered, by_worth) < least - _ROUNDING:
             continue
         position.push_code(first)
         try:
@@ -771,7 +777,7 @@ def _scored_replies(
             continue
         pair_gain = sum([gains[sq][cls] for sq, cls in changes])
         hidden = HIDDEN_FIRST if to == first_to else 0.0
-        if pair_gain - hidden < least - _FLOOR_ROUNDING:
+        if pair_gain - hidden < least - _ROUNDING:
             continue
         out.append(Explanation(Kind.TWO_MOVES, pair_gain, changes, (first, second), prior=hidden))
     return out
