@@ -259,7 +259,7 @@ def _piece_classes(max_piece: int) -> tuple[int, ...]:
 @dataclass(frozen=True, slots=True)
 class Reach:
     """The most any account of a reading from a position could score, from its tops alone
-    (no legal moves generated, no frame built): a line of moves whose best possible account
+    (no action scored, no explanation made): a line of moves whose best possible account
     falls further behind another line's actual one than the reconciler keeps need not be
     scored at all. Most lines the reconciler holds are alternatives a confident reading
     already contradicts on one square, and the next reading contradicts them again."""
@@ -294,13 +294,10 @@ def reach(position: Position, likelihood: Likelihood) -> Reach:
     over), ignoring legality and priors (both only lower a score): a cup of any class put on
     any square, any top moved to any square (its origin showing the cup under it), any top
     lifted, every square emptied (a new game); a takeback is one of those physically.
-    (The tops come from the position's frame when one is cached: none is built here.)"""
-    cached = _FRAMES.get(_frame_key(position))
-    if cached is not None:
-        current, under = cached.current, cached.under
-    else:
-        current_list, under_list, _ = _tops(position, _squares(position.size)[0])
-        current, under = np.array(current_list), np.array(under_list)
+    (The tops are the position's frame's: a line scored after all uses that frame, and
+    building it for one that is not costs about what reading the tops twice did.)"""
+    f = frame(position)
+    current, under = f.current, f.under
     log, rows = likelihood.log, likelihood.rows
     base = log[rows, current]
     G = log - base[:, None]
