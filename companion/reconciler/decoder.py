@@ -88,6 +88,7 @@ class Settings:
 
 DEFAULT_SETTINGS = Settings()
 HIDDEN_FIRST = 3.0  # extra log-odds against two moves whose first cup the second one covers
+_ROUNDING = 1e-6  # nats: more than the scores' rounding can differ by, summed in another order (~1e-16 of them)
 CANDIDATES = 10  # single actions turned into explanations per position
 
 
@@ -152,25 +153,24 @@ class Likelihood:
 
 @dataclass(slots=True, eq=False)
 class Frame:
-    """What a position shows and allows, as arrays over squares (cached per position): each
-    square's top class and the class under it, and the cost in nats of every single action
-    (0 for a legal move, the illegal prior for a physical action the rules forbid, infinity
-    for one that cannot happen: a cup put on a larger one)."""
+    """What a position shows and allows (cached per position): each square's top class, the
+    class under it and the top's size, and the legal move codes. The cost in nats of every
+    single action (``_costs``) and where each action's gain is read (``_gather``) are built
+    from them when first asked: a frame built for its tops alone (a resync, ``reach``'s
+    look-up) never needs them."""
 
     squares: tuple[Square, ...]
     row: dict[Square, int]
     turn: int
-    codes: np.ndarray  # the legal move codes
+    max_piece: int
+    codes: list[int]  # the legal move codes
     current: np.ndarray
     under: np.ndarray
     current_list: list[int]
     under_list: list[int]
     top_size: list[int]
-    place_legal: np.ndarray  # square x class (1..2S): a legal placement
-    board_legal: np.ndarray  # origin x destination: a legal board move
-    place_fits: np.ndarray
-    board_fits: np.ndarray
     costs: dict[tuple, np.ndarray]
+    gather: tuple[np.ndarray, np.ndarray] | None = None  # ``_gather`` for the frame's own tops
     undone: tuple[tuple[Square, int], ...] | None = None  # what taking the last move back shows
     placed: dict[int, list[int]] | None = None  # legal placement codes by size << 8 | square
 
@@ -179,10 +179,16 @@ class Frame:
         stack it may come from), grouped once per frame when first asked."""
         if self.placed is None:
             self.placed = {}
-            for code in self.codes.tolist():
+            for code in self.codes:
                 if not code & BOARD_FLAG:
                     self.placed.setdefault(code & 0xFFF, []).append(code)
         return self.placed.get(size << 8 | sq, [])
+
+    def fits_elsewhere(self, r: int) -> bool:
+        """Whether the top of row ``r`` could be put down on another square (a smaller top
+        or an empty square), legal or not."""
+        size = self.top_size[r]
+        return size > 0 and any(other < size for other in self.top_size)
 
 
 _FRAMES: OrderedDict[tuple, Frame] = OrderedDict()
@@ -207,49 +213,25 @@ def _row_map(size: int) -> np.ndarray:
     return rows
 
 
-@cache
-def _class_sizes(max_piece: int) -> np.ndarray:
-    return np.tile(np.arange(1, max_piece + 1), 2)
-
-
-@cache
-def _diagonal(n: int) -> tuple[np.ndarray, np.ndarray]:
-    return (np.arange(n), np.arange(n))
+def _frame_key(position: Position) -> tuple:
+    """A frame's cache key: the position's identity (pieces, reserves, side to move), whether
+    the game is decided, and the last move (what a takeback shows)."""
+    last = position._undo[-1][0] if position._undo else -1
+    return (id(position._tables), position._hash, position.turn, position._result is None, last)
 
 
 def frame(position: Position) -> Frame:
-    """The frame of ``position`` (cached by its identity: pieces, reserves, side to move)."""
-    last = position._undo[-1][0] if position._undo else -1
-    key = (id(position._tables), position._hash, position.turn, position._result is None, last)
+    """The frame of ``position`` (cached by ``_frame_key``)."""
+    key = _frame_key(position)
     cached = _FRAMES.get(key)
     if cached is not None:
         _FRAMES.move_to_end(key)
         return cached
     squares, row = _squares(position.size)
-    max_piece = position.variant.max_piece
     current, under, top_size = _tops(position, squares)
-    # the legal codes as flat positions in the placement and board-move arrays
-    n, turn = len(squares), position.turn
-    width = 2 * max_piece
-    codes = np.array(position.legal_codes(), dtype=np.int64)
-    rows = _row_map(position.size)
-    board = (codes & BOARD_FLAG) != 0
-    to = rows[codes & 0xFF]
-    above = (codes >> 8) & 0xFF
-    place_legal = np.zeros(n * width, dtype=bool)
-    placed = ~board
-    place_legal[to[placed] * width + turn * max_piece - 1 + (above[placed] & 0xF)] = True
-    place_legal = place_legal.reshape(n, width)
-    board_legal = np.zeros(n * n, dtype=bool)
-    board_legal[rows[above[board]] * n + to[board]] = True
-    board_legal = board_legal.reshape(n, n)
-    sizes = np.array(top_size)
-    place_fits = _class_sizes(max_piece)[None, :] > sizes[:, None]
-    board_fits = (sizes[None, :] < sizes[:, None]) & (sizes > 0)[:, None]
-    board_fits[_diagonal(n)] = False
     entry = Frame(
-        squares, row, turn, codes, np.array(current), np.array(under), current, under, top_size,
-        place_legal, board_legal, place_fits, board_fits, {},
+        squares, row, position.turn, position.variant.max_piece, position.legal_codes(),
+        np.array(current), np.array(under), current, under, top_size, {},
     )
     _FRAMES[key] = entry
     if len(_FRAMES) > _FRAME_CACHE_SIZE:
@@ -259,31 +241,25 @@ def frame(position: Position) -> Frame:
 
 def _tops(position: Position, squares: tuple[Square, ...]) -> tuple[list[int], list[int], list[int]]:
     """Each square's top class, the class under it, and the top's size (0: empty)."""
-    max_piece = position.variant.max_piece
-    stacks = position._stacks
-    current, under, top_size = [], [], []
-    for sq in squares:
-        stack = stacks[sq]
-        if stack:
-            piece = stack[-1]
-            current.append(1 + (piece & 1) * max_piece + (piece >> 1) - 1)
-            top_size.append(piece >> 1)
-            if len(stack) > 1:
-                below = stack[-2]
-                under.append(1 + (below & 1) * max_piece + (below >> 1) - 1)
-            else:
-                under.append(0)
-        else:
-            current.append(0)
-            top_size.append(0)
-            under.append(0)
+    classes = _piece_classes(position.variant.max_piece)
+    stacks = [position._stacks[sq] for sq in squares]
+    current = [classes[stack[-1]] if stack else 0 for stack in stacks]
+    under = [classes[stack[-2]] if len(stack) > 1 else 0 for stack in stacks]
+    top_size = [stack[-1] >> 1 if stack else 0 for stack in stacks]
     return current, under, top_size
+
+
+@cache
+def _piece_classes(max_piece: int) -> tuple[int, ...]:
+    """Probability column of each piece code (``View.piece_class``), by code; 0 (no piece) for
+    an empty square."""
+    return (0, 0, *(1 + (piece & 1) * max_piece + (piece >> 1) - 1 for piece in range(2, (max_piece + 1) << 1)))
 
 
 @dataclass(frozen=True, slots=True)
 class Reach:
     """The most any account of a reading from a position could score, from its tops alone
-    (no legal moves generated, no frame built): a line of moves whose best possible account
+    (no action scored, no explanation made): a line of moves whose best possible account
     falls further behind another line's actual one than the reconciler keeps need not be
     scored at all. Most lines the reconciler holds are alternatives a confident reading
     already contradicts on one square, and the next reading contradicts them again."""
@@ -306,19 +282,27 @@ class Reach:
         """Most two moves could gain: the four squares that disagree most."""
         return float(np.sort(self.slack)[-4:].sum())
 
+    def never_clean(self, clean: float) -> bool:
+        """Whether no single action can explain the board cleanly (``decoder.clean``: leave
+        at most ``clean`` of its slack unexplained), the slack exceeding the most one could
+        gain by more than that (and than rounding): its accounts need not be scored to know."""
+        return float(self.slack.sum()) - self.single > clean + _ROUNDING
+
 
 def reach(position: Position, likelihood: Likelihood) -> Reach:
     """Upper bounds of the gains ``explain`` can find from ``position`` (before the game is
     over), ignoring legality and priors (both only lower a score): a cup of any class put on
     any square, any top moved to any square (its origin showing the cup under it), any top
-    lifted, every square emptied (a new game); a takeback is one of those physically."""
-    squares, _ = _squares(position.size)
-    current, under, _ = _tops(position, squares)
+    lifted, every square emptied (a new game); a takeback is one of those physically.
+    (The tops are the position's frame's: a line scored after all uses that frame, and
+    building it for one that is not costs about what reading the tops twice did.)"""
+    f = frame(position)
+    current, under = f.current, f.under
     log, rows = likelihood.log, likelihood.rows
     base = log[rows, current]
     G = log - base[:, None]
     best_of = G.max(axis=0)  # the most showing each class anywhere can gain
-    occupied = np.array(current) > 0
+    occupied = current > 0
     moved = (G[rows, under] + best_of[current])[occupied]  # lift, then (or not) put down
     single = max(float(best_of[1:].max()), float(moved.max(initial=0.0)), float(G[occupied, 0].sum()), 0.0)
     return Reach(float(base.sum()), single, likelihood.best - base)
@@ -327,32 +311,100 @@ def reach(position: Position, likelihood: Likelihood) -> Reach:
 def _costs(
     position: Position, f: Frame, moves: bool, illegal: bool, lifts: bool, takeback: bool
 ) -> np.ndarray:
-    """Costs of every placement, board move and lift for these options, flat in that order
-    (cached per frame)."""
+    """Costs of every placement (square x class 1..2S), board move (origin x destination)
+    and lift (square) for these options, flat in that order (cached per frame): an action
+    whose cup is larger than the top it goes on (or the square is empty) costs the illegal
+    prior, or nothing when it is a legal move; lifting a top costs the lift prior; anything
+    else cannot happen. (A handful of numpy calls over index tables: this runs once per new
+    position of every line, and numpy costs per call at this size.)"""
     key = (moves, illegal, lifts, takeback)
     cached = f.costs.get(key)
     if cached is not None:
         return cached
-    inf, bad = np.inf, PRIOR[Kind.ILLEGAL]
-    place = np.full(f.place_fits.shape, inf)
-    board = np.full(f.board_fits.shape, inf)
-    if illegal:
-        place[f.place_fits & ~f.place_legal] = bad
-        board_illegal = f.board_fits & ~f.board_legal
-        undo = _reverse_of_last_move(position) if takeback else None
-        if undo is not None:
-            board_illegal[f.row[undo[0]], f.row[undo[1]]] = False
-        board[board_illegal] = bad
-    if moves:
-        place[f.place_legal] = 0.0
-        board[f.board_legal] = 0.0
-    occupied = np.array(f.top_size) > 0
-    lift = np.where(occupied, PRIOR[Kind.LIFT], inf) if lifts else np.full(len(f.squares), inf)
+    n, width = len(f.squares), 2 * f.max_piece
+    lifted = n * width + n * n  # where the lifts start
+    mover, target, prior, class_sizes = _cost_tables(n, f.max_piece)
+    sizes = np.array(f.top_size + class_sizes)
+    flat = np.where(sizes.take(mover) > sizes.take(target), prior, np.inf)
+    if not illegal:
+        flat[:lifted] = np.inf
+    if not lifts:
+        flat[lifted:] = np.inf
+    undo = _reverse_of_last_move(position) if takeback and illegal else None
+    if undo is not None:
+        flat[n * width + f.row[undo[0]] * n + f.row[undo[1]]] = np.inf  # a takeback, not an illegal move
+    if moves or illegal:
+        flat[_legal_index(f)] = 0.0 if moves else np.inf
     placed = _last_placement(position) if takeback else None
     if placed is not None:
-        lift[f.row[placed]] = inf
-    flat = f.costs[key] = np.concatenate((place.ravel(), board.ravel(), lift))
+        flat[lifted + f.row[placed]] = np.inf
+    f.costs[key] = flat
     return flat
+
+
+@cache
+def _cost_tables(n: int, max_piece: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]:
+    """For ``_costs``' flat array, over the sizes of the tops (n squares), a 0, and the cups
+    of each class: where the size of the cup each action moves is, where the size of what
+    it goes on is (a lift: the 0), and the prior of the action if it can happen."""
+    width = 2 * max_piece
+    squares, classes = np.arange(n), n + 1 + np.arange(width)
+    mover = np.concatenate((np.tile(classes, n), np.repeat(squares, n), squares))
+    target = np.concatenate((np.repeat(squares, width), np.tile(squares, n), np.full(n, n)))
+    prior = np.full(mover.size, PRIOR[Kind.ILLEGAL])
+    prior[n * width + n * n:] = PRIOR[Kind.LIFT]
+    return mover, target, prior, [0, *(list(range(1, max_piece + 1)) * 2)]
+
+
+def _legal_index(f: Frame) -> list[int]:
+    """The legal move codes as positions in ``_costs``' flat array (looked up: the codes of
+    a side recur from one position to the next)."""
+    key = (len(f.squares), f.max_piece, f.turn)
+    positions = _CODE_POSITIONS.get(key)
+    if positions is None:
+        positions = _CODE_POSITIONS[key] = _CodePositions(*key, f.row)
+    return list(map(positions.__getitem__, f.codes))
+
+
+class _CodePositions(dict):
+    """Move code -> its position in ``_costs``' flat array, for one board and side to move,
+    filled as codes are first asked for."""
+
+    def __init__(self, n: int, max_piece: int, turn: int, row: dict[Square, int]) -> None:
+        super().__init__()
+        self.n, self.width, self.row = n, 2 * max_piece, row
+        self.places = turn * max_piece - 1  # a placement's class, less its size
+
+    def __missing__(self, code: int) -> int:
+        row, to = self.row, code & 0xFF
+        if code & BOARD_FLAG:
+            self[code] = position = self.n * self.width + row[(code >> 8) & 0xFF] * self.n + row[to]
+        else:
+            self[code] = position = row[to] * self.width + self.places + ((code >> 8) & 0xF)
+        return position
+
+
+_CODE_POSITIONS: dict[tuple[int, int, int], _CodePositions] = {}  # by squares, cup sizes, side to move
+
+
+def _gather(f: Frame, under: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each single action's gain is read in the flat gain matrix (squares x classes),
+    in ``_costs``' order: a placement's on its square and class; a board move's on its
+    origin (the cup ``under`` it shows) plus, second, on its destination (the top moved
+    there); a lift's on its origin. Two take() calls then score every action."""
+    n = len(f.squares)
+    rows, place = _gather_parts(n, 2 * f.max_piece + 1)
+    lift = rows + under
+    first = np.concatenate((place, np.repeat(lift, n), lift))
+    second = (rows[None, :] + f.current[:, None]).ravel()  # origin x destination
+    return first, second
+
+
+@cache
+def _gather_parts(n: int, classes: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's start in the flat gain matrix, and every placement's position in it."""
+    rows = np.arange(n) * classes
+    return rows, (rows[:, None] + np.arange(1, classes)).ravel()
 
 
 class View:
@@ -421,10 +473,10 @@ class View:
     def after(self, explanation: Explanation) -> list[float]:
         """Each square's slack (how much its best reading beats the prediction) after it."""
         slack = list(self.slack)
-        G = self.G
+        gain, row = self.gain, self.row
         for sq, cls in explanation.changes:
-            r = self.row[sq]
-            slack[r] -= float(G[r, cls])
+            r = row[sq]
+            slack[r] -= gain[r][cls]
         return slack
 
     def reading_text(self, sq: Square) -> str:
@@ -448,12 +500,6 @@ def code_texts(position: Position, codes: Iterable[int]) -> list[str]:
     for _ in range(pushed):
         position.pop_code()
     return texts
-
-
-def _top_code(position: Position, sq: Square) -> int | None:
-    """The top cup of a square as a piece code (the fast interface), None when empty."""
-    stack = position._stacks[sq]
-    return stack[-1] if stack else None
 
 
 def explain(
@@ -506,7 +552,6 @@ def _single_actions(
     f = view.frame
     squares, max_piece = f.squares, view.max_piece
     n = len(squares)
-    G = view.G
     costs = _costs(position, f, moves, illegal, lifts, takeback)
     under = f.under
     if reveal:
@@ -515,15 +560,20 @@ def _single_actions(
             r = f.row[sq]
             if len(position._stacks[sq]) == 1:
                 under[r] = max(options, key=view.gain[r].__getitem__)
-    place = G[:, 1:]
-    lift_gain = G[view.likelihood.rows, under]
-    board = lift_gain[:, None] + G[:, f.current].T
-    gains = np.concatenate((place.ravel(), board.ravel(), lift_gain))
+        first, second = _gather(f, under)
+    else:
+        if f.gather is None:
+            f.gather = _gather(f, under)
+        first, second = f.gather
+    n_place, n_board = n * 2 * max_piece, n * n
+    # placements and lifts gain one entry of G, board moves two (origin, then destination)
+    flat = view.G.ravel()
+    gains = flat.take(first)
+    gains[n_place:n_place + n_board] += flat.take(second)
     scores = gains - costs
     count = min(limit, scores.size)
     top = np.argpartition(scores, scores.size - count)[scores.size - count:]
     out: list[Explanation] = []
-    n_place, n_board = place.size, board.size
     turn = position.turn
     stacks = position._stacks
     current = f.current_list
@@ -563,35 +613,38 @@ def _single_actions(
 
 def _reverse_of_last_move(position: Position) -> tuple[Square, Square] | None:
     """The board move that would undo the last move: a takeback, not an illegal move."""
-    codes = position.move_codes
-    if not codes or not codes[-1] & BOARD_FLAG:
+    code = _last_code(position)
+    if code is None or not code & BOARD_FLAG:
         return None
-    code = codes[-1]
     return (code & 0xFF, (code >> 8) & 0xFF)
 
 
 def _last_placement(position: Position) -> Square | None:
     """Where the last move put a cup from off the board: lifting it looks like taking it back."""
-    codes = position.move_codes
-    if not codes or codes[-1] & BOARD_FLAG:
+    code = _last_code(position)
+    if code is None or code & BOARD_FLAG:
         return None
-    return codes[-1] & 0xFF
+    return code & 0xFF
+
+
+def _last_code(position: Position) -> int | None:
+    """The last move's code (``move_codes`` would copy them all)."""
+    return position._undo[-1][0] if position._undo else None
 
 
 def _takeback(position: Position, view: View) -> Explanation:
     f = view.frame
     changes = f.undone
     if changes is None:
+        # read off the stacks, not by popping the move: the square it landed on shows the cup
+        # under the one it put there, and the square it left (a board move) that cup again
         code = position._undo[-1][0]
-        squares = [code & 0xFF] + ([(code >> 8) & 0xFF] if code & BOARD_FLAG else [])
-        position.pop_code()
-        try:
-            changes = tuple((sq, view.piece_class(_top_code(position, sq))) for sq in squares)
-        finally:
-            position.push_code(code)
-        f.undone = changes
-    G = view.G
-    gain = sum(float(G[f.row[sq], cls]) for sq, cls in changes)
+        stack = position._stacks[code & 0xFF]
+        shown = [(code & 0xFF, stack[-2] if len(stack) > 1 else None)]
+        if code & BOARD_FLAG:
+            shown.append(((code >> 8) & 0xFF, stack[-1]))
+        changes = f.undone = tuple((sq, view.piece_class(piece)) for sq, piece in shown)
+    gain = sum(view.gain[f.row[sq]][cls] for sq, cls in changes)
     return Explanation(Kind.TAKEBACK, gain, changes)
 
 
@@ -605,7 +658,9 @@ def two_move_explanations(
     position: Position, view: View, changed: set[Square], least: float = -np.inf
 ) -> list[Explanation]:
     """A legal move and a legal reply whose every square is among ``changed``, gaining at
-    least ``least`` (the caller's floor: pairs that cannot reach it are never scored).
+    least ``least`` beyond their own prior (the caller's floor: pairs below it are left out,
+    and pairs that cannot reach it are never scored; ``_ROUNDING`` below it still
+    count, so that a caller comparing the full score to the same floor decides the ties).
 
     Each move changes the square it lands on, and the square it leaves, in the final view
     (a later cup on top is larger, so it shows differently); so pruning to changed squares
@@ -618,6 +673,8 @@ def two_move_explanations(
     A pair gains at most the slack of the squares it touches (what their best reading beats
     the current top by), so a first move whose squares plus the two best others cannot reach
     ``least`` is skipped without generating the replies, and so is each such reply.
+    (The reconciler drops whatever falls below its floor anyway: most pairs do, and are
+    not made into explanations at all.)
     """
     out: list[Explanation] = []
     slack, row, gain = view.slack, view.row, view.gain
@@ -628,64 +685,99 @@ def two_move_explanations(
     max_piece = view.max_piece
     replies = range(1 + (position.turn ^ 1) * max_piece, 1 + (position.turn ^ 1) * max_piece + max_piece)
     covered = {sq: max(gain[row[sq]][cls] for cls in replies) for sq in changed}
-    current = view.frame.current_list
-    for first in _codes_within(position.legal_codes(), changed):
+    current, under = view.frame.current_list, view.frame.under_list
+    within = 0
+    for sq in changed:
+        within |= 1 << sq
+    gains = {sq: gain[row[sq]] for sq in changed}  # (the rows the pairs are scored on)
+    by_worth = sorted(worth.items(), key=_second, reverse=True)
+    for first in position.legal_codes(within):
         to = first & 0xFF
         if first & BOARD_FLAG:
             origin = (first >> 8) & 0xFF
             shown, reach = current[row[origin]], worth[origin]
         else:
-            shown, reach = 1 + position.turn * max_piece + ((first >> 8) & 0xF) - 1, 0.0
+            origin, shown, reach = -1, 1 + position.turn * max_piece + ((first >> 8) & 0xF) - 1, 0.0
         if reach + max(gain[row[to]][shown], covered[to]) + best_two < least:
             continue
-        touched = _touched(first)
+        left = under[row[origin]] if origin >= 0 else 0
+        if _pair_bound(to, shown, origin, left, gains, worth, covered, by_worth) < least - _ROUNDING:
+            continue
         position.push_code(first)
         try:
             if position.line_result() is None:
-                for second in _codes_within(position.legal_codes(), changed):
-                    squares = tuple(dict.fromkeys(touched + _touched(second)))
-                    if sum(worth[sq] for sq in squares) >= least:
-                        out.append(_scored_pair(position, view, first, second, squares))
+                out += _scored_replies(position, view, first, within, gains, worth, least)
         finally:
             position.pop_code()
     return out
 
 
-def _codes_within(codes: list[int], squares: set[Square]) -> list[int]:
-    """The codes whose every square is among ``squares``."""
-    return [
-        code for code in codes
-        if code & 0xFF in squares and (not code & BOARD_FLAG or (code >> 8) & 0xFF in squares)
-    ]
+def _pair_bound(
+    to: Square, shown: int, origin: Square, left: int, gains: dict[Square, list[float]],
+    worth: dict[Square, float], covered: dict[Square, float], by_worth: list[tuple[Square, float]],
+) -> float:
+    """The most a pair can gain whose first move lands on ``to`` showing class ``shown``
+    there (from ``origin`` showing ``left`` after it; -1 for a placement), before its replies
+    are generated: the reply leaves both squares as the first move did, or covers ``to``
+    (gaining at most ``covered`` there), or lands on or leaves ``origin`` (at most its slack);
+    each other square it touches gains at most its slack (``by_worth``: best first)."""
+    others = [w for sq, w in by_worth if sq != to and sq != origin][:2]
+    one = others[0] if others else 0.0
+    two = one + others[1] if len(others) > 1 else one
+    at_to = gains[to][shown]
+    if origin < 0:
+        return max(at_to + two, covered[to] + one)
+    return max(at_to + gains[origin][left] + two, max(covered[to], at_to) + worth[origin] + one)
 
 
-def _touched(code: int) -> tuple[Square, ...]:
-    return (code & 0xFF, (code >> 8) & 0xFF) if code & BOARD_FLAG else (code & 0xFF,)
+def _second(item: tuple[Square, float]) -> float:
+    return item[1]
 
 
-def _scored_pair(
-    position: Position, view: View, first: int, second: int, squares: tuple[Square, ...]
-) -> Explanation:
-    """The pair played from ``position`` with ``first`` already pushed; ``squares`` are the
-    ones the two touch. What the reply shows is read off the stacks (no push): the square it
-    lands on shows its cup, the square it leaves the cup under it, the others stay."""
-    stacks = position._stacks
-    to = second & 0xFF
-    origin, below = -1, None
-    if second & BOARD_FLAG:
-        origin = (second >> 8) & 0xFF
-        stack = stacks[origin]
-        moved: int | None = stack[-1]
-        below = stack[-2] if len(stack) > 1 else None
-    else:
-        moved = ((second >> 8) & 0xF) << 1 | position.turn
-    changes = []
-    for sq in squares:
-        piece = moved if sq == to else below if sq == origin else _top_code(position, sq)
-        changes.append((sq, view.piece_class(piece)))
-    gain = sum(view.gain[view.row[sq]][cls] for sq, cls in changes)
-    hidden = HIDDEN_FIRST if to == first & 0xFF else 0.0
-    return Explanation(Kind.TWO_MOVES, gain, tuple(changes), (first, second), prior=hidden)
+def _scored_replies(
+    position: Position, view: View, first: int, within: int, gains: dict[Square, list[float]],
+    worth: dict[Square, float], least: float,
+) -> list[Explanation]:
+    """Every reply to ``first`` (already pushed) within the changed squares (``within``;
+    ``gains`` and ``worth`` by square) whose squares' slack, then gain (less the pair's
+    prior), reach ``least``, scored as a pair. What a pair shows is read off the stacks (no push): the square the reply lands on
+    shows its cup, the square it leaves the cup under it, a square only the first move
+    touched its top after it. (The first move's part is computed once: this is the search's
+    innermost loop.)"""
+    stacks, turn = position._stacks, position.turn
+    classes = _piece_classes(view.max_piece)
+    first_to = first & 0xFF
+    touched = (first_to, (first >> 8) & 0xFF) if first & BOARD_FLAG else (first_to,)
+    after_first = {sq: classes[stacks[sq][-1]] if stacks[sq] else 0 for sq in touched}
+    first_changes = tuple(after_first.items())
+    out = []
+    for second in position.legal_codes(within):
+        to = second & 0xFF
+        if second & BOARD_FLAG:
+            origin = (second >> 8) & 0xFF
+            stack = stacks[origin]
+            reply: tuple[tuple[Square, int], ...] = (
+                (to, classes[stack[-1]]), (origin, classes[stack[-2]] if len(stack) > 1 else 0)
+            )
+        else:
+            origin = -1
+            reply = ((to, classes[((second >> 8) & 0xF) << 1 | turn]),)
+        # the squares in order: the first move's (destination, origin), then the reply's new ones
+        if to in after_first or origin in after_first:
+            shows = dict(reply)
+            changes = tuple((sq, shows.get(sq, cls)) for sq, cls in first_changes) + tuple(
+                change for change in reply if change[0] not in after_first
+            )
+        else:
+            changes = first_changes + reply
+        if sum([worth[sq] for sq, _ in changes]) < least:
+            continue
+        pair_gain = sum([gains[sq][cls] for sq, cls in changes])
+        hidden = HIDDEN_FIRST if to == first_to else 0.0
+        if pair_gain - hidden < least - _ROUNDING:
+            continue
+        out.append(Explanation(Kind.TWO_MOVES, pair_gain, changes, (first, second), prior=hidden))
+    return out
 
 
 # ----- deciding -----------------------------------------------------------------------------------

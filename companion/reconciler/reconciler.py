@@ -165,6 +165,7 @@ class Reconciler:
         self.corrections = 0  # moves withdrawn by corrections so far
         self.resyncs = 0
         self._explained: dict[tuple, tuple[View, bool, list[Explanation]]] = {}
+        self._views: dict[tuple, View] = {}  # this reading scored against each line's position
         self._reach: dict[tuple, Reach] = {}  # lines left unscored this reading: what they could reach
         self._reset_paths()
         warm_up(self.variant)  # the hidden-contents tables a resync needs, built at start-up
@@ -255,6 +256,7 @@ class Reconciler:
     def _track(self, observation: Observation) -> list[Event]:
         likelihood = Likelihood(observation, self.settings.outlier)
         self._explained = {}
+        self._views = {}
         self._reach = {}
         candidates = self._single_candidates(likelihood)
         children = self._children(candidates)
@@ -272,10 +274,16 @@ class Reconciler:
             bound = self._reach.get(line)
             if bound is not None and path.score + bound.base + bound.two - PRIOR[Kind.TWO_MOVES] < floor:
                 continue
-            view, over, ranked = self._explained.get(line) or self._explained_now(path, likelihood)
+            explained = self._explained.get(line)
+            ranked: list[Explanation] | None = None
+            if explained is None and bound is not None and bound.never_clean(self.settings.clean):
+                _, view, over = self._view(path, likelihood)  # (its single accounts are not needed)
+            else:
+                view, over, ranked = explained or self._explained_now(path, likelihood)
             best_two = path.score + view.base + sum(sorted(view.slack, reverse=True)[:4]) - PRIOR[Kind.TWO_MOVES]
-            top = ranked[0]
-            if best_two >= floor and not over and (not clean(view, top, self.settings) or top.kind is Kind.ILLEGAL):
+            if best_two >= floor and not over and (
+                ranked is None or not clean(view, ranked[0], self.settings) or ranked[0].kind is Kind.ILLEGAL
+            ):
                 searched.add(path.line())
                 least = kept - path.score - view.base + PRIOR[Kind.TWO_MOVES]
                 extra += self._candidates(path, likelihood, two=True, least=least)
@@ -382,6 +390,17 @@ class Reconciler:
         position = self._goto(path.root, path.codes)
         return path.forfeit is not None or _is_over_now(position)
 
+    def _view(self, path: Path, likelihood: Likelihood) -> tuple[Position, View, bool]:
+        """The working position at the end of a path, the reading scored against it (one view
+        per line and reading: its single-action and two-move accounts share it), and whether
+        the game on the path is over."""
+        position = self._goto(path.root, path.codes)
+        line = path.line()
+        view = self._views.get(line)
+        if view is None:
+            view = self._views[line] = View(position, None, likelihood=likelihood)
+        return position, view, path.forfeit is not None or _is_over(position, view)
+
     def _explained_now(self, path: Path, likelihood: Likelihood) -> tuple[View, bool, list[Explanation]]:
         """The single-action accounts of a line ``_single_candidates`` left unscored."""
         self._candidates(path, likelihood)
@@ -421,9 +440,7 @@ class Reconciler:
     def _explain(
         self, path: Path, likelihood: Likelihood, two: bool, least: float
     ) -> tuple[View, bool, list[Explanation]]:
-        position = self._goto(path.root, path.codes)
-        view = View(position, None, likelihood=likelihood)
-        over = path.forfeit is not None or _is_over(position, view)
+        position, view, over = self._view(path, likelihood)
         if two:
             changed = view.changed_squares(self.settings.changed)
             if over or len(changed) > self.settings.max_changed:
@@ -522,7 +539,7 @@ class Reconciler:
             if action.color == f.turn:
                 child.lifted = action.origin
                 child.must_move = path.must_move
-                if touch and not f.board_fits[f.row[action.origin]].any():
+                if touch and not f.fits_elsewhere(f.row[action.origin]):
                     child.forfeit = action.origin
             elif touch:
                 child.pending = action
@@ -1187,4 +1204,4 @@ def _is_over_now(position: Position) -> bool:
 def _is_over(position: Position, view: View) -> bool:
     """A full line, threefold repetition or no legal move (``Position.outcome`` without
     generating the moves again)."""
-    return position._result is not None or position.repetitions() >= 3 or not view.frame.codes.size
+    return position._result is not None or position.repetitions() >= 3 or not view.frame.codes

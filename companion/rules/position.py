@@ -581,9 +581,14 @@ class Position:
         tops = self._color_tops
         return self._tables.gobble_squares(tops[color ^ 1], tops[0] | tops[1])
 
-    def legal_codes(self) -> list[int]:
+    def legal_codes(self, within: int | None = None) -> list[int]:
         """Every legal move as a code; none once a line has decided the game. Repetition is
-        not considered here (as in perft); ``outcome()`` and ``legal_moves`` consider it."""
+        not considered here (as in perft); ``outcome()`` and ``legal_moves`` consider it.
+
+        With ``within`` (a bitboard), only the moves whose squares (destination, and origin
+        for a board move) all lie in it, in the same order: a caller that wants only those
+        (the reconciler's two-move search, within the squares a reading changed) does not
+        build the rest."""
         if self._result is not None:
             return []
         turn = self.turn
@@ -596,6 +601,10 @@ class Position:
         for s in range(1, tables.sizes):
             lt.append(acc)
             acc |= size_tops[s]
+        if within is not None:  # (one test when absent: perft calls this at every node)
+            lt = [m & within for m in lt]
+            empty = lt[0]
+            own &= within
         cache = tables.codes
         codes: list[int] = []
         options = _RESERVE_OPTIONS[self._rid[turn]]

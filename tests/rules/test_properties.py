@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion.rules import AmbiguousMoveError, Game, Move, Position, Variant
+from companion.rules.position import BOARD_FLAG
 from companion.rules.record import read_record, write_record
 from tests.rules.helpers import ALL_PRESETS
 
@@ -128,3 +129,17 @@ def test_a_copy_is_independent_and_can_be_popped(game: Game) -> None:
         copy.pop()
         assert copy != original and original.text() == game.position.text()
         assert copy.text() == Position.from_text(copy.text()).text()
+
+
+@settings(max_examples=150, deadline=None)
+@given(games(), st.integers(0, 2**32 - 1))
+def test_legal_codes_within_squares_are_the_legal_codes_there(game: Game, seed: int) -> None:
+    position = game.position
+    rng = random.Random(seed)
+    squares = set(rng.sample(position.squares, rng.randint(0, len(position.squares))))
+    within = sum(1 << sq for sq in squares)
+    expected = [
+        code for code in position.legal_codes()
+        if code & 0xFF in squares and (not code & BOARD_FLAG or (code >> 8) & 0xFF in squares)
+    ]
+    assert position.legal_codes(within) == expected
