@@ -740,10 +740,10 @@ def _scored_replies(
 ) -> list[Explanation]:
     """Every reply to ``first`` (already pushed) within the changed squares (``within``;
     ``gains`` and ``worth`` by square) whose squares' slack, then gain (less the pair's
-    prior), reach ``least``, scored as a pair. What a pair shows is read off the stacks (no push): the square the reply lands on
-    shows its cup, the square it leaves the cup under it, a square only the first move
-    touched its top after it. (The first move's part is computed once: this is the search's
-    innermost loop.)"""
+    prior), reach ``least``, scored as a pair. What a pair shows is read off the stacks (no
+    push): the square the reply lands on shows its cup, the square it leaves the cup under
+    it, a square only the first move touched its top after it. (The first move's part is
+    computed once: this is the search's innermost loop.)"""
     stacks, turn = position._stacks, position.turn
     classes = _piece_classes(view.max_piece)
     first_to = first & 0xFF
