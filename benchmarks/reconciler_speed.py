@@ -1,10 +1,12 @@
 """How long the reconciler takes per stable observation.
 
     PYTHONPATH=. python benchmarks/reconciler_speed.py [GAMES] [--cpu] [--repeat N] [--gc-off]
+        [--variants classic,storer,...]
 
 Two streams: fault-free readings of random classic games (the normal case: the board shows
 the last position or one move more), and the fault mix of the robustness test (unclear
-readings make the reconciler search two moves and keep a beam of paths). Only ``feed`` is
+readings make the reconciler search two moves and keep a beam of paths), of classic games
+or of ``--variants`` in turn (``reconciler_faults.py``'s mix is classic,classic,classic,storer,rogers). Only ``feed`` is
 timed, not the board reader. ``--cpu`` times the thread's CPU time instead of the wall
 clock: on a shared machine under load the wall clock mostly measures the other jobs.
 
@@ -21,6 +23,7 @@ is alive, yet one can take a few milliseconds inside an observation.
 
 from __future__ import annotations
 
+import argparse
 import gc
 import os
 import platform
@@ -47,7 +50,9 @@ def summary(name: str, seconds: np.ndarray) -> str:
             f"p99.9 {np.percentile(ms, 99.9):.2f} ms, max {ms.max():.2f} ms, over 5 ms: {int((ms > 5).sum())}")
 
 
-def measure(games: int, timer: Callable[[], float], collect: bool = True) -> dict[str, np.ndarray]:
+def measure(
+    games: int, timer: Callable[[], float], collect: bool = True, variants: tuple[str, ...] = ("classic",)
+) -> dict[str, np.ndarray]:
     """Seconds per observation of each stream, in a fixed order. What start-up loaded is
     frozen out of the garbage collector first, as the device does (``device/app.py``):
     otherwise a full collection scans it, ~12 ms inside one observation."""
@@ -59,42 +64,54 @@ def measure(games: int, timer: Callable[[], float], collect: bool = True) -> dic
     for seed in range(games):
         stream = make_stream(PRESETS["classic"], seed, FaultRates.clean())
         clean += run_stream(stream, Reconciler, timer).seconds
-    faulted = run_games(games, ("classic",), timer=timer).seconds
+    faulted = run_games(games, variants, timer=timer).seconds
     return {"fault-free": np.array(clean), "with faults": np.array(faulted)}
 
 
-def measure_in_fresh_processes(games: int, repeat: int, options: list[str]) -> list[dict[str, np.ndarray]]:
+def measure_in_fresh_processes(arguments: argparse.Namespace) -> list[dict[str, np.ndarray]]:
     runs = []
+    options = ["--variants", ",".join(arguments.variants)]
+    options += ["--cpu"] * arguments.cpu + ["--gc-off"] * arguments.gc_off
     with tempfile.TemporaryDirectory() as folder:
-        for i in range(repeat):
+        for i in range(arguments.repeat):
             raw = Path(folder) / f"run{i}.npz"
-            command = [sys.executable, __file__, str(games), "--raw", str(raw), *options]
+            command = [sys.executable, __file__, str(arguments.games), "--raw", str(raw), *options]
             subprocess.run(command, check=True)  # (the same interpreter, working folder and PYTHONPATH)
             with np.load(raw) as data:
                 runs.append({name: data[name] for name in STREAMS})
     return runs
 
 
+def parse_arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("games", type=int, nargs="?", default=200)
+    parser.add_argument("--cpu", action="store_true", help="the thread's CPU time, not the wall clock")
+    parser.add_argument("--repeat", type=int, default=1, help="runs in fresh processes; also each one's fastest")
+    parser.add_argument("--gc-off", action="store_true", help="the garbage collector off while timing")
+    parser.add_argument("--variants", type=lambda text: tuple(text.split(",")), default=("classic",),
+                        help="the faulted games' variants in turn, comma-separated")
+    parser.add_argument("--raw", help=argparse.SUPPRESS)  # one run of --repeat: the times go to this file
+    return parser.parse_args()
+
+
 def main() -> None:
-    args = sys.argv[1:]
-    games = int(next((a for a in args if a.isdigit()), "200"))
-    cpu, collect = "--cpu" in args, "--gc-off" not in args
-    timer = time.thread_time if cpu else time.perf_counter
-    if "--raw" in args:  # one run of ``--repeat``: the times go to a file
-        np.savez(args[args.index("--raw") + 1], **measure(games, timer, collect))
+    arguments = parse_arguments()
+    timer = time.thread_time if arguments.cpu else time.perf_counter
+    collect = not arguments.gc_off
+    if arguments.raw:
+        np.savez(arguments.raw, **measure(arguments.games, timer, collect, arguments.variants))
         return
-    repeat = int(args[args.index("--repeat") + 1]) if "--repeat" in args else 1
     print(f"{platform.machine()} {platform.processor() or ''} python {platform.python_version()}, "
-          f"{'CPU time' if cpu else 'wall clock'}, garbage collection {'on' if collect else 'off'}, "
-          f"load {os.getloadavg()[0]:.1f}")
-    if repeat == 1:
-        runs = [measure(games, timer, collect)]
+          f"{'CPU time' if arguments.cpu else 'wall clock'}, garbage collection {'on' if collect else 'off'}, "
+          f"{'/'.join(arguments.variants)}, load {os.getloadavg()[0]:.1f}")
+    if arguments.repeat == 1:
+        runs = [measure(arguments.games, timer, collect, arguments.variants)]
     else:
-        runs = measure_in_fresh_processes(games, repeat, [a for a in args if a in ("--cpu", "--gc-off")])
+        runs = measure_in_fresh_processes(arguments)
     for name in STREAMS:
         print(summary(name, runs[0][name]))
-    if repeat > 1:
-        print(f"each observation's fastest of {repeat} runs:")
+    if arguments.repeat > 1:
+        print(f"each observation's fastest of {arguments.repeat} runs:")
         for name in STREAMS:
             print(summary(name, np.min([run[name] for run in runs], axis=0)))
 
