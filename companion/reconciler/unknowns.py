@@ -25,7 +25,7 @@ from math import comb, prod
 import numpy as np
 
 from companion.errors import CompanionError
-from companion.rules.position import Piece, Position, Reserve, canonical_reserve, placement_options
+from companion.rules.position import Piece, Position, Reserve, canonical_reserve
 from companion.rules.square import COLOR_NAMES, Color, Square, square_name
 from companion.rules.variant import Variant
 
@@ -202,16 +202,8 @@ class HiddenContents:
 
     # ----- counting ----------------------------------------------------------------------
 
-    def can_place(self, color: Color, size: int) -> bool:
-        """Whether some hypothesis leaves ``color`` an external stack with a cup of ``size`` on
-        top now: a placement of that size may then be legal, though the most likely start's
-        stacks (the game's) do not offer it."""
-        self.settle()
-        return _offered_somewhere(self.variant, *self._question(), color, size)
-
-    def _question(self) -> tuple[tuple[tuple[Square, int], ...], Counts, Counts]:
-        """What the count depends on: the squares that may hide cups (with their bound), the
-        cups known on the board per colour and size, and the cups placed since the start."""
+    def _solve(self) -> None:
+        """Count hypotheses, find each square's possible hidden contents and the best one."""
         max_piece = self.variant.max_piece
         base = [0] * (2 * max_piece)
         for stack in self.stacks.values():
@@ -219,11 +211,7 @@ class HiddenContents:
                 base[color * max_piece + size - 1] += 1
         # a square that can hide nothing has one option (nothing) and changes no count
         open_squares = tuple((sq, self.stacks[sq].bound) for sq in sorted(self.stacks) if self.stacks[sq].bound > 1)
-        return open_squares, tuple(base), tuple(self._placed)
-
-    def _solve(self) -> None:
-        """Count hypotheses, find each square's possible hidden contents and the best one."""
-        self._count, self._best, self._options = _solved(self.variant, *self._question())
+        self._count, self._best, self._options = _solved(self.variant, open_squares, tuple(base), tuple(self._placed))
 
 
 _SOLVED: dict[tuple, tuple[int, dict[Square, Hidden], dict[Square, list[Hidden]]]] = {}
@@ -253,33 +241,16 @@ def _count_hypotheses(
     """``HiddenContents._solve``'s count, most likely hidden contents and options per square,
     from the grid of hidden counts (``_Grid``): its valid cells are those the squares can hide
     and the external stacks can hold the rest of."""
-    grid, valid = _valid_cells(variant, open_squares, base, placed)
-    count = int(grid.ways()[valid].sum())
-    return count, _most_likely(grid, valid, open_squares), _possible_options(grid, valid, open_squares)
-
-
-def _valid_cells(
-    variant: Variant, open_squares: tuple[tuple[Square, int], ...], base: Counts, placed: Counts
-) -> tuple[_Grid, np.ndarray]:
-    """The grid of hidden counts and which of its cells are hypotheses: cups the squares can
-    hide, with the stacks now and at the start (before the cups placed since were taken) both
-    what the variant's external stacks can hold."""
     grid = _Grid.of(variant, open_squares, base)
+    # the stacks now and at the start (before the cups placed since were taken) must both
+    # be what the variant's external stacks can hold
     valid = grid.reachable() & grid.holdable(variant, base)
     if any(placed):
         valid &= grid.holdable(variant, [b - p for b, p in zip(base, placed, strict=True)])
     if not valid.any():
         raise CompanionError("no position fits the visible tops and the piece counts")
-    return grid, valid
-
-
-def _offered_somewhere(
-    variant: Variant, open_squares: tuple[tuple[Square, int], ...], base: Counts, placed: Counts,
-    color: Color, size: int,
-) -> bool:
-    """``HiddenContents.can_place`` for these inputs."""
-    grid, valid = _valid_cells(variant, open_squares, base, placed)
-    return bool((valid & grid.offers(variant, base, color, size)).any())
+    count = int(grid.ways()[valid].sum())
+    return count, _most_likely(grid, valid, open_squares), _possible_options(grid, valid, open_squares)
 
 
 def warm_up(variant: Variant) -> None:
@@ -289,7 +260,6 @@ def warm_up(variant: Variant) -> None:
     pays for neither."""
     for bound in range(2, variant.max_piece + 1):
         _product_positions(bound)
-    _offered_table(variant)
     max_piece = variant.max_piece
     top = tuple(int(kind == max_piece - 1) for kind in range(2 * max_piece))
     _count_hypotheses(variant, ((0, max_piece),) if max_piece > 1 else (), top, (0,) * (2 * max_piece))
@@ -300,33 +270,12 @@ def _holdable_table(variant: Variant) -> tuple[tuple[int, ...], np.ndarray]:
     """(supply per size, table): ``table[k1 + 1, k2 + 1, ...]`` says whether a colour with
     ``k1`` cups of size 1, ``k2`` of size 2... on the board leaves what its external stacks
     can hold; one more cell at either end of every axis, False, for counts out of range."""
-    supply, reserves = _reserve_table(variant)
-    return supply, np.vectorize(lambda reserve: reserve is not None, otypes=[bool])(reserves)
-
-
-@cache
-def _offered_table(variant: Variant) -> np.ndarray:
-    """``table[size - 1, k1 + 1, k2 + 1, ...]``: whether a colour with those cups on the board
-    (as ``_holdable_table``) has a cup of ``size`` on top of an external stack."""
-    _, reserves = _reserve_table(variant)
-    table = np.zeros((variant.max_piece, *reserves.shape), dtype=bool)
-    for index, reserve in np.ndenumerate(reserves):
-        for size, _, _ in placement_options(reserve, variant.any_order) if reserve is not None else ():
-            table[(size - 1, *index)] = True
-    return table
-
-
-@cache
-def _reserve_table(variant: Variant) -> tuple[tuple[int, ...], np.ndarray]:
-    """(supply per size, the external stacks a colour keeps with ``k1`` cups of size 1, ``k2``
-    of size 2... on the board at ``[k1 + 1, k2 + 1, ...]``, None where they cannot hold the
-    rest, and one more cell of None at either end of every axis)."""
     max_piece = variant.max_piece
     supply = tuple(sum(s == size for stack in variant.stacks for s in stack)
                    for size in range(1, max_piece + 1))
-    table = np.full([s + 3 for s in supply], None, dtype=object)
+    table = np.zeros([s + 3 for s in supply], dtype=bool)
     for row in product(*(range(s + 1) for s in supply)):
-        table[tuple(c + 1 for c in row)] = _reserve_for(variant.stacks, variant.any_order, row)
+        table[tuple(c + 1 for c in row)] = _reserve_for(variant.stacks, variant.any_order, row) is not None
     return supply, table
 
 
@@ -368,29 +317,18 @@ class _Grid:
         """Whether the external stacks can hold exactly the rest (``reserves_for``) of the cups
         on the board in each cell: ``known`` (per colour and size) plus the hidden ones. Each
         colour's own counts say it: looked up in the variant's table for each, then paired."""
-        supply, table = _holdable_table(variant)
-        first, second = (self._per_colour(table, supply, known, color) for color in (0, 1))
-        return first.reshape(first.shape + (1,) * second.ndim) & second
-
-    def offers(self, variant: Variant, known: Counts | list[int], color: Color, size: int) -> np.ndarray:
-        """Whether ``color``'s external stacks have a cup of ``size`` on top in each cell, with
-        ``known`` (per colour and size) plus the hidden cups on the board (broadcast to the grid)."""
-        supply = _holdable_table(variant)[0]
-        half = self._per_colour(_offered_table(variant)[size - 1], supply, known, color)
-        return half.reshape(half.shape + (1,) * (len(self.shape) - half.ndim)) if color == 0 else half
-
-    def _per_colour(self, table: np.ndarray, supply: tuple[int, ...], known: Counts | list[int],
-                    color: Color) -> np.ndarray:
-        """``table`` (indexed as ``_holdable_table``'s) at ``color``'s cups on the board in each
-        cell: ``known`` plus the hidden ones, over that colour's axes of the grid."""
         max_piece = self.max_piece
-        lines = []
-        for size in range(1, max_piece + 1):
-            lowest = known[color * max_piece + size - 1]
-            hidden = self.shape[color * (max_piece - 1) + size - 1] if size < max_piece else 1
-            counts = range(lowest, lowest + hidden)
-            lines.append([min(max(count, -1), supply[size - 1] + 1) + 1 for count in counts])
-        return table[np.ix_(*lines)][..., 0]
+        supply, table = _holdable_table(variant)
+        halves = []
+        for color in (0, 1):
+            lines = []
+            for size in range(1, max_piece + 1):
+                lowest = known[color * max_piece + size - 1]
+                hidden = self.shape[color * (max_piece - 1) + size - 1] if size < max_piece else 1
+                counts = range(lowest, lowest + hidden)
+                lines.append([min(max(count, -1), supply[size - 1] + 1) + 1 for count in counts])
+            halves.append(table[np.ix_(*lines)][..., 0])
+        return halves[0].reshape(halves[0].shape + (1,) * halves[1].ndim) & halves[1]
 
     def reachable(self) -> np.ndarray:
         """Whether the open squares can hide each cell's cups."""

@@ -12,15 +12,8 @@ from hypothesis import strategies as st
 
 from companion.errors import CompanionError
 from companion.reconciler.reconciler import Reconciler
-from companion.reconciler.unknowns import (
-    HiddenContents,
-    _count_hypotheses,
-    _hidden_options,
-    _offered_somewhere,
-    reserves_for,
-)
+from companion.reconciler.unknowns import HiddenContents, _count_hypotheses, _hidden_options, reserves_for
 from companion.rules import PRESETS, Game, Move, Variant, parse_square
-from companion.rules.position import placement_options
 from tests.reconciler.helpers import observe
 
 CLASSIC = PRESETS["classic"]
@@ -207,30 +200,6 @@ def test_the_count_agrees_with_every_assignment_listed(question: Question) -> No
 
     first = min(valid, key=rank)
     assert best == {sq: contents for (sq, _), contents in zip(open_squares, first, strict=True) if contents}
-
-
-@settings(max_examples=150, deadline=None)
-@given(questions(), st.integers(0, 1), st.integers(1, 4))
-def test_a_size_is_offered_when_some_assignment_leaves_it_on_top(question: Question, color: int, size: int) -> None:
-    """``can_place``: some hypothesis leaves the colour an external stack with that size on top."""
-    variant, open_squares, base, placed = question
-    size = min(size, variant.max_piece)
-    valid = every_valid_assignment(variant, open_squares, base, placed)
-    if not valid:
-        return
-    max_piece = variant.max_piece
-
-    def offered(assignment: tuple) -> bool:
-        counts = list(base)
-        for contents in assignment:
-            for c, s in contents:
-                counts[c * max_piece + s - 1] += 1
-        reserve = reserves_for(variant, tuple(counts))
-        assert reserve is not None
-        return any(s == size for s, _, _ in placement_options(reserve[color], variant.any_order))
-
-    expected = any(offered(assignment) for assignment in valid)
-    assert _offered_somewhere(variant, open_squares, base, placed, color, size) == expected
 
 
 def test_counts_past_two_to_the_63_are_exact() -> None:
