@@ -40,7 +40,7 @@ from companion.reconciler.referee import Action, ActionKind
 from companion.rules.game import Game
 from companion.rules.position import BOARD_FLAG, Position, encode_board_move
 from companion.rules.square import Square, board_squares, square_name
-from companion.vision.observation import Observation, class_top
+from companion.vision.observation import Observation, class_index, class_top
 
 
 class Kind(StrEnum):
@@ -204,15 +204,6 @@ def _squares(size: int) -> tuple[tuple[Square, ...], dict[Square, int]]:
     return entry
 
 
-@cache
-def _row_map(size: int) -> np.ndarray:
-    """Square number -> row of the probability arrays (-1 off the board)."""
-    squares, _ = _squares(size)
-    rows = np.full(256, -1, dtype=np.int64)
-    rows[list(squares)] = np.arange(len(squares))
-    return rows
-
-
 def _frame_key(position: Position) -> tuple:
     """A frame's cache key: the position's identity (pieces, reserves, side to move), whether
     the game is decided, and the last move (what a takeback shows)."""
@@ -253,7 +244,7 @@ def _tops(position: Position, squares: tuple[Square, ...]) -> tuple[list[int], l
 def _piece_classes(max_piece: int) -> tuple[int, ...]:
     """Probability column of each piece code (``View.piece_class``), by code; 0 (no piece) for
     an empty square."""
-    return (0, 0, *(1 + (piece & 1) * max_piece + (piece >> 1) - 1 for piece in range(2, (max_piece + 1) << 1)))
+    return (0, 0, *(class_index((piece & 1, piece >> 1), max_piece) for piece in range(2, (max_piece + 1) << 1)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -458,9 +449,7 @@ class View:
 
     def piece_class(self, piece: int | None) -> int:
         """Probability column of a piece code (``size << 1 | colour``), 0 for an empty square."""
-        if piece is None:
-            return 0
-        return 1 + (piece & 1) * self.max_piece + (piece >> 1) - 1
+        return 0 if piece is None else _piece_classes(self.max_piece)[piece]
 
     def changed_squares(self, margin: float) -> set[Square]:
         """Squares whose reading leaves another class within ``margin`` of the current one:
@@ -682,8 +671,9 @@ def two_move_explanations(
     best_two = sum(sorted(worth.values(), reverse=True)[:2])
     # the square the first move lands on ends up showing its cup, or a cup of the reply's
     # colour on top of it (the reply cannot move it away)
-    max_piece = view.max_piece
-    replies = range(1 + (position.turn ^ 1) * max_piece, 1 + (position.turn ^ 1) * max_piece + max_piece)
+    max_piece, turn = view.max_piece, position.turn
+    classes = _piece_classes(max_piece)
+    replies = [classes[size << 1 | turn ^ 1] for size in range(1, max_piece + 1)]
     covered = {sq: max(gain[row[sq]][cls] for cls in replies) for sq in changed}
     current, under = view.frame.current_list, view.frame.under_list
     within = 0
@@ -697,8 +687,8 @@ def two_move_explanations(
             origin = (first >> 8) & 0xFF
             shown, reach = current[row[origin]], worth[origin]
         else:
-            origin, shown, reach = -1, 1 + position.turn * max_piece + ((first >> 8) & 0xF) - 1, 0.0
-        if reach + max(gain[row[to]][shown], covered[to]) + best_two < least:
+            origin, shown, reach = -1, classes[((first >> 8) & 0xF) << 1 | turn], 0.0
+        if reach + max(gain[row[to]][shown], covered[to]) + best_two < least - _ROUNDING:
             continue
         left = under[row[origin]] if origin >= 0 else 0
         if _pair_bound(to, shown, origin, left, gains, worth, covered, by_worth) < least - _ROUNDING:

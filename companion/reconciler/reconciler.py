@@ -81,7 +81,7 @@ from companion.rules.outcome import Outcome, Termination
 from companion.rules.position import BOARD_FLAG, Position
 from companion.rules.square import Square, color_name, square_name
 from companion.rules.variant import CLASSIC, Variant
-from companion.vision.observation import Observation, class_top
+from companion.vision.observation import Observation, class_index, class_top
 
 NEW_ROOT = -1          # the start of paths that saw the board cleared for a new game
 RESYNC_AFTER = 2       # readings in a row that no decent path explains before recovering
@@ -554,10 +554,6 @@ class Reconciler:
                 child.codes = path.codes + e.codes
         return child
 
-    def _fits(self, path: Path) -> bool:
-        assert path.view is not None and path.explanation is not None
-        return fits(path.view, path.explanation, self.settings)[0]
-
     def _representative(self, members: list[Path]) -> Path:
         """The path to announce the reading from: the one that continues what was announced,
         unless another is better by the margin (then what was announced is corrected)."""
@@ -1029,10 +1025,7 @@ class Reconciler:
         out = {}
         for sq, stack in self.unknowns.stacks.items():
             if len(stack.known) == 1 and stack.bound > 1:
-                out[sq] = [
-                    0 if p is None else 1 + p[0] * max_piece + p[1] - 1
-                    for p in self.unknowns.under_top(sq)
-                ]
+                out[sq] = [class_index(p, max_piece) for p in self.unknowns.under_top(sq)]
         return out
 
     def _track_unknowns(self, move: Move, explanation: Explanation | None) -> None:
