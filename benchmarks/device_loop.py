@@ -46,13 +46,24 @@ class Replay:
 
 def loop_rate(variant: Variant, seed: int, folder: Path) -> tuple[int, float, int, str]:
     renderer = SynthRenderer(variant, seed)
-    scenario = build_scenario(variant, seed, stage_illegal=False, stage_takeback=False, stage_camera_fault=False)
+    scenario = build_scenario(
+        variant, seed, stage_illegal=False, stage_takeback=False, stage_camera_fault=False
+    )
     frames = [image for shot in scenario.shots for image in [renderer.render(shot, 0)] * shot.frames]
     source = Replay(frames)
-    with Panel(DeviceConfig(), pin_factory=mock_pin_factory(), board_size=variant.size) as panel, \
-            GameStore(folder / "bench.sqlite3") as store, HintWorker(EngineSearcher(), 0.5) as hints:
-        companion = Companion(variant=variant, camera=CameraLink(lambda: source), observe=renderer.observer(),
-                              presenter=Presenter(panel.start()), store=store, hints=hints)
+    with (
+        Panel(DeviceConfig(), pin_factory=mock_pin_factory(), board_size=variant.size) as panel,
+        GameStore(folder / "bench.sqlite3") as store,
+        HintWorker(EngineSearcher(), 0.5) as hints,
+    ):
+        companion = Companion(
+            variant=variant,
+            camera=CameraLink(lambda: source),
+            observe=renderer.observer(),
+            presenter=Presenter(panel.start()),
+            store=store,
+            hints=hints,
+        )
         companion.start()
         started = time.perf_counter()
         companion.run(idle_sleep=0.0)
@@ -61,7 +72,9 @@ def loop_rate(variant: Variant, seed: int, folder: Path) -> tuple[int, float, in
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--variant", default="classic")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
@@ -69,13 +82,29 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         frames, seconds, plies, result = loop_rate(variant, args.seed, folder)
-        print(f"loop: {frames} frames of {variant.size}x{variant.size} 640x480 in {seconds:.2f} s = "
-              f"{frames / seconds:.1f} frames/s ({plies} plies, {result})")
+        print(
+            f"loop: {frames} frames of {variant.size}x{variant.size} 640x480 in {seconds:.2f} s = "
+            f"{frames / seconds:.1f} frames/s ({plies} plies, {result})"
+        )
         started = time.perf_counter()
         run = subprocess.run(
-            [sys.executable, "-m", "companion", "run", "--simulate", "--quiet", "--variant", args.variant,
-             "--seed", str(args.seed), "--db", str(folder / "run.sqlite3")],
-            capture_output=True, text=True, check=False,
+            [
+                sys.executable,
+                "-m",
+                "companion",
+                "run",
+                "--simulate",
+                "--quiet",
+                "--variant",
+                args.variant,
+                "--seed",
+                str(args.seed),
+                "--db",
+                str(folder / "run.sqlite3"),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
         )
         print(f"embedded default: exit {run.returncode} in {time.perf_counter() - started:.1f} s")
         print(run.stdout.strip())

@@ -23,7 +23,9 @@ def player(spec: str | None, command: str | None, variant: Variant, seed: int, m
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--variant", default="classic")
     parser.add_argument("--first", default="strong@0.2")
     parser.add_argument("--second", default="greedy")

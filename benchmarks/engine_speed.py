@@ -48,11 +48,15 @@ def classic(seconds: float) -> None:
             total_nodes += result.nodes
             total_time += result.seconds
             total_cpu += cpu
-        print(f"classic {name}: depth {result.depth} in {result.seconds:.2f} s, {result.nodes} nodes, "
-              f"{nps:,.0f} nodes/s, best {result.move} score {result.score}   [{position.text()}]")
+        print(
+            f"classic {name}: depth {result.depth} in {result.seconds:.2f} s, {result.nodes} nodes, "
+            f"{nps:,.0f} nodes/s, best {result.move} score {result.score}   [{position.text()}]"
+        )
     # On a shared machine the wall clock counts other jobs' time too; the CPU time less so.
-    print(f"classic middlegames: {total_nodes / total_time:,.0f} nodes/s on average "
-          f"({total_nodes / total_cpu:,.0f} per CPU second)")
+    print(
+        f"classic middlegames: {total_nodes / total_time:,.0f} nodes/s on average "
+        f"({total_nodes / total_cpu:,.0f} per CPU second)"
+    )
 
 
 # Junior positions beyond the book (5+ pieces), among the slowest to settle (tests/engine
@@ -70,8 +74,10 @@ def junior() -> None:
     start = Position(PRESETS["junior"])
     t0 = time.perf_counter()
     answer = JuniorSolver().solve(start)
-    print(f"junior start, no book: {answer.value} in {answer.distance} plies "
-          f"(play {start.move_from_code(answer.code)}), {time.perf_counter() - t0:.1f} s")
+    print(
+        f"junior start, no book: {answer.value} in {answer.distance} plies "
+        f"(play {start.move_from_code(answer.code)}), {time.perf_counter() - t0:.1f} s"
+    )
     solver = JuniorSolver.with_book()
     for code in start.legal_codes():
         start.push_code(code)
@@ -79,8 +85,10 @@ def junior() -> None:
         reply = solver.solve(start, time_limit=1.0)
         start.pop_code()
         first_player = {"win": "loss", "loss": "win"}.get(reply.value or "", reply.value)
-        print(f"junior first move {start.move_from_code(code)}: first player {first_player} in "
-              f"{reply.distance} plies ({time.perf_counter() - t0:.3f} s with the book)")
+        print(
+            f"junior first move {start.move_from_code(code)}: first player {first_player} in "
+            f"{reply.distance} plies ({time.perf_counter() - t0:.3f} s with the book)"
+        )
     for text in JUNIOR_HARD:
         position = Position.from_text(text)
         t0 = time.perf_counter()
@@ -90,8 +98,10 @@ def junior() -> None:
         fresh.book = solver.book  # nothing learnt, the book not loaded again
         t0 = time.perf_counter()
         timed = fresh.solve(position, time_limit=1.0)
-        print(f"junior hard [{text}]: value proof {proof} in {proved:.2f} s; with 1 s: "
-              f"{timed.value} in {time.perf_counter() - t0:.2f} s")
+        print(
+            f"junior hard [{text}]: value proof {proof} in {proved:.2f} s; with 1 s: "
+            f"{timed.value} in {time.perf_counter() - t0:.2f} s"
+        )
     times = []
     values: dict[str | None, int] = {}
     rng = random.Random(5)
@@ -107,9 +117,12 @@ def junior() -> None:
             if position.outcome() is None and rng.random() < 0.5:
                 position.push_code(rng.choice(position.legal_codes()))
     times.sort()
-    print(f"junior strong moves ({len(times)} from 100 games, opponent half random): median "
-          f"{1000 * times[len(times) // 2]:.1f} ms, 99th percentile {1000 * times[int(0.99 * len(times))]:.0f} ms, "
-          f"max {1000 * times[-1]:.0f} ms; values {values}")
+    print(
+        f"junior strong moves ({len(times)} from 100 games, opponent half random): median "
+        f"{1000 * times[len(times) // 2]:.1f} ms, "
+        f"99th percentile {1000 * times[int(0.99 * len(times))]:.0f} ms, "
+        f"max {1000 * times[-1]:.0f} ms; values {values}"
+    )
 
 
 def pack_canonical(position: Position) -> int:

@@ -24,14 +24,22 @@ from companion.rules import PRESETS, Position
 JUNIOR = PRESETS["junior"]
 # Found unsettled in 1 s by the solver at commit 0033e54 (random play, load 6-9).
 ONCE_UNSETTLED = (
-    "junior 3/W2B3,2/3 w 33211 32211 4", "junior 3/3/B1,1,W1W2 w 3321 33221 4",
-    "junior 1,W1B2,1/2,B2/1,W3,1 w 3221 3311 4", "junior B3,2/3/B3,B1W2,W2 w 3311 221 8",
-    "junior W3,B1,1/B3,2/1,W3,1 w 2211 3221 8", "junior 1,W1,1/1,B3,1/W3,B1,1 w 3221 3221 4",
-    "junior W3,1,B3/B3,2/1,W1,1 b 3221 2211 5", "junior 1,W3,1/2,B3/1,B1,W3 w 2211 3221 4",
-    "junior W3,1,B1/2,W3/3 w 2211 33221 4", "junior W1,W1B3,1/2,W2/2,B3 b 332 2211 9",
-    "junior 3/1,B3,B1/B1W2W3,2 w 3211 322 6", "junior 1,B3,1/3/W1W3,W1,B3 b 322 2211 5",
-    "junior 3/B2,1,W3/1,B1W3,1 w 2211 3321 6", "junior 2,B3/2,W1/W3,1,B3 w 3221 2211 4",
-    "junior W3,W1,1/B2,2/1,B2,1 b 3221 3311 5", "junior W1B2,2/3/W1,1,B3 w 3322 3211 4",
+    "junior 3/W2B3,2/3 w 33211 32211 4",
+    "junior 3/3/B1,1,W1W2 w 3321 33221 4",
+    "junior 1,W1B2,1/2,B2/1,W3,1 w 3221 3311 4",
+    "junior B3,2/3/B3,B1W2,W2 w 3311 221 8",
+    "junior W3,B1,1/B3,2/1,W3,1 w 2211 3221 8",
+    "junior 1,W1,1/1,B3,1/W3,B1,1 w 3221 3221 4",
+    "junior W3,1,B3/B3,2/1,W1,1 b 3221 2211 5",
+    "junior 1,W3,1/2,B3/1,B1,W3 w 2211 3221 4",
+    "junior W3,1,B1/2,W3/3 w 2211 33221 4",
+    "junior W1,W1B3,1/2,W2/2,B3 b 332 2211 9",
+    "junior 3/1,B3,B1/B1W2W3,2 w 3211 322 6",
+    "junior 1,B3,1/3/W1W3,W1,B3 b 322 2211 5",
+    "junior 3/B2,1,W3/1,B1W3,1 w 2211 3321 6",
+    "junior 2,B3/2,W1/W3,1,B3 w 3221 2211 4",
+    "junior W3,W1,1/B2,2/1,B2,1 b 3221 3311 5",
+    "junior W1B2,2/3/W1,1,B3 w 3322 3211 4",
     "junior B1,1,B1W2/3/2,W3 b 3211 3322 7",
 )
 
@@ -66,10 +74,13 @@ class Tally:
 
     def report(self, name: str, listed: bool = True) -> None:
         t, c = sorted(self.times), sorted(self.cpu)
-        print(f"{name}: {len(t)} answers, wall clock median {1000 * t[len(t) // 2]:.1f} ms, 99th percentile "
-              f"{1000 * t[int(0.99 * len(t))]:.0f} ms, max {1000 * t[-1]:.0f} ms (CPU {1000 * c[len(c) // 2]:.1f} / "
-              f"{1000 * c[int(0.99 * len(c))]:.0f} / {1000 * c[-1]:.0f} ms); values {self.values}; "
-              f"unsettled {len(self.unsettled)}; win/loss without distance {self.no_distance}")
+        print(
+            f"{name}: {len(t)} answers, wall clock median {1000 * t[len(t) // 2]:.1f} ms, 99th percentile "
+            f"{1000 * t[int(0.99 * len(t))]:.0f} ms, max {1000 * t[-1]:.0f} ms "
+            f"(CPU {1000 * c[len(c) // 2]:.1f} / "
+            f"{1000 * c[int(0.99 * len(c))]:.0f} / {1000 * c[-1]:.0f} ms); values {self.values}; "
+            f"unsettled {len(self.unsettled)}; win/loss without distance {self.no_distance}"
+        )
         for text in self.unsettled if listed else ():
             print(f"   unsettled: {text}")
 
@@ -104,7 +115,9 @@ def play(module, book, tally: Tally, limit: float, rng: random.Random, opponent_
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=150, help="random games whose every position is asked")
-    parser.add_argument("--matches", type=int, default=60, help="games against random play, and against itself")
+    parser.add_argument(
+        "--matches", type=int, default=60, help="games against random play, and against itself"
+    )
     parser.add_argument("--time", type=float, default=1.0)
     parser.add_argument("--module", default="companion.engine.junior")
     parser.add_argument("--seed", type=int, default=1)
@@ -113,11 +126,15 @@ def main() -> int:
     rng = random.Random(args.seed)
     t0 = time.perf_counter()
     book = module.JuniorSolver.with_book().book
-    print(f"solver {module.__file__}, book {len(book)} positions loaded in {time.perf_counter() - t0:.2f} s; "
-          f"load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"solver {module.__file__}, book {len(book)} positions loaded in {time.perf_counter() - t0:.2f} s; "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
     everything = Tally()
-    for name, positions in (("once unsettled", [Position.from_text(t) for t in ONCE_UNSETTLED]),
-                            ("random play, every ply", random_game_positions(args.games, rng))):
+    for name, positions in (
+        ("once unsettled", [Position.from_text(t) for t in ONCE_UNSETTLED]),
+        ("random play, every ply", random_game_positions(args.games, rng)),
+    ):
         tally = Tally()
         for position in positions:
             solver = module.JuniorSolver()

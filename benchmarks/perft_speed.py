@@ -40,8 +40,10 @@ def main() -> None:
         nodes = perft(position, args.depth)
         seconds = time.perf_counter() - started
         rates.append(nodes / seconds)
-        print(f"run {run}: {args.variant} depth {args.depth}: {nodes} leaves in {seconds:.2f} s "
-              f"= {nodes / seconds:,.0f} leaves/s")
+        print(
+            f"run {run}: {args.variant} depth {args.depth}: {nodes} leaves in {seconds:.2f} s "
+            f"= {nodes / seconds:,.0f} leaves/s"
+        )
     print(f"best: {max(rates):,.0f} leaves/s")
 
 

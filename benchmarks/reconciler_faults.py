@@ -32,13 +32,18 @@ def main() -> None:
     for name in ("right", "flagged", "silent", "wrong"):
         value = getattr(total, name)
         print(f"  {name}: {value} ({100.0 * value / moves:.2f} %)")
-    print(f"  withdrawn by a correction: {total.withdrawn}; wrong when announced: {total.shown_wrong} as known, "
-          f"{total.shown_unsure} more reported unsure at once; aligned to the truth (each wrong move once): "
-          f"{total.shown_wrong_aligned} as known")
+    print(
+        f"  withdrawn by a correction: {total.withdrawn}; "
+        f"wrong when announced: {total.shown_wrong} as known, "
+        f"{total.shown_unsure} more reported unsure at once; aligned to the truth (each wrong move once): "
+        f"{total.shown_wrong_aligned} as known"
+    )
     print(f"  games not followed to their end: {total.stuck}; resyncs: {total.resyncs}")
     ms = np.array(total.seconds) * 1000.0
-    print(f"  feed time: mean {ms.mean():.2f} ms, p95 {np.percentile(ms, 95):.2f}, "
-          f"p99 {np.percentile(ms, 99):.2f}, max {ms.max():.2f} ms")
+    print(
+        f"  feed time: mean {ms.mean():.2f} ms, p95 {np.percentile(ms, 95):.2f}, "
+        f"p99 {np.percentile(ms, 99):.2f}, max {ms.max():.2f} ms"
+    )
     print("  faults injected -> expected event seen:")
     for fault in sorted(total.expected):
         print(f"    {fault}: {total.caught[fault]}/{total.expected[fault]}")

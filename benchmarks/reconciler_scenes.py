@@ -38,13 +38,18 @@ def main() -> None:
         misread += run.misread
         squares += run.squares
         print(f"  game {seed}: {run.result.summary()} ({run.seconds:.0f} s)", flush=True)
-    print(f"{games} rendered games, {frames} frames read, {observations} stable observations, "
-          f"{time.perf_counter() - started:.0f} s")
+    print(
+        f"{games} rendered games, {frames} frames read, {observations} stable observations, "
+        f"{time.perf_counter() - started:.0f} s"
+    )
     print(f"  squares of stable observations read wrong (best class): {misread}/{squares}")
     print(f"  {total.summary()}")
     ms = np.array(total.seconds) * 1000.0
-    print(f"  reconciler time per stable observation: mean {ms.mean():.2f} ms, p95 {np.percentile(ms, 95):.2f}, "
-          f"max {ms.max():.2f} ms")
+    print(
+        f"  reconciler time per stable observation: mean {ms.mean():.2f} ms, "
+        f"p95 {np.percentile(ms, 95):.2f}, "
+        f"max {ms.max():.2f} ms"
+    )
     print(f"  events: {dict(sorted((str(k), v) for k, v in total.events.items()))}")
 
 

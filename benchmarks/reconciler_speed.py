@@ -6,9 +6,10 @@
 Two streams: fault-free readings of random classic games (the normal case: the board shows
 the last position or one move more), and the fault mix of the robustness test (unclear
 readings make the reconciler search two moves and keep a beam of paths), of classic games
-or of ``--variants`` in turn (``reconciler_faults.py``'s mix is classic,classic,classic,storer,rogers). Only ``feed`` is
-timed, not the board reader. ``--cpu`` times the thread's CPU time instead of the wall
-clock: on a shared machine under load the wall clock mostly measures the other jobs.
+or of ``--variants`` in turn (``reconciler_faults.py``'s mix is
+classic,classic,classic,storer,rogers). Only ``feed`` is timed, not the board reader. ``--cpu``
+times the thread's CPU time instead of the wall clock: on a shared machine under load the wall
+clock mostly measures the other jobs.
 
 ``--repeat N`` runs the whole measurement N times, each in a fresh process (cold caches, as
 the first run), and also reports each observation's fastest time. The reconciler is
@@ -45,9 +46,11 @@ STREAMS = ("fault-free", "with faults")
 
 def summary(name: str, seconds: np.ndarray) -> str:
     ms = seconds * 1000.0
-    return (f"{name}: {len(ms)} observations, mean {ms.mean():.2f} ms, median {np.median(ms):.2f} ms, "
-            f"p95 {np.percentile(ms, 95):.2f} ms, p99 {np.percentile(ms, 99):.2f} ms, "
-            f"p99.9 {np.percentile(ms, 99.9):.2f} ms, max {ms.max():.2f} ms, over 5 ms: {int((ms > 5).sum())}")
+    return (
+        f"{name}: {len(ms)} observations, mean {ms.mean():.2f} ms, median {np.median(ms):.2f} ms, "
+        f"p95 {np.percentile(ms, 95):.2f} ms, p99 {np.percentile(ms, 99):.2f} ms, "
+        f"p99.9 {np.percentile(ms, 99.9):.2f} ms, max {ms.max():.2f} ms, over 5 ms: {int((ms > 5).sum())}"
+    )
 
 
 def measure(
@@ -86,10 +89,16 @@ def parse_arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("games", type=int, nargs="?", default=200)
     parser.add_argument("--cpu", action="store_true", help="the thread's CPU time, not the wall clock")
-    parser.add_argument("--repeat", type=int, default=1, help="runs in fresh processes; also each one's fastest")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="runs in fresh processes; also each one's fastest"
+    )
     parser.add_argument("--gc-off", action="store_true", help="the garbage collector off while timing")
-    parser.add_argument("--variants", type=lambda text: tuple(text.split(",")), default=("classic",),
-                        help="the faulted games' variants in turn, comma-separated")
+    parser.add_argument(
+        "--variants",
+        type=lambda text: tuple(text.split(",")),
+        default=("classic",),
+        help="the faulted games' variants in turn, comma-separated",
+    )
     parser.add_argument("--raw", help=argparse.SUPPRESS)  # one run of --repeat: the times go to this file
     return parser.parse_args()
 
@@ -101,9 +110,11 @@ def main() -> None:
     if arguments.raw:
         np.savez(arguments.raw, **measure(arguments.games, timer, collect, arguments.variants))
         return
-    print(f"{platform.machine()} {platform.processor() or ''} python {platform.python_version()}, "
-          f"{'CPU time' if arguments.cpu else 'wall clock'}, garbage collection {'on' if collect else 'off'}, "
-          f"{'/'.join(arguments.variants)}, load {os.getloadavg()[0]:.1f}")
+    print(
+        f"{platform.machine()} {platform.processor() or ''} python {platform.python_version()}, "
+        f"{'CPU time' if arguments.cpu else 'wall clock'}, garbage collection {'on' if collect else 'off'}, "
+        f"{'/'.join(arguments.variants)}, load {os.getloadavg()[0]:.1f}"
+    )
     if arguments.repeat == 1:
         runs = [measure(arguments.games, timer, collect, arguments.variants)]
     else:

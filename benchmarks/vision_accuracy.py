@@ -85,7 +85,9 @@ def dev_scenes(root: Path) -> Iterator[Scene]:
         frames = []
         for f in files:
             record = json.loads(f.with_suffix(".json").read_text())
-            frames.append(Frame(folder.name, f.stem, read_image(f), record["kind"] == "hand", truth_tops(record)))
+            frames.append(
+                Frame(folder.name, f.stem, read_image(f), record["kind"] == "hand", truth_tops(record))
+            )
         yield Scene(folder.name, frames[0].image, frames[1].image, frames)
 
 
@@ -96,7 +98,9 @@ def synthetic_scenes(count: int, first: int = 1000) -> Iterator[Scene]:
         frames = []
         for k in range(12):
             tops = random_tops(rng, fill=0.6)
-            frames.append(Frame(f"synth-{seed}", f"{k:02d}", r.render(tops, hand=k % 4 == 3), k % 4 == 3, tops))
+            frames.append(
+                Frame(f"synth-{seed}", f"{k:02d}", r.render(tops, hand=k % 4 == 3), k % 4 == 3, tops)
+            )
         yield Scene(f"synth-{seed}", r.empty(), r.reference(), frames)
 
 
@@ -115,10 +119,12 @@ def stress_scenes(count: int, first: int = 1000) -> Iterator[Scene]:
             hand: bool | str = HAND_KINDS[k // 4] if k % 4 == 3 else False
             light: dict = {}
             if k % 2 == 1 or k >= 8:  # light changed after calibration
-                light = {"brightness": float(rng.uniform(0.7, 1.3)),
-                         "tint": tuple(np.clip(1 + rng.normal(0, 0.06, 3), 0.8, 1.2)),
-                         "shade": float(rng.choice([0.0, 0.0, rng.uniform(0.2, 0.7)])),
-                         "light_turn_deg": float(rng.choice([0.0, rng.uniform(-40, 40)]))}
+                light = {
+                    "brightness": float(rng.uniform(0.7, 1.3)),
+                    "tint": tuple(np.clip(1 + rng.normal(0, 0.06, 3), 0.8, 1.2)),
+                    "shade": float(rng.choice([0.0, 0.0, rng.uniform(0.2, 0.7)])),
+                    "light_turn_deg": float(rng.choice([0.0, rng.uniform(-40, 40)])),
+                }
             frames.append(Frame(f"stress-{seed}", f"{k:02d}", r.render(tops, hand=hand, **light), hand, tops))
         yield Scene(f"stress-{seed}{'-1280' if resolution[0] > 640 else ''}", empty, reference, frames)
 
@@ -150,12 +156,21 @@ def score(scene: Scene, tally: Tally) -> None:
             confidence = obs.confidence(name)
             lowest = min(lowest, confidence)
             m = details.matches[obs.row(name)]
-            tally.dump.append({"scene": scene.name, "frame": frame.name, "square": name,
-                               "truth": class_index(truth, MAX_PIECE), "occluded": obs.occluded,
-                               "p": obs.probabilities[obs.row(name)].tolist(), "sizes": m.sizes.tolist(),
-                               "colour": m.colour, "colour_log_odds": m.colour_log_odds,
-                               "ring_px": reader._ring_px,
-                               "area": float(reader.bank.squares[obs.row(name)].areas[m.colour, m.size - 1])})
+            tally.dump.append(
+                {
+                    "scene": scene.name,
+                    "frame": frame.name,
+                    "square": name,
+                    "truth": class_index(truth, MAX_PIECE),
+                    "occluded": obs.occluded,
+                    "p": obs.probabilities[obs.row(name)].tolist(),
+                    "sizes": m.sizes.tolist(),
+                    "colour": m.colour,
+                    "colour_log_odds": m.colour_log_odds,
+                    "ring_px": reader._ring_px,
+                    "area": float(reader.bank.squares[obs.row(name)].areas[m.colour, m.size - 1]),
+                }
+            )
             if obs.occluded:
                 pass  # the reconciler ignores occluded frames
             elif top == truth:
@@ -177,19 +192,30 @@ def label(top: Top) -> str:
 def report(tally: Tally) -> None:
     pct = 100 * tally.right / max(tally.squares, 1)
     print(f"squares read right: {tally.right}/{tally.squares} = {pct:.3f} %")
-    print(f"frames fully right: {tally.frames_right}/{tally.frames}"
-          f" (non-hand frames flagged occluded: {tally.false_occluded})")
-    print(f"hand frames flagged occluded: {tally.hands_flagged}/{tally.hands}"
-          + "".join(f", {k} {v[0]}/{v[1]}" for k, v in tally.hand_kinds.items()))
+    print(
+        f"frames fully right: {tally.frames_right}/{tally.frames}"
+        f" (non-hand frames flagged occluded: {tally.false_occluded})"
+    )
+    print(
+        f"hand frames flagged occluded: {tally.hands_flagged}/{tally.hands}"
+        + "".join(f", {k} {v[0]}/{v[1]}" for k, v in tally.hand_kinds.items())
+    )
     right, wrong = np.array(tally.right_conf), np.array(tally.wrong_conf)
-    print(f"confidence on frames not flagged occluded: {len(wrong)} wrong squares;"
-          f" at or above each confidence, right / wrong squares:")
+    print(
+        f"confidence on frames not flagged occluded: {len(wrong)} wrong squares;"
+        f" at or above each confidence, right / wrong squares:"
+    )
     for t in (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99):
         print(f"  >= {t:.2f}: {int((right >= t).sum()):>6} / {int((wrong >= t).sum()):>3}")
     if len(wrong):
-        print("  wrong squares' confidences: " + " ".join(f"{c:.2f}" for c in sorted(wrong, reverse=True)[:20]))
+        print(
+            "  wrong squares' confidences: " + " ".join(f"{c:.2f}" for c in sorted(wrong, reverse=True)[:20])
+        )
     if tally.read_cpu:
-        print(f"read 640x480: median {1000 * float(np.median(tally.read_cpu)):.1f} ms CPU over {len(tally.read_cpu)} frames")
+        print(
+            f"read 640x480: median {1000 * float(np.median(tally.read_cpu)):.1f} ms CPU "
+            f"over {len(tally.read_cpu)} frames"
+        )
     names = ["empty"] + [f"{c}{s}" for c in "WB" for s in range(1, MAX_PIECE + 1)]
     print("confusion (rows truth, columns reading):")
     print("        " + " ".join(f"{n:>5}" for n in names))
@@ -202,7 +228,12 @@ def report(tally: Tally) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("frames", nargs="?", default=str(DEFAULT), help="frame sets folder (default ../shared/data/frames-dev)")
+    parser.add_argument(
+        "frames",
+        nargs="?",
+        default=str(DEFAULT),
+        help="frame sets folder (default ../shared/data/frames-dev)",
+    )
     parser.add_argument("--synthetic", type=int, default=0, help="use N synthetic scenes instead")
     parser.add_argument("--stress", action="store_true", help="with --synthetic: the widened stress set")
     parser.add_argument("--dump", help="write every square's scores and probabilities to this JSON file")

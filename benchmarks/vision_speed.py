@@ -57,8 +57,10 @@ def timed(fn: Callable[[], object], runs: int) -> tuple[list[float], list[float]
 def summary(label: str, walls: list[float], cpus: list[float]) -> str:
     ms = sorted(w * 1000 for w in walls)
     p90 = ms[int(0.9 * (len(ms) - 1))]
-    return (f"{label}: median {statistics.median(ms):.1f} ms, p90 {p90:.1f} ms wall; "
-            f"median {statistics.median(cpus) * 1000:.1f} ms CPU ({len(ms)} runs)")
+    return (
+        f"{label}: median {statistics.median(ms):.1f} ms, p90 {p90:.1f} ms wall; "
+        f"median {statistics.median(cpus) * 1000:.1f} ms CPU ({len(ms)} runs)"
+    )
 
 
 def bench(resolution: tuple[int, int], reads: int, calibrations: int) -> None:
@@ -88,8 +90,10 @@ def main() -> None:
     parser.add_argument("--calibrations", type=int, default=10)
     args = parser.parse_args()
     cv2.setNumThreads(1)
-    print(f"machine: {platform.processor() or platform.machine()}, {platform.python_implementation()} "
-          f"{platform.python_version()}, OpenCV {cv2.__version__}, 1 OpenCV thread")
+    print(
+        f"machine: {platform.processor() or platform.machine()}, {platform.python_implementation()} "
+        f"{platform.python_version()}, OpenCV {cv2.__version__}, 1 OpenCV thread"
+    )
     bench((640, 480), args.reads, args.calibrations)
     bench((1280, 960), max(20, args.reads // 5), max(3, args.calibrations // 3))
 

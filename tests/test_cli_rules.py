@@ -44,7 +44,9 @@ def test_moves_json_reports_the_outcome(capsys: pytest.CaptureFixture[str]) -> N
         ("4a1 4b2 2c3", "ply 3: 2c3 is illegal: your stacks show sizes 4 and 3, not 2"),
     ],
 )
-def test_bad_move_sequences_exit_2_with_one_line(capsys: pytest.CaptureFixture[str], moves: str, words: str) -> None:
+def test_bad_move_sequences_exit_2_with_one_line(
+    capsys: pytest.CaptureFixture[str], moves: str, words: str
+) -> None:
     status, out, err = run(capsys, "moves", "--moves", moves)
     assert status == 2 and out == ""
     assert words in err and err.count("\n") == 1
@@ -70,10 +72,12 @@ def test_perft_junior_after_moves(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_play_two_people_at_the_terminal(tmp_path) -> None:
     record = tmp_path / "game.txt"
-    script = "\n".join(["4a1", "4a1", "show a1", "4b1", "undo", "4d4", "4a2", "4c4", "4a3", "4b4",
-                        "3a4", str(record), ""])
-    result = subprocess.run([sys.executable, "-m", "companion", "play"], input=script, text=True,
-                            capture_output=True, timeout=60)
+    script = "\n".join(
+        ["4a1", "4a1", "show a1", "4b1", "undo", "4d4", "4a2", "4c4", "4a3", "4b4", "3a4", str(record), ""]
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "companion", "play"], input=script, text=True, capture_output=True, timeout=60
+    )
     assert result.returncode == 0, result.stderr
     assert "a1 holds a same-size piece" in result.stdout
     assert "a1 bottom to top: W4" in result.stdout

@@ -16,8 +16,11 @@ def _declared() -> dict[str, list[str]]:
 
 
 def _data_files() -> list[Path]:
-    return [path for path in (ROOT / "companion").rglob("*")
-            if path.is_file() and path.suffix not in (".py", ".pyc") and "__pycache__" not in path.parts]
+    return [
+        path
+        for path in (ROOT / "companion").rglob("*")
+        if path.is_file() and path.suffix not in (".py", ".pyc") and "__pycache__" not in path.parts
+    ]
 
 
 def _shipped(path: Path, declared: dict[str, list[str]]) -> bool:

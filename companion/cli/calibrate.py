@@ -31,7 +31,9 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--out", required=True, metavar="FILE", help="calibration file to write")
     parser.add_argument("--size", type=int, default=4, help="board size (default 4)")
-    parser.add_argument("--pieces", type=int, default=None, help="cup sizes per colour (default: 4, or 3 on 3x3)")
+    parser.add_argument(
+        "--pieces", type=int, default=None, help="cup sizes per colour (default: 4, or 3 on 3x3)"
+    )
     parser.add_argument("--square-mm", type=float, default=60.0, help="grid square side in mm (default 60)")
     parser.set_defaults(handler=run)
 
@@ -48,12 +50,21 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     calibration.save(out)
     camera = calibration.camera
-    how = "markers " + ", ".join(str(i) for i in sorted(calibration.markers)) if calibration.markers else "--corners"
-    print(f"board {args.size}x{args.size} located from {how}; camera about {camera.centre[2] / 10:.0f} cm above it")
+    how = (
+        "markers " + ", ".join(str(i) for i in sorted(calibration.markers))
+        if calibration.markers
+        else "--corners"
+    )
+    print(
+        f"board {args.size}x{args.size} located from {how}; "
+        f"camera about {camera.centre[2] / 10:.0f} cm above it"
+    )
     x0, y0, kx, ky = calibration.layout.marker_frame
     if (x0, y0, kx, ky) != (0.0, 0.0, 1.0, 1.0):
-        print(f"grid lines seen {x0:+.1f}/{y0:+.1f} mm and x{1 / kx:.3f}/x{1 / ky:.3f} from where the markers "
-              "put them: the grid lines are trusted")
+        print(
+            f"grid lines seen {x0:+.1f}/{y0:+.1f} mm and x{1 / kx:.3f}/x{1 / ky:.3f} from where the markers "
+            "put them: the grid lines are trusted"
+        )
     if calibration.reference:
         for colour in (0, 1):
             diameters = " ".join(f"{2 * r:.0f}" for r in calibration.cups.radii[colour])

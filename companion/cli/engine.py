@@ -15,7 +15,9 @@ def register(subcommands: argparse._SubParsersAction) -> None:
         description="Run the engine protocol: variant, position, go, isready, stop, quit (see README).",
     )
     parser.add_argument("--variant", default="classic", help="variant to start with (default: classic)")
-    parser.add_argument("--level", default="strong", choices=list(LEVELS), help="playing level (default: strong)")
+    parser.add_argument(
+        "--level", default="strong", choices=list(LEVELS), help="playing level (default: strong)"
+    )
     parser.set_defaults(handler=run)
 
 

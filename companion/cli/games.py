@@ -19,7 +19,9 @@ from companion.rules.record import format_timestamp, write_record
 
 
 def add_database_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", default=None, help="device configuration file (TOML); see hardware/config.toml")
+    parser.add_argument(
+        "--config", default=None, help="device configuration file (TOML); see hardware/config.toml"
+    )
     parser.add_argument(
         "--db", default=None, help="game log (SQLite); default: the data directory's games.sqlite3"
     )
@@ -50,8 +52,12 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     add_database_arguments(show)
     add_json_argument(show)
     show.add_argument("game", type=int, help="game id (from `games list`)")
-    show.add_argument("--events", action="store_true", help="also list every event (illegal moves, takebacks, ...)")
-    show.add_argument("--snapshot", type=int, metavar="PLY", help="write the board's JPEG after this ply to --out")
+    show.add_argument(
+        "--events", action="store_true", help="also list every event (illegal moves, takebacks, ...)"
+    )
+    show.add_argument(
+        "--snapshot", type=int, metavar="PLY", help="write the board's JPEG after this ply to --out"
+    )
     show.add_argument("--out", default=None, help="file for --snapshot")
     show.set_defaults(handler=show_game)
 

@@ -13,10 +13,16 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     parser = subcommands.add_parser(
         "markers",
         help="write a printable A4 sheet of the four board markers at true scale",
-        description="Write the four corner markers (DICT_4X4_50, 24 mm) on an A4 sheet: vector PDF, or PNG at --dpi.",
+        description=(
+            "Write the four corner markers (DICT_4X4_50, 24 mm) on an A4 sheet: vector PDF, or PNG at --dpi."
+        ),
     )
-    parser.add_argument("--out", default="calibration/markers-a4-300dpi.png", metavar="FILE",
-                        help="a .pdf or .png file (default calibration/markers-a4-300dpi.png)")
+    parser.add_argument(
+        "--out",
+        default="calibration/markers-a4-300dpi.png",
+        metavar="FILE",
+        help="a .pdf or .png file (default calibration/markers-a4-300dpi.png)",
+    )
     parser.add_argument("--dpi", type=int, default=300, help="PNG resolution (default 300)")
     parser.set_defaults(handler=run)
 

@@ -37,8 +37,12 @@ def run(args: argparse.Namespace) -> int:
     seconds = time.perf_counter() - started
     rate = nodes / seconds if seconds > 0 else 0.0
     if args.json:
-        data = {"depth": args.depth, "nodes": nodes, "seconds": round(seconds, 6),
-                "nodes_per_second": round(rate)}
+        data = {
+            "depth": args.depth,
+            "nodes": nodes,
+            "seconds": round(seconds, 6),
+            "nodes_per_second": round(rate),
+        }
         if split:
             data["divide"] = split
         print_json(data)

@@ -25,8 +25,12 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     parser.add_argument("--calibration", required=True, metavar="FILE", help="file written by calibrate")
     parser.add_argument("images", nargs="+", metavar="IMG", help="images to read")
     parser.add_argument("--json", action="store_true", help="print one JSON object per image")
-    parser.add_argument("--size", type=int, default=4,
-                        help="board size the calibration must be for (default 4; refused otherwise)")
+    parser.add_argument(
+        "--size",
+        type=int,
+        default=4,
+        help="board size the calibration must be for (default 4; refused otherwise)",
+    )
     parser.set_defaults(handler=run)
 
 

@@ -41,10 +41,17 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     parser.add_argument("--calibration", required=True, help="calibration file (from calibrate)")
     parser.add_argument("frames", nargs="+", metavar="FRAME", help="images in play order, or a video")
     parser.add_argument("--variant", default="classic", help="variant spec (default classic)")
-    parser.add_argument("--hold", type=float, default=GATE_SECONDS,
-                        help=f"seconds each still is held before the camera (default {GATE_SECONDS})")
-    parser.add_argument("--no-takeback", action="store_true",
-                        help="do not take a move back when the board returns to the previous position")
+    parser.add_argument(
+        "--hold",
+        type=float,
+        default=GATE_SECONDS,
+        help=f"seconds each still is held before the camera (default {GATE_SECONDS})",
+    )
+    parser.add_argument(
+        "--no-takeback",
+        action="store_true",
+        help="do not take a move back when the board returns to the previous position",
+    )
     parser.add_argument("--json", action="store_true", help="one JSON object per line")
     parser.set_defaults(handler=run)
 
@@ -133,8 +140,11 @@ def print_summary(reconciler: Reconciler, as_json: bool) -> None:
     moves = [m.text() for m in game.moves]
     record = write_record(game)
     if as_json:
-        print(json.dumps({"type": "final", "position": game.position.text(), "moves": moves,
-                          "result": game.result}))
+        print(
+            json.dumps(
+                {"type": "final", "position": game.position.text(), "moves": moves, "result": game.result}
+            )
+        )
         print(json.dumps({"type": "record", "record": record}))
         return
     print(f"final position: {game.position.text()}")

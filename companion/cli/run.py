@@ -39,25 +39,41 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     add_database_arguments(parser)
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--simulate", action="store_true", help="simulated camera and mock pins, even on a Pi")
-    mode.add_argument("--hardware", action="store_true", help="real camera and pins; fail rather than simulate")
+    mode.add_argument(
+        "--hardware", action="store_true", help="real camera and pins; fail rather than simulate"
+    )
     parser.add_argument(
-        "--camera", default=None,
+        "--camera",
+        default=None,
         help="camera: pi, a camera index (0) or a video file (default: camera.source)",
     )
-    parser.add_argument("--calibration", default=None, help="calibration file (default: the data directory's)")
     parser.add_argument(
-        "--variant", default=None, help=f"variant: {', '.join(VARIANT_NAMES)}, or NAME:key=value,... (default: classic)"
+        "--calibration", default=None, help="calibration file (default: the data directory's)"
+    )
+    parser.add_argument(
+        "--variant",
+        default=None,
+        help=f"variant: {', '.join(VARIANT_NAMES)}, or NAME:key=value,... (default: classic)",
     )
     parser.add_argument("--white", default="White", help="White's name, for the log")
     parser.add_argument("--black", default="Black", help="Black's name, for the log")
     parser.add_argument("--place", default=None, help="where the game is played, for the log")
-    parser.add_argument("--new-game", action="store_true", help="start a new game instead of resuming an unfinished one")
+    parser.add_argument(
+        "--new-game", action="store_true", help="start a new game instead of resuming an unfinished one"
+    )
     parser.add_argument("--seed", type=int, default=0, help="simulation: which generated game to play")
     parser.add_argument(
-        "--renderer", choices=("synth", "truth"), default="synth",
+        "--renderer",
+        choices=("synth", "truth"),
+        default="synth",
         help="simulation: render pictures and read them (synth), or hand the referee exact readings (truth)",
     )
-    parser.add_argument("--fps", type=float, default=None, help="simulation: frames per second, like a camera (default: as fast as it goes)")
+    parser.add_argument(
+        "--fps",
+        type=float,
+        default=None,
+        help="simulation: frames per second, like a camera (default: as fast as it goes)",
+    )
     parser.add_argument("--quiet", action="store_true", help="simulation: do not print the panel's actions")
     parser.add_argument("--verbose", action="store_true", help="log every event and decision")
     parser.add_argument("--max-seconds", type=float, default=None, help="stop after this many seconds")
@@ -78,7 +94,9 @@ def run(args: argparse.Namespace) -> int:
         database=Path(args.db) if args.db else database_path(config),
         calibration=Path(args.calibration) if args.calibration else calibration_path(config),
         simulate=simulate,
-        players=Players(args.white, args.black, args.place or (f"simulated table, seed {args.seed}" if simulate else None)),
+        players=Players(
+            args.white, args.black, args.place or (f"simulated table, seed {args.seed}" if simulate else None)
+        ),
         seed=args.seed,
         renderer=args.renderer,
         resume=not args.new_game,
@@ -87,8 +105,10 @@ def run(args: argparse.Namespace) -> int:
         fps=args.fps,
     )
     if simulate:
-        print(f"gobblet-companion: no Raspberry Pi here: simulated camera and mock GPIO pins "
-              f"({variant.spec}, seed {args.seed}); game log {options.database}")
+        print(
+            f"gobblet-companion: no Raspberry Pi here: simulated camera and mock GPIO pins "
+            f"({variant.spec}, seed {args.seed}); game log {options.database}"
+        )
     summary = run_device(options)
     if simulate:
         _report(summary, options)
@@ -121,13 +141,17 @@ def _setup_logging(verbose: bool, simulate: bool) -> None:
 
 def _report(summary: RunSummary, options: RunOptions) -> None:
     how = "resumed" if summary.resumed else "played"
-    print(f"game {summary.game_id} {how}: {summary.plies} plies, {summary.result}"
-          + (f" ({summary.reason})" if summary.reason else ""))
+    print(
+        f"game {summary.game_id} {how}: {summary.plies} plies, {summary.result}"
+        + (f" ({summary.reason})" if summary.reason else "")
+    )
     for staged in summary.staged:
         print(f"  staged: {staged}")
     if summary.missed:
         print(f"  the simulated player waited in vain for: {', '.join(summary.missed)}")
-    print(f"{summary.frames} frames in {summary.seconds:.1f} s ({summary.fps:.1f} frames/s); "
-          f"`gobblet-companion games show {summary.game_id} --db {options.database}` shows the log")
+    print(
+        f"{summary.frames} frames in {summary.seconds:.1f} s ({summary.fps:.1f} frames/s); "
+        f"`gobblet-companion games show {summary.game_id} --db {options.database}` shows the log"
+    )
     if summary.result == "*" and summary.reason is None:
         raise CompanionError("the simulated game did not reach its end (see the messages above)")

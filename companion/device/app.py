@@ -33,7 +33,7 @@ from companion.rules.variant import Variant
 
 log = logging.getLogger("gobblet-companion")
 
-SIMULATED_HINT_SECONDS = 0.5   # the embedded default should finish a game in seconds
+SIMULATED_HINT_SECONDS = 0.5  # the embedded default should finish a game in seconds
 SIMULATED_RECONNECT_SECONDS = 0.3
 
 
@@ -53,12 +53,12 @@ class RunOptions:
     simulate: bool
     players: Players = field(default_factory=Players)
     seed: int = 0
-    renderer: str = "synth"            # simulation only: "synth" pictures or "truth" observations
+    renderer: str = "synth"  # simulation only: "synth" pictures or "truth" observations
     resume: bool = True
     echo: Callable[[str], None] | None = print
-    searcher: Searcher | None = None   # default: the project's engine
+    searcher: Searcher | None = None  # default: the project's engine
     max_seconds: float | None = None
-    fps: float | None = None           # simulation only: pace the simulated camera
+    fps: float | None = None  # simulation only: pace the simulated camera
 
 
 @dataclass
@@ -146,21 +146,34 @@ def _open_parts(options: RunOptions, stack: ExitStack) -> _Parts:
     hints = stack.enter_context(HintWorker(options.searcher or EngineSearcher(config.hint.level), budget))
     notifier = stack.enter_context(Notifier())
     kwargs: dict[str, Any] = dict(
-        variant=variant, presenter=presenter, store=store, hints=hints, notifier=notifier,
-        players=options.players, snapshots=config.log.snapshots, encode_jpeg=encode_jpeg,
+        variant=variant,
+        presenter=presenter,
+        store=store,
+        hints=hints,
+        notifier=notifier,
+        players=options.players,
+        snapshots=config.log.snapshots,
+        encode_jpeg=encode_jpeg,
     )
     if options.simulate:
         table = _simulated_table(options, panel, presenter, factory)
         stack.enter_context(table)
-        kwargs["camera"] = CameraLink(table.plug, max_bad_frames=config.camera.max_bad_frames,
-                                      reconnect_delay=SIMULATED_RECONNECT_SECONDS, name="simulated camera")
+        kwargs["camera"] = CameraLink(
+            table.plug,
+            max_bad_frames=config.camera.max_bad_frames,
+            reconnect_delay=SIMULATED_RECONNECT_SECONDS,
+            name="simulated camera",
+        )
         kwargs["observe"] = _simulated_observe(options, table)
         return _Parts(kwargs, table)
     from companion.device.vision_link import BoardObserver, camera_opener
 
     camera = stack.enter_context(
-        CameraLink(camera_opener(config.camera.source, is_raspberry_pi()), max_bad_frames=config.camera.max_bad_frames,
-                   reconnect_delay=config.camera.reconnect_delay)
+        CameraLink(
+            camera_opener(config.camera.source, is_raspberry_pi()),
+            max_bad_frames=config.camera.max_bad_frames,
+            reconnect_delay=config.camera.reconnect_delay,
+        )
     )
     if not notifier.enabled:  # at a terminal a missing camera is an error; the service waits for it
         camera.open_now()
@@ -182,10 +195,17 @@ def _simulated_table(options: RunOptions, panel: Panel, presenter: Presenter, fa
         from companion.device.vision_link import SynthRenderer
 
         renderer = SynthRenderer(options.variant, options.seed)
-    table = SimulatedTable(scenario, renderer, button=button, showing=lambda: presenter.scene.name, fps=options.fps)
+    table = SimulatedTable(
+        scenario, renderer, button=button, showing=lambda: presenter.scene.name, fps=options.fps
+    )
     holder.append(table)
-    log.info("simulated table: a %d-ply %s game (seed %d), %d shots", scenario.game.ply,
-             options.variant.spec, options.seed, len(scenario.shots))
+    log.info(
+        "simulated table: a %d-ply %s game (seed %d), %d shots",
+        scenario.game.ply,
+        options.variant.spec,
+        options.seed,
+        len(scenario.shots),
+    )
     return table
 
 
@@ -205,4 +225,6 @@ def encode_jpeg(frame: Any) -> bytes | None:
 
 def require_hardware() -> None:
     if not is_raspberry_pi():
-        raise CompanionError("--hardware needs a Raspberry Pi (no /proc/device-tree/model saying so); use --simulate")
+        raise CompanionError(
+            "--hardware needs a Raspberry Pi (no /proc/device-tree/model saying so); use --simulate"
+        )

@@ -64,7 +64,7 @@ class CameraLink(Component):
         self._next_attempt = float("-inf")
         self.fault: str | None = None
         self.reconnects = 0
-        self.timestamp = 0.0   # of the last good frame: the source's own clock when it has one
+        self.timestamp = 0.0  # of the last good frame: the source's own clock when it has one
 
     @property
     def ok(self) -> bool:
@@ -125,7 +125,12 @@ class CameraLink(Component):
 
     def _lose(self, reason: str) -> None:
         if self.fault is None:
-            log.error("%s lost (%s); the game is kept, reconnecting every %.1f s", self.name, reason, self.reconnect_delay)
+            log.error(
+                "%s lost (%s); the game is kept, reconnecting every %.1f s",
+                self.name,
+                reason,
+                self.reconnect_delay,
+            )
         self.fault = f"{self.name} lost: {reason}"
         self._drop_source()
         self._next_attempt = self._clock() + self.reconnect_delay

@@ -57,33 +57,33 @@ class PinConfig:
 
 @dataclass(frozen=True)
 class PanelConfig:
-    active_high: bool = True          # False for LEDs sunk through a driver (ULN2803) to ground
-    buzzer: str = "tonal"             # "tonal": passive piezo (TonalBuzzer); "active": on/off buzzer
-    blink_period: float = 0.5         # seconds, one on+off of a blinking LED
-    count_pause: float = 1.0          # seconds dark between two rounds of counted blinks
-    hold_time: float = 2.0            # button held this long: new game
-    double_press: float = 0.4         # seconds within which a second press makes a double press
-    sounds: bool = True               # False keeps the buzzer silent (the log still records all)
+    active_high: bool = True  # False for LEDs sunk through a driver (ULN2803) to ground
+    buzzer: str = "tonal"  # "tonal": passive piezo (TonalBuzzer); "active": on/off buzzer
+    blink_period: float = 0.5  # seconds, one on+off of a blinking LED
+    count_pause: float = 1.0  # seconds dark between two rounds of counted blinks
+    hold_time: float = 2.0  # button held this long: new game
+    double_press: float = 0.4  # seconds within which a second press makes a double press
+    sounds: bool = True  # False keeps the buzzer silent (the log still records all)
 
 
 @dataclass(frozen=True)
 class HintConfig:
-    time: float = 3.0                 # seconds the engine may think for one hint
+    time: float = 3.0  # seconds the engine may think for one hint
     level: str = "strong"
 
 
 @dataclass(frozen=True)
 class CameraConfig:
-    source: str = "auto"              # auto | pi | a camera index | a video file | simulate
-    calibration: str = ""             # calibration JSON ("" = the data directory's calibration.json)
-    reconnect_delay: float = 2.0      # seconds between attempts to reopen a lost camera
-    max_bad_frames: int = 10          # consecutive unreadable frames before the camera counts as lost
+    source: str = "auto"  # auto | pi | a camera index | a video file | simulate
+    calibration: str = ""  # calibration JSON ("" = the data directory's calibration.json)
+    reconnect_delay: float = 2.0  # seconds between attempts to reopen a lost camera
+    max_bad_frames: int = 10  # consecutive unreadable frames before the camera counts as lost
 
 
 @dataclass(frozen=True)
 class LogConfig:
-    database: str = ""                # "" = the data directory's games.sqlite3
-    snapshots: bool = False           # store a JPEG of the board after each move
+    database: str = ""  # "" = the data directory's games.sqlite3
+    snapshots: bool = False  # store a JPEG of the board after each move
 
 
 @dataclass(frozen=True)
@@ -117,7 +117,9 @@ class DeviceConfig:
 
 def _check_pins(pins: PinConfig, origin: str) -> None:
     if len(pins.squares) != 16:
-        raise CompanionError(f"{origin}: pins.squares needs 16 GPIO numbers (a1..d4), got {len(pins.squares)}")
+        raise CompanionError(
+            f"{origin}: pins.squares needs 16 GPIO numbers (a1..d4), got {len(pins.squares)}"
+        )
     seen: dict[int, str] = {}
     for name, pin in pins.all_pins().items():
         if pin not in USABLE_GPIOS:

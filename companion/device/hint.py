@@ -31,7 +31,7 @@ class Searcher(Protocol):
 
 @dataclass(frozen=True)
 class Hint:
-    key: str              # the position text the hint was asked for
+    key: str  # the position text the hint was asked for
     move: Move | None
     seconds: float
     error: str | None = None
@@ -45,7 +45,9 @@ class _Request:
 
 
 class HintWorker(Component):
-    def __init__(self, searcher: Searcher, budget: float, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, searcher: Searcher, budget: float, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self._searcher = searcher
         self.budget = budget
         self._clock = clock

@@ -79,9 +79,9 @@ class Companion(Component):
         self.encode_jpeg = encode_jpeg
         self.reconciler: Reconciler = Reconciler(variant, takeback=False)
         self.game_id = 0
-        self._stored: list[str] = []   # the moves the log holds for this game, in order
+        self._stored: list[str] = []  # the moves the log holds for this game, in order
         self._finished = False
-        self._offer: int | None = None   # ply of the move whose takeback is offered
+        self._offer: int | None = None  # ply of the move whose takeback is offered
         self.frames = 0
         self.observations = 0
         self.resumed = False
@@ -107,11 +107,23 @@ class Companion(Component):
             game = self.store.load_game(row.id)
             self._adopt(Reconciler(self.variant, game, takeback=False), row.id, _texts(game))
             self.resumed = True
-            log.info("resumed game %d at ply %d, %s to play: %s", row.id, game.ply, self.turn_name(), game.position.text())
-            self.presenter.show(idle(self.turn_name(), f"resumed game {row.id} at ply {game.ply}, {self.turn_name()} to play"))
+            log.info(
+                "resumed game %d at ply %d, %s to play: %s",
+                row.id,
+                game.ply,
+                self.turn_name(),
+                game.position.text(),
+            )
+            self.presenter.show(
+                idle(self.turn_name(), f"resumed game {row.id} at ply {game.ply}, {self.turn_name()} to play")
+            )
         else:
             self._new_game(announce=False)
-            self.presenter.show(idle(self.turn_name(), f"game {self.game_id}: {self.variant.spec}, {self.turn_name()} to play"))
+            self.presenter.show(
+                idle(
+                    self.turn_name(), f"game {self.game_id}: {self.variant.spec}, {self.turn_name()} to play"
+                )
+            )
         self.notifier.ready(f"game {self.game_id}, ply {self.game.ply}")
 
     def _adopt(self, reconciler: Reconciler, game_id: int, stored: list[str]) -> None:
@@ -131,7 +143,10 @@ class Companion(Component):
         game = reconciler.game
         start = game.start.text() if game.start != Position(self.variant) else None
         game_id = self.store.start_game(
-            self.variant.spec, white=self.players.white, black=self.players.black, place=self.players.place,
+            self.variant.spec,
+            white=self.players.white,
+            black=self.players.black,
+            place=self.players.place,
             start_position=start,
         )
         self._adopt(reconciler, game_id, [])
@@ -189,8 +204,11 @@ class Companion(Component):
         events = self.reconciler.feed(observation)
         if self.game is not before:  # the start position set up again, or a game restarted (resync)
             resync = any(e.type == EventType.RESYNC for e in events)
-            self._abandon("the board could not be followed; the game goes on in a new record" if resync
-                          else "the board was set up for a new game")
+            self._abandon(
+                "the board could not be followed; the game goes on in a new record"
+                if resync
+                else "the board was set up for a new game"
+            )
             self._new_game(announce=False, reconciler=self.reconciler)
         for event in events:
             log.info("event %s", _event_text(event))
@@ -211,8 +229,10 @@ class Companion(Component):
         the ending. Compared move by move, so any change of the line is caught."""
         game, batch = self.game, tuple(events)
         moves = _texts(game)
-        keep = next((i for i, (a, b) in enumerate(zip(self._stored, moves, strict=False)) if a != b),
-                    min(len(self._stored), len(moves)))
+        keep = next(
+            (i for i, (a, b) in enumerate(zip(self._stored, moves, strict=False)) if a != b),
+            min(len(self._stored), len(moves)),
+        )
         if keep < len(self._stored):
             self.store.take_back(self.game_id, game.start.ply + keep + 1)
             del self._stored[keep:]
@@ -225,15 +245,21 @@ class Companion(Component):
                     continue
                 last = index == len(moves) - 1
                 self.store.add_move(
-                    self.game_id, position.ply, played.move.text(), position.text(),
-                    timestamp=played.timestamp, events=batch if last else (),
+                    self.game_id,
+                    position.ply,
+                    played.move.text(),
+                    position.text(),
+                    timestamp=played.timestamp,
+                    events=batch if last else (),
                     jpeg=self._jpeg(frame) if last else None,
                 )
             self._stored, batch = moves, ()
         self.store.add_events(self.game_id, batch)
         outcome = game.outcome()
         if outcome is not None and not self._finished:
-            self.store.finish(self.game_id, outcome.result, termination=str(outcome.termination), reason=outcome.reason)
+            self.store.finish(
+                self.game_id, outcome.result, termination=str(outcome.termination), reason=outcome.reason
+            )
             self._finished = True
             log.info("game %d over: %s", self.game_id, outcome.reason)
 
@@ -315,9 +341,17 @@ class Companion(Component):
             log.warning("no hint: %s", hint.error or "the engine found no move")
             return
         log.info("hint for %s: %s (%.2f s)", self.turn_name(), hint.move.text(), hint.seconds)
-        self.store.add_events(self.game_id, (Event(
-            EventType.HINT, ply=self.game.ply, move=hint.move.text(), detail={"seconds": round(hint.seconds, 3)},
-        ),))
+        self.store.add_events(
+            self.game_id,
+            (
+                Event(
+                    EventType.HINT,
+                    ply=self.game.ply,
+                    move=hint.move.text(),
+                    detail={"seconds": round(hint.seconds, 3)},
+                ),
+            ),
+        )
         self.presenter.hint(hint.move, self.turn_name())
 
     def close(self) -> None:

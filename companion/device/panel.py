@@ -24,7 +24,7 @@ from companion.errors import CompanionError
 from companion.rules.square import board_squares, square_name
 
 PANEL_BOARD_SIZE = 4
-TICK = 0.02        # seconds between two renders of the animator
+TICK = 0.02  # seconds between two renders of the animator
 BUZZER_MID_TONE = "A4"
 BUZZER_OCTAVES = 2  # A2..A6: every note the scenes use
 
@@ -59,7 +59,7 @@ class Panel(Component):
         self._scene: Scene = idle(None, "starting")
         self._shown_at = clock()
         self._tone: str | None = None
-        self.tone_history: list[str | None] = []   # every change of the buzzer's note, for tests and logs
+        self.tone_history: list[str | None] = []  # every change of the buzzer's note, for tests and logs
         self._gestures = ButtonGestures(config.panel.hold_time, config.panel.double_press)
         self._button_queue: queue.SimpleQueue[Gesture] = queue.SimpleQueue()
         self._stop = threading.Event()
@@ -78,18 +78,30 @@ class Panel(Component):
                 LEDBoard(*pins.squares, active_high=panel.active_high, pin_factory=pin_factory)
             )
             self.turn_leds = {
-                WHITE_NAME: self._own(LED(pins.turn_white, active_high=panel.active_high, pin_factory=pin_factory)),
-                BLACK_NAME: self._own(LED(pins.turn_black, active_high=panel.active_high, pin_factory=pin_factory)),
+                WHITE_NAME: self._own(
+                    LED(pins.turn_white, active_high=panel.active_high, pin_factory=pin_factory)
+                ),
+                BLACK_NAME: self._own(
+                    LED(pins.turn_black, active_high=panel.active_high, pin_factory=pin_factory)
+                ),
             }
             self.alert = self._own(LED(pins.alert, active_high=panel.active_high, pin_factory=pin_factory))
             if panel.buzzer == "tonal":
                 self.buzzer = self._own(
-                    TonalBuzzer(pins.buzzer, mid_tone=BUZZER_MID_TONE, octaves=BUZZER_OCTAVES, pin_factory=pin_factory)
+                    TonalBuzzer(
+                        pins.buzzer, mid_tone=BUZZER_MID_TONE, octaves=BUZZER_OCTAVES, pin_factory=pin_factory
+                    )
                 )
             else:
                 self.buzzer = self._own(Buzzer(pins.buzzer, pin_factory=pin_factory))
             self.button = self._own(
-                Button(pins.button, pull_up=True, bounce_time=0.02, hold_time=panel.hold_time, pin_factory=pin_factory)
+                Button(
+                    pins.button,
+                    pull_up=True,
+                    bounce_time=0.02,
+                    hold_time=panel.hold_time,
+                    pin_factory=pin_factory,
+                )
             )
         except (GPIOZeroError, OSError, RuntimeError, ValueError) as error:
             self.close()

@@ -48,11 +48,15 @@ class Presenter:
             case EventType.RESTORED:
                 return scenes.idle(turn, f"board restored, {turn} to play")
             case EventType.TAKEBACK:
-                return scenes.taken_back(scenes.move_squares(event.move) if event.move else (), turn, event.move or "")
+                return scenes.taken_back(
+                    scenes.move_squares(event.move) if event.move else (), turn, event.move or ""
+                )
             case EventType.WIN:
                 return scenes.won(event.line, event.winner or turn, event.reason or f"{event.winner} wins")
             case EventType.LOSS:
-                return scenes.lost_by_uncover(event.line, event.winner or turn, event.reason or f"{event.winner} wins")
+                return scenes.lost_by_uncover(
+                    event.line, event.winner or turn, event.reason or f"{event.winner} wins"
+                )
             case EventType.DRAW:
                 return scenes.drawn(event.reason or "draw")
             case EventType.NEW_GAME:
@@ -61,7 +65,9 @@ class Presenter:
                 moves = " ".join(event.moves) or "the last moves"
                 return scenes.idle(turn, f"corrected: the board shows {moves}, {turn} to play", scenes.BEEP)
             case EventType.RESYNC:
-                return scenes.attention((), turn, "the board could not be followed; the game goes on from what it shows")
+                return scenes.attention(
+                    (), turn, "the board could not be followed; the game goes on from what it shows"
+                )
         return None  # LIFTED, HINT: the log records them; the panel keeps showing what it showed
 
     def new_game_scene(self) -> Scene:

@@ -20,12 +20,12 @@ from companion.rules.position import Piece, Position
 from companion.rules.square import Square
 from companion.rules.variant import Variant
 
-Board = dict[Square, tuple[Piece, ...]]   # every stack, bottom first
+Board = dict[Square, tuple[Piece, ...]]  # every stack, bottom first
 
 
 class Press(StrEnum):
-    HINT = "press"        # a short press: ask for a hint
-    CONFIRM = "double"    # a double press: confirm a takeback
+    HINT = "press"  # a short press: ask for a hint
+    CONFIRM = "double"  # a double press: confirm a takeback
 
 
 @dataclass(frozen=True)
@@ -34,20 +34,20 @@ class Shot:
 
     board: Board
     frames: int
-    hand: Square | None = None        # a hand (and a lifted cup) over this square
-    wait_before: str | None = None    # after these frames the player waits for this scene,
-    press: Press | None = None        # presses the button,
-    wait_after: str | None = None     # and waits for this scene before going on
-    fault: str | None = None          # the camera fails for these frames ("unplugged", "garbage")
+    hand: Square | None = None  # a hand (and a lifted cup) over this square
+    wait_before: str | None = None  # after these frames the player waits for this scene,
+    press: Press | None = None  # presses the button,
+    wait_after: str | None = None  # and waits for this scene before going on
+    fault: str | None = None  # the camera fails for these frames ("unplugged", "garbage")
     note: str = ""
 
 
 @dataclass
 class Scenario:
     variant: Variant
-    game: Game                         # the game the table plays, to the end
+    game: Game  # the game the table plays, to the end
     shots: list[Shot] = field(default_factory=list)
-    staged: list[str] = field(default_factory=list)   # what besides moves was staged, in words
+    staged: list[str] = field(default_factory=list)  # what besides moves was staged, in words
 
 
 def board_of(position: Position) -> Board:
@@ -114,8 +114,17 @@ def build_scenario(
                 illegal_done = True
         if not fault_done and index >= 8:
             shots.append(Shot(before, fault_frames // 2, fault="garbage", note="the camera sends garbage"))
-            shots.append(Shot(before, fault_frames - fault_frames // 2, fault="unplugged", note="the camera is unplugged"))
-            scenario.staged.append(f"camera failure before ply {index + 1} (garbage, then unplugged), game kept")
+            shots.append(
+                Shot(
+                    before,
+                    fault_frames - fault_frames // 2,
+                    fault="unplugged",
+                    note="the camera is unplugged",
+                )
+            )
+            scenario.staged.append(
+                f"camera failure before ply {index + 1} (garbage, then unplugged), game kept"
+            )
             fault_done = True
         move = played.move
         after_position = replay.position.copy()
@@ -125,8 +134,16 @@ def build_scenario(
         shots.append(Shot(after, stable_frames, note=f"ply {index + 1}: {move.text()}"))
         last = index == len(game.played) - 1
         if not takeback_done and index >= 6 and not last:
-            shots.append(Shot(before, stable_frames, wait_before="takeback-offered", press=Press.CONFIRM,
-                              wait_after="takeback", note=f"{move.text()} taken back"))
+            shots.append(
+                Shot(
+                    before,
+                    stable_frames,
+                    wait_before="takeback-offered",
+                    press=Press.CONFIRM,
+                    wait_after="takeback",
+                    note=f"{move.text()} taken back",
+                )
+            )
             shots.extend(_hand_shots(replay.position, move, hand_frames))
             shots.append(Shot(after, stable_frames, note=f"ply {index + 1} again: {move.text()}"))
             scenario.staged.append(f"takeback of ply {index + 1} ({move.text()}), confirmed, then replayed")

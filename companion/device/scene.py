@@ -26,7 +26,7 @@ WHITE_NAME, BLACK_NAME = "white", "black"
 class Mode(StrEnum):
     ON = "steady"
     BLINK = "blinking"
-    COUNT = "counting"   # n blinks, a pause, again: a size told by blinks
+    COUNT = "counting"  # n blinks, a pause, again: a size told by blinks
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ def counted(n: int) -> Light:
 
 @dataclass(frozen=True)
 class Note:
-    tone: str | None   # a note name gpiozero's Tone understands ("A4"), or None for a rest
+    tone: str | None  # a note name gpiozero's Tone understands ("A4"), or None for a rest
     seconds: float
 
 
@@ -56,7 +56,7 @@ class Note:
 class Sound:
     name: str
     notes: tuple[Note, ...]
-    repeat: bool = False   # True: loops until the scene changes (the illegal-move tone)
+    repeat: bool = False  # True: loops until the scene changes (the illegal-move tone)
 
     @property
     def seconds(self) -> float:
@@ -68,9 +68,7 @@ CLICK = Sound("click", (Note("E6", 0.05),))
 BEEP = Sound("beep", (Note("A5", 0.12),))
 LOW_TONE = Sound("low tone", (Note("A3", 0.4), Note(None, 0.4)), repeat=True)
 CHIRP = Sound("question chirp", (Note("C5", 0.08), Note(None, 0.05), Note("G5", 0.12)))
-WIN_TUNE = Sound(
-    "win tune", (Note("C5", 0.15), Note("E5", 0.15), Note("G5", 0.15), Note("C6", 0.45))
-)
+WIN_TUNE = Sound("win tune", (Note("C5", 0.15), Note("E5", 0.15), Note("G5", 0.15), Note("C6", 0.45)))
 LOSS_TUNE = Sound("losing tune", (Note("G4", 0.2), Note("E4", 0.2), Note("C4", 0.5)))
 DRAW_TUNE = Sound("draw tune", (Note("E5", 0.2), Note(None, 0.1), Note("E5", 0.2)))
 NEW_GAME_TUNE = Sound("new-game tune", (Note("C5", 0.12), Note("G5", 0.2)))
@@ -85,7 +83,7 @@ class Scene:
     name: str
     text: str
     squares: Mapping[str, Light] = field(default_factory=dict)
-    turn: Mapping[str, Light] = field(default_factory=dict)   # "white"/"black" turn LEDs
+    turn: Mapping[str, Light] = field(default_factory=dict)  # "white"/"black" turn LEDs
     alert: Light | None = None
     sound: Sound | None = None
     seconds: float | None = None
@@ -136,15 +134,24 @@ def hint(move: Move, turn: str) -> Scene:
     return Scene("hint", text, squares=squares, turn={turn: STEADY}, sound=BEEP)
 
 
-def _pointing(name: str, text: str, squares: Iterable[str], light: Light, turn: str,
-              alert: Light, sound: Sound | None = None) -> Scene:
+def _pointing(
+    name: str,
+    text: str,
+    squares: Iterable[str],
+    light: Light,
+    turn: str,
+    alert: Light,
+    sound: Sound | None = None,
+) -> Scene:
     """The shape of every "look here" message: squares lit, the alert LED, the turn LED kept."""
     return Scene(name, text, squares=_lights(squares, light), turn={turn: STEADY}, alert=alert, sound=sound)
 
 
 def illegal(squares: Iterable[str], turn: str, reason: str) -> Scene:
     """Offending squares and the alert LED steady, a low tone that repeats until restored."""
-    return _pointing("illegal", f"illegal: {reason}; restore the board", squares, STEADY, turn, STEADY, LOW_TONE)
+    return _pointing(
+        "illegal", f"illegal: {reason}; restore the board", squares, STEADY, turn, STEADY, LOW_TONE
+    )
 
 
 def attention(squares: Iterable[str], turn: str, reason: str) -> Scene:

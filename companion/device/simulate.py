@@ -67,7 +67,7 @@ class SimulatedTable(Component):
         self._ahead: dict[int, Future[np.ndarray]] = {}
         self._waiting: tuple[str, float] | None = None
         self._after_wait: Callable[[], None] | None = None
-        self.missed: list[str] = []   # scenes the player waited for in vain
+        self.missed: list[str] = []  # scenes the player waited for in vain
 
     @property
     def shot(self) -> Shot:
@@ -154,8 +154,11 @@ class SimulatedTable(Component):
         """After a restart the log has the game so far: go on from the last shot that shows
         this position (the player does not set the board up again)."""
         board = board_of(position)
-        matches = [i for i, shot in enumerate(self.scenario.shots)
-                   if shot.board == board and shot.hand is None and shot.wait_before is None]
+        matches = [
+            i
+            for i, shot in enumerate(self.scenario.shots)
+            if shot.board == board and shot.hand is None and shot.wait_before is None
+        ]
         if matches:
             self.index, self._frame = matches[-1], 0
 

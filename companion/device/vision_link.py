@@ -26,15 +26,17 @@ from companion.vision.sources import FrameSource, open_source
 
 log = logging.getLogger("gobblet-companion.vision")
 
-HOLD_SECONDS = 1.0      # a reading must hold this long (and 3 frames) before the referee sees it
-SIMULATED_HOLD = 0.0    # simulation runs faster than real time: 3 agreeing frames are enough
+HOLD_SECONDS = 1.0  # a reading must hold this long (and 3 frames) before the referee sees it
+SIMULATED_HOLD = 0.0  # simulation runs faster than real time: 3 agreeing frames are enough
 MIN_FRAMES = 3
 
 
 Observe = Callable[[np.ndarray, float], Observation | None]
 
 
-def reader_observer(reader: BoardReader, gate: StabilityGate, clock: Callable[[], float] = time.time) -> Observe:
+def reader_observer(
+    reader: BoardReader, gate: StabilityGate, clock: Callable[[], float] = time.time
+) -> Observe:
     """(frame, camera time) -> the stable observation, when this frame completes a settled
     period. The gate runs on the camera's time (a video's own time line); the observation it
     passes is stamped with the wall clock, which the reconciler gives the move (and the log)."""
@@ -59,15 +61,21 @@ class SynthRenderer:
         from companion.vision.synth import SceneRenderer
 
         self.scene = SceneRenderer(seed=seed, size=variant.size, max_piece=variant.max_piece)
-        self.calibration = calibrate(self.scene.empty(), self.scene.reference(), layout=BoardLayout(size=variant.size),
-                                     max_piece=variant.max_piece)
+        self.calibration = calibrate(
+            self.scene.empty(),
+            self.scene.reference(),
+            layout=BoardLayout(size=variant.size),
+            max_piece=variant.max_piece,
+        )
         self.size = variant.size
 
     def render(self, shot: Shot, index: int) -> np.ndarray:
         return self.scene.render(tops_of(shot.board), hand=shot.hand is not None)
 
     def observer(self) -> Observe:
-        return reader_observer(BoardReader(self.calibration, self.size), StabilityGate(SIMULATED_HOLD, MIN_FRAMES))
+        return reader_observer(
+            BoardReader(self.calibration, self.size), StabilityGate(SIMULATED_HOLD, MIN_FRAMES)
+        )
 
 
 def camera_opener(source: str, on_pi: bool = True) -> Callable[[], FrameSource]:
@@ -75,7 +83,9 @@ def camera_opener(source: str, on_pi: bool = True) -> Callable[[], FrameSource]:
     (``0``) or a video file. Opened on every (re)connect."""
     spec = "pi" if source == "auto" else source
     if spec == "pi" and not on_pi:
-        raise CompanionError("camera.source = auto/pi needs the Raspberry Pi camera; name a camera index or a video file")
+        raise CompanionError(
+            "camera.source = auto/pi needs the Raspberry Pi camera; name a camera index or a video file"
+        )
 
     def open_camera() -> FrameSource:
         return open_source(spec)
@@ -91,8 +101,13 @@ class BoardObserver:
     says so meanwhile through ``fault`` (the alert LED blinks). A damaged calibration file is
     an error at start: the user must know, not get a silently wrong board."""
 
-    def __init__(self, calibration: Path, variant: Variant, retry_seconds: float = 5.0,
-                 clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        calibration: Path,
+        variant: Variant,
+        retry_seconds: float = 5.0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self.path = calibration
         self.variant = variant
         self.retry_seconds = retry_seconds
@@ -121,7 +136,9 @@ class BoardObserver:
 
     def _calibrate(self, frame: np.ndarray) -> None:
         try:
-            calibration = calibrate(frame, layout=BoardLayout(size=self.variant.size), max_piece=self.variant.max_piece)
+            calibration = calibrate(
+                frame, layout=BoardLayout(size=self.variant.size), max_piece=self.variant.max_piece
+            )
             calibration.save(self.path)
         except CompanionError as error:
             log.info("not calibrated yet: %s", error)

@@ -47,8 +47,16 @@ class Tables(LineTables):
     and, from ``LineTables``, the squares rule 4 lets a placement gobble and the squares
     completing a line of W-1."""
 
-    __slots__ = ("board_mask", "codes", "compact_square", "line_masks", "rules_square", "size", "sizes",
-                 "zobrist")
+    __slots__ = (
+        "board_mask",
+        "codes",
+        "compact_square",
+        "line_masks",
+        "rules_square",
+        "size",
+        "sizes",
+        "zobrist",
+    )
 
     def __init__(self, variant: Variant) -> None:
         size = variant.size
@@ -105,8 +113,23 @@ def tables_for(variant: Variant) -> Tables:
 class Board:
     """A position for the search: see the module docstring for the representation."""
 
-    __slots__ = ("board_mask", "hash", "line_masks", "material", "piece_values", "result", "rid", "seen",
-                 "size_tops", "sizes", "stacks", "tables", "tops", "turn", "zobrist")
+    __slots__ = (
+        "board_mask",
+        "hash",
+        "line_masks",
+        "material",
+        "piece_values",
+        "result",
+        "rid",
+        "seen",
+        "size_tops",
+        "sizes",
+        "stacks",
+        "tables",
+        "tops",
+        "turn",
+        "zobrist",
+    )
 
     def __init__(self, position: Position, piece_values: tuple[int, ...]) -> None:
         """The state of ``position`` (history of seen positions included); ``piece_values[p]``
@@ -317,7 +340,9 @@ class Board:
             top = self.stacks[code >> 8 & 0xFF] & PIECE_MASK
             return bool(top) and top & 1 == turn and top >> 1 > below >> 1  # (and so origin != to)
         size = code >> 8 & 0xF
-        if not any(option[0] == size and option[1] == code >> 12 for option in _RESERVE_OPTIONS[self.rid[turn]]):
+        if not any(
+            option[0] == size and option[1] == code >> 12 for option in _RESERVE_OPTIONS[self.rid[turn]]
+        ):
             return False
         return not below or (below >> 1 < size and bool(self.gobble_mask(turn) >> to & 1))
 

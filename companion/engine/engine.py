@@ -60,7 +60,9 @@ class Engine:
             raise CompanionError(f"the game is over ({outcome.reason}): there is no move to find")
         self._stop = threading.Event()
         if self.level.depth is not None:
-            return self._loose_choice(position, self.level.depth if depth is None else min(depth, self.level.depth))
+            return self._loose_choice(
+                position, self.level.depth if depth is None else min(depth, self.level.depth)
+            )
         if time is None and depth is None and nodes is None:
             time = DEFAULT_TIME
         if self.uses_solver and depth is None and nodes is None:

@@ -28,23 +28,23 @@ from companion.rules import GobbleRule, Position, Variant
 from companion.rules.geometry import geometry
 from companion.rules.position import _RESERVES
 
-WIN_SCORE = 100_000          # MATE: a won game; scores within MATE_BOUND of it are mates
+WIN_SCORE = 100_000  # MATE: a won game; scores within MATE_BOUND of it are mates
 MATE_BOUND = WIN_SCORE - 1_000
 
 # Line scores by (own tops, opponent tops) for win length W, as a fraction of W: own-only
 # lines grow steeply, mixed lines count little (a top can still be gobbled to break them).
 OPEN_LINE = (0, 3, 12, 45, 90, 160, 260)
-THREAT = 180                  # a line of W-1 tops with the last square not the opponent's top
-BLOCKED_THREAT = 40           # W-1 tops but the last square shows an opponent top
-DOUBLE_THREAT = 600           # threats on two different squares: one can only block one
-STACK_GOBBLE_DISCOUNT = 90    # the threat can be broken by gobbling from an external stack
-PINNED = 120                  # a top whose lift uncovers an opponent line
-BURIED = 25                   # a piece covered by the opponent's piece
+THREAT = 180  # a line of W-1 tops with the last square not the opponent's top
+BLOCKED_THREAT = 40  # W-1 tops but the last square shows an opponent top
+DOUBLE_THREAT = 600  # threats on two different squares: one can only block one
+STACK_GOBBLE_DISCOUNT = 90  # the threat can be broken by gobbling from an external stack
+PINNED = 120  # a top whose lift uncovers an opponent line
+BURIED = 25  # a piece covered by the opponent's piece
 SIZE_VALUE = (0, 4, 9, 16, 26, 38, 52, 68, 86, 106)
 RESERVE_SIZE_VALUE = (0, 3, 6, 10, 16, 22, 30, 38, 48, 58)
-CENTRE = 6                    # per extra line through a square beyond the minimum
-TEMPO = 15                    # the side to move acts first
-LINE_CACHE_LIMIT = 150_000    # (white tops, black tops) pairs whose line terms are kept
+CENTRE = 6  # per extra line through a square beyond the minimum
+TEMPO = 15  # the side to move acts first
+LINE_CACHE_LIMIT = 150_000  # (white tops, black tops) pairs whose line terms are kept
 
 
 class Evaluator:
@@ -64,11 +64,20 @@ class Evaluator:
         self.lines = tables.lines
         self.max_size = variant.max_piece
         self.total_pieces = variant.pieces_per_player
-        self.stack_gobble = variant.gobble_rule in (GobbleRule.THREAT_LINE, GobbleRule.STORER, GobbleRule.ALWAYS)
+        self.stack_gobble = variant.gobble_rule in (
+            GobbleRule.THREAT_LINE,
+            GobbleRule.STORER,
+            GobbleRule.ALWAYS,
+        )
         fewest = min(len(geo.lines_through[sq]) for sq in geo.squares)
         # Squares on more lines than the fewest (centre, long diagonals) as weighted masks.
         self.centre_masks = tuple(
-            (extra, tables.compact(sum(1 << sq for sq in geo.squares if len(geo.lines_through[sq]) - fewest == extra)))
+            (
+                extra,
+                tables.compact(
+                    sum(1 << sq for sq in geo.squares if len(geo.lines_through[sq]) - fewest == extra)
+                ),
+            )
             for extra in range(1, 8)
             if any(len(geo.lines_through[sq]) - fewest == extra for sq in geo.squares)
         )
@@ -77,7 +86,9 @@ class Evaluator:
         # colour; a line holding both colours counts nothing (but for a line of W-1)
         self.own_line = tuple(OPEN_LINE[min(k, len(OPEN_LINE) - 1)] * 4 // max(w, 1) for k in range(w + 1))
         self.line_cache: dict[int, tuple[int, int, int, tuple[tuple[int, int, int], ...], int, int]] = {}
-        self.shift = variant.size * variant.size  # above every square's bit: (white << shift | black) is exact
+        self.shift = (
+            variant.size * variant.size
+        )  # above every square's bit: (white << shift | black) is exact
         # what a visible top adds to the board's running material, by piece code size << 1 | colour
         self.piece_values = tuple(
             (SIZE_VALUE[code >> 1] if code & 1 == 0 else -SIZE_VALUE[code >> 1]) if code >= 2 else 0
@@ -133,10 +144,14 @@ class Evaluator:
         in_black, black_hand = reserve_summary(_RESERVES[black_rid])
         # buried(w) - buried(b) = (in hand(b) - in hand(w)) + (visible(b) - visible(w));
         # the visible part is in the lines' entry
-        hand = self.hand_cache[white_rid << 16 | black_rid] = white_hand - black_hand - BURIED * (in_black - in_white)
+        hand = self.hand_cache[white_rid << 16 | black_rid] = (
+            white_hand - black_hand - BURIED * (in_black - in_white)
+        )
         return hand
 
-    def _lines(self, white: int, black: int) -> tuple[int, int, int, tuple[tuple[int, int, int], ...], int, int]:
+    def _lines(
+        self, white: int, black: int
+    ) -> tuple[int, int, int, tuple[tuple[int, int, int], ...], int, int]:
         """What the tops' colours alone decide: (score of lines, threats, centre and visible
         count, and double threats unless a blocked line may add a threat square; white's and
         black's open threat squares; blocked lines of W-1 as (last

@@ -72,11 +72,11 @@ HAS_LINE = tuple(any(m & line == line for line in LINES) for m in range(512))
 BITS = tuple(tuple(1 << i for i in range(9) if m >> i & 1) for m in range(512))
 POP = tuple(bin(m).count("1") for m in range(512))
 BIT_SQUARE = {1 << i: i % 3 + 16 * (i // 3) for i in range(9)}  # bit -> rules square number
-MAX_DISTANCE = 60    # plies: the distance search never looks further (the longest junior win is far shorter)
+MAX_DISTANCE = 60  # plies: the distance search never looks further (the longest junior win is far shorter)
 PIECES_PER_SIZE = 2
 BOOK_PATH = Path(__file__).with_name("data") / "junior_book.json.gz"
-BOOK_PIECES = 4      # the book holds every position with at most this many pieces on the board
-BUILD_CHUNK = 25     # positions handed to a build process at a time
+BOOK_PIECES = 4  # the book holds every position with at most this many pieces on the board
+BUILD_CHUNK = 25  # positions handed to a build process at a time
 
 
 def _completing_squares(mask: int) -> int:
@@ -96,9 +96,14 @@ THREATS = tuple(POP[squares] for squares in WIN_SQUARES)  # squares completing a
 def _symmetry_tables() -> tuple[tuple[int, ...], ...]:
     """For each of the 8 board symmetries, the image of every 9-bit mask."""
     maps = (
-        lambda x, y: (x, y), lambda x, y: (2 - x, y), lambda x, y: (x, 2 - y),
-        lambda x, y: (2 - x, 2 - y), lambda x, y: (y, x), lambda x, y: (2 - y, x),
-        lambda x, y: (y, 2 - x), lambda x, y: (2 - y, 2 - x),
+        lambda x, y: (x, y),
+        lambda x, y: (2 - x, y),
+        lambda x, y: (x, 2 - y),
+        lambda x, y: (2 - x, 2 - y),
+        lambda x, y: (y, x),
+        lambda x, y: (2 - y, x),
+        lambda x, y: (y, 2 - x),
+        lambda x, y: (2 - y, 2 - x),
     )
     tables = []
     for f in maps:
@@ -161,7 +166,13 @@ def book_positions(max_pieces: int) -> list[int]:
 def _splits(total: int) -> list[tuple[int, int, int]]:
     """Piece counts per size (small, medium, large), each 0..4, adding up to at most ``total``."""
     top = 2 * PIECES_PER_SIZE
-    return [(a, b, c) for a in range(top + 1) for b in range(top + 1) for c in range(top + 1) if a + b + c <= total]
+    return [
+        (a, b, c)
+        for a in range(top + 1)
+        for b in range(top + 1)
+        for c in range(top + 1)
+        if a + b + c <= total
+    ]
 
 
 def pack(position: Position) -> int:
@@ -288,28 +299,30 @@ class SolverStopped(Exception):
 
 @dataclass
 class JuniorAnswer:
-    value: str | None        # "win" | "loss" | "draw" (all proven) | None (not settled in time)
-    distance: int | None     # plies to the end of the game with best play, when known (win/loss)
-    code: int | None         # a value-preserving move code (None if the game is over)
-    horizon: int             # plies the distance search finished: no forced line for either side within it
+    value: str | None  # "win" | "loss" | "draw" (all proven) | None (not settled in time)
+    distance: int | None  # plies to the end of the game with best play, when known (win/loss)
+    code: int | None  # a value-preserving move code (None if the game is over)
+    horizon: int  # plies the distance search finished: no forced line for either side within it
     nodes: int
 
 
 TABLE_BUDGET = 1_000_000  # entries in all tables before they are cleared (memory stays well under 300 MB)
-CHILDREN_BUDGET = 100_000  # positions whose children are kept (a few hundred bytes each) before they are forgotten
-_UNSEEN = object()        # not in the children cache (None and () are answers of ``expand``)
+CHILDREN_BUDGET = (
+    100_000  # positions whose children are kept (a few hundred bytes each) before they are forgotten
+)
+_UNSEEN = object()  # not in the children cache (None and () are answers of ``expand``)
 SIDE_BIT = 1 << 54
-DISTANCE_SHARE = 0.6     # of the time limit: the distance search (iterative deepening) first,
-SEARCH_SHARE = 0.8       # then the proof of the value without a distance,
-QUICK_SHARE = 0.1        # (with a second process: the distance search alone to 0.1 T, then
-                         # both searches at once to 0.8 T)
-FORK_AT_LEAST = 0.05     # seconds left for the searches: less is not worth a second process
-UNTIMED_HORIZON = 15     # without a time limit, the distance search goes this far before the proof
-CHOICE_SHARE = 0.9       # then the choice of the move (the rest is a margin,
-MARGIN = 0.05            # at least this many seconds)
-CHECK_EVERY = 63         # nodes between two looks at the clock (a few ms under load)
-LOST = -1                # the value proof's answer "this side loses / the attacker wins"
-CLOSED = 1 << 30         # ... "holds, leaning on no position of the current line"
+DISTANCE_SHARE = 0.6  # of the time limit: the distance search (iterative deepening) first,
+SEARCH_SHARE = 0.8  # then the proof of the value without a distance,
+QUICK_SHARE = 0.1  # (with a second process: the distance search alone to 0.1 T, then
+# both searches at once to 0.8 T)
+FORK_AT_LEAST = 0.05  # seconds left for the searches: less is not worth a second process
+UNTIMED_HORIZON = 15  # without a time limit, the distance search goes this far before the proof
+CHOICE_SHARE = 0.9  # then the choice of the move (the rest is a margin,
+MARGIN = 0.05  # at least this many seconds)
+CHECK_EVERY = 63  # nodes between two looks at the clock (a few ms under load)
+LOST = -1  # the value proof's answer "this side loses / the attacker wins"
+CLOSED = 1 << 30  # ... "holds, leaning on no position of the current line"
 
 
 class JuniorSolver:
@@ -331,25 +344,25 @@ class JuniorSolver:
     """
 
     def __init__(self) -> None:
-        self.win_at: dict[int, int] = {}     # canonical key -> smallest n proven a win
-        self.no_win: dict[int, int] = {}     # canonical key -> largest n proven not a win
-        self.best: dict[int, int] = {}       # exact key -> child that won
-        self.refute: dict[int, int] = {}     # exact key -> grandchild that refuted it
+        self.win_at: dict[int, int] = {}  # canonical key -> smallest n proven a win
+        self.no_win: dict[int, int] = {}  # canonical key -> largest n proven not a win
+        self.best: dict[int, int] = {}  # exact key -> child that won
+        self.refute: dict[int, int] = {}  # exact key -> grandchild that refuted it
         self.book: dict[int, tuple[str, int, int]] = {}  # canonical -> (value, distance, child canon)
         # the value proof: proven outright ...
         self.won: dict[int, tuple[int, int]] = {}  # canonical -> (rank, child the opponent cannot hold)
-        self.lost: dict[int, int] = {}             # canonical -> rank
+        self.lost: dict[int, int] = {}  # canonical -> rank
         # ... and verified closed sets
-        self.cannot_win: set[int] = set()          # the mover has no forced win
-        self.holds: dict[int, int] = {}            # the mover avoids losing: -> child canonical (-1: wins now)
+        self.cannot_win: set[int] = set()  # the mover has no forced win
+        self.holds: dict[int, int] = {}  # the mover avoids losing: -> child canonical (-1: wins now)
         self.rank = 0  # won/lost order: a won position's child has a smaller rank, so play ends
         # trial answers: canonical -> ([child,] lowest depth leant on, place in the journal)
         self._trial_cannot_win: dict[int, tuple[int, int]] = {}
         self._trial_holds: dict[int, tuple[int, int, int]] = {}
-        self._journal: list[tuple[int, int]] = []            # trial answers in order: (kind, key)
-        self._attacking: dict[int, int] = {}                 # the current line: key -> depth
+        self._journal: list[tuple[int, int]] = []  # trial answers in order: (kind, key)
+        self._attacking: dict[int, int] = {}  # the current line: key -> depth
         self._defending: dict[int, int] = {}
-        self._marks: list[int] = []                          # the current line: journal length at each depth
+        self._marks: list[int] = []  # the current line: journal length at each depth
         self._canonical: dict[int, int] = {}
         self._children: dict[int, tuple[int, ...] | None] = {}  # key -> the children in ``expand``'s order
         self.nodes = 0
@@ -386,7 +399,11 @@ class JuniorSolver:
         found = None
         try:
             best = self.best.get(k)
-            if best is not None and best | them * SIDE_BIT not in path and self._all_replies_lose(best, n - 2, side):
+            if (
+                best is not None
+                and best | them * SIDE_BIT not in path
+                and self._all_replies_lose(best, n - 2, side)
+            ):
                 found = best
             else:
                 moves = self._kids(k)
@@ -734,14 +751,21 @@ class JuniorSolver:
         if booked is not None:
             return booked
         ck = canonical(k)
-        choice_end = start + min(CHOICE_SHARE * time_limit, time_limit - MARGIN) if time_limit is not None else None
+        choice_end = (
+            start + min(CHOICE_SHARE * time_limit, time_limit - MARGIN) if time_limit is not None else None
+        )
         # 1. the distance search, for the short wins and losses that most positions have
         self.deadline = start + QUICK_SHARE * time_limit if time_limit is not None else None
-        value, distance, _ = self.value(k, side, root, UNTIMED_HORIZON if time_limit is None else MAX_DISTANCE)
+        value, distance, _ = self.value(
+            k, side, root, UNTIMED_HORIZON if time_limit is None else MAX_DISTANCE
+        )
         horizon = distance
         proof = None
-        if value is None and search_end is not None and not self.stop_event.is_set() and (
-            search_end - _time.perf_counter() > FORK_AT_LEAST
+        if (
+            value is None
+            and search_end is not None
+            and not self.stop_event.is_set()
+            and (search_end - _time.perf_counter() > FORK_AT_LEAST)
         ):
             # 2. the value proof in a second process (then the distance of what it proves,
             # and its move), while this one carries on with the distance search
@@ -780,7 +804,13 @@ class JuniorSolver:
         return (value, distance) if value is not None else (proved, None)
 
     def _move(
-        self, k: int, ck: int, moves: list[tuple[int, int, int]], side: int, value: str | None, distance: int | None
+        self,
+        k: int,
+        ck: int,
+        moves: list[tuple[int, int, int]],
+        side: int,
+        value: str | None,
+        distance: int | None,
     ) -> int:
         """``_choose`` within the deadline already set, else the fallback."""
         try:
@@ -791,8 +821,14 @@ class JuniorSolver:
             self.deadline = None
 
     def _choose(
-        self, k: int, ck: int, moves: list[tuple[int, int, int]], side: int, root: set[int],
-        value: str | None, distance: int | None,
+        self,
+        k: int,
+        ck: int,
+        moves: list[tuple[int, int, int]],
+        side: int,
+        root: set[int],
+        value: str | None,
+        distance: int | None,
     ) -> int:
         """The move for a value: a win kept at its distance (or by a child of smaller rank), a
         draw kept inside its proven set, the slowest loss, or (not settled) the safest move."""
@@ -850,7 +886,9 @@ class JuniorSolver:
         solver = cls()
         if path.exists():
             data = json.loads(gzip.decompress(path.read_bytes()))
-            solver.book = {int(key): (value, distance, int(child)) for key, value, distance, child in data["entries"]}
+            solver.book = {
+                int(key): (value, distance, int(child)) for key, value, distance, child in data["entries"]
+            }
         return solver
 
     def build_book(self, max_pieces: int, jobs: int = 1, progress=None) -> dict[int, tuple[str, int, int]]:
@@ -866,7 +904,7 @@ class JuniorSolver:
             layers.setdefault(piece_count(ck), []).append(ck)
         done = 0
         for pieces in sorted(layers, reverse=True):
-            chunks = [layers[pieces][i:i + BUILD_CHUNK] for i in range(0, len(layers[pieces]), BUILD_CHUNK)]
+            chunks = [layers[pieces][i : i + BUILD_CHUNK] for i in range(0, len(layers[pieces]), BUILD_CHUNK)]
             for entries in _map_chunks(self.book, chunks, jobs):
                 for ck, value, distance, child in entries:
                     self.book[ck] = (value, distance, child)
@@ -889,9 +927,7 @@ class JuniorSolver:
                 return child
         raise AssertionError("a proven win has no winning move")
 
-    def _defend(
-        self, moves: list[tuple[int, int, int]], side: int, root: set[int], value: str | None
-    ) -> int:
+    def _defend(self, moves: list[tuple[int, int, int]], side: int, root: set[int], value: str | None) -> int:
         """A lost or unsettled position: a move into a position proven not won for the
         opponent if there is one (unsettled only); else the move whose win for the opponent
         is furthest, by deepening over all moves together (n = 1, 3, 5, ...: the moves the
@@ -903,8 +939,11 @@ class JuniorSolver:
                     return code
         alive = [(child, code) for _, child, code in moves]
         if value is None:  # leave out moves whose win for the opponent is already proven
-            alive = [(child, code) for child, code in alive
-                     if self._canon(child) not in self.won and self._canon(child) not in self.win_at] or alive
+            alive = [
+                (child, code)
+                for child, code in alive
+                if self._canon(child) not in self.won and self._canon(child) not in self.win_at
+            ] or alive
         # the opponent's line at once, checked for every move before any deadline can stop it
         alive = [(child, code) for child, code in alive if not has_line_move(child)] or alive[:1]
         last = alive[0][1]
@@ -926,7 +965,7 @@ class JuniorSolver:
         except SolverStopped:
             # out of time within a pass: a move that has resisted this pass, else one it has
             # not reached (both resisted the pass before)
-            pool = survivors + alive[tested + 1:]
+            pool = survivors + alive[tested + 1 :]
             if pool:
                 return pool[0][1]
         return alive[0][1]
@@ -935,8 +974,17 @@ class JuniorSolver:
         """Keep the tables within ``TABLE_BUDGET`` entries in all (about 100 MB): past it,
         everything learnt is forgotten at once (the book stays), which keeps every proven set
         consistent with the others."""
-        tables = (self.win_at, self.no_win, self.best, self.refute, self._canonical, self.won, self.lost,
-                  self.cannot_win, self.holds)
+        tables = (
+            self.win_at,
+            self.no_win,
+            self.best,
+            self.refute,
+            self._canonical,
+            self.won,
+            self.lost,
+            self.cannot_win,
+            self.holds,
+        )
         self._children.clear()  # a cache of ``expand``, rebuilt by each answer's searches
         if sum(len(table) for table in tables) > TABLE_BUDGET:
             for table in tables:
@@ -954,7 +1002,10 @@ class _ProofProcess:
 
     @classmethod
     def start(
-        cls, solver: JuniorSolver, root: tuple[int, int, list[tuple[int, int, int]], int], ends: tuple[float, float]
+        cls,
+        solver: JuniorSolver,
+        root: tuple[int, int, list[tuple[int, int, int]], int],
+        ends: tuple[float, float],
     ) -> _ProofProcess | None:
         """Fork the proof of ``root`` (key, canonical key, moves, side); None where processes
         cannot be forked (then the caller proves it itself)."""
@@ -979,7 +1030,11 @@ class _ProofProcess:
         return cls(pid, read)
 
     @staticmethod
-    def _answer(solver: JuniorSolver, root: tuple[int, int, list[tuple[int, int, int]], int], ends: tuple[float, float]) -> str:
+    def _answer(
+        solver: JuniorSolver,
+        root: tuple[int, int, list[tuple[int, int, int]], int],
+        ends: tuple[float, float],
+    ) -> str:
         k, ck, moves, side = root
         solver.deadline = ends[0]
         value, distance = solver._proven_value(k, ck, side, {k | side * SIDE_BIT})
@@ -1125,16 +1180,20 @@ def main(argv: list[str]) -> int:
     start = Position(PRESETS["junior"])
     t0 = _time.perf_counter()
     answer = solver.solve(start)
-    print(f"start: {answer.value} in {answer.distance} plies, play {start.move_from_code(answer.code)} "
-          f"({_time.perf_counter() - t0:.1f} s)")
+    print(
+        f"start: {answer.value} in {answer.distance} plies, play {start.move_from_code(answer.code)} "
+        f"({_time.perf_counter() - t0:.1f} s)"
+    )
     for code in start.legal_codes():
         t0 = _time.perf_counter()
         start.push_code(code)
         reply = solver.solve(start)
         move = start.move_from_code(reply.code)
         start.pop_code()
-        print(f"{start.move_from_code(code)}: second player {reply.value} in {reply.distance} "
-              f"(reply {move}, {_time.perf_counter() - t0:.2f} s)")
+        print(
+            f"{start.move_from_code(code)}: second player {reply.value} in {reply.distance} "
+            f"(reply {move}, {_time.perf_counter() - t0:.2f} s)"
+        )
     return 0
 
 

@@ -17,9 +17,9 @@ from companion.errors import CompanionError
 @dataclass(frozen=True)
 class Level:
     name: str
-    depth: int | None      # fixed search depth; None: iterative deepening within the time
-    noise: int             # choose among moves within this many centipawns of the best
-    solver: bool           # use the junior solver when the variant is junior
+    depth: int | None  # fixed search depth; None: iterative deepening within the time
+    noise: int  # choose among moves within this many centipawns of the best
+    solver: bool  # use the junior solver when the variant is junior
     description: str
 
 

@@ -173,7 +173,9 @@ class ProtocolSession:
         )
         self.thread.start()
 
-    def _search(self, position: Position, seconds: float | None, depth: int | None, nodes: int | None) -> None:
+    def _search(
+        self, position: Position, seconds: float | None, depth: int | None, nodes: int | None
+    ) -> None:
         result = self.engine.search(position, time=seconds, depth=depth, nodes=nodes, on_iteration=self._info)
         self.send(info_line(result))
         self.send(f"bestmove {result.move.text() if result.move else '(none)'}")

@@ -50,11 +50,11 @@ from companion.rules.position import _TAKES, BOARD_FLAG, _take
 MATE = WIN_SCORE
 EXACT, LOWER, UPPER = 0, 1, 2
 MAX_PLY = 128
-TT_LIMIT = 400_000        # entries; cleared when full (a Pi shares memory with the camera)
+TT_LIMIT = 400_000  # entries; cleared when full (a Pi shares memory with the camera)
 EVAL_CACHE_LIMIT = 200_000
-WIN_IN_ONE = MATE + 1     # in the evaluation cache: the side to move has a win in one
-FUTILITY_MARGIN = 150   # centipawns a single quiet move is assumed not to swing
-CHECK_EVERY = 127         # nodes between two looks at the clock / stop flag (~1 ms on a loaded machine)
+WIN_IN_ONE = MATE + 1  # in the evaluation cache: the side to move has a win in one
+FUTILITY_MARGIN = 150  # centipawns a single quiet move is assumed not to swing
+CHECK_EVERY = 127  # nodes between two looks at the clock / stop flag (~1 ms on a loaded machine)
 
 
 class SearchStopped(Exception):
@@ -94,7 +94,7 @@ def mate_value(score: int) -> str | None:
 
 @dataclass
 class Limits:
-    time: float | None = None   # seconds
+    time: float | None = None  # seconds
     depth: int | None = None
     nodes: int | None = None
 
@@ -109,7 +109,10 @@ class Searcher:
         self.max_depth = max_depth
         self.tt: dict[int, tuple[int, int, int, int]] = {}
         self.eval_cache: dict[int, int] = {}
-        self.history: tuple[defaultdict[int, int], defaultdict[int, int]] = (defaultdict(int), defaultdict(int))
+        self.history: tuple[defaultdict[int, int], defaultdict[int, int]] = (
+            defaultdict(int),
+            defaultdict(int),
+        )
         self.killers: list[list[int]] = [[0, 0] for _ in range(MAX_PLY + 2)]
         self.completing: dict[int, int] = {}  # tops -> squares completing a line of W-1 of them
         self.stop_event = threading.Event()
@@ -134,7 +137,9 @@ class Searcher:
         max_depth = min(limits.depth or self.max_depth, self.max_depth)
         legal = self.pos.legal_codes()
         from_rules = self.board.tables.from_rules
-        root_codes = [from_rules(c) for c in legal if only is None or c in only] or [from_rules(c) for c in legal]
+        root_codes = [from_rules(c) for c in legal if only is None or c in only] or [
+            from_rules(c) for c in legal
+        ]
         best_code, best_score, done_depth = root_codes[0], 0, 0
         for depth in range(1, max_depth + 1):
             self.root_best = None
@@ -149,7 +154,9 @@ class Searcher:
                 self.on_iteration(self._result(best_code, best_score, depth))
             if abs(score) >= MATE_BOUND and MATE - abs(score) <= depth:
                 break  # a proven result within the full-width horizon cannot change
-            if self.deadline is not None and _time.perf_counter() - self.start > 0.55 * (self.deadline - self.start):
+            if self.deadline is not None and _time.perf_counter() - self.start > 0.55 * (
+                self.deadline - self.start
+            ):
                 break  # the next iteration would not finish; keep the rest of the budget
         return self._result(best_code, best_score, max(done_depth, 1))
 
@@ -241,7 +248,11 @@ class Searcher:
             e_depth, flag, e_score, tt_move = entry
             if e_depth >= depth:
                 e_score = _from_tt(e_score, ply)
-                if flag == EXACT or (flag == LOWER and e_score >= beta) or (flag == UPPER and e_score <= alpha):
+                if (
+                    flag == EXACT
+                    or (flag == LOWER and e_score >= beta)
+                    or (flag == UPPER and e_score <= alpha)
+                ):
                     return e_score
         if depth == 1:
             return self._frontier(alpha, beta, ply, key, tt_move, static)
@@ -282,7 +293,13 @@ class Searcher:
                 standing = cache[key] = evaluate(board)
             if standing - FUTILITY_MARGIN >= beta and not self._opponent_threatens():
                 return standing  # futility: one quiet move will not bring it back under beta
-        stacks, tops, size_tops, rids, zobrist = board.stacks, board.tops, board.size_tops, board.rid, board.zobrist
+        stacks, tops, size_tops, rids, zobrist = (
+            board.stacks,
+            board.tops,
+            board.size_tops,
+            board.rid,
+            board.zobrist,
+        )
         values, line_masks, seen, has_win = board.piece_values, board.line_masks, board.seen, board.has_win
         mover = board.turn
         other = mover ^ 1
@@ -292,8 +309,8 @@ class Searcher:
         completing = self.completing.get(own)
         if completing is None:
             completing = self._line_squares(own)
-        won = MATE - ply - 1          # the mover completes a line with this move
-        lost = -(MATE - ply - 2)      # the opponent completes one with the next
+        won = MATE - ply - 1  # the mover completes a line with this move
+        lost = -(MATE - ply - 2)  # the opponent completes one with the next
         threat_squares = board.tables.threats
         nodes = self.nodes
         original_alpha = alpha
@@ -407,8 +424,12 @@ class Searcher:
         if best_score == -MATE - 1:  # every score is above that
             return -(MATE - ply)  # no legal move: the side to move loses
         flag = UPPER if best_score <= original_alpha else LOWER if best_score >= beta else EXACT
-        self.tt[key] = (1, flag, best_score if -MATE_BOUND < best_score < MATE_BOUND else _to_tt(best_score, ply),
-                        best_code)
+        self.tt[key] = (
+            1,
+            flag,
+            best_score if -MATE_BOUND < best_score < MATE_BOUND else _to_tt(best_score, ply),
+            best_code,
+        )
         return best_score
 
     def _opponent_threatens(self) -> bool:

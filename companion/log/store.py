@@ -110,7 +110,9 @@ class GameStore(Component):
     def __init__(self, path: str | Path, *, create: bool = True) -> None:
         self.path = Path(path)
         if not create and not self.path.exists():
-            raise CompanionError(f"no game log at {self.path}: play a game with `gobblet-companion run` first")
+            raise CompanionError(
+                f"no game log at {self.path}: play a game with `gobblet-companion run` first"
+            )
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, timeout=5.0, isolation_level=None, check_same_thread=False)
@@ -131,7 +133,9 @@ class GameStore(Component):
         db.execute("PRAGMA foreign_keys=ON")
         version = db.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
-            raise sqlite3.DatabaseError(f"schema version {version} is newer than this program's {SCHEMA_VERSION}")
+            raise sqlite3.DatabaseError(
+                f"schema version {version} is newer than this program's {SCHEMA_VERSION}"
+            )
         if db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
             raise sqlite3.DatabaseError("quick_check failed")
         db.executescript(SCHEMA)  # idempotent; executescript commits on its own
@@ -170,8 +174,16 @@ class GameStore(Component):
     ) -> int:
         with self._transaction() as db:
             cursor = db.execute(
-                "INSERT INTO games (variant, white, black, place, started, start_position) VALUES (?, ?, ?, ?, ?, ?)",
-                (variant, white, black, place, started if started is not None else time.time(), start_position),
+                "INSERT INTO games (variant, white, black, place, started, start_position) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    variant,
+                    white,
+                    black,
+                    place,
+                    started if started is not None else time.time(),
+                    start_position,
+                ),
             )
         return int(cursor.lastrowid or 0)
 
@@ -189,13 +201,15 @@ class GameStore(Component):
         """The move, the events it caused and the board's picture, all or nothing."""
         with self._transaction() as db:
             db.execute(
-                "INSERT OR REPLACE INTO moves (game_id, ply, move, timestamp, position) VALUES (?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO moves (game_id, ply, move, timestamp, position) "
+                "VALUES (?, ?, ?, ?, ?)",
                 (game_id, ply, move, timestamp if timestamp is not None else time.time(), position),
             )
             self._insert_events(db, game_id, events)
             if jpeg is not None:
                 db.execute(
-                    "INSERT OR REPLACE INTO snapshots (game_id, ply, jpeg) VALUES (?, ?, ?)", (game_id, ply, jpeg)
+                    "INSERT OR REPLACE INTO snapshots (game_id, ply, jpeg) VALUES (?, ?, ?)",
+                    (game_id, ply, jpeg),
                 )
 
     def take_back(self, game_id: int, ply: int, events: tuple[Event, ...] = ()) -> None:
@@ -203,7 +217,10 @@ class GameStore(Component):
         with self._transaction() as db:
             db.execute("DELETE FROM moves WHERE game_id = ? AND ply >= ?", (game_id, ply))
             db.execute("DELETE FROM snapshots WHERE game_id = ? AND ply >= ?", (game_id, ply))
-            db.execute("UPDATE games SET ended = NULL, result = '*', termination = NULL, reason = NULL WHERE id = ?", (game_id,))
+            db.execute(
+                "UPDATE games SET ended = NULL, result = '*', termination = NULL, reason = NULL WHERE id = ?",
+                (game_id,),
+            )
             self._insert_events(db, game_id, events)
 
     def add_events(self, game_id: int, events: tuple[Event, ...]) -> None:
@@ -244,7 +261,9 @@ class GameStore(Component):
     def game(self, game_id: int) -> GameRow:
         rows = self._query(f"SELECT {_GAME_COLUMNS} FROM games g WHERE g.id = ?", (game_id,))
         if not rows:
-            raise CompanionError(f"no game {game_id} in {self.path}: `gobblet-companion games list` shows the ids")
+            raise CompanionError(
+                f"no game {game_id} in {self.path}: `gobblet-companion games list` shows the ids"
+            )
         return GameRow(*rows[0])
 
     def unfinished(self, place: str | None = None) -> list[GameRow]:
@@ -295,7 +314,8 @@ class GameStore(Component):
                 raise CompanionError(f"game {game_id} in {self.path}, ply {stored.ply}: {error}") from None
             if game.position.text() != stored.position:
                 raise CompanionError(
-                    f"game {game_id} in {self.path}, ply {stored.ply}: the stored position does not follow from the moves"
+                    f"game {game_id} in {self.path}, ply {stored.ply}: "
+                    "the stored position does not follow from the moves"
                 )
         _apply_stored_ending(game, row)
         return game

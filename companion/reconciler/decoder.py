@@ -45,12 +45,12 @@ from companion.vision.observation import Observation, class_index, class_top
 
 class Kind(StrEnum):
     NO_CHANGE = "no-change"
-    MOVE = "move"            # one legal move
+    MOVE = "move"  # one legal move
     TWO_MOVES = "two-moves"  # a legal move and the reply, made while the board was covered
-    TAKEBACK = "takeback"    # the board shows the position before the last move
-    LIFT = "lift"            # a top cup is in the air
-    ILLEGAL = "illegal"      # a physical action the rules do not allow
-    NEW_GAME = "new-game"    # the board shows the start position again
+    TAKEBACK = "takeback"  # the board shows the position before the last move
+    LIFT = "lift"  # a top cup is in the air
+    ILLEGAL = "illegal"  # a physical action the rules do not allow
+    NEW_GAME = "new-game"  # the board shows the start position again
     AFTER_END = "after-end"  # the game is over: whatever the board shows is not the referee's business
 
 
@@ -74,21 +74,23 @@ PRIOR: dict[Kind, float] = {
 class Settings:
     """The decoder's and the reconciler's thresholds, in nats (natural-log likelihood ratios)."""
 
-    margin: float = 4.0    # announce: the best beats every other reading of the board 55 to 1
+    margin: float = 4.0  # announce: the best beats every other reading of the board 55 to 1
     outlier: float = 0.02  # chance that a square's reading is wrong whatever its confidence
-    clean: float = 4.0     # residual below which an explanation accounts for the whole board
-    misread: float = 2.0   # a square whose reading contradicts the explanation by more is a misread
-    max_changed: int = 8   # more changed squares than this is not two moves: skip that search
-    changed: float = 4.0   # a square may have changed when another class reads within this of its top
-    keep: float = 10.0     # paths this far behind the best stay alive (two confident misreads)
-    doubt: float = 7.0     # an earlier move is unsure while a path this close plays another
-    width: int = 8         # paths kept at most
-    lines: int = 6         # of them, different lines of moves at most (each costs a scoring of a reading)
+    clean: float = 4.0  # residual below which an explanation accounts for the whole board
+    misread: float = 2.0  # a square whose reading contradicts the explanation by more is a misread
+    max_changed: int = 8  # more changed squares than this is not two moves: skip that search
+    changed: float = 4.0  # a square may have changed when another class reads within this of its top
+    keep: float = 10.0  # paths this far behind the best stay alive (two confident misreads)
+    doubt: float = 7.0  # an earlier move is unsure while a path this close plays another
+    width: int = 8  # paths kept at most
+    lines: int = 6  # of them, different lines of moves at most (each costs a scoring of a reading)
 
 
 DEFAULT_SETTINGS = Settings()
 HIDDEN_FIRST = 3.0  # extra log-odds against two moves whose first cup the second one covers
-_ROUNDING = 1e-6  # nats: more than the scores' rounding can differ by, summed in another order (~1e-16 of them)
+_ROUNDING = (
+    1e-6  # nats: more than the scores' rounding can differ by, summed in another order (~1e-16 of them)
+)
 CANDIDATES = 10  # single actions turned into explanations per position
 
 
@@ -97,12 +99,12 @@ class Explanation:
     """One way the board could have come to look as observed."""
 
     kind: Kind
-    gain: float                              # log-likelihood over "no change"
+    gain: float  # log-likelihood over "no change"
     changes: tuple[tuple[Square, int], ...]  # (square, class it shows afterwards)
-    codes: tuple[int, ...] = ()              # legal move codes played, in order
-    action: Action | None = None             # the physical action (ILLEGAL, LIFT)
-    flaws: int = 0                           # squares whose reading contradicts it (set when ranked)
-    prior: float = 0.0                       # log-odds against it beyond its kind's
+    codes: tuple[int, ...] = ()  # legal move codes played, in order
+    action: Action | None = None  # the physical action (ILLEGAL, LIFT)
+    flaws: int = 0  # squares whose reading contradicts it (set when ranked)
+    prior: float = 0.0  # log-odds against it beyond its kind's
 
     @property
     def score(self) -> float:
@@ -221,8 +223,17 @@ def frame(position: Position) -> Frame:
     squares, row = _squares(position.size)
     current, under, top_size = _tops(position, squares)
     entry = Frame(
-        squares, row, position.turn, position.variant.max_piece, position.legal_codes(),
-        np.array(current), np.array(under), current, under, top_size, {},
+        squares,
+        row,
+        position.turn,
+        position.variant.max_piece,
+        position.legal_codes(),
+        np.array(current),
+        np.array(under),
+        current,
+        under,
+        top_size,
+        {},
     )
     _FRAMES[key] = entry
     if len(_FRAMES) > _FRAME_CACHE_SIZE:
@@ -244,7 +255,11 @@ def _tops(position: Position, squares: tuple[Square, ...]) -> tuple[list[int], l
 def _piece_classes(max_piece: int) -> tuple[int, ...]:
     """Probability column of each piece code (``View.piece_class``), by code; 0 (no piece) for
     an empty square."""
-    return (0, 0, *(class_index((piece & 1, piece >> 1), max_piece) for piece in range(2, (max_piece + 1) << 1)))
+    return (
+        0,
+        0,
+        *(class_index((piece & 1, piece >> 1), max_piece) for piece in range(2, (max_piece + 1) << 1)),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,9 +270,9 @@ class Reach:
     scored at all. Most lines the reconciler holds are alternatives a confident reading
     already contradicts on one square, and the next reading contradicts them again."""
 
-    base: float         # log-likelihood of "no change"
-    single: float       # most one action (a takeback, a new game) could gain over it
-    slack: np.ndarray   # each square's best reading over its top
+    base: float  # log-likelihood of "no change"
+    single: float  # most one action (a takeback, a new game) could gain over it
+    slack: np.ndarray  # each square's best reading over its top
 
     @property
     def best(self) -> float:
@@ -343,7 +358,7 @@ def _cost_tables(n: int, max_piece: int) -> tuple[np.ndarray, np.ndarray, np.nda
     mover = np.concatenate((np.tile(classes, n), np.repeat(squares, n), squares))
     target = np.concatenate((np.repeat(squares, width), np.tile(squares, n), np.full(n, n)))
     prior = np.full(mover.size, PRIOR[Kind.ILLEGAL])
-    prior[n * width + n * n:] = PRIOR[Kind.LIFT]
+    prior[n * width + n * n :] = PRIOR[Kind.LIFT]
     return mover, target, prior, [0, *(list(range(1, max_piece + 1)) * 2)]
 
 
@@ -402,7 +417,10 @@ class View:
     """An observation scored against a position's visible tops."""
 
     def __init__(
-        self, position: Position, observation: Observation | None, outlier: float = DEFAULT_SETTINGS.outlier,
+        self,
+        position: Position,
+        observation: Observation | None,
+        outlier: float = DEFAULT_SETTINGS.outlier,
         likelihood: Likelihood | None = None,
     ) -> None:
         size, max_piece = position.size, position.variant.max_piece
@@ -558,10 +576,10 @@ def _single_actions(
     # placements and lifts gain one entry of G, board moves two (origin, then destination)
     flat = view.G.ravel()
     gains = flat.take(first)
-    gains[n_place:n_place + n_board] += flat.take(second)
+    gains[n_place : n_place + n_board] += flat.take(second)
     scores = gains - costs
     count = min(limit, scores.size)
-    top = np.argpartition(scores, scores.size - count)[scores.size - count:]
+    top = np.argpartition(scores, scores.size - count)[scores.size - count :]
     out: list[Explanation] = []
     turn = position.turn
     stacks = position._stacks
@@ -703,8 +721,14 @@ def two_move_explanations(
 
 
 def _pair_bound(
-    to: Square, shown: int, origin: Square, left: int, gains: dict[Square, list[float]],
-    worth: dict[Square, float], covered: dict[Square, float], by_worth: list[tuple[Square, float]],
+    to: Square,
+    shown: int,
+    origin: Square,
+    left: int,
+    gains: dict[Square, list[float]],
+    worth: dict[Square, float],
+    covered: dict[Square, float],
+    by_worth: list[tuple[Square, float]],
 ) -> float:
     """The most a pair can gain whose first move lands on ``to`` showing class ``shown``
     there (from ``origin`` showing ``left`` after it; -1 for a placement), before its replies
@@ -725,8 +749,13 @@ def _second(item: tuple[Square, float]) -> float:
 
 
 def _scored_replies(
-    position: Position, view: View, first: int, within: int, gains: dict[Square, list[float]],
-    worth: dict[Square, float], least: float,
+    position: Position,
+    view: View,
+    first: int,
+    within: int,
+    gains: dict[Square, list[float]],
+    worth: dict[Square, float],
+    least: float,
 ) -> list[Explanation]:
     """Every reply to ``first`` (already pushed) within the changed squares (``within``;
     ``gains`` and ``worth`` by square) whose squares' slack, then gain (less the pair's
@@ -747,7 +776,8 @@ def _scored_replies(
             origin = (second >> 8) & 0xFF
             stack = stacks[origin]
             reply: tuple[tuple[Square, int], ...] = (
-                (to, classes[stack[-1]]), (origin, classes[stack[-2]] if len(stack) > 1 else 0)
+                (to, classes[stack[-1]]),
+                (origin, classes[stack[-2]] if len(stack) > 1 else 0),
             )
         else:
             origin = -1
@@ -774,8 +804,13 @@ def _scored_replies(
 
 
 def decide(
-    game: Game, observation: Observation, settings: Settings = DEFAULT_SETTINGS, *,
-    two_moves: bool = True, allow_misread: bool = True, **options: Any,
+    game: Game,
+    observation: Observation,
+    settings: Settings = DEFAULT_SETTINGS,
+    *,
+    two_moves: bool = True,
+    allow_misread: bool = True,
+    **options: Any,
 ) -> Decision:
     """Score every candidate against one ``observation`` and accept one only if it is clearly right.
 
@@ -811,7 +846,9 @@ def clean(view: View, explanation: Explanation, settings: Settings) -> bool:
     return sum(slack) <= settings.clean and max(slack) <= settings.misread
 
 
-def fits(view: View, explanation: Explanation, settings: Settings) -> tuple[bool, tuple[Square, ...], Square | None]:
+def fits(
+    view: View, explanation: Explanation, settings: Settings
+) -> tuple[bool, tuple[Square, ...], Square | None]:
     """Whether the explanation accounts for the board but for at most one misread square that
     it does not change; the squares that contradict it; that misread square, if any."""
     slack = view.after(explanation)
@@ -840,9 +877,7 @@ def _judge(
         decision.reason = unexplained_reason(view, contradicting)
         return decision
     if margin < settings.margin:
-        decision.reason = (
-            f"cannot tell {ranked[0].describe(position)} from {ranked[1].describe(position)}"
-        )
+        decision.reason = f"cannot tell {ranked[0].describe(position)} from {ranked[1].describe(position)}"
         return decision
     decision.accepted = best
     decision.misread = misread
@@ -850,7 +885,10 @@ def _judge(
 
 
 def _lone_misread(
-    best: Explanation, contradicting: tuple[Square, ...], slack: list[float], view: View,
+    best: Explanation,
+    contradicting: tuple[Square, ...],
+    slack: list[float],
+    view: View,
     settings: Settings,
 ) -> Square | None:
     """The one square the explanation leaves unexplained, if it is only one, is not a square

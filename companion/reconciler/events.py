@@ -17,35 +17,35 @@ from typing import Any
 
 
 class EventType(StrEnum):
-    MOVE = "move"                        # a legal move was accepted: move, ply, position
-    ILLEGAL = "illegal"                  # an illegal action was seen: reason, squares, position to restore
+    MOVE = "move"  # a legal move was accepted: move, ply, position
+    ILLEGAL = "illegal"  # an illegal action was seen: reason, squares, position to restore
     NEEDS_ATTENTION = "needs-attention"  # the board cannot be explained with confidence: reason, squares
-    LIFTED = "lifted"                    # a piece was lifted (touch rule): squares
-    RESTORED = "restored"                # the board shows the last legal position again
-    TAKEBACK = "takeback"                # the last move was undone: move, ply
-    WIN = "win"                          # a full line: winner, line
-    LOSS = "loss"                        # the losing uncover: winner (the other side), line revealed
-    DRAW = "draw"                        # threefold repetition (or agreed): reason
-    NEW_GAME = "new-game"                # a new game started: variant
-    CORRECTION = "correction"            # a later reading proved moves announced earlier wrong:
-                                         # ply (the moves up to it stand), moves (the right ones
-                                         # from there), detail.withdrawn (the moves taken back)
-    RESYNC = "resync"                    # the board could not be followed: the game restarts
-                                         # from what it shows (position; detail.unknown)
-    HINT = "hint"                        # the device showed an AI hint: move, ply, detail.seconds
+    LIFTED = "lifted"  # a piece was lifted (touch rule): squares
+    RESTORED = "restored"  # the board shows the last legal position again
+    TAKEBACK = "takeback"  # the last move was undone: move, ply
+    WIN = "win"  # a full line: winner, line
+    LOSS = "loss"  # the losing uncover: winner (the other side), line revealed
+    DRAW = "draw"  # threefold repetition (or agreed): reason
+    NEW_GAME = "new-game"  # a new game started: variant
+    CORRECTION = "correction"  # a later reading proved moves announced earlier wrong:
+    # ply (the moves up to it stand), moves (the right ones
+    # from there), detail.withdrawn (the moves taken back)
+    RESYNC = "resync"  # the board could not be followed: the game restarts
+    # from what it shows (position; detail.unknown)
+    HINT = "hint"  # the device showed an AI hint: move, ply, detail.seconds
 
 
 @dataclass(frozen=True)
 class Event:
     type: EventType
     ply: int = 0
-    move: str | None = None              # move text, e.g. "4a1" or "a1-c3"
-    moves: tuple[str, ...] = ()          # several moves (two moves seen between readings)
-    winner: str | None = None            # "white" | "black" | None
-    line: tuple[str, ...] = ()           # square names of a winning or revealed line
-    squares: tuple[str, ...] = ()        # squares the event concerns (offending, lifted, ...)
-    reason: str | None = None            # words a player understands
-    position: str | None = None          # position text after the event, or the one to restore
+    move: str | None = None  # move text, e.g. "4a1" or "a1-c3"
+    moves: tuple[str, ...] = ()  # several moves (two moves seen between readings)
+    winner: str | None = None  # "white" | "black" | None
+    line: tuple[str, ...] = ()  # square names of a winning or revealed line
+    squares: tuple[str, ...] = ()  # squares the event concerns (offending, lifted, ...)
+    reason: str | None = None  # words a player understands
+    position: str | None = None  # position text after the event, or the one to restore
     timestamp: float = field(default_factory=time.time)
     detail: dict[str, Any] = field(default_factory=dict)
 

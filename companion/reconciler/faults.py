@@ -46,13 +46,13 @@ class FaultRates:
 
     misread: float = 0.02
     confident_misread: bool = False  # misread squares keep ~no probability on the truth
-    occluded: float = 0.10           # an occluded frame before a stable state
-    covered: float = 0.05            # a move made while the board was covered (never seen)
-    lift_then_move: float = 0.05     # the moving cup seen in the air first
-    lift_put_back: float = 0.03      # a cup lifted, put back, then moved (touch rule: illegal)
-    takeback: float = 0.03           # the move is taken back, then a move is made again
-    illegal: float = 0.05            # one of the illegal actions, then the board put right
-    blind: float = 0.0               # 3 to 5 moves made while the camera saw nothing
+    occluded: float = 0.10  # an occluded frame before a stable state
+    covered: float = 0.05  # a move made while the board was covered (never seen)
+    lift_then_move: float = 0.05  # the moving cup seen in the air first
+    lift_put_back: float = 0.03  # a cup lifted, put back, then moved (touch rule: illegal)
+    takeback: float = 0.03  # the move is taken back, then a move is made again
+    illegal: float = 0.05  # one of the illegal actions, then the board put right
+    blind: float = 0.0  # 3 to 5 moves made while the camera saw nothing
 
     @classmethod
     def clean(cls) -> FaultRates:
@@ -209,8 +209,9 @@ class StreamBuilder:
     def truth(self) -> tuple[str, ...]:
         return tuple(m.text() for m in self.game.moves)
 
-    def emit(self, tops: Tops | None = None, fault: str | None = None,
-             expect: EventType | None = None) -> None:
+    def emit(
+        self, tops: Tops | None = None, fault: str | None = None, expect: EventType | None = None
+    ) -> None:
         if tops is None:
             tops = tops_of(self.game.position)
         if self.rng.random() < self.rates.occluded:
@@ -263,8 +264,12 @@ class StreamBuilder:
                 continue
             self.emit()
             quiet = True
-            if not faulted and not self.game.is_over() and self.game.ply > 1 \
-                    and self.chance(self.rates.takeback):
+            if (
+                not faulted
+                and not self.game.is_over()
+                and self.game.ply > 1
+                and self.chance(self.rates.takeback)
+            ):
                 self.game.pop()
                 self.emit(fault="takeback", expect=EventType.TAKEBACK)
                 quiet = False
@@ -311,15 +316,25 @@ def family_rates(
 ) -> FaultRates:
     base = FaultRates.clean()
     family = BLIND if name == "blind" else FAMILIES[name]
-    return FaultRates(**{
-        **base.__dict__, "misread": misread, "occluded": occluded, "confident_misread": confident, **family,
-    })
+    return FaultRates(
+        **{
+            **base.__dict__,
+            "misread": misread,
+            "occluded": occluded,
+            "confident_misread": confident,
+            **family,
+        }
+    )
 
 
 def run_games(
-    count: int, variants: tuple[str, ...] = ("classic",), first_seed: int = 0,
-    make: Callable[[Variant], object] | None = None, timer: Callable[[], float] | None = None,
-    confident: bool = False, families: tuple[str, ...] | None = None,
+    count: int,
+    variants: tuple[str, ...] = ("classic",),
+    first_seed: int = 0,
+    make: Callable[[Variant], object] | None = None,
+    timer: Callable[[], float] | None = None,
+    confident: bool = False,
+    families: tuple[str, ...] | None = None,
 ) -> RunResult:
     """``count`` games, cycling through the fault families and the variants."""
     total = RunResult()
@@ -337,28 +352,40 @@ def run_games(
 
 @dataclass
 class RunResult:
-    moves: int = 0        # moves of the game really played
-    right: int = 0        # held at the end, known, and equal to the truth
-    flagged: int = 0      # not known at the end (missing or unsure) and attention was asked for
-    silent: int = 0       # not known at the end and nothing said: must be zero
-    wrong: int = 0        # held at the end as known and not the truth: must be zero
-    withdrawn: int = 0    # moves announced, then withdrawn by a correction
+    moves: int = 0  # moves of the game really played
+    right: int = 0  # held at the end, known, and equal to the truth
+    flagged: int = 0  # not known at the end (missing or unsure) and attention was asked for
+    silent: int = 0  # not known at the end and nothing said: must be zero
+    wrong: int = 0  # held at the end as known and not the truth: must be zero
+    withdrawn: int = 0  # moves announced, then withdrawn by a correction
     shown_wrong: int = 0  # moves announced as known that were not the truth (most then corrected)
     shown_unsure: int = 0  # moves not the truth when announced, but reported unsure at once
     shown_wrong_aligned: int = 0  # the same, each announced move aligned to the truth's moves
     #                              (``_aligned_wrong``): every wrong move once, not the right moves
     #                              after it that a shifted record puts at other plies
     games: int = 0
-    stuck: int = 0        # games whose end the reconciler did not reach (moves missing at the end)
+    stuck: int = 0  # games whose end the reconciler did not reach (moves missing at the end)
     resyncs: int = 0
     expected: Counter = field(default_factory=Counter)  # fault -> injected
-    caught: Counter = field(default_factory=Counter)    # fault -> the expected event was emitted
+    caught: Counter = field(default_factory=Counter)  # fault -> the expected event was emitted
     events: Counter = field(default_factory=Counter)
     seconds: list[float] = field(default_factory=list)
 
     def add(self, other: RunResult) -> None:
-        for name in ("moves", "right", "flagged", "silent", "wrong", "withdrawn", "shown_wrong", "shown_unsure",
-                     "shown_wrong_aligned", "games", "stuck", "resyncs"):
+        for name in (
+            "moves",
+            "right",
+            "flagged",
+            "silent",
+            "wrong",
+            "withdrawn",
+            "shown_wrong",
+            "shown_unsure",
+            "shown_wrong_aligned",
+            "games",
+            "stuck",
+            "resyncs",
+        ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.expected.update(other.expected)
         self.caught.update(other.caught)
@@ -371,9 +398,11 @@ class RunResult:
         for name in ("right", "flagged", "wrong", "silent"):
             value = getattr(self, name)
             parts.append(f"{name} {value} ({100.0 * value / moves:.2f} %)")
-        parts.append(f"withdrawn by corrections {self.withdrawn}, wrong when announced {self.shown_wrong} "
-                     f"(and {self.shown_unsure} more reported unsure at once; aligned to the truth "
-                     f"{self.shown_wrong_aligned})")
+        parts.append(
+            f"withdrawn by corrections {self.withdrawn}, wrong when announced {self.shown_wrong} "
+            f"(and {self.shown_unsure} more reported unsure at once; aligned to the truth "
+            f"{self.shown_wrong_aligned})"
+        )
         parts.append(f"games not followed to the end {self.stuck}, resyncs {self.resyncs}")
         return "; ".join(parts)
 
@@ -389,7 +418,7 @@ def run_stream(stream: Stream, make: Callable[[Variant], object], timer: Callabl
     flagged = False
     before: list[str] = []  # the record held before the last resync
     doubted: set[int] = set()  # its plies held as unsure then
-    offset = 0               # truth plies before the resynced game's start
+    offset = 0  # truth plies before the resynced game's start
     made: tuple[str, ...] = ()  # the moves on the board at the reading before
     counted: set[tuple[int, int, str | None]] = set()  # (resync, ply, move) wrong moves counted aligned
     for step in stream.steps:
@@ -413,7 +442,9 @@ def run_stream(stream: Stream, make: Callable[[Variant], object], timer: Callabl
         if EventType.MOVE in kinds:
             unsure_now = getattr(reconciler, "unsure", {})
             for event in events:
-                if event.type is EventType.MOVE and not _made(event.ply, event.move, step.truth[offset:], made[offset:]):
+                if event.type is EventType.MOVE and not _made(
+                    event.ply, event.move, step.truth[offset:], made[offset:]
+                ):
                     if event.ply in unsure_now:
                         result.shown_unsure += 1
                     else:
@@ -423,8 +454,9 @@ def run_stream(stream: Stream, make: Callable[[Variant], object], timer: Callabl
                 if event.type is not EventType.MOVE or event.ply in unsure_now:
                     continue
                 key = (result.resyncs, event.ply, event.move)
-                if key not in counted and _aligned_wrong(event.ply, event.move, record, step.truth[offset:],
-                                                         made[offset:]):
+                if key not in counted and _aligned_wrong(
+                    event.ply, event.move, record, step.truth[offset:], made[offset:]
+                ):
                     counted.add(key)
                     result.shown_wrong_aligned += 1
         made = step.truth

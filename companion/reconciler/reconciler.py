@@ -83,12 +83,12 @@ from companion.rules.square import Square, color_name, square_name
 from companion.rules.variant import CLASSIC, Variant
 from companion.vision.observation import Observation, class_index, class_top
 
-NEW_ROOT = -1          # the start of paths that saw the board cleared for a new game
-RESYNC_AFTER = 2       # readings in a row that no decent path explains before recovering
-LOST_SQUARES = 3       # squares no path explains that mean more happened than a reading can show
+NEW_ROOT = -1  # the start of paths that saw the board cleared for a new game
+RESYNC_AFTER = 2  # readings in a row that no decent path explains before recovering
+LOST_SQUARES = 3  # squares no path explains that mean more happened than a reading can show
 UNSEEN_COST, UNSEEN_LIMIT = 2, 4  # readings that need two moves: at most two close together
-SECOND_FAULT = 2.0     # log-odds against another illegal action before the board is put right
-PER_LINE = 3           # paths kept per line of moves (with different referee states)
+SECOND_FAULT = 2.0  # log-odds against another illegal action before the board is put right
+PER_LINE = 3  # paths kept per line of moves (with different referee states)
 RESYNC_CONFIDENCE = 0.8  # every square must be read at least this sure to restart from the tops
 
 
@@ -96,21 +96,21 @@ RESYNC_CONFIDENCE = 0.8  # every square must be read at least this sure to resta
 class Path:
     """One way the game may have gone, and the referee's state at the latest reading."""
 
-    root: int                        # the start it grows from (key of Reconciler._starts)
-    codes: tuple[int, ...]           # legal moves from that start
-    score: float                     # joint log-likelihood of the readings (up to a constant)
+    root: int  # the start it grows from (key of Reconciler._starts)
+    codes: tuple[int, ...]  # legal moves from that start
+    score: float  # joint log-likelihood of the readings (up to a constant)
     explanation: Explanation | None = None  # how this path explains the latest reading
-    before: Path | None = None       # the path before the latest reading
-    view: View | None = None         # the latest reading scored against ``before``'s position
-    lifted: Square | None = None     # a cup of the side to move is in the air
+    before: Path | None = None  # the path before the latest reading
+    view: View | None = None  # the latest reading scored against ``before``'s position
+    lifted: Square | None = None  # a cup of the side to move is in the air
     must_move: Square | None = None  # touch rule: a lifted cup was put back and must move
-    pending: Action | None = None    # an illegal action on the board, not yet put right
-    forfeit: Square | None = None    # touch rule: a cup lifted that had nowhere to go
+    pending: Action | None = None  # an illegal action on the board, not yet put right
+    forfeit: Square | None = None  # touch rule: a cup lifted that had nowhere to go
     doubt: tuple[tuple[Square, int, int], ...] = ()  # squares a reading contradicted: (square, what it
     #                                  read, moves before that reading), not yet re-read
     suspect: frozenset[int] = frozenset()  # moves (indices) made around a doubt that can no longer be checked
-    tainted: bool = False            # a later move made a doubted square show what was read there
-    unseen: int = 0                  # recent readings that needed two moves (decays by one a reading)
+    tainted: bool = False  # a later move made a doubted square show what was read there
+    unseen: int = 0  # recent readings that needed two moves (decays by one a reading)
 
     @property
     def decent(self) -> bool:
@@ -280,9 +280,17 @@ class Reconciler:
                 _, view, over = self._view(path, likelihood)  # (its single accounts are not needed)
             else:
                 view, over, ranked = explained or self._explained_now(path, likelihood)
-            best_two = path.score + view.base + sum(sorted(view.slack, reverse=True)[:4]) - PRIOR[Kind.TWO_MOVES]
-            if best_two >= floor and not over and (
-                ranked is None or not clean(view, ranked[0], self.settings) or ranked[0].kind is Kind.ILLEGAL
+            best_two = (
+                path.score + view.base + sum(sorted(view.slack, reverse=True)[:4]) - PRIOR[Kind.TWO_MOVES]
+            )
+            if (
+                best_two >= floor
+                and not over
+                and (
+                    ranked is None
+                    or not clean(view, ranked[0], self.settings)
+                    or ranked[0].kind is Kind.ILLEGAL
+                )
             ):
                 searched.add(path.line())
                 least = kept - path.score - view.base + PRIOR[Kind.TWO_MOVES]
@@ -293,7 +301,9 @@ class Reconciler:
         assert best.view is not None and best.explanation is not None
         fit, contradicting, _ = fits(best.view, best.explanation, self.settings)
         self._unfit = 0 if best.decent else self._unfit + 1
-        if not best.decent and (self._unfit >= RESYNC_AFTER or (not fit and len(contradicting) >= LOST_SQUARES)):
+        if not best.decent and (
+            self._unfit >= RESYNC_AFTER or (not fit and len(contradicting) >= LOST_SQUARES)
+        ):
             resynced = self._resync(observation, likelihood)
             if resynced is not None:
                 return resynced
@@ -448,15 +458,23 @@ class Reconciler:
             return view, over, two_move_explanations(position, view, changed, least)
         if over:
             ranked = explain(
-                position, view, moves=False, illegal=False, lifts=False,
-                takeback=self.takeback and bool(path.codes), new_game=self.new_game,
+                position,
+                view,
+                moves=False,
+                illegal=False,
+                lifts=False,
+                takeback=self.takeback and bool(path.codes),
+                new_game=self.new_game,
             )
             ranked.append(after_end(view))
             return view, over, ranked
         ply = self._base_ply + len(path.codes) if path.root == 0 else len(path.codes)
         ranked = explain(
-            position, view, takeback=self.takeback and bool(path.codes),
-            new_game=self.new_game and ply >= 2, reveal=self._reveal_options(),
+            position,
+            view,
+            takeback=self.takeback and bool(path.codes),
+            new_game=self.new_game and ply >= 2,
+            reveal=self._reveal_options(),
         )
         return view, over, ranked
 
@@ -474,7 +492,11 @@ class Reconciler:
             child = self._child(path, e, score, view, over)
             key = child.key()
             line = key[:2]
-            if key not in seen and lines.get(line, 0) < PER_LINE and (line in lines or len(lines) < self.settings.lines):
+            if (
+                key not in seen
+                and lines.get(line, 0) < PER_LINE
+                and (line in lines or len(lines) < self.settings.lines)
+            ):
                 seen.add(key)
                 lines[line] = lines.get(line, 0) + 1
                 self._judge(child, path, e, view)
@@ -641,7 +663,7 @@ class Reconciler:
                 events += self._start_new_game()
                 common = 0
             elif target.root != shown.root:
-                withdrawn = [m.text() for m in self.game.moves[self._base_ply:]]
+                withdrawn = [m.text() for m in self.game.moves[self._base_ply :]]
                 self.game = Game(self.variant, start=self._starts[target.root], headers=self.game.headers)
                 if target.root in self._resync_options:
                     self._unknowns_base = self._resync_options[target.root].copy()
@@ -666,20 +688,30 @@ class Reconciler:
             first_ply = self.game.ply - len(added)
             if withdrawn:
                 self.corrections += len(withdrawn)
-                events.append(self._event(
-                    EventType.CORRECTION, ply=first_ply, moves=texts,
-                    reason=f"later readings show {' '.join(texts) or 'no move'} "
-                           f"where {' '.join(withdrawn)} was announced",
-                    position=self.game.position.text(),
-                    detail={"withdrawn": withdrawn},
-                ))
+                events.append(
+                    self._event(
+                        EventType.CORRECTION,
+                        ply=first_ply,
+                        moves=texts,
+                        reason=f"later readings show {' '.join(texts) or 'no move'} "
+                        f"where {' '.join(withdrawn)} was announced",
+                        position=self.game.position.text(),
+                        detail={"withdrawn": withdrawn},
+                    )
+                )
             for i, (text, code, color, position) in enumerate(added):
-                events.append(self._event(
-                    EventType.MOVE, move=text, moves=texts if len(texts) > 1 else (),
-                    squares=_code_squares(code), ply=first_ply + i + 1, position=position,
-                    reason="corrected" if withdrawn else "moves seen late: earlier readings were unclear",
-                    detail={"color": color_name(color), "late": True},
-                ))
+                events.append(
+                    self._event(
+                        EventType.MOVE,
+                        move=text,
+                        moves=texts if len(texts) > 1 else (),
+                        squares=_code_squares(code),
+                        ply=first_ply + i + 1,
+                        position=position,
+                        reason="corrected" if withdrawn else "moves seen late: earlier readings were unclear",
+                        detail={"color": color_name(color), "late": True},
+                    )
+                )
             outcome = self.game.outcome() if added else None
             if outcome is not None:
                 events.append(self._outcome_event(outcome))
@@ -713,10 +745,15 @@ class Reconciler:
             if before.lifted is not None and path.must_move == before.lifted:
                 reason = put_back_reason(game, before.lifted)
                 if reason is not None:
-                    return [self._event(
-                        EventType.ILLEGAL, reason=reason, squares=(square_name(before.lifted),),
-                        position=game.position.text(), detail={"must_move": square_name(before.lifted)},
-                    )]
+                    return [
+                        self._event(
+                            EventType.ILLEGAL,
+                            reason=reason,
+                            squares=(square_name(before.lifted),),
+                            position=game.position.text(),
+                            detail={"must_move": square_name(before.lifted)},
+                        )
+                    ]
             return []
         if kind is Kind.LIFT:
             action = e.action
@@ -756,10 +793,15 @@ class Reconciler:
             }
             if misread is not None:
                 detail["misread"] = square_name(misread)
-            events.append(self._event(
-                EventType.MOVE, move=move.text(), squares=_code_squares(code),
-                position=self.game.position.text(), detail=detail,
-            ))
+            events.append(
+                self._event(
+                    EventType.MOVE,
+                    move=move.text(),
+                    squares=_code_squares(code),
+                    position=self.game.position.text(),
+                    detail=detail,
+                )
+            )
         if len(texts) > 1:
             why = "two moves were made while the board was covered"
             events = [replace(ev, moves=tuple(texts), reason=why) for ev in events]
@@ -855,12 +897,17 @@ class Reconciler:
                 return path
         return None
 
-    def _unclear(self, observation: Observation, best: Path, groups: list, rival: Path | None = None) -> list[Event]:
+    def _unclear(
+        self, observation: Observation, best: Path, groups: list, rival: Path | None = None
+    ) -> list[Event]:
         assert best.view is not None and best.explanation is not None
         ok, contradicting, _ = fits(best.view, best.explanation, self.settings)
         if not ok:
             reason = unexplained_reason(best.view, contradicting)
-        elif rival is not None and groups[0][0] - (groups[1][0] if len(groups) > 1 else -float("inf")) >= self.settings.margin:
+        elif (
+            rival is not None
+            and groups[0][0] - (groups[1][0] if len(groups) > 1 else -float("inf")) >= self.settings.margin
+        ):
             reason = (
                 f"the board shows {self._describe(groups[0][1][0])}, but not which moves led there: "
                 f"{self._history(groups[0][1][0])} or {self._history(rival)}"
@@ -884,7 +931,7 @@ class Reconciler:
         assert path.before is not None
         shown = self._shown.codes if path.root == self._shown.root else ()
         codes = path.before.codes
-        return " ".join(_code_text(code) for code in codes[_common(shown, codes):]) or "no move"
+        return " ".join(_code_text(code) for code in codes[_common(shown, codes) :]) or "no move"
 
     def _describe(self, path: Path) -> str:
         """What a path says happened since the announced game: moves, or an action."""
@@ -893,7 +940,7 @@ class Reconciler:
         shown = self._shown.codes if path.root == self._shown.root else ()
         moved = e.kind in (Kind.MOVE, Kind.TWO_MOVES, Kind.NO_CHANGE)
         codes = path.codes if moved else path.before.codes
-        texts = [_code_text(code) for code in codes[_common(shown, codes):]]
+        texts = [_code_text(code) for code in codes[_common(shown, codes) :]]
         if moved:
             return " ".join(texts) or "no change"
         action = f"{e.kind} {e.action.text()}" if e.action is not None else str(e.kind)
@@ -926,32 +973,40 @@ class Reconciler:
             for tag, s0, s1, p0, p1 in matcher.get_opcodes():
                 if tag == "equal":
                     continue
-                others = [_code_text(code) for code in path.codes[common + p0: common + p1]] or ["no move"]
+                others = [_code_text(code) for code in path.codes[common + p0 : common + p1]] or ["no move"]
                 for i in range(common + s0, common + s1):
                     texts = unsure.setdefault(self._base_ply + i + 1, {_code_text(shown.codes[i])})
                     texts.update(others)
         for i in shown.suspect:
             if i < len(shown.codes):
                 unsure.setdefault(self._base_ply + i + 1, {_code_text(shown.codes[i])}).add(
-                    "read against the board when it was made")
+                    "read against the board when it was made"
+                )
         if self._guard and len(shown.codes) >= self._guard:
             first = shown.codes[self._guard - 1]
-            unsure.setdefault(self._guard, {_code_text(first)}).add("the end of a move under way at the resync")
+            unsure.setdefault(self._guard, {_code_text(first)}).add(
+                "the end of a move under way at the resync"
+            )
         unsure = {ply: texts for ply, texts in unsure.items() if len(texts) > 1}  # not just aligned apart
         new = {ply: texts for ply, texts in unsure.items() if self._unsure.get(ply) != texts}
         self._unsure = unsure
         if not new:
             return []
         asked = "; ".join(f"ply {ply}: {' or '.join(sorted(texts))}" for ply, texts in sorted(new.items()))
-        return [self._event(
-            EventType.NEEDS_ATTENTION,
-            reason=f"not sure which move was made ({asked}): later readings or a lift will tell",
-            detail={"unsure": {str(ply): sorted(texts) for ply, texts in sorted(unsure.items())}},
-        )]
+        return [
+            self._event(
+                EventType.NEEDS_ATTENTION,
+                reason=f"not sure which move was made ({asked}): later readings or a lift will tell",
+                detail={"unsure": {str(ply): sorted(texts) for ply, texts in sorted(unsure.items())}},
+            )
+        ]
 
     def _needs_attention(
-        self, reason: str | None, observation: Observation,
-        squares: tuple[Square, ...] = (), candidates: list[dict[str, object]] | None = None,
+        self,
+        reason: str | None,
+        observation: Observation,
+        squares: tuple[Square, ...] = (),
+        candidates: list[dict[str, object]] | None = None,
     ) -> list[Event]:
         """Report an unclear board once per distinct reading, not on every observation."""
         reading = tuple(int(i) for i in observation.probabilities.argmax(axis=1))
@@ -959,10 +1014,14 @@ class Reconciler:
             return []
         self._attention = reading
         detail: dict[str, object] = {"candidates": candidates} if candidates else {}
-        return [self._event(
-            EventType.NEEDS_ATTENTION, reason=reason,
-            squares=tuple(square_name(sq) for sq in squares), detail=detail,
-        )]
+        return [
+            self._event(
+                EventType.NEEDS_ATTENTION,
+                reason=reason,
+                squares=tuple(square_name(sq) for sq in squares),
+                detail=detail,
+            )
+        ]
 
     # ----- recovery -----------------------------------------------------------------------
 
@@ -1008,12 +1067,15 @@ class Reconciler:
         self._pending_event = None
         self._guard = 1
         self.resyncs += 1
-        return [self._event(
-            EventType.RESYNC, position=self.game.position.text(),
-            reason="the board could not be followed from the last position: "
-                   "the game goes on from what the board shows",
-            detail={"unknown": self.unknowns.unknown(), "record": record, "unsure": doubted},
-        )]
+        return [
+            self._event(
+                EventType.RESYNC,
+                position=self.game.position.text(),
+                reason="the board could not be followed from the last position: "
+                "the game goes on from what the board shows",
+                detail={"unknown": self.unknowns.unknown(), "record": record, "unsure": doubted},
+            )
+        ]
 
     # ----- a game started mid-way ---------------------------------------------------------
 

@@ -21,8 +21,8 @@ from companion.rules.square import Color, Square, color_name, opponent, square_n
 
 class ActionKind(StrEnum):
     PLACE = "place"  # a cup put down from off the board
-    MOVE = "move"    # the top cup of a square put down on another square
-    LIFT = "lift"    # the top cup of a square held in the air
+    MOVE = "move"  # the top cup of a square put down on another square
+    LIFT = "lift"  # the top cup of a square held in the air
 
 
 @dataclass(frozen=True, slots=True)

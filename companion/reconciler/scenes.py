@@ -32,33 +32,38 @@ FRAME_SECONDS = 0.2
 
 @dataclass(frozen=True)
 class SceneFaults:
-    hand: float = 0.5        # a hand over the board before a stable state
-    covered: float = 0.05    # a move made under the hand (two moves between stable states)
-    dim: float = 0.35        # the room light off its calibrated level (0.75 to 1.15)
-    shade: float = 0.2       # a person's shade over one side
-    frames: int = 3          # frames that must agree for the gate to pass a state (2 at least)
-    patience: int = 3        # frames more the camera sees while the board stays still, at most
+    hand: float = 0.5  # a hand over the board before a stable state
+    covered: float = 0.05  # a move made under the hand (two moves between stable states)
+    dim: float = 0.35  # the room light off its calibrated level (0.75 to 1.15)
+    shade: float = 0.2  # a person's shade over one side
+    frames: int = 3  # frames that must agree for the gate to pass a state (2 at least)
+    patience: int = 3  # frames more the camera sees while the board stays still, at most
 
 
 @dataclass
 class SceneRun:
     result: RunResult
-    frames: int          # frames rendered and read
-    observations: int    # stable observations the gate passed
-    misread: int         # squares of stable observations whose best class was not the truth
+    frames: int  # frames rendered and read
+    observations: int  # stable observations the gate passed
+    misread: int  # squares of stable observations whose best class was not the truth
     squares: int
-    seconds: float       # wall time, rendering included
+    seconds: float  # wall time, rendering included
 
 
 def scene_game(
-    seed: int, max_plies: int = 24, faults: SceneFaults = SceneFaults(),
-    make: Callable[[Variant], object] = Reconciler, variant: Variant = CLASSIC,
+    seed: int,
+    max_plies: int = 24,
+    faults: SceneFaults = SceneFaults(),
+    make: Callable[[Variant], object] = Reconciler,
+    variant: Variant = CLASSIC,
 ) -> SceneRun:
     """Render, read and referee one random game; score it against the moves really made."""
     started = time.perf_counter()
     rng = random.Random(seed)
     scene = SceneRenderer(seed=seed, size=variant.size, max_piece=variant.max_piece)
-    reader = BoardReader(calibrate(scene.empty(), scene.reference(), max_piece=variant.max_piece), variant.size)
+    reader = BoardReader(
+        calibrate(scene.empty(), scene.reference(), max_piece=variant.max_piece), variant.size
+    )
     gate = StabilityGate(hold_seconds=0.0, min_frames=faults.frames)
     game = Game(variant)
     steps: list[Step] = []
@@ -75,11 +80,16 @@ def scene_game(
             for _ in range(rng.randint(1, 2)):
                 clock += FRAME_SECONDS
                 frames += 1
-                gate.feed(clock, reader.read(scene.render(tops, hand=True, brightness=brightness, shade=shade), clock))
+                gate.feed(
+                    clock,
+                    reader.read(scene.render(tops, hand=True, brightness=brightness, shade=shade), clock),
+                )
         for _ in range(faults.frames + faults.patience):  # the board stays still a while
             clock += FRAME_SECONDS
             frames += 1
-            stable = gate.feed(clock, reader.read(scene.render(tops, brightness=brightness, shade=shade), clock))
+            stable = gate.feed(
+                clock, reader.read(scene.render(tops, brightness=brightness, shade=shade), clock)
+            )
             if stable is not None:
                 truth_tops = scene.truth(tops)
                 read = stable.tops()

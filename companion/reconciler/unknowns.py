@@ -30,7 +30,7 @@ from companion.rules.square import COLOR_NAMES, Color, Square, square_name
 from companion.rules.variant import Variant
 
 Hidden = tuple[Piece, ...]  # a square's unknown part, bottom first
-Counts = tuple[int, ...]    # hidden cups per (colour, size), index colour * S + size - 1
+Counts = tuple[int, ...]  # hidden cups per (colour, size), index colour * S + size - 1
 
 
 @dataclass
@@ -46,7 +46,10 @@ class HiddenContents:
     """The set of full positions consistent with the visible tops and the piece counts."""
 
     def __init__(
-        self, variant: Variant, tops: dict[Square, Piece], turn: Color = 0,
+        self,
+        variant: Variant,
+        tops: dict[Square, Piece],
+        turn: Color = 0,
         known: dict[Square, list[Piece]] | None = None,
     ) -> None:
         """``known`` gives whole stacks (bottom first) already known, e.g. the stacks whose top
@@ -210,8 +213,12 @@ class HiddenContents:
             for color, size in stack.known:
                 base[color * max_piece + size - 1] += 1
         # a square that can hide nothing has one option (nothing) and changes no count
-        open_squares = tuple((sq, self.stacks[sq].bound) for sq in sorted(self.stacks) if self.stacks[sq].bound > 1)
-        self._count, self._best, self._options = _solved(self.variant, open_squares, tuple(base), tuple(self._placed))
+        open_squares = tuple(
+            (sq, self.stacks[sq].bound) for sq in sorted(self.stacks) if self.stacks[sq].bound > 1
+        )
+        self._count, self._best, self._options = _solved(
+            self.variant, open_squares, tuple(base), tuple(self._placed)
+        )
 
 
 _SOLVED: dict[tuple, tuple[int, dict[Square, Hidden], dict[Square, list[Hidden]]]] = {}
@@ -271,8 +278,9 @@ def _holdable_table(variant: Variant) -> tuple[tuple[int, ...], np.ndarray]:
     ``k1`` cups of size 1, ``k2`` of size 2... on the board leaves what its external stacks
     can hold; one more cell at either end of every axis, False, for counts out of range."""
     max_piece = variant.max_piece
-    supply = tuple(sum(s == size for stack in variant.stacks for s in stack)
-                   for size in range(1, max_piece + 1))
+    supply = tuple(
+        sum(s == size for stack in variant.stacks for s in stack) for size in range(1, max_piece + 1)
+    )
     table = np.zeros([s + 3 for s in supply], dtype=bool)
     for row in product(*(range(s + 1) for s in supply)):
         table[tuple(c + 1 for c in row)] = _reserve_for(variant.stacks, variant.any_order, row) is not None
@@ -305,8 +313,11 @@ class _Grid:
         if min(left) < 0:
             raise CompanionError("the visible cups are more than the variant has")
         room = tuple(sum(bound > size for _, bound in open_squares) for size in range(1, max_piece))
-        shape = tuple(min(left[color * max_piece + size - 1], room[size - 1]) + 1
-                      for color in (0, 1) for size in range(1, max_piece))
+        shape = tuple(
+            min(left[color * max_piece + size - 1], room[size - 1]) + 1
+            for color in (0, 1)
+            for size in range(1, max_piece)
+        )
         return _Grid(max_piece, shape, room)
 
     def axes(self, size: int) -> tuple[int, int]:
@@ -359,8 +370,9 @@ class _Grid:
         flattened together, colour 0's the outer)."""
         pairs = [self.axes(size) for size in range(1, self.max_piece)]
         order = [axis for pair in pairs for axis in pair]
-        return values.transpose(order).reshape([self.shape[first] * self.shape[second]
-                                                for first, second in pairs])
+        return values.transpose(order).reshape(
+            [self.shape[first] * self.shape[second] for first, second in pairs]
+        )
 
     def _per_size(self, size: int, table: np.ndarray) -> np.ndarray:
         """A table over the two colours' counts of ``size``, shaped to broadcast to the grid."""
@@ -376,8 +388,10 @@ def _size_tables(room: int, colour0: int, colour1: int) -> tuple[np.ndarray, np.
     colour1`` of them hidden of each colour: (the ways to hide them, 0 where they do not fit;
     for what one of the squares hides of that size, nothing, colour 0 or colour 1 (the order
     of ``_product_options``), whether the others can hide the rest, with the counts flattened)."""
-    ways = np.array([[comb(room, k0) * comb(room - k0, k1) for k1 in range(colour1)]
-                     for k0 in range(colour0)], dtype=object).reshape(colour0, colour1)
+    ways = np.array(
+        [[comb(room, k0) * comb(room - k0, k1) for k1 in range(colour1)] for k0 in range(colour0)],
+        dtype=object,
+    ).reshape(colour0, colour1)
     k0, k1 = np.meshgrid(np.arange(colour0), np.arange(colour1), indexing="ij")
     choices = np.stack([k0 + k1 <= room - 1, k0 >= 1, k1 >= 1])
     return ways, choices.reshape(3, -1).astype(np.float64)
@@ -427,7 +441,7 @@ def _possible_with_bound(grid: _Grid, valid: np.ndarray, bound: int) -> list[Hid
     choice per size, and each size's choice constrains that size's counts alone)."""
     by_size = grid.by_size(valid)
     # the sizes it cannot hide constrain nothing more than ``valid`` does: summed first
-    left = by_size.reshape(1, *by_size.shape[:bound - 1], -1).any(axis=-1).astype(np.float64)
+    left = by_size.reshape(1, *by_size.shape[: bound - 1], -1).any(axis=-1).astype(np.float64)
     for size in range(1, bound):  # axes: the choices so far, this size's counts, the sizes after
         choices = grid.size_tables(size)[1]
         chosen = np.matmul(choices, left.reshape(left.shape[0], choices.shape[1], -1))
@@ -448,8 +462,10 @@ def _product_options(bound: int) -> tuple[Hidden, ...]:
     """The stacks of ``_hidden_options`` in product order: per size, smallest first, nothing,
     colour 0 or colour 1."""
     sizes = range(1, max(bound, 1))
-    return tuple(tuple((c, s) for c, s in zip(colours, sizes, strict=True) if c is not None)
-                 for colours in product((None, 0, 1), repeat=len(sizes)))
+    return tuple(
+        tuple((c, s) for c, s in zip(colours, sizes, strict=True) if c is not None)
+        for colours in product((None, 0, 1), repeat=len(sizes))
+    )
 
 
 @cache

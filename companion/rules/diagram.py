@@ -29,8 +29,10 @@ def diagram(position: Position) -> str:
         rows.append(f"{rank + 1:>2}  " + "".join(cells).rstrip())
     for color in (WHITE, BLACK):
         reserve = position.reserve(color)
-        shown = " ".join(str(stack[0]) for stack in reserve) if not position.variant.any_order else (
-            " ".join(str(s) for s in reserve[0]) if reserve else ""
+        shown = (
+            " ".join(str(stack[0]) for stack in reserve)
+            if not position.variant.any_order
+            else (" ".join(str(s) for s in reserve[0]) if reserve else "")
         )
         rows.append(f"    {color_name(color)} off the board: {shown or 'none'}")
     rows.append(f"    {color_name(position.turn)} to move")

@@ -129,5 +129,3 @@ class Game:
     def result(self) -> str:
         outcome = self.outcome()
         return outcome.result if outcome else "*"
-
-

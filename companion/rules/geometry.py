@@ -66,9 +66,7 @@ def geometry(size: int, win_length: int) -> Geometry:
                 end_rank = rank + rank_step * (win_length - 1)
                 if not (0 <= end_file < size and 0 <= end_rank < size):
                     continue
-                line = tuple(
-                    square(file + file_step * k, rank + rank_step * k) for k in range(win_length)
-                )
+                line = tuple(square(file + file_step * k, rank + rank_step * k) for k in range(win_length))
                 lines.append(Line(line, sum(bit(sq) for sq in line)))
     through = {sq: tuple(line for line in lines if sq in line.squares) for sq in squares}
     return Geometry(

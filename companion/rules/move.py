@@ -41,7 +41,7 @@ class Move:
 
     to_square: Square
     from_square: Square | None = None
-    size: int | None = None   # placements only: the size taken from a stack
+    size: int | None = None  # placements only: the size taken from a stack
     stack: int | None = None  # placements only, when it must be named: 1-based external stack
 
     @classmethod

@@ -9,13 +9,13 @@ from companion.rules.square import Color, Square, color_name, square_name
 
 
 class Termination(StrEnum):
-    LINE = "line"                # the mover completed a line of their colour
-    UNCOVER = "uncover"          # the mover's lift revealed the opponent's line (the losing uncover)
-    NO_MOVES = "no-moves"        # the side to move has no legal move: it loses
-    REPETITION = "repetition"    # the same position for the third time: draw
-    AGREED = "agreed"            # the players agreed a draw
+    LINE = "line"  # the mover completed a line of their colour
+    UNCOVER = "uncover"  # the mover's lift revealed the opponent's line (the losing uncover)
+    NO_MOVES = "no-moves"  # the side to move has no legal move: it loses
+    REPETITION = "repetition"  # the same position for the third time: draw
+    AGREED = "agreed"  # the players agreed a draw
     RESIGNATION = "resignation"
-    TOUCH = "touch"              # touch rule: a lifted piece had no legal destination: the lifter loses
+    TOUCH = "touch"  # touch rule: a lifted piece had no legal destination: the lifter loses
 
 
 @dataclass(frozen=True)

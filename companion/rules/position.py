@@ -40,7 +40,7 @@ from companion.rules.square import (
 from companion.rules.variant import CLASSIC, GobbleRule, Stack, Variant
 
 Reserve = tuple[Stack, ...]  # one player's external stacks in canonical order
-Piece = tuple[Color, int]    # (colour, size)
+Piece = tuple[Color, int]  # (colour, size)
 
 BOARD_FLAG = 1 << 20
 NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
@@ -89,9 +89,9 @@ def take_from_reserve(reserve: Reserve, stack_index: int, size: int, any_order: 
 # the masks that only depend on one bitboard.
 
 _RESERVE_IDS: dict[tuple[Reserve, bool], int] = {}
-_RESERVES: list[Reserve] = []                  # id -> reserve (the interned tuple)
-_RESERVE_ANY: list[bool] = []                  # id -> any_order
-_RESERVE_KEYS: list[tuple[int, int]] = []      # id -> (white's reserve_key, black's reserve_key)
+_RESERVES: list[Reserve] = []  # id -> reserve (the interned tuple)
+_RESERVE_ANY: list[bool] = []  # id -> any_order
+_RESERVE_KEYS: list[tuple[int, int]] = []  # id -> (white's reserve_key, black's reserve_key)
 _RESERVE_OPTIONS: list[tuple[tuple[int, int, bool], ...]] = []  # id -> placement_options
 _TAKES: list[dict[int, tuple[int, int, int]]] = []  # id -> {code >> 8: (new id, white delta, black delta)}
 CACHE_LIMIT = 100_000  # entries per per-variant cache before it is cleared
@@ -135,9 +135,13 @@ class LineTables:
     def __init__(self, variant: Variant, lines: tuple[int, ...]) -> None:
         self.lines = lines
         self.need = variant.win_length - 1
-        self.gobble_kind = {GobbleRule.ALWAYS: 0, GobbleRule.NEVER: 1, GobbleRule.THREAT_LINE: 2,
-                            GobbleRule.STORER: 3}[variant.gobble_rule]
-        self.gobble: dict[int, int] = {}    # opponent tops -> squares gobbling may cover (before & occupied)
+        self.gobble_kind = {
+            GobbleRule.ALWAYS: 0,
+            GobbleRule.NEVER: 1,
+            GobbleRule.THREAT_LINE: 2,
+            GobbleRule.STORER: 3,
+        }[variant.gobble_rule]
+        self.gobble: dict[int, int] = {}  # opponent tops -> squares gobbling may cover (before & occupied)
         self.threats: dict[int, tuple[tuple[Square, int, tuple[int, ...], int], ...]] = {}
 
     def gobble_squares(self, theirs: int, occupied: int) -> int:

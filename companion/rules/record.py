@@ -133,7 +133,7 @@ def read_records(text: str) -> Iterator[Game]:
                 headers, movetext = {}, []
             match = _TAG.match(line)
             if not match:
-                raise RecordSyntaxError(f"record line {number}: {line!r} is not a [Tag \"value\"] header")
+                raise RecordSyntaxError(f'record line {number}: {line!r} is not a [Tag "value"] header')
             headers[match.group(1)] = re.sub(r"\\(.)", r"\1", match.group(2))
         elif line:
             movetext.append(line)

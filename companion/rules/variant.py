@@ -21,7 +21,7 @@ class GobbleRule(StrEnum):
     """When a piece taken from an external stack may cover a piece on the board."""
 
     THREAT_LINE = "threat-line"  # only an opponent piece that is one of W-1 opponent tops in a line
-    STORER = "storer"            # any non-empty square on a line with W-1 opponent tops
+    STORER = "storer"  # any non-empty square on a line with W-1 opponent tops
     ALWAYS = "always"
     NEVER = "never"
 
@@ -48,8 +48,11 @@ class Variant:
         if not self.stacks or not all(self.stacks):
             raise VariantError("every player needs at least one non-empty external stack")
         for stack in self.stacks:
-            if any(not 1 <= s <= 9 for s in stack) or list(stack) != sorted(stack, reverse=True) \
-                    or len(set(stack)) != len(stack):
+            if (
+                any(not 1 <= s <= 9 for s in stack)
+                or list(stack) != sorted(stack, reverse=True)
+                or len(set(stack)) != len(stack)
+            ):
                 raise VariantError(
                     f"external stack {stack_text(stack)} must hold distinct sizes 1..9, largest on top"
                 )
@@ -71,9 +74,7 @@ class Variant:
         if base is None:
             base = PRESETS["classic"]
         changes = [
-            f"{key}={value}"
-            for key, value in self._switches().items()
-            if base._switches()[key] != value
+            f"{key}={value}" for key, value in self._switches().items() if base._switches()[key] != value
         ]
         name = self.name if self.name in PRESETS else "classic"
         return name + (":" + ",".join(changes) if changes else "")
@@ -149,12 +150,21 @@ PRESETS: dict[str, Variant] = {
     "classic": CLASSIC,
     # Gobblet Jr.: no stacks, 2 pieces of each of 3 sizes, any may be played (002's 3x3 rules).
     "junior": Variant(
-        "junior", size=3, win_length=3, stacks=((3, 2, 1), (3, 2, 1)), any_order=True,
-        gobble_rule=GobbleRule.ALWAYS, touch_rule=False,
+        "junior",
+        size=3,
+        win_length=3,
+        stacks=((3, 2, 1), (3, 2, 1)),
+        any_order=True,
+        gobble_rule=GobbleRule.ALWAYS,
+        touch_rule=False,
     ),
     "moku": Variant(
-        "moku", size=8, win_length=5, stacks=((5, 4, 3, 2, 1),) * 5,
-        gobble_rule=GobbleRule.STORER, touch_rule=True,
+        "moku",
+        size=8,
+        win_length=5,
+        stacks=((5, 4, 3, 2, 1),) * 5,
+        gobble_rule=GobbleRule.STORER,
+        touch_rule=True,
     ),
     "storer": Variant("storer", gobble_rule=GobbleRule.STORER),
     "rogers": Variant("rogers", gobble_rule=GobbleRule.ALWAYS, touch_rule=False),

@@ -132,14 +132,18 @@ class Calibration:
             pixels = PixelModel.from_json(data["pixels"])
             scale = float(data["rectified_px_per_mm"])
             raw = np.frombuffer(base64.b64decode(data["background_png"], validate=True), np.uint8)
-            markers = {int(k): np.array(v, dtype=np.float64).reshape(4, 2)
-                       for k, v in data.get("markers_px", {}).items()}
+            markers = {
+                int(k): np.array(v, dtype=np.float64).reshape(4, 2)
+                for k, v in data.get("markers_px", {}).items()
+            }
             reference = bool(data.get("reference_learned", False))
             created = str(data.get("created", ""))
         except CompanionError as error:
             raise CompanionError(f"{source}: {error}") from error
         except (KeyError, TypeError, ValueError, AttributeError, np.linalg.LinAlgError) as error:
-            raise CompanionError(f"{source} is corrupt ({type(error).__name__}: {error}); run calibrate again") from error
+            raise CompanionError(
+                f"{source} is corrupt ({type(error).__name__}: {error}); run calibrate again"
+            ) from error
         background = cv2.imdecode(raw, cv2.IMREAD_COLOR) if raw.size else None
         view = RectifiedView(layout, scale)
         if background is None or background.shape[:2] != view.shape or not 0.25 <= scale <= 4:
@@ -182,7 +186,9 @@ def band_mask(layout: BoardLayout, view: RectifiedView, has_markers: bool) -> np
     Falls back to the whole view for a board whose margin is too narrow for a strip.
     """
     s = view.scale
-    inner = view.to_pixels(layout.grid_corners() + np.array([(-1, -1), (1, -1), (1, 1), (-1, 1)]) * BAND_INNER_MM)
+    inner = view.to_pixels(
+        layout.grid_corners() + np.array([(-1, -1), (1, -1), (1, 1), (-1, 1)]) * BAND_INNER_MM
+    )
     outer_mm = layout.margin_mm - BAND_OUTER_GAP_MM
     outer = view.to_pixels(layout.grid_corners() + np.array([(-1, -1), (1, -1), (1, 1), (-1, 1)]) * outer_mm)
     mask = np.zeros(view.shape, np.uint8)
@@ -213,7 +219,9 @@ def parse_corners(text: str) -> np.ndarray:
     try:
         points = [tuple(float(v) for v in pair.split(",")) for pair in text.replace(";", " ").split()]
     except ValueError as error:
-        raise CompanionError(f"--corners {text!r}: expected four x,y pairs like '120,400 520,400 520,60 120,60'") from error
+        raise CompanionError(
+            f"--corners {text!r}: expected four x,y pairs like '120,400 520,400 520,60 120,60'"
+        ) from error
     if len(points) != 4 or any(len(p) != 2 for p in points):
         raise CompanionError(f"--corners {text!r}: expected four x,y pairs (a1, d1, d4, a4 grid corners)")
     return np.array(points, dtype=np.float64)
@@ -264,17 +272,23 @@ class _Scene:
 
     def silhouette(self, row: int, colour: int, radius: float, cups: CupSet) -> tuple[int, int, np.ndarray]:
         centre = np.array(self.layout.square_centre(row))
-        return single_template(self.view, self.camera.centre, centre, radius,
-                               cups.height_for(colour, radius), cups.shape)
+        return single_template(
+            self.view, self.camera.centre, centre, radius, cups.height_for(colour, radius), cups.shape
+        )
 
-    def masks(self, cups: CupSet, ref: dict[int, tuple[int, int]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def masks(
+        self, cups: CupSet, ref: dict[int, tuple[int, int]]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Sure light-cup, sure dark-cup and sure board pixels of the reference frame."""
         union = [np.zeros(self.view.shape, np.float32) for _ in range(2)]
         for row, (colour, size) in ref.items():
             top, left, t = self.silhouette(row, colour, cups.radii[colour][size - 1], cups)
             h, w = t.shape
-            np.maximum(union[colour][top : top + h, left : left + w], t,
-                       out=union[colour][top : top + h, left : left + w])
+            np.maximum(
+                union[colour][top : top + h, left : left + w],
+                t,
+                out=union[colour][top : top + h, left : left + w],
+            )
         s = self.view.scale
         erode = np.ones((int(2 * CORE_ERODE_MM * s) + 1,) * 2, np.uint8)
         dilate = np.ones((int(2 * BOARD_DILATE_MM * s) + 1,) * 2, np.uint8)
@@ -283,7 +297,9 @@ class _Scene:
         board = grid_mask(self.layout, self.view) & ~anything
         return cores[0], cores[1], board
 
-    def fit_radii(self, fg: np.ndarray, pad: int, cups: CupSet, ref: dict[int, tuple[int, int]]) -> tuple[CupSet, dict[int, float]]:
+    def fit_radii(
+        self, fg: np.ndarray, pad: int, cups: CupSet, ref: dict[int, tuple[int, int]]
+    ) -> tuple[CupSet, dict[int, float]]:
         """Each reference cup's apparent radius: the silhouette that best explains the evidence.
 
         One frame's fit of one cup is noisy (its shading, a shadow), so the radii are then
@@ -309,7 +325,10 @@ class _Scene:
 def _smoothed_radii(cups: CupSet, ref: dict[int, tuple[int, int]], raw: dict[int, float]) -> CupSet:
     """Least-squares ``k * default + offset[colour]``, plus ``OWN_SHARE`` of each cup's residual."""
     rows = sorted(raw)
-    design = np.array([[cups.radii[ref[r][0]][ref[r][1] - 1], ref[r][0] == 0, ref[r][0] == 1] for r in rows], dtype=np.float64)
+    design = np.array(
+        [[cups.radii[ref[r][0]][ref[r][1] - 1], ref[r][0] == 0, ref[r][0] == 1] for r in rows],
+        dtype=np.float64,
+    )
     target = np.array([raw[r] for r in rows])
     coef, *_ = np.linalg.lstsq(design, target, rcond=None)
     fitted = cups
@@ -319,8 +338,14 @@ def _smoothed_radii(cups: CupSet, ref: dict[int, tuple[int, int]], raw: dict[int
     return fitted
 
 
-def _check_reference(scores: dict[int, float], cups: CupSet, ref: dict[int, tuple[int, int]],
-                     pixels: PixelModel, scale: float, size: int) -> None:
+def _check_reference(
+    scores: dict[int, float],
+    cups: CupSet,
+    ref: dict[int, tuple[int, int]],
+    pixels: PixelModel,
+    scale: float,
+    size: int,
+) -> None:
     """Refuse a reference frame that does not show the reference layout."""
     squares = board_squares(size)
     for row, score in scores.items():
@@ -404,11 +429,23 @@ def calibrate(
                 f"is {empty.shape[1]}x{empty.shape[0]}: take both with the same camera setting"
             )
         _check_same_place(reference, markers)
-        scene = _Scene(layout, view, camera, Background.of(background, view.scale, band_mask(layout, view, bool(markers))))
+        scene = _Scene(
+            layout,
+            view,
+            camera,
+            Background.of(background, view.scale, band_mask(layout, view, bool(markers))),
+        )
         cups, pixels = learn_reference(scene, reference, cups)
     return Calibration(
-        layout, camera, view.scale, cups, pixels, background, markers,
-        reference is not None, time.strftime("%Y-%m-%dT%H:%M:%S"),
+        layout,
+        camera,
+        view.scale,
+        cups,
+        pixels,
+        background,
+        markers,
+        reference is not None,
+        time.strftime("%Y-%m-%dT%H:%M:%S"),
     )
 
 

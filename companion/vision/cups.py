@@ -117,7 +117,10 @@ def cross_sections(
 
 
 def draw_silhouette(
-    sections: np.ndarray, origin_px: np.ndarray, scale: float, shape: tuple[int, int],
+    sections: np.ndarray,
+    origin_px: np.ndarray,
+    scale: float,
+    shape: tuple[int, int],
     flip_y: bool = True,
 ) -> np.ndarray:
     """Soft mask (float32 0..1, ``shape``) of the union of discs, antialiased by supersampling.
@@ -133,7 +136,6 @@ def draw_silhouette(
     for x, y, r, _ in sections:
         u = (x - origin_px[0]) * k + (SUPERSAMPLE - 1) / 2
         v = ((origin_px[1] - y) if flip_y else (y - origin_px[1])) * k + (SUPERSAMPLE - 1) / 2
-        cv2.circle(big, (round(u * one), round(v * one)), round(r * k * one),
-                   255, -1, cv2.LINE_8, bits)
+        cv2.circle(big, (round(u * one), round(v * one)), round(r * k * one), 255, -1, cv2.LINE_8, bits)
     small = cv2.resize(big, (w, h), interpolation=cv2.INTER_AREA)
     return small.astype(np.float32) / 255.0

@@ -55,7 +55,11 @@ class StabilityGate:
             self._reported = False
             return None
         self._agreeing.append(observation)
-        if self._reported or timestamp - self._since < self.hold_seconds or len(self._agreeing) < self.min_frames:
+        if (
+            self._reported
+            or timestamp - self._since < self.hold_seconds
+            or len(self._agreeing) < self.min_frames
+        ):
             return None
         self._reported = True
         probabilities = np.mean([o.probabilities for o in self._agreeing], axis=0)

@@ -61,7 +61,9 @@ class BoardLayout:
         o = self.marker_offset_mm
         cx, cy = (self.grid_corners() + np.array([(-o, -o), (o, -o), (o, o), (-o, o)]))[index]
         h = self.marker_mm / 2
-        return self._framed(np.array([(cx - h, cy + h), (cx + h, cy + h), (cx + h, cy - h), (cx - h, cy - h)]))
+        return self._framed(
+            np.array([(cx - h, cy + h), (cx + h, cy + h), (cx + h, cy - h), (cx - h, cy - h)])
+        )
 
     def _framed(self, points: np.ndarray) -> np.ndarray:
         x0, y0, kx, ky = self.marker_frame
@@ -209,8 +211,7 @@ def camera_with_focal(
     w, h = image_size
     k = np.array([[focal, 0.0, w / 2], [0.0, focal, h / 2], [0.0, 0.0, 1.0]])
     obj = np.c_[board_mm, np.zeros(len(board_mm))].astype(np.float64)
-    ok, rvec, tvec = cv2.solvePnP(obj, image_px.astype(np.float64), k, None,
-                                  flags=cv2.SOLVEPNP_IPPE)
+    ok, rvec, tvec = cv2.solvePnP(obj, image_px.astype(np.float64), k, None, flags=cv2.SOLVEPNP_IPPE)
     if not ok:
         raise CompanionError("could not work out the camera pose from the board corners")
     rot, _ = cv2.Rodrigues(rvec)

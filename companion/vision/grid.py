@@ -26,7 +26,9 @@ half a square, or the grid is not trusted (worn lines, a cloth board)."""
 MIN_CHANGE_MM = 0.3
 
 
-def darkness_profiles(image: np.ndarray, layout: BoardLayout, camera: Camera) -> tuple[np.ndarray, np.ndarray]:
+def darkness_profiles(
+    image: np.ndarray, layout: BoardLayout, camera: Camera
+) -> tuple[np.ndarray, np.ndarray]:
     """How dark and thin-line-like the view is at each x and each y, sampled every 1/SCALE mm
     from x = y = -margin, over the grid's inside so the markers and margin do not count."""
     view = RectifiedView(layout, SCALE)
@@ -39,7 +41,9 @@ def darkness_profiles(image: np.ndarray, layout: BoardLayout, camera: Camera) ->
     return np.median(lines[v0:v1, :], axis=0), np.concatenate([[0.0], rows[:-1]])
 
 
-def fit_comb(profile: np.ndarray, origin_mm: float, lines: int, square_mm: float) -> tuple[float, float] | None:
+def fit_comb(
+    profile: np.ndarray, origin_mm: float, lines: int, square_mm: float
+) -> tuple[float, float] | None:
     """(first line, spacing) in mm of the evenly spaced comb that best fits a profile sampled
     from ``origin_mm`` at SCALE px/mm, or None when no comb stands out."""
     positions = origin_mm + np.arange(len(profile)) / SCALE

@@ -160,11 +160,12 @@ def _sheet_rects(layout: BoardLayout) -> list[tuple[float, float, float, float]]
 
 def _sheet_texts(layout: BoardLayout) -> list[tuple[float, float, float, str]]:
     """Text lines (x, baseline y in mm, height in mm, text)."""
-    texts = [(20.0, 25.0, 6.0, "gobblet-companion board markers"),
-             (20.0, 33.0, 3.5, f"ArUco DICT_4X4_50, black square {layout.marker_mm:g} mm")]
+    texts = [
+        (20.0, 25.0, 6.0, "gobblet-companion board markers"),
+        (20.0, 33.0, 3.5, f"ArUco DICT_4X4_50, black square {layout.marker_mm:g} mm"),
+    ]
     for item in sheet_items(layout):
-        texts.append((item.x_mm - QUIET_MM, item.y_mm + layout.marker_mm + QUIET_MM + 7, 3.5,
-                      item.label))
+        texts.append((item.x_mm - QUIET_MM, item.y_mm + layout.marker_mm + QUIET_MM + 7, 3.5, item.label))
         texts.append((item.x_mm, item.y_mm - QUIET_MM - 2, 3.0, "top (toward rank 4)"))
     texts.append((20.0, 247.0, 3.5, "100 mm"))
     texts.extend((20.0, 262.0 + 6 * i, 3.5, line) for i, line in enumerate(INSTRUCTIONS))
@@ -174,8 +175,10 @@ def _sheet_texts(layout: BoardLayout) -> list[tuple[float, float, float, str]]:
 def _cut_lines(layout: BoardLayout) -> list[tuple[float, float, float, float]]:
     """Dashed cut outlines (x, y, w, h mm) around each marker's quiet zone."""
     q = QUIET_MM
-    return [(i.x_mm - q, i.y_mm - q, layout.marker_mm + 2 * q, layout.marker_mm + 2 * q)
-            for i in sheet_items(layout)]
+    return [
+        (i.x_mm - q, i.y_mm - q, layout.marker_mm + 2 * q, layout.marker_mm + 2 * q)
+        for i in sheet_items(layout)
+    ]
 
 
 def _sheet_png(layout: BoardLayout, dpi: int) -> bytes:
@@ -187,7 +190,7 @@ def _sheet_png(layout: BoardLayout, dpi: int) -> bytes:
         return round(v * px)
 
     for x, y, rw, rh in _sheet_rects(layout):
-        sheet[edge(y):edge(y + rh), edge(x):edge(x + rw)] = 0
+        sheet[edge(y) : edge(y + rh), edge(x) : edge(x + rw)] = 0
     for x, y, rw, rh in _cut_lines(layout):
         box = [(x, y), (x + rw, y), (x + rw, y + rh), (x, y + rh), (x, y)]
         for (x0, y0), (x1, y1) in itertools.pairwise(box):
@@ -197,8 +200,16 @@ def _sheet_png(layout: BoardLayout, dpi: int) -> bytes:
                 cv2.line(sheet, a, b, 128, max(1, dpi // 150))
     for x, y, size, text in _sheet_texts(layout):
         scale = size * px / 22.0
-        cv2.putText(sheet, text, (edge(x), edge(y)), cv2.FONT_HERSHEY_SIMPLEX, scale, 0,
-                    max(1, round(scale * 1.5)), cv2.LINE_AA)
+        cv2.putText(
+            sheet,
+            text,
+            (edge(x), edge(y)),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            scale,
+            0,
+            max(1, round(scale * 1.5)),
+            cv2.LINE_AA,
+        )
     ok, png = cv2.imencode(".png", sheet)
     if not ok:
         raise CompanionError("could not encode the marker sheet as PNG")
@@ -232,8 +243,10 @@ def _sheet_pdf(layout: BoardLayout) -> bytes:
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        (f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {w_pt:.2f} {h_pt:.2f}] "
-         "/Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>").encode(),
+        (
+            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {w_pt:.2f} {h_pt:.2f}] "
+            "/Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>"
+        ).encode(),
         b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
     ]
@@ -245,6 +258,5 @@ def _sheet_pdf(layout: BoardLayout) -> bytes:
     xref = len(out)
     out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
     out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1, xref)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
     return bytes(out)

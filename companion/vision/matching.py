@@ -53,7 +53,9 @@ def evidence(rectified: np.ndarray, background: Background, model: PixelModel, p
     return Evidence(fg, colour, cv2.max(fg, 0.0), pad, f, ncc)
 
 
-def best_shift(field: np.ndarray, template: np.ndarray, top: int, left: int, reach: int) -> tuple[float, int, int]:
+def best_shift(
+    field: np.ndarray, template: np.ndarray, top: int, left: int, reach: int
+) -> tuple[float, int, int]:
     """Best sum of ``field`` under ``template`` placed at (top+dy, left+dx), |dy|,|dx| <= reach.
 
     Returns (score, dy, dx).
@@ -84,12 +86,15 @@ def neighbourhood_scores(field: np.ndarray, flat: np.ndarray, y: int, x: int, h:
     into a matrix and multiplied by the stacked templates.
     """
     row = field.strides[0]
-    windows = np.ndarray((3, 3, h, w), np.float32, buffer=field, offset=(y - 1) * row + (x - 1) * 4,
-                         strides=(row, 4, row, 4))
+    windows = np.ndarray(
+        (3, 3, h, w), np.float32, buffer=field, offset=(y - 1) * row + (x - 1) * 4, strides=(row, 4, row, 4)
+    )
     return windows.reshape(9, h * w) @ flat
 
 
-def climb(ev: Evidence, sq: SquareTemplates, colour: int, start: tuple[int, int], reach: int) -> tuple[np.ndarray, list[tuple[int, int]]]:
+def climb(
+    ev: Evidence, sq: SquareTemplates, colour: int, start: tuple[int, int], reach: int
+) -> tuple[np.ndarray, list[tuple[int, int]]]:
     """Hill-climb each size's best-fitting shift from a common start.
 
     Sizes climb separately: a big cup's best position can sit several pixels from where a

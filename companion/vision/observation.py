@@ -161,7 +161,5 @@ class Observation:
         if (self.size, self.max_piece) != (other.size, other.max_piece):
             return False
         return bool(
-            np.array_equal(
-                np.argmax(self.probabilities, axis=1), np.argmax(other.probabilities, axis=1)
-            )
+            np.array_equal(np.argmax(self.probabilities, axis=1), np.argmax(other.probabilities, axis=1))
         )

@@ -73,7 +73,9 @@ def shrink(image: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
     For an exact halving, linear interpolation samples the middle of each 2x2 block, which is
     its mean: the same numbers as area interpolation at half the cost."""
     exact = image.shape[0] == shape[0] * 2 and image.shape[1] == shape[1] * 2
-    return cv2.resize(image, (shape[1], shape[0]), interpolation=cv2.INTER_LINEAR if exact else cv2.INTER_AREA)
+    return cv2.resize(
+        image, (shape[1], shape[0]), interpolation=cv2.INTER_LINEAR if exact else cv2.INTER_AREA
+    )
 
 
 @dataclass(frozen=True)
@@ -87,15 +89,19 @@ class Occlusion:
 
     @property
     def occluded(self) -> bool:
-        return (self.band_mm2 > BAND_OCCLUDED_MM2 or self.grid_mm2 > GRID_OCCLUDED_MM2
-                or self.fist_log_odds > FIST_LOG_ODDS)
+        return (
+            self.band_mm2 > BAND_OCCLUDED_MM2
+            or self.grid_mm2 > GRID_OCCLUDED_MM2
+            or self.fist_log_odds > FIST_LOG_ODDS
+        )
 
 
 class OcclusionTest:
     """Per calibration: the masks and the shade the empty board had, at the map's resolution."""
 
-    def __init__(self, background: np.ndarray, scale: float, pixels: PixelModel, band: np.ndarray,
-                 grid: np.ndarray) -> None:
+    def __init__(
+        self, background: np.ndarray, scale: float, pixels: PixelModel, band: np.ndarray, grid: np.ndarray
+    ) -> None:
         self.pixels = pixels
         h, w = background.shape[:2]
         step = max(1, round(MAP_MM * scale))
@@ -140,8 +146,9 @@ class OcclusionTest:
         fg = cv2.add(fg, cv2.LUT(texture_bin(ncc), self.texture_lut))
         return cv2.min(cv2.max(fg, -CLIP_FG), CLIP_FG)
 
-    def judge(self, f: np.ndarray, ncc: np.ndarray, rect: np.ndarray, free: np.ndarray,
-              fg: np.ndarray) -> Occlusion:
+    def judge(
+        self, f: np.ndarray, ncc: np.ndarray, rect: np.ndarray, free: np.ndarray, fg: np.ndarray
+    ) -> Occlusion:
         """``free``: full-resolution uint8 mask (255) of pixels no cup found explains; ``fg``:
         the reading's own (unpadded) evidence, to tell how rough this frame reads."""
         free = cv2.compare(shrink(free, self.shape), 255, cv2.CMP_EQ)
@@ -152,7 +159,9 @@ class OcclusionTest:
         fist = self._averaged(unexplained, self.fist_window)
         fist_log_odds = cv2.minMaxLoc(fist, grid_free)[1] if cv2.countNonZero(grid_free) else -np.inf
         own = shrink(fg, self.shape)
-        own_band, own_grid = self._areas(self._averaged(self._unexplained(own, free), self.window), band_free, grid_free)
+        own_band, own_grid = self._areas(
+            self._averaged(self._unexplained(own, free), self.window), band_free, grid_free
+        )
         rough = own_band > BAND_OCCLUDED_MM2 or own_grid > GRID_OCCLUDED_MM2
         return Occlusion(band_mm2, grid_mm2, float(fist_log_odds), rough)
 
@@ -164,7 +173,9 @@ class OcclusionTest:
     def _unexplained(evidence: np.ndarray, free: np.ndarray) -> np.ndarray:
         return cv2.multiply(evidence, free, scale=1.0 / 255, dtype=cv2.CV_32F)
 
-    def _areas(self, averaged: np.ndarray, band_free: np.ndarray, grid_free: np.ndarray) -> tuple[float, float]:
+    def _areas(
+        self, averaged: np.ndarray, band_free: np.ndarray, grid_free: np.ndarray
+    ) -> tuple[float, float]:
         """Areas (mm²) of the band and of the grid where the averaged evidence means a hand."""
         band = cv2.bitwise_and(cv2.compare(averaged, BAND_FG_LOG_ODDS, cv2.CMP_GT), band_free)
         grid = cv2.bitwise_and(cv2.compare(averaged, GRID_FG_LOG_ODDS, cv2.CMP_GT), grid_free)

@@ -29,7 +29,11 @@ import numpy as np
 from companion.errors import CompanionError
 
 _CHROMA = np.array(
-    [[1 / 3, 1 / 3, 1 / 3], [1 / np.sqrt(2), -1 / np.sqrt(2), 0.0], [1 / np.sqrt(6), 1 / np.sqrt(6), -2 / np.sqrt(6)]],
+    [
+        [1 / 3, 1 / 3, 1 / 3],
+        [1 / np.sqrt(2), -1 / np.sqrt(2), 0.0],
+        [1 / np.sqrt(6), 1 / np.sqrt(6), -2 / np.sqrt(6)],
+    ],
     dtype=np.float64,
 )
 """Rows: brightness (mean of the three log ratios) and two orthonormal colour axes."""
@@ -123,8 +127,9 @@ class Background:
 def table_index(f: np.ndarray) -> np.ndarray:
     """Flat index of each pixel's nearest (m, q1, q2) grid point in the lookup tables."""
     (m0, nm, dm), (q0, nq, dq) = TABLE_M, TABLE_Q
-    matrix = np.array([[1 / dm, 0, 0, -m0 / dm], [0, 1 / dq, 0, -q0 / dq], [0, 0, 1 / dq, -q0 / dq]],
-                      np.float32)
+    matrix = np.array(
+        [[1 / dm, 0, 0, -m0 / dm], [0, 1 / dq, 0, -q0 / dq], [0, 0, 1 / dq, -q0 / dq]], np.float32
+    )
     u = np.rint(cv2.transform(f, matrix))
     u = cv2.min(cv2.max(u, 0.0), (nm - 1.0, nq - 1.0, nq - 1.0, 0.0))
     flat = cv2.transform(u, np.array([[nq * nq, nq, 1]], np.float32))
@@ -227,7 +232,9 @@ class PixelModel:
         light = self.light.log_density(f)
         dark = self.dark.log_density(f)
         share = np.float32(np.log((1 - OUTLIER_SHARE) / 2))
-        cup = np.logaddexp(np.logaddexp(light, dark) + share, np.float32(np.log(OUTLIER_SHARE * OUTLIER_DENSITY)))
+        cup = np.logaddexp(
+            np.logaddexp(light, dark) + share, np.float32(np.log(OUTLIER_SHARE * OUTLIER_DENSITY))
+        )
         return cup - self.board_log_density(f), light - dark
 
     @cached_property
@@ -239,8 +246,10 @@ class PixelModel:
         grid = np.stack(np.meshgrid(m, q, q, indexing="ij"), axis=-1).astype(np.float32)
         fg, colour = self.colour_log_odds(grid.reshape(-1, 1, 3))
         wide = CLIP_FG - TEXTURE_CLIP[0]
-        return (np.clip(fg.ravel(), -wide, wide).astype(np.float32),
-                np.clip(colour.ravel(), -CLIP_COLOUR, CLIP_COLOUR).astype(np.float32))
+        return (
+            np.clip(fg.ravel(), -wide, wide).astype(np.float32),
+            np.clip(colour.ravel(), -CLIP_COLOUR, CLIP_COLOUR).astype(np.float32),
+        )
 
     def colour_fg(self, f: np.ndarray) -> np.ndarray:
         """Cup-versus-board log-odds by colour alone, looked up (clipped wider than the sum)."""
@@ -260,8 +269,9 @@ class PixelModel:
         return fg, colour_table.take(index)
 
     @classmethod
-    def learn(cls, f: np.ndarray, ncc: np.ndarray, light: np.ndarray, dark: np.ndarray,
-              board: np.ndarray) -> PixelModel:
+    def learn(
+        cls, f: np.ndarray, ncc: np.ndarray, light: np.ndarray, dark: np.ndarray, board: np.ndarray
+    ) -> PixelModel:
         """Fit to a reference frame: masks of sure light-cup, dark-cup and board pixels."""
         base = cls.default()
         b = f[board].astype(np.float64)

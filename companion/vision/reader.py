@@ -68,8 +68,13 @@ class BoardReader:
         self._background = calibration.comparison()
         self._band = self._background.band
         self._grid = grid_mask(calibration.layout, calibration.view, 2.0).astype(np.uint8) * 255
-        self._occlusion = OcclusionTest(calibration.background, calibration.scale, calibration.pixels,
-                                        self._band.astype(np.uint8) * 255, self._grid)
+        self._occlusion = OcclusionTest(
+            calibration.background,
+            calibration.scale,
+            calibration.pixels,
+            self._band.astype(np.uint8) * 255,
+            self._grid,
+        )
         self._marker_masks = self._marker_regions()
         radii = np.array(calibration.cups.radii)
         rings = np.diff(np.concatenate([np.zeros((2, 1)), radii], axis=1) ** 2, axis=1)
@@ -114,8 +119,12 @@ class BoardReader:
                 f"{w}x{h}, another aspect ratio: calibrate at this resolution"
             )
         scale = np.array([[k, 0, (k - 1) / 2], [0, k, (k - 1) / 2], [0, 0, 1.0]])
-        return Camera(scale @ self.camera.homography, self.camera.centre, self.camera.focal * k,
-                      (image.shape[1], image.shape[0]))
+        return Camera(
+            scale @ self.camera.homography,
+            self.camera.centre,
+            self.camera.focal * k,
+            (image.shape[1], image.shape[0]),
+        )
 
     def _rectify(self, image: np.ndarray) -> np.ndarray:
         """Warp a frame onto the board plane with lookup maps cached per geometry and size.
@@ -129,8 +138,7 @@ class BoardReader:
             h, w = view.shape
             ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
             pts = np.stack([xs, ys, np.ones_like(xs)], axis=-1) @ matrix.T.astype(np.float32)
-            self._maps = cv2.convertMaps(pts[..., 0] / pts[..., 2], pts[..., 1] / pts[..., 2],
-                                         cv2.CV_16SC2)
+            self._maps = cv2.convertMaps(pts[..., 0] / pts[..., 2], pts[..., 1] / pts[..., 2], cv2.CV_16SC2)
             self._maps_key = key
         return cv2.remap(image, *self._maps, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
@@ -149,7 +157,9 @@ class BoardReader:
         homography, _ = cv2.findHomography(board_pts, image_pts, 0)
         if homography is None:
             return False
-        camera = camera_with_focal(homography, board_pts, image_pts, self.camera.image_size, self.camera.focal)
+        camera = camera_with_focal(
+            homography, board_pts, image_pts, self.camera.image_size, self.camera.focal
+        )
         self._set_camera(camera, found)
         return True
 
@@ -164,8 +174,9 @@ class BoardReader:
         if reading.markers_changed and self.markers and self.relocate(image):
             again = self._read_once(image, timestamp)
             obs = again.observation
-            again.observation = Observation(obs.size, obs.max_piece, obs.probabilities,
-                                            obs.occluded, True, timestamp)
+            again.observation = Observation(
+                obs.size, obs.max_piece, obs.probabilities, obs.occluded, True, timestamp
+            )
             return again
         return reading
 
@@ -213,8 +224,12 @@ class BoardReader:
         logits = np.concatenate([np.zeros((len(matches), 1)), sizes], axis=1)
         p = np.exp(logits - logits.max(axis=1, keepdims=True))
         p /= p.sum(axis=1, keepdims=True)
-        areas = np.array([sq.areas[m.colour, m.size - 1] for m, sq in zip(matches, self.bank.squares, strict=True)])
-        colour = np.array([m.colour_log_odds for m in matches]) / (softening * COLOUR_SURENESS * np.maximum(areas, 1.0))
+        areas = np.array(
+            [sq.areas[m.colour, m.size - 1] for m, sq in zip(matches, self.bank.squares, strict=True)]
+        )
+        colour = np.array([m.colour_log_odds for m in matches]) / (
+            softening * COLOUR_SURENESS * np.maximum(areas, 1.0)
+        )
         p_white = (1.0 / (1.0 + np.exp(-np.clip(colour, -50, 50))))[:, None]
         out = np.concatenate([p[:, :1], p[:, 1:] * p_white, p[:, 1:] * (1 - p_white)], axis=1)
         return out / out.sum(axis=1, keepdims=True)

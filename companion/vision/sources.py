@@ -58,16 +58,21 @@ class FrameSource:
     def __enter__(self) -> FrameSource:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
         self.close()
 
 
 class OpenCVSource(FrameSource):
     """A camera (device index) or a video file through ``cv2.VideoCapture``."""
 
-    def __init__(self, device: int | str, resolution: tuple[int, int] | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        device: int | str,
+        resolution: tuple[int, int] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.device = device
         self._clock = clock
         self._file = isinstance(device, str)
@@ -107,14 +112,21 @@ def _natural_key(path: Path) -> list[object]:
 class FolderSource(FrameSource):
     """A folder of images in name order, stamped ``i / fps``; paced in real time if asked."""
 
-    def __init__(self, path: str | Path, fps: float = 2.0, realtime: bool = False,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        fps: float = 2.0,
+        realtime: bool = False,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         folder = Path(path)
         if not folder.is_dir():
             raise CompanionError(f"{folder} is not a folder of images")
         if fps <= 0:
             raise CompanionError(f"frame rate {fps} must be positive")
-        self.files = sorted((p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES), key=_natural_key)
+        self.files = sorted(
+            (p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES), key=_natural_key
+        )
         if not self.files:
             raise CompanionError(f"{folder} holds no images ({', '.join(IMAGE_SUFFIXES)})")
         self.fps = fps
@@ -150,8 +162,13 @@ def read_image(path: str | Path) -> np.ndarray:
 class PiCameraSource(FrameSource):
     """The Raspberry Pi camera via picamera2, with exposure and white balance locked."""
 
-    def __init__(self, resolution: tuple[int, int] = (640, 480), settle_seconds: float = 2.0,
-                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        resolution: tuple[int, int] = (640, 480),
+        settle_seconds: float = 2.0,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         self.resolution = resolution
         self.settle_seconds = settle_seconds
         self._clock = clock
@@ -159,11 +176,15 @@ class PiCameraSource(FrameSource):
         module = _import_picamera2()
         try:
             self._camera: Any = module.Picamera2()
-            config = self._camera.create_video_configuration(main={"format": "RGB888", "size": tuple(resolution)})
+            config = self._camera.create_video_configuration(
+                main={"format": "RGB888", "size": tuple(resolution)}
+            )
             self._camera.configure(config)
             self._camera.start()
         except (RuntimeError, IndexError, OSError) as error:
-            raise CompanionError(f"cannot open the Raspberry Pi camera: {error}; is it connected and enabled?") from error
+            raise CompanionError(
+                f"cannot open the Raspberry Pi camera: {error}; is it connected and enabled?"
+            ) from error
         self.locked: dict[str, Any] = {}
         self.relock()
 

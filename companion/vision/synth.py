@@ -55,7 +55,9 @@ class Look:
     jpeg: int  # quality, 0 for none
     exposure: float
     direct_tint: np.ndarray = field(default_factory=lambda: np.ones(3))  # BGR colour of the direct light
-    cup_scale: np.ndarray = field(default_factory=lambda: np.ones(1))  # real cups' size / BOARD.md's, per size
+    cup_scale: np.ndarray = field(
+        default_factory=lambda: np.ones(1)
+    )  # real cups' size / BOARD.md's, per size
     stain: float = 0.0  # depth of darker patches on the cups' walls (0..1)
 
 
@@ -97,7 +99,13 @@ class SceneRenderer:
         if self.stress:
             self._stress_look(np.random.default_rng((self.seed, 7919)))
         for key, value in self.look_overrides.items():
-            setattr(self.look, key, np.asarray(value, dtype=np.float64) if isinstance(value, (list, tuple, np.ndarray)) else value)
+            setattr(
+                self.look,
+                key,
+                np.asarray(value, dtype=np.float64)
+                if isinstance(value, (list, tuple, np.ndarray))
+                else value,
+            )
         self._pose()
         self._texture = self._board_texture()
         self._plane = self._plane_maps()
@@ -123,9 +131,15 @@ class SceneRenderer:
         """What a perfect reader reports: every square, ``None`` where empty."""
         return {square_name(sq): tops.get(square_name(sq)) for sq in board_squares(self.size)}
 
-    def render(self, tops: dict[str, Top], hand: bool | str = False, brightness: float = 1.0,
-               shade: float = 0.0, tint: tuple[float, float, float] | None = None,
-               light_turn_deg: float = 0.0) -> np.ndarray:
+    def render(
+        self,
+        tops: dict[str, Top],
+        hand: bool | str = False,
+        brightness: float = 1.0,
+        shade: float = 0.0,
+        tint: tuple[float, float, float] | None = None,
+        light_turn_deg: float = 0.0,
+    ) -> np.ndarray:
         """A frame with these top cups (square name -> (colour, size) or None).
 
         ``hand`` adds an arm over the board holding a lifted cup (``True`` or ``"arm"``: a
@@ -168,12 +182,15 @@ class SceneRenderer:
         dark_cup = np.array([0.12, 0.17, 0.26]) * r.uniform(0.7, 1.3) + r.normal(0, 0.015, 3)
         elevation = np.radians(r.uniform(35, 75))
         azimuth = r.uniform(0, 2 * np.pi)
-        light_dir = np.array([np.cos(azimuth) * np.cos(elevation), np.sin(azimuth) * np.cos(elevation),
-                              np.sin(elevation)])
+        light_dir = np.array(
+            [np.cos(azimuth) * np.cos(elevation), np.sin(azimuth) * np.cos(elevation), np.sin(elevation)]
+        )
         tint = np.array([1.0 + r.uniform(0, 0.15), 1.0, 1.0 - r.uniform(0, 0.12)])
         return Look(
             board=np.clip(board, 0.2, 0.9),
-            table=np.clip(np.array([0.45, 0.42, 0.4]) * r.uniform(0.5, 1.2) + r.normal(0, 0.05, 3), 0.05, 0.9),
+            table=np.clip(
+                np.array([0.45, 0.42, 0.4]) * r.uniform(0.5, 1.2) + r.normal(0, 0.05, 3), 0.05, 0.9
+            ),
             light_cup=np.clip(light_cup, 0.4, 0.97),
             dark_cup=np.clip(dark_cup, 0.04, 0.4),
             sleeve=np.clip(r.uniform(0.1, 0.8, 3), 0, 1),
@@ -196,26 +213,40 @@ class SceneRenderer:
         colours, cups a few per cent off BOARD.md's sizes, stains, strong low side light,
         coloured, warm or dim light, heavier noise, blur and JPEG."""
         look = self.look
-        woods = [np.array([0.42, 0.56, 0.68]), np.array([0.62, 0.74, 0.82]),  # oak, maple
-                 np.array([0.22, 0.3, 0.42]), np.array([0.26, 0.36, 0.6]),   # walnut, cherry
-                 np.array([0.5, 0.55, 0.58])]  # grey-washed
-        look.board = np.clip(woods[r.integers(len(woods))] * r.uniform(0.9, 1.1) + r.normal(0, 0.02, 3), 0.12, 0.9)
+        woods = [
+            np.array([0.42, 0.56, 0.68]),
+            np.array([0.62, 0.74, 0.82]),  # oak, maple
+            np.array([0.22, 0.3, 0.42]),
+            np.array([0.26, 0.36, 0.6]),  # walnut, cherry
+            np.array([0.5, 0.55, 0.58]),
+        ]  # grey-washed
+        look.board = np.clip(
+            woods[r.integers(len(woods))] * r.uniform(0.9, 1.1) + r.normal(0, 0.02, 3), 0.12, 0.9
+        )
         if r.random() < 0.5:  # natural maple and stained walnut cups, or painted ones
-            look.light_cup = np.clip(np.array([0.6, 0.75, 0.85]) * r.uniform(0.85, 1.1) + r.normal(0, 0.03, 3), 0.35, 0.97)
-            look.dark_cup = np.clip(np.array([0.1, 0.16, 0.28]) * r.uniform(0.6, 1.4) + r.normal(0, 0.02, 3), 0.03, 0.4)
+            look.light_cup = np.clip(
+                np.array([0.6, 0.75, 0.85]) * r.uniform(0.85, 1.1) + r.normal(0, 0.03, 3), 0.35, 0.97
+            )
+            look.dark_cup = np.clip(
+                np.array([0.1, 0.16, 0.28]) * r.uniform(0.6, 1.4) + r.normal(0, 0.02, 3), 0.03, 0.4
+            )
         scale = r.uniform(0.92, 1.08)
         look.cup_scale = scale * (1 + r.normal(0, 0.02, self.max_piece))
         look.stain = float(r.uniform(0, 0.25))
         if r.random() < 0.4:  # strong low side light
             elevation = np.radians(r.uniform(15, 35))
             azimuth = r.uniform(0, 2 * np.pi)
-            look.light_dir = np.array([np.cos(azimuth) * np.cos(elevation), np.sin(azimuth) * np.cos(elevation),
-                                       np.sin(elevation)])
+            look.light_dir = np.array(
+                [np.cos(azimuth) * np.cos(elevation), np.sin(azimuth) * np.cos(elevation), np.sin(elevation)]
+            )
             look.direct = r.uniform(0.8, 1.3)
             look.ambient = look.ambient * r.uniform(0.5, 0.9)
         if r.random() < 0.5:  # warm or coloured light
-            look.direct_tint = np.clip(np.array([1 - r.uniform(0, 0.35), 1.0, 1 + r.uniform(0, 0.25)])
-                                       + r.normal(0, 0.05, 3), 0.5, 1.4)
+            look.direct_tint = np.clip(
+                np.array([1 - r.uniform(0, 0.35), 1.0, 1 + r.uniform(0, 0.25)]) + r.normal(0, 0.05, 3),
+                0.5,
+                1.4,
+            )
             look.ambient = look.ambient * np.clip(1 + r.normal(0, 0.12, 3), 0.6, 1.4)
         if r.random() < 0.3:  # dim room: exposure short, gain (noise) high
             look.exposure *= r.uniform(0.5, 0.8)
@@ -227,15 +258,21 @@ class SceneRenderer:
         """Camera 0.4-0.65 m up, up to 15 degrees off vertical, any rotation, board in view."""
         w, h = self.resolution
         g = self.layout.grid_mm
-        outer = self.layout.grid_corners() + np.array([(-1, -1), (1, -1), (1, 1), (-1, 1)]) * self.layout.margin_mm
+        outer = (
+            self.layout.grid_corners()
+            + np.array([(-1, -1), (1, -1), (1, 1), (-1, 1)]) * self.layout.margin_mm
+        )
         for _ in range(200):
             height = self.rng.uniform(400, 650)
             tilt = np.radians(self.rng.uniform(0, 15))
             towards = self.rng.uniform(0, 2 * np.pi)
             target = np.array([g / 2, g / 2, 0.0]) + np.r_[self.rng.normal(0, 15, 2), 0]
-            centre = target + np.array([np.cos(towards) * np.tan(tilt) * height,
-                                        np.sin(towards) * np.tan(tilt) * height, height])
-            roll = np.radians(self.rotation_deg if self.rotation_deg is not None else self.rng.uniform(0, 360))
+            centre = target + np.array(
+                [np.cos(towards) * np.tan(tilt) * height, np.sin(towards) * np.tan(tilt) * height, height]
+            )
+            roll = np.radians(
+                self.rotation_deg if self.rotation_deg is not None else self.rng.uniform(0, 360)
+            )
             roll += np.radians(self.rng.normal(0, 1.5)) if self.rotation_deg is not None else 0.0
             z = target - centre
             z /= np.linalg.norm(z)
@@ -319,8 +356,13 @@ class SceneRenderer:
             patch = cv2.resize(cells, (size, size), interpolation=cv2.INTER_NEAREST) * 0.9 + 0.04
             src = np.float32([[0, 0], [size, 0], [size, size], [0, size]])
             dst = px(corners).astype(np.float32)  # type: ignore[operator]
-            warped = cv2.warpPerspective(patch, cv2.getPerspectiveTransform(src, dst), tex.shape[1::-1],
-                                         flags=cv2.INTER_NEAREST, borderValue=-1)
+            warped = cv2.warpPerspective(
+                patch,
+                cv2.getPerspectiveTransform(src, dst),
+                tex.shape[1::-1],
+                flags=cv2.INTER_NEAREST,
+                borderValue=-1,
+            )
             mask = warped >= 0
             tex[mask] = warped[mask][:, None]
 
@@ -356,11 +398,20 @@ class SceneRenderer:
         g, m = self.layout.grid_mm, self.layout.margin_mm
         for colour, x in ((0, -m - 40), (1, g + m + 40)):
             for i in range(int(self.rng.integers(0, 4))):
-                cups.append(Cup(x + self.rng.normal(0, 3), 40 + 80 * i, 0.0,
-                                int(self.rng.integers(1, self.max_piece + 1)), colour))
+                cups.append(
+                    Cup(
+                        x + self.rng.normal(0, 3),
+                        40 + 80 * i,
+                        0.0,
+                        int(self.rng.integers(1, self.max_piece + 1)),
+                        colour,
+                    )
+                )
         return cups
 
-    def _hand(self, rng: np.random.Generator, kind: str = "arm") -> list[tuple[np.ndarray, float, np.ndarray]]:
+    def _hand(
+        self, rng: np.random.Generator, kind: str = "arm"
+    ) -> list[tuple[np.ndarray, float, np.ndarray]]:
         """Spheres (centre mm, radius, colour) of a forearm reaching in and a fist over the board
         (the fist last)."""
         g = self.layout.grid_mm
@@ -399,8 +450,9 @@ class SceneRenderer:
     def _shadow_origin(self) -> tuple[float, float]:
         return (-SHADOW_MM, self.layout.grid_mm + SHADOW_MM)
 
-    def _shadow_mask(self, cups: list[Cup], blockers: list[tuple[np.ndarray, float, np.ndarray]],
-                     shade: float) -> np.ndarray:
+    def _shadow_mask(
+        self, cups: list[Cup], blockers: list[tuple[np.ndarray, float, np.ndarray]], shade: float
+    ) -> np.ndarray:
         """How much direct light each board-plane point loses (0..1), penumbra blurred, on a
         coarser grid than the albedo (shadows are soft)."""
         k = SHADOW_PX_PER_MM
@@ -425,21 +477,39 @@ class SceneRenderer:
             mask = np.maximum(mask, shade * np.clip((edge - xs) / 30 + 0.5, 0, 1).astype(np.float32))
         return mask
 
-    def _shade(self, cups: list[Cup], blockers: list[tuple[np.ndarray, float, np.ndarray]],
-               brightness: float, shade: float) -> np.ndarray:
+    def _shade(
+        self,
+        cups: list[Cup],
+        blockers: list[tuple[np.ndarray, float, np.ndarray]],
+        brightness: float,
+        shade: float,
+    ) -> np.ndarray:
         look = self.look
         mapx, mapy = self._plane
         x0, y1 = self._texture_origin()
         k = TEXTURE_PX_PER_MM
         u, v = (mapx - x0) * k, (y1 - mapy) * k
-        albedo = cv2.remap(self._texture, u, v, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
-                           borderValue=tuple(float(c) for c in look.table))
+        albedo = cv2.remap(
+            self._texture,
+            u,
+            v,
+            cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_CONSTANT,
+            borderValue=tuple(float(c) for c in look.table),
+        )
         sx, sy = self._shadow_origin()
-        lost = cv2.remap(self._shadow_mask(cups, blockers, shade), (mapx - sx) * SHADOW_PX_PER_MM,
-                         (sy - mapy) * SHADOW_PX_PER_MM, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+        lost = cv2.remap(
+            self._shadow_mask(cups, blockers, shade),
+            (mapx - sx) * SHADOW_PX_PER_MM,
+            (sy - mapy) * SHADOW_PX_PER_MM,
+            cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_CONSTANT,
+        )
         direct = np.float32(look.direct * look.light_dir[2]) * (1 - lost)
-        image = albedo * (look.ambient.astype(np.float32)[None, None, :]
-                          + direct[..., None] * look.direct_tint.astype(np.float32)[None, None, :])
+        image = albedo * (
+            look.ambient.astype(np.float32)[None, None, :]
+            + direct[..., None] * look.direct_tint.astype(np.float32)[None, None, :]
+        )
         depth = np.full(mapx.shape, -np.inf)
         for cup in cups:
             self._draw_cup(image, depth, cup, lost)
@@ -459,7 +529,9 @@ class SceneRenderer:
     def _draw_cup(self, image: np.ndarray, depth: np.ndarray, cup: Cup, lost: np.ndarray) -> None:
         """Ray-test the cup's sections from the top down; shade the first hit per pixel."""
         radius, height = self._cup_dims(cup.size)
-        rows, cols = self._box(np.array([cup.x, cup.y, cup.z + height / 2]), np.array([radius, radius, height / 2]))
+        rows, cols = self._box(
+            np.array([cup.x, cup.y, cup.z + height / 2]), np.array([radius, radius, height / 2])
+        )
         rays = self._rays[rows, cols].reshape(-1, 3).astype(np.float32)
         if rays.size == 0:
             return
@@ -486,11 +558,22 @@ class SceneRenderer:
         normal /= np.linalg.norm(normal, axis=1, keepdims=True)
         h, w = depth[rows, cols].shape
         idx = np.unravel_index(np.flatnonzero(better), (h, w))
-        self._paint(image, depth, rows, cols, idx, zhit[better], normal,
-                    self.look.light_cup if cup.colour == 0 else self.look.dark_cup, lost, cup.colour == 1)
+        self._paint(
+            image,
+            depth,
+            rows,
+            cols,
+            idx,
+            zhit[better],
+            normal,
+            self.look.light_cup if cup.colour == 0 else self.look.dark_cup,
+            lost,
+            cup.colour == 1,
+        )
 
-    def _draw_sphere(self, image: np.ndarray, depth: np.ndarray, centre: np.ndarray, radius: float,
-                     colour: np.ndarray) -> None:
+    def _draw_sphere(
+        self, image: np.ndarray, depth: np.ndarray, centre: np.ndarray, radius: float, colour: np.ndarray
+    ) -> None:
         rows, cols = self._box(centre, radius)
         rays = self._rays[rows, cols]
         if rays.size == 0:
@@ -507,16 +590,32 @@ class SceneRenderer:
         normal = (points[idx] - centre) / radius
         self._paint(image, depth, rows, cols, idx, points[idx][:, 2], normal, colour, None, False)
 
-    def _paint(self, image: np.ndarray, depth: np.ndarray, rows: slice, cols: slice, idx: tuple[np.ndarray, ...],
-               z: np.ndarray, normal: np.ndarray, albedo: np.ndarray, lost: np.ndarray | None,
-               glossy: bool) -> None:
+    def _paint(
+        self,
+        image: np.ndarray,
+        depth: np.ndarray,
+        rows: slice,
+        cols: slice,
+        idx: tuple[np.ndarray, ...],
+        z: np.ndarray,
+        normal: np.ndarray,
+        albedo: np.ndarray,
+        lost: np.ndarray | None,
+        glossy: bool,
+    ) -> None:
         look = self.look
         lit = np.clip(normal @ look.light_dir, 0, None)
         if lost is not None:
             lit = lit * (1 - 0.6 * lost[rows, cols][idx])
         sky = 0.55 + 0.45 * normal[:, 2]
-        bounce = look.bounce * np.clip(1 - normal[:, 2], 0, 1)[:, None] * look.board[None, :] * (look.direct + 0.4)
-        light = look.ambient[None, :] * sky[:, None] + look.direct * lit[:, None] * look.direct_tint[None, :] + bounce
+        bounce = (
+            look.bounce * np.clip(1 - normal[:, 2], 0, 1)[:, None] * look.board[None, :] * (look.direct + 0.4)
+        )
+        light = (
+            look.ambient[None, :] * sky[:, None]
+            + look.direct * lit[:, None] * look.direct_tint[None, :]
+            + bounce
+        )
         colour = albedo[None, :] * light
         if look.stain and lost is not None:  # darker blotches on the walls, fixed to the cup
             angle = np.arctan2(normal[:, 1], normal[:, 0])
@@ -544,7 +643,9 @@ class SceneRenderer:
         return out
 
 
-def random_tops(rng: np.random.Generator, size: int = 4, max_piece: int = 4, fill: float = 0.5) -> dict[str, Top]:
+def random_tops(
+    rng: np.random.Generator, size: int = 4, max_piece: int = 4, fill: float = 0.5
+) -> dict[str, Top]:
     """A random board: each square holds a random cup with probability ``fill``."""
     tops: dict[str, Top] = {}
     for sq in board_squares(size):

@@ -48,13 +48,19 @@ class TemplateBank:
 def cup_sections(centre_mm: np.ndarray, cups: CupSet, camera_mm: np.ndarray) -> list[list[np.ndarray]]:
     """Every cup's cross-sections on a square: ``[colour][size - 1]``."""
     return [
-        [cross_sections(centre_mm, cups.radii[colour][size - 1], cups.heights[colour][size - 1],
-                        cups.shape, camera_mm) for size in range(1, cups.max_piece + 1)]
+        [
+            cross_sections(
+                centre_mm, cups.radii[colour][size - 1], cups.heights[colour][size - 1], cups.shape, camera_mm
+            )
+            for size in range(1, cups.max_piece + 1)
+        ]
         for colour in (0, 1)
     ]
 
 
-def frame_around(view: RectifiedView, centre_mm: np.ndarray, sections: list[np.ndarray]) -> tuple[int, int, int, int]:
+def frame_around(
+    view: RectifiedView, centre_mm: np.ndarray, sections: list[np.ndarray]
+) -> tuple[int, int, int, int]:
     """(top, left, height, width) of a square frame of the rectified view holding them all."""
     extent = max(float(np.max(np.hypot(*(sec[:, :2] - centre_mm).T) + sec[:, 2])) for sec in sections)
     u, v = view.to_pixels(np.asarray(centre_mm)[None, :])[0]
@@ -71,7 +77,10 @@ def draw_at(view: RectifiedView, frame: tuple[int, int, int, int], sections: np.
 
 
 def build_bank(
-    layout: BoardLayout, view: RectifiedView, camera_mm: np.ndarray, cups: CupSet,
+    layout: BoardLayout,
+    view: RectifiedView,
+    camera_mm: np.ndarray,
+    cups: CupSet,
     max_offset_mm: float = MAX_OFFSET_MM,
 ) -> TemplateBank:
     offset = math.ceil(max_offset_mm * view.scale)
@@ -83,24 +92,45 @@ def build_bank(
         sections = cup_sections(centre, cups, camera_mm)
         frame = frame_around(view, centre, [sec for per_colour in sections for sec in per_colour])
         top, left, h, w = frame
-        pad = max(pad, offset + 1 - top, offset + 1 - left, top + h + offset + 1 - rows,
-                  left + w + offset + 1 - cols)
-        full = np.array([[draw_at(view, frame, sec) for sec in per_colour] for per_colour in sections],
-                        dtype=np.float32)
+        pad = max(
+            pad,
+            offset + 1 - top,
+            offset + 1 - left,
+            top + h + offset + 1 - rows,
+            left + w + offset + 1 - cols,
+        )
+        full = np.array(
+            [[draw_at(view, frame, sec) for sec in per_colour] for per_colour in sections], dtype=np.float32
+        )
         flat = np.ascontiguousarray(full.reshape(2, cups.max_piece, h * w).transpose(0, 2, 1))
         support = full[:, -1].max(axis=0)
         ys, xs = np.mgrid[0:h, 0:w]
         mass = float(support.sum())
         centre_px = (float((support * ys).sum() / mass), float((support * xs).sum() / mass))
-        squares.append(SquareTemplates(top, left, full, flat, support, centre_px,
-                                       np.arange(h, dtype=np.float32), np.arange(w, dtype=np.float32),
-                                       np.where(full > 0.01, 255, 0).astype(np.uint8), full.sum(axis=(2, 3))))
+        squares.append(
+            SquareTemplates(
+                top,
+                left,
+                full,
+                flat,
+                support,
+                centre_px,
+                np.arange(h, dtype=np.float32),
+                np.arange(w, dtype=np.float32),
+                np.where(full > 0.01, 255, 0).astype(np.uint8),
+                full.sum(axis=(2, 3)),
+            )
+        )
     return TemplateBank(tuple(squares), offset, max(pad, 0))
 
 
 def single_template(
-    view: RectifiedView, camera_mm: np.ndarray, centre_mm: np.ndarray,
-    radius: float, height: float, shape: float,
+    view: RectifiedView,
+    camera_mm: np.ndarray,
+    centre_mm: np.ndarray,
+    radius: float,
+    height: float,
+    shape: float,
 ) -> tuple[int, int, np.ndarray]:
     """(top, left, mask) of one cup's silhouette in a frame just big enough for it."""
     sec = cross_sections(centre_mm, radius, height, shape, camera_mm)

@@ -43,7 +43,9 @@ def test_garbage_is_recognised():
 
 
 def test_a_few_bad_frames_are_tolerated():
-    link = CameraLink(lambda: Flaky([OSError("timeout"), np.zeros((64, 64, 3), np.uint8), GOOD]), max_bad_frames=3)
+    link = CameraLink(
+        lambda: Flaky([OSError("timeout"), np.zeros((64, 64, 3), np.uint8), GOOD]), max_bad_frames=3
+    )
     assert link.read() is None and link.read() is None
     assert link.read() is GOOD and link.ok
 

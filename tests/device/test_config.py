@@ -20,7 +20,11 @@ def test_the_documented_file_is_exactly_the_defaults():
 
 def test_the_pin_table_matches_the_defaults():
     table = (HARDWARE / "README.md").read_text()
-    rows = dict(re.findall(r"^\| (square [a-d][1-4]|turn LED, \w+|alert LED|buzzer|hint button) \| (\d+) \|", table, re.M))
+    rows = dict(
+        re.findall(
+            r"^\| (square [a-d][1-4]|turn LED, \w+|alert LED|buzzer|hint button) \| (\d+) \|", table, re.M
+        )
+    )
     pins = DeviceConfig().pins
     squares = [f"square {f}{r}" for r in "1234" for f in "abcd"]
     assert [int(rows[name]) for name in squares] == list(pins.squares)

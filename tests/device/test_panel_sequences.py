@@ -67,7 +67,9 @@ def test_win_plays_a_tune_and_lights_the_line(rig):
 
 def test_losing_uncover_lights_the_revealed_line(rig):
     line = ("a4", "b4", "c4", "d4")
-    loss = Event(EventType.LOSS, ply=12, winner="black", line=line, reason="Black wins: White's lift uncovered")
+    loss = Event(
+        EventType.LOSS, ply=12, winner="black", line=line, reason="Black wins: White's lift uncovered"
+    )
     rig.presenter.event(loss, "black")
     rig.run_for(1.2)
     for square in line:

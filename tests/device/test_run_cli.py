@@ -96,10 +96,23 @@ def moves_in(db: Path) -> int:
 def test_killing_the_process_mid_game_then_starting_again_resumes_it(tmp_path):
     db = tmp_path / "g.sqlite3"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "GOBBLET_COMPANION_DATA": str(tmp_path)}
-    command = [sys.executable, "-m", "companion", "run", "--simulate", "--renderer", "truth",
-               "--db", str(db), "--seed", "2", "--quiet"]
-    process = subprocess.Popen([*command, "--fps", "20"], env=env, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, cwd=ROOT)
+    command = [
+        sys.executable,
+        "-m",
+        "companion",
+        "run",
+        "--simulate",
+        "--renderer",
+        "truth",
+        "--db",
+        str(db),
+        "--seed",
+        "2",
+        "--quiet",
+    ]
+    process = subprocess.Popen(
+        [*command, "--fps", "20"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT
+    )
     deadline = time.monotonic() + 30
     while moves_in(db) < 5 and time.monotonic() < deadline and process.poll() is None:
         time.sleep(0.05)
@@ -128,9 +141,21 @@ def test_end_to_end_rendered_frames_through_vision_reconciler_panel_and_log(data
     assert f"{expected.ply} plies, {expected.result}" in out
     assert "waited in vain" not in out
     with sqlite3.connect(db) as connection:
-        [(game_id, result, termination)] = connection.execute("SELECT id, result, termination FROM games").fetchall()
-        moves = [m for (m,) in connection.execute("SELECT move FROM moves WHERE game_id = ? ORDER BY ply", (game_id,))]
-        types = [t for (t,) in connection.execute("SELECT type FROM events WHERE game_id = ? ORDER BY id", (game_id,))]
+        [(game_id, result, termination)] = connection.execute(
+            "SELECT id, result, termination FROM games"
+        ).fetchall()
+        moves = [
+            m
+            for (m,) in connection.execute(
+                "SELECT move FROM moves WHERE game_id = ? ORDER BY ply", (game_id,)
+            )
+        ]
+        types = [
+            t
+            for (t,) in connection.execute(
+                "SELECT type FROM events WHERE game_id = ? ORDER BY id", (game_id,)
+            )
+        ]
     assert (result, termination) == (expected.result, str(expected.outcome().termination))
     assert moves == [m.text() for m in expected.moves]
     for kind in ("illegal", "restored", "takeback"):
@@ -142,7 +167,12 @@ def test_board_pictures_are_kept_when_asked(data, capsys):
     config = data / "config.toml"
     config.write_text("[log]\nsnapshots = true\n")
     db = str(data / "g.sqlite3")
-    assert run_cli("run", "--simulate", "--renderer", "truth", "--config", str(config), "--db", db, "--seed", "1") == 0
+    assert (
+        run_cli(
+            "run", "--simulate", "--renderer", "truth", "--config", str(config), "--db", db, "--seed", "1"
+        )
+        == 0
+    )
     picture = data / "ply1.jpg"
     assert run_cli("games", "show", "--db", db, "1", "--snapshot", "1", "--out", str(picture)) == 0
     assert picture.read_bytes()[:2] == b"\xff\xd8"
@@ -159,8 +189,18 @@ def test_a_camera_path_through_opencv_referees_rendered_photographs(data, capsys
     stability gate on the video's own clock, the reconciler, mock pins (no Pi here)."""
     frames = SHARED_FRAMES / "frames"
     calibration = data / "calibration.json"
-    assert run_cli("calibrate", "--empty", str(frames / "00-empty.jpg"), "--reference",
-                   str(frames / "01-reference.jpg"), "--out", str(calibration)) == 0
+    assert (
+        run_cli(
+            "calibrate",
+            "--empty",
+            str(frames / "00-empty.jpg"),
+            "--reference",
+            str(frames / "01-reference.jpg"),
+            "--out",
+            str(calibration),
+        )
+        == 0
+    )
     video = data / "table.avi"
     writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10, (640, 480))
     shots = sorted(frames.glob("0[2-7]b-move.jpg"))

@@ -31,8 +31,14 @@ def test_the_unit_verifies(tmp_path):
 
 def test_the_unit_has_what_the_issue_asks_for():
     text = UNIT.read_text()
-    for setting in ("Type=notify", "WatchdogSec=", "Restart=on-failure", "User=gobblet", VENV_PYTHON,
-                    "StandardOutput=journal"):
+    for setting in (
+        "Type=notify",
+        "WatchdogSec=",
+        "Restart=on-failure",
+        "User=gobblet",
+        VENV_PYTHON,
+        "StandardOutput=journal",
+    ):
         assert setting in text
 
 

@@ -12,8 +12,16 @@ from companion.engine.board import Board
 from companion.engine.evaluate import evaluator_for
 from companion.rules import PRESETS, Position, Variant
 
-VARIANTS = ["classic", "storer", "rogers", "junior", "moku", "classic:order=any", "classic:gobble=never",
-            "storer:stacks=543.543.543"]
+VARIANTS = [
+    "classic",
+    "storer",
+    "rogers",
+    "junior",
+    "moku",
+    "classic:order=any",
+    "classic:gobble=never",
+    "storer:stacks=543.543.543",
+]
 
 
 def variant_of(spec: str) -> Variant:
@@ -27,14 +35,20 @@ def assert_same(board: Board, position: Position) -> None:
     assert board.hash == position.hash
     assert board.turn == position.turn
     assert [tables.rules_mask(m) for m in board.tops] == [position.tops_mask(0), position.tops_mask(1)]
-    assert [tables.rules_mask(m) for m in board.size_tops] == [position.size_tops_mask(s) for s in range(len(board.size_tops))]
+    assert [tables.rules_mask(m) for m in board.size_tops] == [
+        position.size_tops_mask(s) for s in range(len(board.size_tops))
+    ]
     assert board.rid == position._rid
     assert board.seen == position._seen
     decided = position.line_result()
     assert board.result == (None if decided is None else decided.winner)
     assert board.has_win() == bool(position.winning_codes(True))
     fresh = Board(position, board.piece_values)
-    assert board.material == fresh.material and board.stacks == fresh.stacks and board.size_tops == fresh.size_tops
+    assert (
+        board.material == fresh.material
+        and board.stacks == fresh.stacks
+        and board.size_tops == fresh.size_tops
+    )
 
 
 @pytest.mark.parametrize("spec", VARIANTS)
@@ -82,7 +96,8 @@ def test_targets_killers_and_evaluation(spec):
             targets = rng.getrandbits(64)
             rules_targets = board.tables.rules_mask(targets)
             assert [board.tables.to_rules(c) for c in board.legal_codes(targets)] == [
-                c for c in codes if rules_targets >> (c & 0xFF) & 1]
+                c for c in codes if rules_targets >> (c & 0xFF) & 1
+            ]
             for code in list(every_code)[:200]:  # codes of other positions: legal here or not
                 assert board.is_legal(board.tables.from_rules(code)) == (code in codes)
             assert evaluator.score(board) == evaluator.evaluate(position)

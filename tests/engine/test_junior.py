@@ -98,7 +98,14 @@ def test_solved_facts_first_player_wins_and_a_medium_first_move_loses():
     start = Position(JUNIOR)
     answer = solver.solve(start)
     assert (answer.value, answer.distance) == ("win", 13)
-    for text, first_player_wins in (("3b2", True), ("1a1", True), ("3a1", True), ("2b2", False), ("2a1", False), ("2b1", False)):
+    for text, first_player_wins in (
+        ("3b2", True),
+        ("1a1", True),
+        ("3a1", True),
+        ("2b2", False),
+        ("2a1", False),
+        ("2b1", False),
+    ):
         position = Position(JUNIOR)
         position.push(position.parse_move(text))
         reply = JuniorSolver.with_book().solve(position, time_limit=1.0)

@@ -128,7 +128,9 @@ def test_the_value_proof_in_a_second_process_answers_as_this_one():
         position = Position.from_text(text)
         k = pack(position)
         far = time.perf_counter() + 3600
-        proof = _ProofProcess.start(JuniorSolver.with_book(), (k, canonical(k), expand(k), position.turn), (far, far))
+        proof = _ProofProcess.start(
+            JuniorSolver.with_book(), (k, canonical(k), expand(k), position.turn), (far, far)
+        )
         value, distance, code = proof.result(far)
         alone = JuniorSolver.with_book().solve(position)
         assert (value, distance) == (alone.value, alone.distance), text

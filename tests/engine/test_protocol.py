@@ -17,10 +17,14 @@ def converse(lines: str) -> list[str]:
 
 
 def test_protocol_answers_isready_and_a_legal_bestmove_with_info():
-    lines = converse("uci\nisready\nvariant classic\nposition startpos moves 4a1 4b2\ngo depth 3\nisready\nquit\n")
+    lines = converse(
+        "uci\nisready\nvariant classic\nposition startpos moves 4a1 4b2\ngo depth 3\nisready\nquit\n"
+    )
     assert "uciok" in lines and lines.count("readyok") == 2
     infos = [line for line in lines if line.startswith("info depth")]
-    assert infos and all(" score " in line and " nodes " in line and " nps " in line and " pv " in line for line in infos)
+    assert infos and all(
+        " score " in line and " nodes " in line and " nps " in line and " pv " in line for line in infos
+    )
     best = [line for line in lines if line.startswith("bestmove")]
     assert len(best) == 1
     position = Position(PRESETS["classic"])
@@ -30,7 +34,10 @@ def test_protocol_answers_isready_and_a_legal_bestmove_with_info():
 
 
 def test_protocol_junior_movetime_and_errors_keep_the_engine_alive():
-    lines = converse("variant junior\nposition startpos moves 2b2\ngo movetime 500\nbogus\nposition startpos moves 9z9\nisready\n")
+    lines = converse(
+        "variant junior\nposition startpos moves 2b2\ngo movetime 500\nbogus\n"
+        "position startpos moves 9z9\nisready\n"
+    )
     assert any(line.startswith("info depth") and "mate" in line for line in lines)
     assert any(line.startswith("bestmove ") for line in lines)
     assert sum(line.startswith("info string error") for line in lines) == 2

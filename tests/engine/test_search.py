@@ -74,7 +74,9 @@ def test_blocks_the_opponents_immediate_win():
 
 def _opponent_threatens(position: Position) -> bool:
     """Would the opponent win at once if it were their move (a pass for the mover)?"""
-    flipped = Position.from_text(position.text().replace(" w ", " X ").replace(" b ", " w ").replace(" X ", " b "))
+    flipped = Position.from_text(
+        position.text().replace(" w ", " X ").replace(" b ", " w ").replace(" X ", " b ")
+    )
     return bool(winning_codes(flipped))
 
 

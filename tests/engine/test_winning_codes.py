@@ -11,8 +11,17 @@ from companion.rules import Position, Variant
 from tests.engine.helpers import winning_codes
 from tests.rules.helpers import setup
 
-VARIANTS = ["classic", "junior", "storer", "rogers", "moku", "classic:order=any", "storer:stacks=543.543.543",
-            "classic:gobble=never", "classic:size=5"]
+VARIANTS = [
+    "classic",
+    "junior",
+    "storer",
+    "rogers",
+    "moku",
+    "classic:order=any",
+    "storer:stacks=543.543.543",
+    "classic:gobble=never",
+    "classic:size=5",
+]
 
 
 def brute_force_wins(position: Position) -> set[int]:
@@ -45,8 +54,11 @@ def test_winning_codes_are_exactly_the_moves_that_win_at_once(spec):
 def test_a_lift_that_uncovers_the_opponents_line_is_not_a_win():
     # White shows a1 b1 c1; the white 4 on d2 covers the black 1 that completes black's rank 2,
     # so d2-d1 completes White's rank 1 but uncovers Black's rank 2 and loses; 4d1 wins.
-    position = setup({"a1": "W2", "b1": "W2", "c1": "W2", "a2": "B1", "b2": "B1", "c2": "B1", "d2": "B1W4"},
-                     white="321.321.1", black="4321.432.32")
+    position = setup(
+        {"a1": "W2", "b1": "W2", "c1": "W2", "a2": "B1", "b2": "B1", "c2": "B1", "d2": "B1W4"},
+        white="321.321.1",
+        black="4321.432.32",
+    )
     d1 = position.parse_move("d2-d1")
     code = position.code_from_move(d1)
     position.push_code(code)

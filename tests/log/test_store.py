@@ -20,7 +20,9 @@ def store_game(store: GameStore, moves: list[str], t0: float = 1_700_000_000.0) 
     for i, text in enumerate(moves, start=1):
         move = game.push_text(text, t0 + i)
         event = Event(EventType.MOVE, ply=game.ply, move=move.text(), timestamp=t0 + i)
-        store.add_move(game_id, game.ply, move.text(), game.position.text(), timestamp=t0 + i, events=(event,))
+        store.add_move(
+            game_id, game.ply, move.text(), game.position.text(), timestamp=t0 + i, events=(event,)
+        )
     return game_id, game
 
 

@@ -41,8 +41,9 @@ def test_fault_free_streams_are_decoded() -> None:
 
 
 def test_misreads_alone_never_give_a_wrong_move() -> None:
-    rates = FaultRates(misread=0.02, occluded=0.1, covered=0, lift_then_move=0, lift_put_back=0,
-                       takeback=0, illegal=0)
+    rates = FaultRates(
+        misread=0.02, occluded=0.1, covered=0, lift_then_move=0, lift_put_back=0, takeback=0, illegal=0
+    )
     for seed in range(40):
         result = run_stream(make_stream(PRESETS["classic"], seed, rates), Reconciler, time.perf_counter)
         assert result.wrong == 0 and result.silent == 0, seed

@@ -11,8 +11,9 @@ from tests.reconciler.helpers import observe, observe_tops, played, types
 
 
 def act(game, kind: ActionKind, color: int, size: int, to: str | None = None, origin: str | None = None):
-    action = Action(kind, color, size, parse_square(to) if to else None,
-                    parse_square(origin) if origin else None)
+    action = Action(
+        kind, color, size, parse_square(to) if to else None, parse_square(origin) if origin else None
+    )
     return observe_tops(apply_action(tops_of(game.position), game.position, action))
 
 
@@ -83,7 +84,6 @@ def test_peek_under_an_opponent_stack() -> None:
     assert types(events) == ["lifted", "illegal"]
     assert "may not touch a1" in events[1].reason
     assert types(reconciler.feed(observe(game.position))) == ["restored"]
-
 
 
 def test_win_event_names_the_line() -> None:

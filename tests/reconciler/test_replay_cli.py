@@ -19,7 +19,9 @@ SCENES = sorted(SHARED.glob("dev-*")) if SHARED.is_dir() else []
 def calibration_file(scene: Path, tmp_path: Path) -> Path:
     frames = scene / "frames"
     path = tmp_path / "calibration.json"
-    calibrate(cv2.imread(str(frames / "00-empty.jpg")), cv2.imread(str(frames / "01-reference.jpg"))).save(path)
+    calibrate(cv2.imread(str(frames / "00-empty.jpg")), cv2.imread(str(frames / "01-reference.jpg"))).save(
+        path
+    )
     return path
 
 

@@ -121,8 +121,12 @@ def test_changes_counted_at_once_give_the_same_answer() -> None:
 
 # ----- the count against every assignment, one by one -------------------------------------
 
-SMALL_VARIANTS = [CLASSIC, PRESETS["junior"], Variant.from_spec("classic:order=any"),
-                  Variant.from_spec("classic:stacks=4321.31")]
+SMALL_VARIANTS = [
+    CLASSIC,
+    PRESETS["junior"],
+    Variant.from_spec("classic:order=any"),
+    Variant.from_spec("classic:stacks=4321.31"),
+]
 
 
 Question = tuple[Variant, tuple[tuple[int, int], ...], tuple[int, ...], tuple[int, ...]]
@@ -134,10 +138,18 @@ def questions(draw: st.DrawFn) -> Question:
     among them) and the cups placed since: few enough assignments to list them all."""
     variant = draw(st.sampled_from(SMALL_VARIANTS))
     max_piece = variant.max_piece
-    bounds = draw(st.lists(st.integers(2, max_piece), min_size=0, max_size=3)
-                  .filter(lambda bs: prod(3 ** (b - 1) for b in bs) <= 729))
-    squares = sorted(draw(st.lists(st.integers(0, variant.size ** 2 - 1), min_size=len(bounds),
-                                   max_size=len(bounds), unique=True)))
+    bounds = draw(
+        st.lists(st.integers(2, max_piece), min_size=0, max_size=3).filter(
+            lambda bs: prod(3 ** (b - 1) for b in bs) <= 729
+        )
+    )
+    squares = sorted(
+        draw(
+            st.lists(
+                st.integers(0, variant.size**2 - 1), min_size=len(bounds), max_size=len(bounds), unique=True
+            )
+        )
+    )
     base = [0] * (2 * max_piece)
     for bound in bounds:
         base[draw(st.integers(0, 1)) * max_piece + bound - 1] += 1
@@ -149,8 +161,12 @@ def questions(draw: st.DrawFn) -> Question:
     return variant, tuple(zip(squares, bounds, strict=True)), tuple(base), tuple(placed)
 
 
-def every_valid_assignment(variant: Variant, open_squares: tuple[tuple[int, int], ...],
-                           base: tuple[int, ...], placed: tuple[int, ...]) -> list[tuple[tuple, ...]]:
+def every_valid_assignment(
+    variant: Variant,
+    open_squares: tuple[tuple[int, int], ...],
+    base: tuple[int, ...],
+    placed: tuple[int, ...],
+) -> list[tuple[tuple, ...]]:
     """Every choice of hidden contents per open square after which the external stacks can hold
     the rest, now and before the cups placed since."""
     max_piece = variant.max_piece

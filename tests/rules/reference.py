@@ -19,7 +19,7 @@ FILES = "abcdefghijklmnop"
 class RefState:
     size: int
     win: int
-    gobble: str                      # threat-line | storer | always | never
+    gobble: str  # threat-line | storer | always | never
     any_order: bool
     board: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
     reserves: dict[str, list[list[int]]] = field(default_factory=dict)  # stacks, top first

@@ -20,7 +20,11 @@ def test_move_text_round_trips(text: str) -> None:
 
 
 def test_compact_board_move_is_accepted() -> None:
-    assert Move.from_text("a1c3") == Move.from_text("a1-c3") == Move.board(parse_square("a1"), parse_square("c3"))
+    assert (
+        Move.from_text("a1c3")
+        == Move.from_text("a1-c3")
+        == Move.board(parse_square("a1"), parse_square("c3"))
+    )
 
 
 @pytest.mark.parametrize("text", ["", "a1", "0a1", "4z9", "a0-b1", "4a1-b2", "10a1", "4(0)a1", "a1--b2"])
@@ -70,9 +74,13 @@ def test_corrupt_position_text_is_refused_clearly(text: str, words: str) -> None
 
 
 def test_variant_errors() -> None:
-    for spec, words in [("chess", "unknown variant"), ("classic:size=x", "bad value"),
-                        ("classic:win=9", "win length"), ("classic:colour=red", "unknown variant switch"),
-                        ("classic:stacks=123", "largest on top")]:
+    for spec, words in [
+        ("chess", "unknown variant"),
+        ("classic:size=x", "bad value"),
+        ("classic:win=9", "win length"),
+        ("classic:colour=red", "unknown variant switch"),
+        ("classic:stacks=123", "largest on top"),
+    ]:
         with pytest.raises(VariantError) as raised:
             Variant.from_spec(spec)
         assert words in str(raised.value)
@@ -82,7 +90,9 @@ def test_record_headers_and_results() -> None:
     game = play("4a1 4b1 4a2 4b2 4a3 4b3 3a4")
     game.headers.update({"White": 'Ann "the Hat"', "Black": "Bob", "Place": "Kitchen"})
     text = write_record(game)
-    assert '[White "Ann \\"the Hat\\""]' in text and '[Result "1-0"]' in text and '[Termination "line"]' in text
+    assert (
+        '[White "Ann \\"the Hat\\""]' in text and '[Result "1-0"]' in text and '[Termination "line"]' in text
+    )
     again = read_record(text)
     assert again.headers["White"] == 'Ann "the Hat"'
     assert again.outcome().winner == 0
@@ -102,7 +112,9 @@ def test_record_accepts_hand_edited_text() -> None:
 
 def test_record_resignation_and_draw_replay() -> None:
     for result, termination in (("0-1", "resignation"), ("1/2-1/2", "agreed")):
-        game = read_record(f'[Variant "classic"]\n[Result "{result}"]\n[Termination "{termination}"]\n\n4a1 {result}\n')
+        game = read_record(
+            f'[Variant "classic"]\n[Result "{result}"]\n[Termination "{termination}"]\n\n4a1 {result}\n'
+        )
         assert game.result == result and str(game.outcome().termination) == termination
 
 
@@ -116,7 +128,10 @@ def test_record_from_a_start_position() -> None:
 
 def test_several_records_in_one_text() -> None:
     one, two = play("4a1"), play("4d4 4a1")
-    assert [g.moves for g in read_records(write_record(one) + "\n" + write_record(two))] == [one.moves, two.moves]
+    assert [g.moves for g in read_records(write_record(one) + "\n" + write_record(two))] == [
+        one.moves,
+        two.moves,
+    ]
 
 
 @pytest.mark.parametrize(

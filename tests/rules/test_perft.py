@@ -70,7 +70,11 @@ def test_move_lists_match_reference_in_random_games(variant: Variant) -> None:
         assert game >= 0
 
 
-MIDGAMES = [(v, seed, plies) for v in ("classic", "junior", "storer", "rogers") for seed, plies in ((1, 8), (2, 14), (3, 20))]
+MIDGAMES = [
+    (v, seed, plies)
+    for v in ("classic", "junior", "storer", "rogers")
+    for seed, plies in ((1, 8), (2, 14), (3, 20))
+]
 
 
 @pytest.mark.parametrize(("name", "seed", "plies"), MIDGAMES)

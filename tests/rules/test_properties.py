@@ -14,8 +14,11 @@ from companion.rules.position import BOARD_FLAG
 from companion.rules.record import read_record, write_record
 from tests.rules.helpers import ALL_PRESETS
 
-VARIANTS = [*ALL_PRESETS, Variant.from_spec("storer:stacks=543.543.543,order=any"),
-            Variant.from_spec("classic:stacks=42.4.31")]
+VARIANTS = [
+    *ALL_PRESETS,
+    Variant.from_spec("storer:stacks=543.543.543,order=any"),
+    Variant.from_spec("classic:stacks=42.4.31"),
+]
 
 
 @st.composite
@@ -139,7 +142,8 @@ def test_legal_codes_within_squares_are_the_legal_codes_there(game: Game, seed: 
     squares = set(rng.sample(position.squares, rng.randint(0, len(position.squares))))
     within = sum(1 << sq for sq in squares)
     expected = [
-        code for code in position.legal_codes()
+        code
+        for code in position.legal_codes()
         if code & 0xFF in squares and (not code & BOARD_FLAG or (code >> 8) & 0xFF in squares)
     ]
     assert position.legal_codes(within) == expected

@@ -57,7 +57,10 @@ def test_2b_move_own_top_to_a_different_square() -> None:
     position = setup({"a1": "W2", "b1": "B3"})
     moves = texts(position)
     assert "a1-c3" in moves and "b1-c3" not in moves and "a1-a1" not in moves
-    assert reason(position, "b1-c3") == "b1 shows a black piece: White may move or touch only stacks showing white"
+    assert (
+        reason(position, "b1-c3")
+        == "b1 shows a black piece: White may move or touch only stacks showing white"
+    )
 
 
 # 3. Gobbling: any smaller top, any colour --------------------------------------------------
@@ -66,7 +69,7 @@ def test_2b_move_own_top_to_a_different_square() -> None:
 def test_3_gobble_any_smaller_piece_of_either_colour() -> None:
     position = setup({"a1": "W4", "b1": "W1", "c1": "B3", "d1": "B4", "a2": "W4"})
     moves = texts(position)
-    assert {"a1-b1", "a1-c1"} <= moves          # own smaller piece, opponent's smaller piece
+    assert {"a1-b1", "a1-c1"} <= moves  # own smaller piece, opponent's smaller piece
     assert "a1-d1" not in moves and "a1-a2" not in moves
     assert reason(position, "a1-d1") == "d1 holds a same-size piece"
     assert reason(position, "b1-c1") == "c1 holds a larger piece"
@@ -94,7 +97,10 @@ def test_4_stack_may_gobble_opponent_piece_in_threat_line() -> None:
 def test_4_stack_may_not_gobble_opponent_piece_outside_threat_line() -> None:
     position = setup(THREAT, black="4321.4321.432")
     assert "4b2" not in texts(position)
-    assert reason(position, "4b2") == "White may gobble b2 from a stack only if b2 is one of three black pieces in a line"
+    assert (
+        reason(position, "4b2")
+        == "White may gobble b2 from a stack only if b2 is one of three black pieces in a line"
+    )
 
 
 def test_4_stack_may_never_gobble_own_piece_in_classic() -> None:
@@ -107,9 +113,12 @@ def test_4_stack_may_never_gobble_own_piece_in_classic() -> None:
 def test_4_storer_gobbles_any_square_on_a_line_with_three_opponent_tops() -> None:
     position = setup({**THREAT, "d4": "W1"}, black="4321.4321.432", variant="storer")
     moves = texts(position)
-    assert {"4a4", "4d4"} <= moves            # own piece on the threatened line: allowed in storer
-    assert "4a1" not in moves                 # own piece elsewhere: still refused
-    assert reason(position, "4a1") == "White may gobble a1 from a stack only if a1 lies on a line with three black pieces"
+    assert {"4a4", "4d4"} <= moves  # own piece on the threatened line: allowed in storer
+    assert "4a1" not in moves  # own piece elsewhere: still refused
+    assert (
+        reason(position, "4a1")
+        == "White may gobble a1 from a stack only if a1 lies on a line with three black pieces"
+    )
 
 
 def test_4_rogers_and_junior_gobble_from_stacks_freely() -> None:
@@ -126,11 +135,17 @@ def test_4_gobble_never_switch() -> None:
 
 def test_4_moku_threat_is_four_of_five() -> None:
     stacks = {"a1": "B1", "b1": "B1", "c1": "B1", "d1": "B1", "h8": "W1"}
-    position = setup(stacks, white="54321.54321.54321.54321.54321", black="54321.54321.54321.5432.5432", variant="moku")
+    position = setup(
+        stacks, white="54321.54321.54321.54321.54321", black="54321.54321.54321.5432.5432", variant="moku"
+    )
     moves = texts(position)
     assert {"5a1", "5d1"} <= moves and "5h8" not in moves
-    three = setup({"a1": "B1", "b1": "B1", "c1": "B1"}, white="54321.54321.54321.54321.54321",
-                  black="54321.54321.54321.5432.5432", variant="moku")
+    three = setup(
+        {"a1": "B1", "b1": "B1", "c1": "B1"},
+        white="54321.54321.54321.54321.54321",
+        black="54321.54321.54321.5432.5432",
+        variant="moku",
+    )
     assert "5a1" not in texts(three)
 
 
@@ -221,7 +236,8 @@ def test_7_may_not_touch_a_stack_showing_the_opponent() -> None:
 # A full board with no line for either colour: rows alternate WWBB / BBWW.
 NO_LINE_PATTERN = {
     f"{f}{r}": ("W" if (i // 2 + (r - 1)) % 2 == 0 else "B")
-    for r in range(1, 5) for i, f in enumerate("abcd")
+    for r in range(1, 5)
+    for i, f in enumerate("abcd")
 }
 
 
@@ -263,11 +279,11 @@ def test_8_threefold_repetition_draws_on_the_third_occurrence() -> None:
     shuffle = ["a1-a2", "d4-d3", "a2-a1", "d3-d4"]
     for move in shuffle:
         game.push_text(move)
-    assert game.outcome() is None          # second occurrence: play on
+    assert game.outcome() is None  # second occurrence: play on
     for move in shuffle[:3]:
         game.push_text(move)
         assert game.outcome() is None
-    game.push_text(shuffle[3])             # third occurrence
+    game.push_text(shuffle[3])  # third occurrence
     outcome = game.outcome()
     assert outcome.termination == Termination.REPETITION and outcome.winner is None
     assert list(game.legal_moves) == []
@@ -288,7 +304,9 @@ def test_8_agreed_draw_and_resignation() -> None:
 
 
 def test_9_play_continues_by_moving_when_all_pieces_are_placed() -> None:
-    position = setup({"a1": "W1W2W3W4", "b1": "W1W2W3W4", "c3": "W1W2W3W4", "d2": "B4"}, white="-", black="4321.4321.321")
+    position = setup(
+        {"a1": "W1W2W3W4", "b1": "W1W2W3W4", "c3": "W1W2W3W4", "d2": "B4"}, white="-", black="4321.4321.321"
+    )
     moves = texts(position)
     assert moves and all("-" in m for m in moves)
 

@@ -80,7 +80,8 @@ def test_a_wrong_reference_layout_is_refused(setup_for):
 
 
 @pytest.mark.parametrize(
-    "text", ["1,2 3,4 5,6", "a,b c,d e,f g,h", "1,2,3 4,5 6,7 8,9"],
+    "text",
+    ["1,2 3,4 5,6", "a,b c,d e,f g,h", "1,2,3 4,5 6,7 8,9"],
 )
 def test_bad_corner_text(text):
     with pytest.raises(CompanionError, match="--corners"):

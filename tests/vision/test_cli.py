@@ -14,8 +14,12 @@ def images(tmp_path_factory, setup_for_module):
     r = setup_for_module.renderer
     tops = {"a1": (0, 4), "b2": (1, 3), "d4": (1, 1)}
     paths = {}
-    for name, image in {"empty": r.empty(), "reference": r.reference(), "board": r.render(tops),
-                        "hand": r.render(tops, hand=True)}.items():
+    for name, image in {
+        "empty": r.empty(),
+        "reference": r.reference(),
+        "board": r.render(tops),
+        "hand": r.render(tops, hand=True),
+    }.items():
         paths[name] = folder / f"{name}.png"
         cv2.imwrite(str(paths[name]), image)
     paths["corners"] = " ".join(f"{x:.1f},{y:.1f}" for x, y in r.grid_corners_px())
@@ -30,15 +34,38 @@ def setup_for_module(setup_for):
 @pytest.fixture(scope="module")
 def calibration_file(images, tmp_path_factory):
     out = tmp_path_factory.mktemp("cal") / "board.json"
-    assert main(["calibrate", "--empty", str(images["empty"]), "--reference", str(images["reference"]),
-                 "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "calibrate",
+                "--empty",
+                str(images["empty"]),
+                "--reference",
+                str(images["reference"]),
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     return out
 
 
 def test_calibrate_then_read_json(calibration_file, images, capsys):
     capsys.readouterr()
-    assert main(["read", "--calibration", str(calibration_file), str(images["board"]), str(images["hand"]),
-                 "--json"]) == 0
+    assert (
+        main(
+            [
+                "read",
+                "--calibration",
+                str(calibration_file),
+                str(images["board"]),
+                str(images["hand"]),
+                "--json",
+            ]
+        )
+        == 0
+    )
     lines = capsys.readouterr().out.strip().splitlines()
     board, hand = (json.loads(line) for line in lines)
     assert board["image"] == str(images["board"]) and board["occluded"] is False
@@ -56,8 +83,12 @@ def test_read_as_text(calibration_file, images, capsys):
 
 def test_calibrate_with_hand_given_corners(images, tmp_path, capsys):
     out = tmp_path / "corners.json"
-    assert main(["calibrate", "--empty", str(images["empty"]), "--corners", images["corners"],
-                 "--out", str(out)]) == 0
+    assert (
+        main(
+            ["calibrate", "--empty", str(images["empty"]), "--corners", images["corners"], "--out", str(out)]
+        )
+        == 0
+    )
     assert "--corners" in capsys.readouterr().out
     assert json.loads(out.read_text())["markers_px"] == {}
 
@@ -71,7 +102,10 @@ def test_markers_command(tmp_path, capsys):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["calibrate", "--empty", "{blank}", "--out", "{tmp}/x.json"], "board markers not found: missing id(s) [0, 1, 2, 3], saw none"),
+        (
+            ["calibrate", "--empty", "{blank}", "--out", "{tmp}/x.json"],
+            "board markers not found: missing id(s) [0, 1, 2, 3], saw none",
+        ),
         (["calibrate", "--empty", "{tmp}/nothing.png", "--out", "{tmp}/x.json"], "does not exist"),
         (["calibrate", "--empty", "{junk}", "--out", "{tmp}/x.json"], "cannot read image"),
         (["read", "--calibration", "{junk}", "{board}"], "not JSON"),
@@ -85,7 +119,13 @@ def test_bad_input_is_one_clear_line_and_status_2(args, message, images, calibra
     cv2.imwrite(str(blank), cv2.imread(str(images["board"])) * 0 + 128)
     junk = tmp_path / "junk.png"
     junk.write_bytes(b"\x89PNG not really")
-    values = {"blank": blank, "tmp": tmp_path, "junk": junk, "board": images["board"], "cal": calibration_file}
+    values = {
+        "blank": blank,
+        "tmp": tmp_path,
+        "junk": junk,
+        "board": images["board"],
+        "cal": calibration_file,
+    }
     assert main([a.format(**values) for a in args]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and message in err and "Traceback" not in err

@@ -29,10 +29,27 @@ def test_random_boards_are_read_right(setup_for, rng):
 
 def test_adjacent_sizes_side_by_side(setup_for):
     s = setup_for(2)
-    read_right(s, {"a1": (0, 1), "b1": (0, 2), "c1": (0, 3), "d1": (0, 4),
-                   "a2": (1, 4), "b2": (1, 3), "c2": (1, 2), "d2": (1, 1),
-                   "a3": (0, 3), "b3": (0, 4), "c3": (1, 3), "d3": (1, 4),
-                   "a4": (1, 2), "b4": (0, 2), "c4": (0, 1), "d4": (1, 1)})
+    read_right(
+        s,
+        {
+            "a1": (0, 1),
+            "b1": (0, 2),
+            "c1": (0, 3),
+            "d1": (0, 4),
+            "a2": (1, 4),
+            "b2": (1, 3),
+            "c2": (1, 2),
+            "d2": (1, 1),
+            "a3": (0, 3),
+            "b3": (0, 4),
+            "c3": (1, 3),
+            "d3": (1, 4),
+            "a4": (1, 2),
+            "b4": (0, 2),
+            "c4": (0, 1),
+            "d4": (1, 1),
+        },
+    )
 
 
 @pytest.mark.parametrize("rotation", [90, 180])
@@ -89,7 +106,9 @@ def test_a_nudged_board_is_found_again(setup_for, rng):
     first = reader.read(nudged)
     assert first.moved and not first.occluded
     assert first.tops() == s.renderer.truth(tops)
-    again = reader.read(cv2.warpAffine(s.renderer.render(tops), shift, (640, 480), borderMode=cv2.BORDER_REPLICATE))
+    again = reader.read(
+        cv2.warpAffine(s.renderer.render(tops), shift, (640, 480), borderMode=cv2.BORDER_REPLICATE)
+    )
     assert not again.moved and again.tops() == s.renderer.truth(tops)
 
 

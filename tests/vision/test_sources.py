@@ -108,8 +108,13 @@ def test_pi_camera_settles_then_locks_and_relocks(monkeypatch):
     camera = made[0]
     assert waits == [1.5]
     assert camera.controls[0] == {"AeEnable": True, "AwbEnable": True}
-    assert camera.controls[1] == {"AeEnable": False, "AwbEnable": False, "ExposureTime": 12000,
-                                  "AnalogueGain": 2.0, "ColourGains": (1.8, 1.5)}
+    assert camera.controls[1] == {
+        "AeEnable": False,
+        "AwbEnable": False,
+        "ExposureTime": 12000,
+        "AnalogueGain": 2.0,
+        "ColourGains": (1.8, 1.5),
+    }
     image = source.read()
     assert image.shape == (240, 320, 3)
     source.relock()
@@ -127,9 +132,17 @@ def test_pi_camera_without_picamera2_says_how_to_get_it(monkeypatch):
 
 
 def test_nothing_else_imports_picamera2():
-    code = ("import sys, companion.vision.calibration, companion.vision.reader, companion.vision.sources, "
-            "companion.cli.read, companion.cli.calibrate; print('picamera2' in sys.modules)")
+    code = (
+        "import sys, companion.vision.calibration, companion.vision.reader, companion.vision.sources, "
+        "companion.cli.read, companion.cli.calibrate; print('picamera2' in sys.modules)"
+    )
     root = Path(__file__).resolve().parents[2]
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root,
-                         env={**os.environ, "PYTHONPATH": str(root)}, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        check=True,
+    )
     assert out.stdout.strip() == "False"
