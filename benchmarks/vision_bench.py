@@ -1,0 +1,917 @@
+"""The vision bench: photo-like games read and refereed as the device would, scored against the truth.
+
+    PYTHONPATH=. python benchmarks/vision_bench.py [SCENE ...] [--frames DIR] [--json FILE]
+        [--look-class C] [--resolution 640x480] [--no-replay] [--no-demos]
+        [--fps 5] [--board-seconds 4] [--hand-seconds 1.5] [--every-frame] [--frame-noise S]
+        [--misjudge COLOUR:SIZE:FACTOR]
+
+Scenes are folders in frames-dev's layout (rendered by ``benchmarks/render_bench/render.py``
+into ``/work/bench-data``, or ``$BENCH_DATA``; a scene may also be given as a path). Each is
+calibrated from its own ``00-empty`` and ``01-reference`` frames with the product's calibration
+(what ``gobblet-companion calibrate`` does), then:
+
+- **reading**: every game frame is read once by a fresh ``BoardReader``: per-square accuracy
+  (hand-free frames, the calibration frames left out), wrong squares at >= 0.9 confidence on
+  frames not flagged occluded (the ones the referee would use), hand frames flagged occluded,
+  hand-free frames falsely flagged, read time;
+- **replay**: the frames are shown to a fresh reader, ``StabilityGate`` and ``Reconciler`` at the
+  camera's pace (``--fps``): the empty board, then each board after a move for a few seconds
+  (``--board-seconds``, varied per move), a hand over the board in between where the scene has
+  one (``--hand-seconds``). Scored like ``reconciler_faults.py`` (moves right, flagged, wrong;
+  announced wrong, aligned to the truth), plus whether the game is exact and the **longest
+  stretch lost**: from a needs-attention (or illegal) event to the moment the reconciler's game
+  agrees with the truth again (the same tops, and the same moves since the start or since its
+  last resync), in stable seconds (time the board stood still, hands excluded) and plies.
+
+Demos (unless ``--no-demos``): a scene with a ``-light-b`` companion (its light changes during
+the game) is also calibrated under the later light; a scene with a ``-wrong-cup`` companion is
+also calibrated from that companion's reference frame, in which the user put one cup of the
+wrong size (the calibration then misjudges that size). ``--misjudge white:2:1.15`` edits every
+calibration instead: the learned apparent radius of that colour and size times the factor.
+
+Figures are printed as a summary table (per scene, per look class, per resolution, overall);
+``--json FILE`` (``-`` for stdout) writes them all for machines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import difflib
+import fnmatch
+import json
+import os
+import platform
+import random
+import sys
+import time
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from companion.errors import CompanionError
+from companion.reconciler.events import Event, EventType
+from companion.reconciler.faults import score_record
+from companion.reconciler.reconciler import Reconciler
+from companion.rules import COLOR_NAMES, Game, Move, Variant
+from companion.rules.square import parse_color, square_name
+from companion.vision.calibration import Calibration, calibrate
+from companion.vision.gate import StabilityGate
+from companion.vision.observation import Observation, Top
+from companion.vision.reader import BoardReader
+from companion.vision.sources import read_image
+
+DEFAULT_FRAMES = Path(os.environ.get("BENCH_DATA", "/work/bench-data"))
+SURE = 0.9  # a wrong reading at or above this confidence is one the referee would believe
+LOST_EVENTS = {EventType.NEEDS_ATTENTION, EventType.ILLEGAL}
+ATTENTION_EVENTS = {EventType.NEEDS_ATTENTION, EventType.ILLEGAL, EventType.RESYNC}
+BACK_SOON_SECONDS = 3.0  # the issue's target: exact, or back on track within this many stable seconds
+CALIBRATION_FRAMES = ("00-empty", "01-reference")
+
+
+# ----- scenes ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BenchFrame:
+    name: str
+    kind: str  # empty, reference, move, hand
+    path: Path
+    tops: dict[str, Top]  # the truth: what is visible on each occupied square
+    moves: tuple[str, ...]  # the moves on the board (for a hand frame: before the move)
+    light: str = "a"
+
+
+@dataclass
+class BenchScene:
+    name: str
+    folder: Path
+    variant: str
+    moves: tuple[str, ...]
+    meta: dict
+    frames: list[BenchFrame]
+
+    def frame(self, name: str) -> BenchFrame:
+        return next(f for f in self.frames if f.name == name)
+
+    @property
+    def game_frames(self) -> list[BenchFrame]:
+        return [f for f in self.frames if f.name not in CALIBRATION_FRAMES]
+
+    @property
+    def look_class(self) -> str:
+        return self.meta.get("look_class", "unknown")
+
+    @property
+    def resolution(self) -> str:
+        return "x".join(str(v) for v in self.meta.get("resolution", ["?"]))
+
+
+def truth_tops(record: dict) -> dict[str, Top]:
+    return {sq: (COLOR_NAMES.index(t["color"]), int(t["size"])) for sq, t in record.get("top", {}).items()}
+
+
+def load_scene(folder: Path) -> BenchScene:
+    """A scene folder: ``scene.json`` and ``frames/NAME.jpg`` + ``NAME.json``, in play order."""
+    info = json.loads((folder / "scene.json").read_text())
+    frames = []
+    played: tuple[str, ...] = ()
+    for path in sorted((folder / "frames").glob("*.jpg")):
+        record = json.loads(path.with_suffix(".json").read_text())
+        if record["kind"] == "move":
+            played = tuple(record["moves"])
+        frames.append(
+            BenchFrame(path.stem, record["kind"], path, truth_tops(record), played, record.get("light", "a"))
+        )
+    meta = dict(info.get("bench", {}))
+    meta.setdefault("resolution", info.get("resolution"))
+    return BenchScene(folder.name, folder, info["variant"], tuple(info["moves"]), meta, frames)
+
+
+def complete(folder: Path) -> bool:
+    info = folder / "scene.json"
+    if not info.exists():
+        return False
+    data = json.loads(info.read_text())
+    return data.get("frames", 0) >= data.get("of_frames", data.get("frames", 0)) > 0
+
+
+def find_scenes(root: Path, patterns: list[str]) -> list[Path]:
+    """Complete scene folders under ``root`` whose names match ``patterns`` (all when none);
+    a pattern that is a folder is taken as it is."""
+    folders = sorted(p for p in root.iterdir() if p.is_dir() and complete(p)) if root.is_dir() else []
+    if not patterns:
+        return [
+            p
+            for p in folders
+            if "calibrates" not in json.loads((p / "scene.json").read_text()).get("bench", {})
+        ]
+    chosen = []
+    for pattern in patterns:
+        if Path(pattern).is_dir() and (Path(pattern) / "scene.json").exists():
+            chosen.append(Path(pattern))
+            continue
+        hits = [p for p in folders if fnmatch.fnmatch(p.name, pattern)]
+        if not hits:
+            raise CompanionError(f"no complete scene {pattern!r} in {root}")
+        chosen += [p for p in hits if p not in chosen]
+    return chosen
+
+
+# ----- calibration ------------------------------------------------------------------------------
+
+
+def calibrate_from(scene: BenchScene, source: BenchScene | None = None) -> Calibration:
+    """The product's calibration from a scene's (or a companion's) empty and reference frames."""
+    source = source or scene
+    empty = read_image(str(source.frame("00-empty").path))
+    reference = read_image(str(source.frame("01-reference").path))
+    return calibrate(empty, reference)
+
+
+def misjudge(calibration: Calibration, spec: str) -> Calibration:
+    """``COLOUR:SIZE:FACTOR``: one colour's size learned that much too large (or small)."""
+    try:
+        colour_text, size_text, factor_text = spec.split(":")
+        colour, size, factor = parse_color(colour_text), int(size_text), float(factor_text)
+    except ValueError:
+        raise CompanionError(f"--misjudge {spec!r}: expected COLOUR:SIZE:FACTOR, e.g. white:2:1.15") from None
+    cups = calibration.cups
+    if not hasattr(cups, "with_radius") or not 1 <= size <= cups.max_piece:
+        raise CompanionError(f"--misjudge {spec!r}: this calibration has no size {size} radius to change")
+    radius = cups.radii[colour][size - 1] * factor
+    return dataclasses.replace(calibration, cups=cups.with_radius(colour, size, radius))
+
+
+# ----- reading every frame ----------------------------------------------------------------------
+
+
+@dataclass
+class ReadTally:
+    squares: int = 0
+    right: int = 0
+    considered: int = 0  # squares on hand-free frames not flagged occluded
+    sure_wrong: int = 0  # of those, wrong at >= SURE
+    frames: int = 0
+    frames_right: int = 0
+    false_occluded: int = 0
+    hands: int = 0
+    hands_flagged: int = 0
+    errors: dict[str, int] = field(default_factory=dict)  # kind of error -> squares
+    wrong: list[str] = field(default_factory=list)
+    read_cpu_ms: list[float] = field(default_factory=list)
+    read_wall_ms: list[float] = field(default_factory=list)
+
+    def add(self, other: ReadTally) -> None:
+        for f in dataclasses.fields(self):
+            mine, theirs = getattr(self, f.name), getattr(other, f.name)
+            if isinstance(mine, int):
+                setattr(self, f.name, mine + theirs)
+            elif isinstance(mine, list):
+                mine.extend(theirs)
+            else:
+                for k, v in theirs.items():
+                    mine[k] = mine.get(k, 0) + v
+
+    def figures(self) -> dict:
+        return {
+            "squares": self.squares,
+            "right": self.right,
+            "accuracy": self.right / self.squares if self.squares else None,
+            "frames": self.frames,
+            "frames_right": self.frames_right,
+            "sure_wrong": self.sure_wrong,
+            "considered": self.considered,
+            "sure_wrong_per_10k": 1e4 * self.sure_wrong / self.considered if self.considered else None,
+            "hands": self.hands,
+            "hands_flagged": self.hands_flagged,
+            "false_occluded": self.false_occluded,
+            "errors": dict(sorted(self.errors.items())),
+            "read_cpu_ms_median": median(self.read_cpu_ms),
+            "read_wall_ms_median": median(self.read_wall_ms),
+            "wrong": self.wrong,
+        }
+
+
+def median(values: list[float]) -> float | None:
+    return float(np.median(values)) if values else None
+
+
+def error_kind(truth: Top, read: Top) -> str:
+    if truth is None:
+        return "empty read as a cup"
+    if read is None:
+        return "cup read as empty"
+    if truth[0] != read[0]:
+        return "colour"
+    return "size off by one" if abs(truth[1] - read[1]) == 1 else "size off by more"
+
+
+def label(top: Top) -> str:
+    return "empty" if top is None else f"{'WB'[top[0]]}{top[1]}"
+
+
+def read_frames(scene: BenchScene, calibration: Calibration, by_light: dict[str, ReadTally]) -> ReadTally:
+    """Every game frame read once, in play order, by a fresh reader."""
+    reader = BoardReader(calibration)
+    tally = ReadTally()
+    for frame in scene.game_frames:
+        image = read_image(str(frame.path))
+        wall, cpu = time.perf_counter(), time.process_time()
+        obs = reader.read(image)
+        tally.read_wall_ms.append(1000 * (time.perf_counter() - wall))
+        tally.read_cpu_ms.append(1000 * (time.process_time() - cpu))
+        part = ReadTally()
+        score_frame(scene, frame, obs, part)
+        tally.add(part)
+        by_light.setdefault(frame.light, ReadTally()).add(part)
+    return tally
+
+
+def score_frame(scene: BenchScene, frame: BenchFrame, obs: Observation, tally: ReadTally) -> None:
+    if frame.kind == "hand":
+        tally.hands += 1
+        tally.hands_flagged += obs.occluded
+        return
+    tally.frames += 1
+    tally.false_occluded += obs.occluded
+    wrong = 0
+    for name, top in obs.tops().items():
+        truth = frame.tops.get(name)
+        tally.squares += 1
+        confidence = obs.confidence(name)
+        if not obs.occluded:
+            tally.considered += 1
+        if top == truth:
+            tally.right += 1
+            continue
+        wrong += 1
+        kind = error_kind(truth, top)
+        tally.errors[kind] = tally.errors.get(kind, 0) + 1
+        sure = not obs.occluded and confidence >= SURE
+        tally.sure_wrong += sure
+        tally.wrong.append(
+            f"{scene.name}/{frame.name} {name}: {label(truth)} read {label(top)} ({confidence:.2f})"
+            + (" SURE" if sure else "")
+            + (" [occluded]" if obs.occluded else "")
+        )
+    tally.frames_right += not wrong and not obs.occluded
+
+
+# ----- replaying the game through the gate and the reconciler --------------------------------
+
+
+@dataclass(frozen=True)
+class Showing:
+    """One frame shown to the camera from ``start`` for ``seconds``."""
+
+    frame: BenchFrame
+    start: float
+    seconds: float
+
+
+def timeline(scene: BenchScene, board_seconds: float, hand_seconds: float) -> list[Showing]:
+    """The empty board, then each move's hand (if any) and board, for varied times (seeded by
+    the scene's name, so every run shows the same timeline)."""
+    rng = random.Random(zlib.crc32(scene.name.encode()))
+    shown = []
+    clock = 0.0
+    frames = [scene.frame("00-empty"), *scene.game_frames]
+    for frame in frames:
+        base = hand_seconds if frame.kind == "hand" else board_seconds
+        seconds = base * rng.uniform(0.6, 1.4)
+        shown.append(Showing(frame, clock, seconds))
+        clock += seconds
+    return shown
+
+
+def camera_frames(shown: list[Showing], fps: float) -> Iterator[tuple[float, Showing]]:
+    """Each showing as the camera samples it: frames at ``1/fps`` steps on one clock."""
+    step = 1.0 / fps
+    k = 0
+    for showing in shown:
+        end = showing.start + showing.seconds
+        while k * step < end:
+            yield k * step, showing
+            k += 1
+
+
+def stable_seconds(shown: list[Showing], start: float, end: float) -> float:
+    """Seconds between ``start`` and ``end`` during which a board stood still (no hand)."""
+    total = 0.0
+    for s in shown:
+        if s.frame.kind == "hand":
+            continue
+        total += max(0.0, min(end, s.start + s.seconds) - max(start, s.start))
+    return total
+
+
+@dataclass
+class Stretch:
+    start: float
+    start_ply: int
+    end: float | None = None
+    end_ply: int | None = None
+    reason: str = ""
+
+
+@dataclass
+class GameResult:
+    moves: int = 0
+    right: int = 0
+    flagged: int = 0
+    silent: int = 0
+    wrong: int = 0
+    announced_wrong: int = 0
+    exact: bool = False
+    result_announced: bool | None = None  # the game's win announced, when it has one
+    resyncs: int = 0
+    attention_events: int = 0
+    illegal_events: int = 0
+    stable_observations: int = 0
+    stretches: list[Stretch] = field(default_factory=list)
+    events: list[dict] = field(default_factory=list)
+    record: list[str] = field(default_factory=list)
+
+    def longest(self, shown: list[Showing], end_time: float) -> dict | None:
+        best = None
+        for s in self.stretches:
+            end = s.end if s.end is not None else end_time
+            seconds = stable_seconds(shown, s.start, end)
+            plies = (s.end_ply if s.end_ply is not None else self.moves) - s.start_ply
+            item = {
+                "stable_seconds": round(seconds, 2),
+                "plies": plies,
+                "from_ply": s.start_ply,
+                "back": s.end is not None,
+                "reason": s.reason,
+            }
+            if best is None or (seconds, plies) > (best["stable_seconds"], best["plies"]):
+                best = item
+        return best
+
+
+def tops_of_game(game: Game) -> dict[str, Top]:
+    position = game.position
+    return {square_name(sq): position.top(sq) for sq in position.squares if position.top(sq) is not None}
+
+
+class TruthGames:
+    """The truth's game after each number of moves (positions built once)."""
+
+    def __init__(self, variant: str, moves: tuple[str, ...]) -> None:
+        game = Game(Variant.from_spec(variant))
+        self.tops = [tops_of_game(game)]
+        for text in moves:
+            game.push(Move.from_text(text))
+            self.tops.append(tops_of_game(game))
+
+
+def asking(reconciler: Reconciler) -> bool:
+    """Whether the reconciler still holds a request for attention it has not resolved: its public
+    ``attention`` when it has one, else the reading it last reported as unclear (``_attention``,
+    cleared once a reading is explained), and an illegal action it waits to see put right."""
+    request = getattr(reconciler, "attention", getattr(reconciler, "_attention", None))
+    return request is not None or getattr(reconciler, "awaiting_restore", None) is not None
+
+
+def on_track(reconciler: Reconciler, truth: TruthGames, played: tuple[str, ...], offset: int) -> bool:
+    """The reconciler's game agrees with the truth: the same tops on every square, the same moves
+    since the game's start (or since its last resync, at truth ply ``offset``), and it asks for
+    nothing."""
+    if asking(reconciler):
+        return False
+    record = [m.text() for m in reconciler.game.moves]
+    if record != list(played[offset:]):
+        return False
+    return tops_of_game(reconciler.game) == truth.tops[len(played)]
+
+
+def aligned_wrong(ply: int, move: str, record: list[str], truth: list[str]) -> bool:
+    """Whether a move announced at ``ply`` of the reconciler's game is not the truth's, once
+    its record is aligned to the truth's moves (a move one ply off after a missed or doubled
+    stretch is not wrong twice)."""
+    index = ply - 1
+    if index < len(truth) and truth[index] == move:
+        return False
+    if index >= len(record) or record[index] != move:
+        return True
+    matcher = difflib.SequenceMatcher(None, truth, record, autojunk=False)
+    return not any(tag == "equal" and r0 <= index < r1 for tag, _a, _b, r0, r1 in matcher.get_opcodes())
+
+
+def replay(
+    scene: BenchScene,
+    calibration: Calibration,
+    fps: float,
+    board_seconds: float,
+    hand_seconds: float,
+    every_frame: bool,
+    frame_noise: float,
+) -> tuple[GameResult, list[Showing]]:
+    """The scene's frames through a fresh reader, the stability gate and the reconciler."""
+    reader = BoardReader(calibration)
+    gate = StabilityGate()
+    reconciler = Reconciler(scene.variant)
+    truth = TruthGames(scene.variant, scene.moves)
+    shown = timeline(scene, board_seconds, hand_seconds)
+    result = GameResult(moves=len(scene.moves))
+    noise = np.random.default_rng(zlib.crc32(scene.name.encode()))
+    images: dict[str, np.ndarray] = {}
+    cached: tuple[Showing, Observation] | None = None
+    before: list[str] = []  # records held before each resync
+    doubted: set[int] = set()
+    offset = 0
+    lost: Stretch | None = None
+    announced: set[tuple[int, int, str]] = set()
+    for t, showing in camera_frames(shown, fps):
+        frame = showing.frame
+        if frame.name not in images:
+            images = {frame.name: read_image(str(frame.path))}  # one still in memory at a time
+        if frame_noise > 0:
+            image = np.clip(
+                images[frame.name] + noise.normal(0, frame_noise, images[frame.name].shape), 0, 255
+            )
+            obs = reader.read(image.astype(np.uint8), t)
+        elif every_frame or cached is None or cached[0] is not showing:
+            obs = reader.read(images[frame.name], t)
+            cached = (showing, obs)
+        else:
+            obs = dataclasses.replace(cached[1], timestamp=t)
+        stable = gate.feed(t, obs)
+        if stable is None:
+            continue
+        result.stable_observations += 1
+        events = reconciler.feed(stable)
+        played = frame.moves
+        for event in events:
+            result.events.append({"t": round(t, 2), "truth_ply": len(played), **event_summary(event)})
+            if event.type is EventType.RESYNC:
+                result.resyncs += 1
+                doubted |= {ply + len(before) for ply in event.detail.get("unsure", [])}
+                before += list(event.detail.get("record", []))
+                offset = len(played)
+            result.attention_events += event.type is EventType.NEEDS_ATTENTION
+            result.illegal_events += event.type is EventType.ILLEGAL
+        record = [m.text() for m in reconciler.game.moves]
+        unsure = getattr(reconciler, "unsure", {})
+        for event in events:
+            if event.type is EventType.MOVE and event.move and event.ply not in unsure:
+                key = (result.resyncs, event.ply, event.move)
+                if key not in announced and aligned_wrong(
+                    event.ply, event.move, record, list(played[offset:])
+                ):
+                    announced.add(key)
+                    result.announced_wrong += 1
+        kinds = {e.type for e in events}
+        if lost is None and kinds & LOST_EVENTS:
+            reason = next(e for e in events if e.type in LOST_EVENTS)
+            lost = Stretch(t, len(played), reason=f"{reason.type}: {reason.reason or ''}".strip(": "))
+            result.stretches.append(lost)
+        if lost is not None and not kinds & LOST_EVENTS and on_track(reconciler, truth, played, offset):
+            lost.end, lost.end_ply = t, len(played)
+            lost = None
+    final = [m.text() for m in reconciler.game.moves]
+    result.record = before + final
+    unsure = doubted | {len(before) + ply for ply in getattr(reconciler, "unsure", {})}
+    result.right, result.wrong, unknown = score_record(result.record, list(scene.moves), unsure)
+    asked = result.attention_events or result.illegal_events or result.resyncs
+    result.flagged, result.silent = (unknown, 0) if asked else (0, unknown)
+    result.exact = result.record == list(scene.moves) and not unsure and not result.resyncs
+    ends = [e for e in result.events if e["type"] in ("win", "loss", "draw")]
+    winner = truth_winner(scene)
+    if winner is not None:
+        result.result_announced = any(e.get("winner") == winner for e in ends)
+    return result, shown
+
+
+def truth_winner(scene: BenchScene) -> str | None:
+    last = scene.game_frames[-1] if scene.game_frames else None
+    if last is None:
+        return None
+    return json.loads(last.path.with_suffix(".json").read_text()).get("winner")
+
+
+def event_summary(event: Event) -> dict:
+    data = {"type": str(event.type), "ply": event.ply}
+    for name in ("move", "reason", "winner"):
+        value = getattr(event, name)
+        if value:
+            data[name] = value
+    if event.moves:
+        data["moves"] = list(event.moves)
+    if event.squares:
+        data["squares"] = list(event.squares)
+    return data
+
+
+# ----- running and reporting ---------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    """One scene calibrated one way: its reading and replay figures."""
+
+    scene: BenchScene
+    calibration_from: str
+    reading: ReadTally | None = None
+    by_light: dict[str, ReadTally] = field(default_factory=dict)
+    game: GameResult | None = None
+    longest: dict | None = None
+    failed: str | None = None
+    calibrate_seconds: float = 0.0
+    replay_seconds: float = 0.0
+
+    def figures(self) -> dict:
+        data: dict = {
+            "scene": self.scene.name,
+            "calibrated_from": self.calibration_from,
+            "look_class": self.scene.look_class,
+            "resolution": self.scene.resolution,
+            "variant": self.scene.variant,
+            "plies": len(self.scene.moves),
+            "calibration_failed": self.failed,
+            "calibrate_seconds": round(self.calibrate_seconds, 2),
+        }
+        if self.reading is not None:
+            data["reading"] = self.reading.figures()
+            if len(self.by_light) > 1:
+                data["reading_by_light"] = {k: v.figures() for k, v in sorted(self.by_light.items())}
+        if self.game is not None:
+            g = self.game
+            data["replay"] = {
+                "moves": g.moves,
+                "right": g.right,
+                "flagged": g.flagged,
+                "silent": g.silent,
+                "wrong": g.wrong,
+                "announced_wrong": g.announced_wrong,
+                "exact": g.exact,
+                "result_announced": g.result_announced,
+                "resyncs": g.resyncs,
+                "needs_attention": g.attention_events,
+                "illegal": g.illegal_events,
+                "stable_observations": g.stable_observations,
+                "longest_lost": self.longest,
+                "record": g.record,
+                "events": g.events,
+                "seconds": round(self.replay_seconds, 1),
+            }
+        return data
+
+
+def run_scene(scene: BenchScene, source: BenchScene | None, args: argparse.Namespace) -> Run:
+    run = Run(scene, (source or scene).name)
+    started = time.perf_counter()
+    try:
+        calibration = calibrate_from(scene, source)
+        if args.misjudge:
+            calibration = misjudge(calibration, args.misjudge)
+    except CompanionError as error:
+        run.failed = str(error)
+        return run
+    run.calibrate_seconds = time.perf_counter() - started
+    if not args.no_read:
+        run.reading = read_frames(scene, calibration, run.by_light)
+    if not args.no_replay:
+        started = time.perf_counter()
+        run.game, shown = replay(
+            scene,
+            calibration,
+            args.fps,
+            args.board_seconds,
+            args.hand_seconds,
+            args.every_frame,
+            args.frame_noise,
+        )
+        run.replay_seconds = time.perf_counter() - started
+        run.longest = run.game.longest(shown, shown[-1].start + shown[-1].seconds)
+    return run
+
+
+def companions(root: Path, scene: BenchScene) -> list[BenchScene]:
+    """The calibration-only companions of a scene (``-light-b``, ``-wrong-cup``) present."""
+    found = []
+    for folder in sorted(root.glob(f"{scene.name}-*")):
+        if complete(folder):
+            other = load_scene(folder)
+            if other.meta.get("calibrates") == scene.name:
+                found.append(other)
+    return found
+
+
+def group(runs: list[Run], key) -> dict[str, tuple[ReadTally, list[Run]]]:
+    groups: dict[str, tuple[ReadTally, list[Run]]] = {}
+    for run in runs:
+        tally, members = groups.setdefault(key(run), (ReadTally(), []))
+        if run.reading is not None:
+            tally.add(run.reading)
+        members.append(run)
+    return groups
+
+
+def game_totals(runs: list[Run]) -> dict:
+    games = [r for r in runs if r.game is not None or r.failed]
+    played = [r for r in games if r.game is not None]
+    longest = [r.longest for r in played if r.longest]
+    worst = max(longest, key=lambda x: (x["stable_seconds"], x["plies"]), default=None)
+    soon = sum(
+        1
+        for r in played
+        if r.game.exact
+        or (r.longest is None or (r.longest["back"] and r.longest["stable_seconds"] <= BACK_SOON_SECONDS))
+    )
+    return {
+        "games": len(games),
+        "calibration_failed": len(games) - len(played),
+        "exact": sum(r.game.exact for r in played),
+        "exact_or_back_within_3s": soon,
+        "moves": sum(r.game.moves for r in played),
+        "right": sum(r.game.right for r in played),
+        "flagged": sum(r.game.flagged for r in played),
+        "silent": sum(r.game.silent for r in played),
+        "wrong": sum(r.game.wrong for r in played),
+        "announced_wrong": sum(r.game.announced_wrong for r in played),
+        "resyncs": sum(r.game.resyncs for r in played),
+        "games_lost_at_some_point": len(longest),
+        "never_back": sum(1 for x in longest if not x["back"]),
+        "longest_lost": worst,
+    }
+
+
+def pct(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.2f} %" if whole else "-"
+
+
+def lost_text(longest: dict | None) -> str:
+    if not longest:
+        return "-"
+    text = f"{longest['stable_seconds']:.1f} s / {longest['plies']} pl"
+    return text if longest["back"] else text + " (never back)"
+
+
+def print_report(runs: list[Run], demos: list[tuple[str, Run, Run]], args: argparse.Namespace) -> None:
+    print(
+        f"{'scene':<20} {'class':<12} {'res':<9} {'squares':>13} {'sure✗':>5} {'hands':>7} {'false':>5} "
+        f"{'ms':>5} {'plies':>5} {'exact':>5} {'right/flag/wrong':>16} {'longest lost':>24}"
+    )
+    for run in runs:
+        print(row_text(run.scene.name, run))
+    print()
+    for title, key in (
+        ("per look class", lambda r: r.scene.look_class),
+        ("per resolution", lambda r: r.scene.resolution),
+        ("all scenes", lambda r: "all"),
+    ):
+        print(title + ":")
+        for name, (tally, members) in sorted(group(runs, key).items()):
+            g = game_totals(members)
+            print(
+                f"  {name:<12} squares {tally.right}/{tally.squares} ({pct(tally.right, tally.squares)}), "
+                f"sure wrong {tally.sure_wrong} ({per10k(tally)}/10k), "
+                f"hands {tally.hands_flagged}/{tally.hands}, "
+                f"false occluded {tally.false_occluded}/{tally.frames}; "
+                f"games exact {g['exact']}/{g['games']}, "
+                f"moves right {g['right']}/{g['moves']}, flagged {g['flagged']}, wrong {g['wrong']} "
+                f"(announced wrong {g['announced_wrong']}), longest lost {lost_text(g['longest_lost'])}"
+            )
+    everything = ReadTally()
+    for run in runs:
+        if run.reading is not None:
+            everything.add(run.reading)
+    if everything.errors:
+        print(
+            "reading errors by kind: " + ", ".join(f"{k} {v}" for k, v in sorted(everything.errors.items()))
+        )
+    cpu = group_times(runs)
+    if cpu:
+        print(
+            "read time (median, ms): "
+            + "; ".join(f"{res}: {c:.1f} CPU, {w:.1f} wall" for res, (c, w) in cpu.items())
+        )
+    g = game_totals(runs)
+    print(
+        f"games: {g['exact']}/{g['games']} exact, "
+        f"{g['exact_or_back_within_3s']} exact or back on track within "
+        f"{BACK_SOON_SECONDS:.0f} s; lost at some point {g['games_lost_at_some_point']}, never back "
+        f"{g['never_back']}; resyncs {g['resyncs']}; wrong moves held {g['wrong']}, announced wrong "
+        f"{g['announced_wrong']}; calibration failed {g['calibration_failed']}"
+    )
+    if demos:
+        print("\ndemos (the same game, calibrated two ways):")
+        for what, demo, control in demos:
+            print(f"  {what}")
+            print("    " + row_text(f"cal {demo.calibration_from}", demo))
+            print("    " + row_text(f"cal {control.calibration_from}", control))
+            for light, tally in sorted(demo.by_light.items()):
+                if len(demo.by_light) > 1:
+                    print(
+                        f"      frames under light {light}: {tally.right}/{tally.squares} "
+                        f"({pct(tally.right, tally.squares)})"
+                    )
+    if args.show_errors:
+        print("\nwrong squares:")
+        for run in runs:
+            for line in run.reading.wrong if run.reading else []:
+                print("  " + line)
+
+
+def per10k(tally: ReadTally) -> str:
+    return f"{1e4 * tally.sure_wrong / tally.considered:.1f}" if tally.considered else "-"
+
+
+def row_text(name: str, run: Run) -> str:
+    if run.failed:
+        where = f"{name:<20} {run.scene.look_class:<12} {run.scene.resolution:<9}"
+        return f"{where} calibration failed: {run.failed}"
+    r = run.reading
+    reading = (
+        f"{r.right:>4}/{r.squares:<4} {100 * r.right / max(r.squares, 1):5.1f}% {r.sure_wrong:>3} "
+        f"{r.hands_flagged:>3}/{r.hands:<3} {r.false_occluded:>5} {median(r.read_cpu_ms) or 0:>5.1f}"
+        if r
+        else f"{'':>42}"
+    )
+    g = run.game
+    game = (
+        f"{g.moves:>5} {'yes' if g.exact else 'no':>5} {g.right:>6}/{g.flagged:>3}/{g.wrong:<3}"
+        f"{' ' * 3}{lost_text(run.longest):>24}"
+        if g
+        else ""
+    )
+    return f"{name:<20} {run.scene.look_class:<12} {run.scene.resolution:<9} {reading} {game}"
+
+
+def group_times(runs: list[Run]) -> dict[str, tuple[float, float]]:
+    out = {}
+    for name, (tally, _members) in sorted(group(runs, lambda r: r.scene.resolution).items()):
+        if tally.read_cpu_ms:
+            out[name] = (median(tally.read_cpu_ms) or 0.0, median(tally.read_wall_ms) or 0.0)
+    return out
+
+
+def machine() -> dict:
+    try:
+        load = os.getloadavg()
+    except OSError:
+        load = (0.0, 0.0, 0.0)
+    return {
+        "python": platform.python_version(),
+        "processor": platform.processor() or platform.machine(),
+        "cpus": os.cpu_count(),
+        "opencv": cv2.__version__,
+        "load_average": [round(x, 2) for x in load],
+        "when": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+    }
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("scenes", nargs="*", help="scene names or patterns (bench-0*), or scene folders")
+    parser.add_argument(
+        "--frames", type=Path, default=DEFAULT_FRAMES, help=f"scenes folder ({DEFAULT_FRAMES})"
+    )
+    parser.add_argument("--json", metavar="FILE", help="write every figure as JSON (- for stdout)")
+    parser.add_argument("--look-class", action="append", help="only scenes of this look class (repeatable)")
+    parser.add_argument("--resolution", action="append", help="only scenes at this resolution, e.g. 640x480")
+    parser.add_argument("--no-replay", action="store_true", help="reading figures only")
+    parser.add_argument("--no-read", action="store_true", help="replay figures only")
+    parser.add_argument("--no-demos", action="store_true", help="skip the light-b and wrong-cup calibrations")
+    parser.add_argument("--fps", type=float, default=5.0, help="camera frames per second (default 5)")
+    parser.add_argument(
+        "--board-seconds", type=float, default=4.0, help="mean time a board stands (default 4)"
+    )
+    parser.add_argument(
+        "--hand-seconds", type=float, default=1.5, help="mean time a hand is over it (default 1.5)"
+    )
+    parser.add_argument(
+        "--every-frame", action="store_true", help="read every camera frame, not each still once"
+    )
+    parser.add_argument(
+        "--frame-noise", type=float, default=0.0, help="fresh sensor noise per camera frame (sigma)"
+    )
+    parser.add_argument(
+        "--misjudge", metavar="COLOUR:SIZE:FACTOR", help="scale one learned cup size in every calibration"
+    )
+    parser.add_argument("--show-errors", action="store_true", help="list every wrong square")
+    args = parser.parse_args(argv)
+    if args.fps <= 0 or args.board_seconds <= 0 or args.hand_seconds <= 0 or args.frame_noise < 0:
+        parser.error("--fps, --board-seconds and --hand-seconds must be positive, --frame-noise 0 or more")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    try:
+        folders = find_scenes(args.frames, args.scenes)
+    except CompanionError as error:
+        print(f"vision_bench: {error}", file=sys.stderr)
+        return 2
+    scenes = [load_scene(f) for f in folders]
+    scenes = [
+        s
+        for s in scenes
+        if (not args.look_class or s.look_class in args.look_class)
+        and (not args.resolution or s.resolution in args.resolution)
+    ]
+    if not scenes:
+        print(
+            f"vision_bench: no complete scenes in {args.frames}; render them with "
+            "benchmarks/render_bench/render.py (see docs/vision-bench.md)",
+            file=sys.stderr,
+        )
+        return 2
+    runs: list[Run] = []
+    demos: list[tuple[str, Run, Run]] = []
+    started = time.perf_counter()
+    for scene in scenes:
+        run = run_scene(scene, None, args)
+        runs.append(run)
+        if not args.json or args.json != "-":
+            print(row_text(scene.name, run), file=sys.stderr, flush=True)
+        if args.no_demos or "calibrates" in scene.meta:
+            continue
+        for other in companions(scene.folder.parent, scene):
+            what = f"{scene.name}: {other.meta.get('what', other.meta.get('purpose'))}"
+            demo = run_scene(scene, other, args)
+            if other.meta.get("purpose") == "light-b":  # the control is calibrated under the later light
+                demos.append((what + " (calibrated under the first light, played under both)", run, demo))
+            else:
+                demos.append((what, demo, run))
+    report = {
+        "machine": machine(),
+        "command": " ".join(sys.argv),
+        "seconds": round(time.perf_counter() - started, 1),
+        "options": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
+        "scenes": [r.figures() for r in runs],
+        "totals": {
+            name: {**tally.figures(), "games": game_totals(members)}
+            for title, key in (
+                ("class", lambda r: r.scene.look_class),
+                ("resolution", lambda r: r.scene.resolution),
+                ("all", lambda r: "all"),
+            )
+            for name, (tally, members) in ((f"{title}:{n}", v) for n, v in group(runs, key).items())
+        },
+        "demos": [{"what": w, "demo": d.figures(), "control": c.figures()} for w, d, c in demos],
+    }
+    for totals in report["totals"].values():
+        totals.pop("wrong", None)
+    if args.json == "-":
+        json.dump(report, sys.stdout, indent=1)
+        print()
+        return 0
+    print()
+    print_report(runs, demos, args)
+    now = machine()
+    print(f"\n{len(runs)} scenes in {report['seconds']:.0f} s; {now['when']}, load {now['load_average']}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
