@@ -2,7 +2,7 @@
 
     python benchmarks/perft_speed.py [--depth 5] [--variant classic] [--repeat 3]
 
-The last ply is counted without being played (bulk counting), as RULES.md's perft allows.
+The last ply is counted without being played (bulk counting), as docs/rules.md's perft allows.
 Prints each run and the best; the machine is shared, so read the best of several runs.
 """
 

@@ -8,7 +8,7 @@ Prints per-square accuracy, frames fully right, hand frames flagged, the confusi
     PYTHONPATH=. python benchmarks/vision_accuracy.py [FRAMES_DIR] [--synthetic N [--stress]]
 
 ``--stress`` widens the synthetic set-ups beyond the reference set (``SceneRenderer(stress=True)``:
-other woods and cup colours, cups off BOARD.md's sizes, stains, strong low, coloured or dim light,
+other woods and cup colours, cups off docs/board.md's sizes, stains, strong low, coloured or dim light,
 heavier noise, blur and JPEG; every fourth set-up at 1280x960) and changes the light after
 calibration (brightness, tint, a person's shade, the lamp turned); its hand frames include a
 steep arm and a fist alone over the grid. Every reading's confidence is kept, and the script

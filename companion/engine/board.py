@@ -207,7 +207,7 @@ class Board:
         self.hash = h ^ zobrist[piece][to]
         self.material = material
         self.turn = mover ^ 1
-        # The end-of-turn check (RULES.md point 6): the opponent's line revealed by the lift
+        # The end-of-turn check (docs/rules.md, point 6): the opponent's line revealed by the lift
         # wins for the opponent before the mover's own line, which can only run through ``to``.
         result = None
         line_masks = self.line_masks

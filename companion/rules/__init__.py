@@ -1,4 +1,4 @@
-"""The rules of Gobblet in every variant of RULES.md: pure logic, no I/O.
+"""The rules of Gobblet in every variant of docs/rules.md: pure logic, no I/O.
 
 The vocabulary follows python-chess: named constants and small helpers (``parse_square``,
 ``square_name``), ``Move`` values, a ``Position`` with ``legal_moves``, ``push``/``pop`` and

@@ -4,12 +4,12 @@ every variant, hidden pieces and external stacks included.
     <variant> <board> <side> <white stacks> <black stacks> [<ply>]
 
     classic 4/4/4/4 w 4321.4321.4321 4321.4321.4321 0
-    classic W4,3/4/2,B2W3,1/4 b 4321.321.321 4321.4321.321 3
+    classic 4/4/W4,W3B4,2/4 w 4321.4321.21 4321.4321.321 4
 
 - variant: the variant spec (``classic``, ``junior``, ``storer:stacks=543.543.543``, ...).
 - board: ranks from the top rank down to rank 1, separated by ``/``; in a rank, squares from
   file a, separated by commas. A square is a stack, bottom piece first, each piece a colour
-  letter and a size (``B2W3``: a black 2 under a white 3), or a number counting empty squares.
+  letter and a size (``W3B4``: a white 3 under a black 4), or a number counting empty squares.
 - side: ``w`` or ``b`` to move.
 - stacks: each external stack top first as digits, stacks separated by ``.``, ``-`` for none.
 - ply: half-moves played since the start (optional, 0 if absent).

@@ -1,6 +1,6 @@
 """Perft: the number of leaves of the legal-move tree, the standard check of a move generator.
 
-As RULES.md defines it: positions after a finished game have no moves and repetition is not
+As docs/rules.md defines it: positions after a finished game have no moves and repetition is not
 considered. The last ply is counted without being played (``count_moves``), which is what
 makes depth 5 from the classic start take seconds rather than minutes.
 """

@@ -474,7 +474,7 @@ class Position:
         self.turn = mover ^ 1
         self.ply += 1
         self._undo.append((code, old_rid, self._result))
-        # The end-of-turn check (RULES.md point 6): the opponent's full line (only a lift can
+        # The end-of-turn check (docs/rules.md, point 6): the opponent's full line (only a lift can
         # reveal one, through the origin) beats the mover's own (which runs through ``to``:
         # a lift never reveals one, since the lifted piece already showed the mover's colour).
         result = None
@@ -549,7 +549,7 @@ class Position:
         """The codes pushed so far, oldest first."""
         return [entry[0] for entry in self._undo]
 
-    # ----- the end-of-turn check (RULES.md point 6; the per-move check is in push_code) -----
+    # ----- the end-of-turn check (docs/rules.md, point 6; the per-move check is in push_code) -----
 
     def _full_line_check(self, mover: Color) -> tuple | None:
         """The end-of-turn check over every line, for a position set up from parts: a line of
@@ -663,7 +663,7 @@ class Position:
         return count
 
     def winning_codes(self, first: bool = False) -> list[int]:
-        """The legal moves after which the side to move wins at once (RULES.md point 6 gives
+        """The legal moves after which the side to move wins at once (docs/rules.md, point 6, gives
         the mover the game), in no particular order; the same set as playing every legal
         move and asking ``line_result()``, found with bitboards: only the squares that
         complete a line of W-1 of the mover's tops are looked at, so most positions answer

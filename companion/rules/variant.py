@@ -1,4 +1,4 @@
-"""Variants: every preset of RULES.md, each built from the same small set of switches.
+"""Variants: every preset of docs/rules.md, each built from the same small set of switches.
 
 A variant is written as a spec string, ``NAME`` or ``NAME:key=value,...``, for example
 ``classic``, ``storer:stacks=543.543.543`` or ``classic:size=5,touch=off``. The spec is what

@@ -4,7 +4,7 @@ From an empty-board frame the markers (or four grid corners given by hand) fix t
 plane and the camera centre. The empty board itself, warped onto the board plane, becomes the
 background every later frame is compared with. A reference-layout frame (White's sizes 1..S
 on rank 1, Black's on the last rank) teaches the colours of the cups, the colour of this
-room's shadows and each cup's apparent size; without it, defaults from BOARD.md apply.
+room's shadows and each cup's apparent size; without it, the defaults of docs/board.md apply.
 
 The result is a JSON file with a format name and version, the geometry, the learned models
 and the background image (PNG, base64).

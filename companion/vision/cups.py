@@ -5,7 +5,7 @@ everything above the base is closer to the camera and, projected onto the board 
 the camera centre, is magnified and pushed away from the point under the camera. The
 silhouette is therefore the union of the cup's horizontal cross-sections, each shifted and
 scaled that way. Sizes and the height/shape factors are learned from the reference layout
-when there is one; BOARD.md's reference set gives the defaults.
+when there is one; the reference set of docs/board.md gives the defaults.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ class CupSet:
 
     @classmethod
     def default(cls, square_mm: float, max_piece: int = 4) -> CupSet:
-        """The BOARD.md set scaled to the square, or evenly spaced sizes for other counts."""
+        """The reference set (docs/board.md) scaled to the square, or evenly spaced sizes for other counts."""
         k = square_mm / REFERENCE_SQUARE
         if max_piece == len(REFERENCE_DIAMETERS):
             radii = tuple(d / 2 * k for d in REFERENCE_DIAMETERS)

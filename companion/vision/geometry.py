@@ -27,7 +27,7 @@ cameras are 0.77-0.83); an error here only scales the predicted lean of cups sli
 
 @dataclass(frozen=True)
 class BoardLayout:
-    """The physical board: grid, margin and where the markers are glued (BOARD.md)."""
+    """The physical board: grid, margin and where the markers are glued (docs/board.md)."""
 
     size: int = 4
     square_mm: float = 60.0

@@ -57,7 +57,7 @@ class Look:
     direct_tint: np.ndarray = field(default_factory=lambda: np.ones(3))  # BGR colour of the direct light
     cup_scale: np.ndarray = field(
         default_factory=lambda: np.ones(1)
-    )  # real cups' size / BOARD.md's, per size
+    )  # real cups' size / the reference set's (docs/board.md), per size
     stain: float = 0.0  # depth of darker patches on the cups' walls (0..1)
 
 
@@ -210,7 +210,7 @@ class SceneRenderer:
 
     def _stress_look(self, r: np.random.Generator) -> None:
         """Widen the look toward conditions beyond the reference set: other woods and cup
-        colours, cups a few per cent off BOARD.md's sizes, stains, strong low side light,
+        colours, cups a few per cent off the reference sizes (docs/board.md), stains, strong low side light,
         coloured, warm or dim light, heavier noise, blur and JPEG."""
         look = self.look
         woods = [
@@ -369,7 +369,7 @@ class SceneRenderer:
     # -- scene content --------------------------------------------------------------------------
 
     def _cup_dims(self, size: int) -> tuple[float, float]:
-        """Base radius and height of a size, scaled to the square (BOARD.md proportions)."""
+        """Base radius and height of a size, scaled to the square (docs/board.md's proportions)."""
         s = self.max_piece
         k = self.layout.square_mm / 60.0
         c = self.look.cup_scale

@@ -1,4 +1,4 @@
-"""A deliberately simple, independent Gobblet move generator, written straight from RULES.md.
+"""A deliberately simple, independent Gobblet move generator, written straight from docs/rules.md.
 
 It shares nothing with ``companion.rules`` but the notation: a board is a dict from square
 name to a list of (colour, size) bottom first, reserves are plain lists, lines are walked

@@ -1,4 +1,4 @@
-"""Perft: RULES.md's figures from the start, and agreement with the independent reference
+"""Perft: docs/rules.md's figures from the start, and agreement with the independent reference
 generator from many mid-game positions of every preset."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""One test (or more) for every numbered point of RULES.md, and for each point where public
-programs disagree. Positions are set up from readable parts (see ``helpers.setup``)."""
+"""One test (or more) for every numbered point of docs/rules.md, and for each point where the
+rule texts disagree. Positions are set up from readable parts (see ``helpers.setup``)."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ def test_stress_renderer_keeps_the_default_scenes():
 
 
 def test_warm_light_and_larger_cups_then_a_tint_change(setup_for, rng):
-    s = setup_for(1062, stress=True)  # strongly warm light, cups 7-11 % larger than BOARD.md's
+    s = setup_for(1062, stress=True)  # strongly warm light, cups 7-11 % larger than docs/board.md's
     assert s.renderer.look.cup_scale.min() > 1.05
     reader = s.reader()
     for light in ({}, {"tint": (1.1, 1.0, 0.9), "brightness": 0.8}):
