@@ -19,9 +19,11 @@ calibrated from its own ``00-empty`` and ``01-reference`` frames with the produc
   (``--board-seconds``, varied per move), a hand over the board in between where the scene has
   one (``--hand-seconds``). Scored like ``reconciler_faults.py`` (moves right, flagged, wrong;
   announced wrong, aligned to the truth), plus whether the game is exact and the **longest
-  stretch lost**: from a needs-attention (or illegal) event to the moment the reconciler's game
-  agrees with the truth again (the same tops, and the same moves since the start or since its
-  last resync), in stable seconds (time the board stood still, hands excluded) and plies.
+  stretch lost**: from the first stable reading after which the reconciler is off track (it
+  asks for attention, calls a legal move illegal, or silently holds another game) to the first
+  after which its game agrees with the truth again (the same tops, the same moves since the
+  start or since its last resync, and nothing asked), in stable seconds (time the board stood
+  still, hands excluded) and plies played meanwhile.
 
 Demos (unless ``--no-demos``): a scene with a ``-light-b`` companion (its light changes during
 the game) is also calibrated under the later light; a scene with a ``-wrong-cup`` companion is
@@ -507,12 +509,16 @@ def replay(
                 ):
                     announced.add(key)
                     result.announced_wrong += 1
+        if frame.kind == "hand":  # a hand the reader missed: what the board shows is in flux
+            continue
         kinds = {e.type for e in events}
-        if lost is None and kinds & LOST_EVENTS:
-            reason = next(e for e in events if e.type in LOST_EVENTS)
-            lost = Stretch(t, len(played), reason=f"{reason.type}: {reason.reason or ''}".strip(": "))
+        tracking = not kinds & LOST_EVENTS and on_track(reconciler, truth, played, offset)
+        if lost is None and not tracking:
+            cause = next((e for e in events if e.type in LOST_EVENTS), None)
+            reason = f"{cause.type}: {cause.reason or ''}" if cause else "off track without asking"
+            lost = Stretch(t, len(played), reason=reason)
             result.stretches.append(lost)
-        if lost is not None and not kinds & LOST_EVENTS and on_track(reconciler, truth, played, offset):
+        elif lost is not None and tracking:
             lost.end, lost.end_ply = t, len(played)
             lost = None
     final = [m.text() for m in reconciler.game.moves]
