@@ -100,7 +100,7 @@ def write_status(out: Path, specs: Path) -> None:
     lines.append("| scene | class | resolution | variant | plies | frames here / in spec | s per frame |")
     lines.append("|---|---|---|---|---|---|---|")
     done = 0
-    for spec in sorted(specs.glob("*.scene.json")):
+    for spec in sorted(specs.glob("*.scene.json"), key=lambda p: p.name[: -len(".scene.json")]):
         name = spec.name[: -len(".scene.json")]
         truth = json.loads(spec.with_name(name + ".truth.json").read_text())
         meta = truth.get("bench", {})
