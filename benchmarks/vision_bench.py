@@ -446,6 +446,34 @@ def aligned_wrong(ply: int, move: str, record: list[str], truth: list[str]) -> b
     return not any(tag == "equal" and r0 <= index < r1 for tag, _a, _b, r0, r1 in matcher.get_opcodes())
 
 
+class LostTracker:
+    """Opens a stretch lost at the first judgement off track and closes it at the next on
+    track. The reconciler is judged after each stable observation it is fed, and at the end of
+    each board's showing (a board the gate never passed leaves it behind the game)."""
+
+    def __init__(self, result: GameResult) -> None:
+        self.result = result
+        self.open: Stretch | None = None
+
+    def observed(self, t: float, ply: int, cause: Event | None, tracking: bool) -> None:
+        if cause is not None:
+            self._judge(t, ply, False, f"{cause.type}: {cause.reason or ''}")
+        else:
+            self._judge(t, ply, tracking, "off track without asking")
+
+    def showing_ended(self, showing: Showing, seen_stable: bool, tracking: bool) -> None:
+        why = "off track without asking" if seen_stable else "the board was never seen stable"
+        self._judge(showing.start + showing.seconds, len(showing.frame.moves), tracking, why)
+
+    def _judge(self, t: float, ply: int, tracking: bool, reason: str) -> None:
+        if self.open is None and not tracking:
+            self.open = Stretch(t, ply, reason=reason)
+            self.result.stretches.append(self.open)
+        elif self.open is not None and tracking:
+            self.open.end, self.open.end_ply = t, ply
+            self.open = None
+
+
 def replay(
     scene: BenchScene,
     calibration: Calibration,
@@ -468,9 +496,17 @@ def replay(
     before: list[str] = []  # records held before each resync
     doubted: set[int] = set()
     offset = 0
-    lost: Stretch | None = None
+    tracker = LostTracker(result)
     announced: set[tuple[int, int, str]] = set()
+    current: Showing | None = None
+    seen_stable = False  # a stable observation came during the current showing
     for t, showing in camera_frames(shown, fps):
+        if showing is not current:
+            if current is not None and current.frame.kind != "hand":
+                tracker.showing_ended(
+                    current, seen_stable, on_track(reconciler, truth, current.frame.moves, offset)
+                )
+            current, seen_stable = showing, False
         frame = showing.frame
         if frame.name not in images:
             images = {frame.name: read_image(str(frame.path))}  # one still in memory at a time
@@ -487,6 +523,7 @@ def replay(
         stable = gate.feed(t, obs)
         if stable is None:
             continue
+        seen_stable = True
         result.stable_observations += 1
         events = reconciler.feed(stable)
         played = frame.moves
@@ -509,18 +546,13 @@ def replay(
                 ):
                     announced.add(key)
                     result.announced_wrong += 1
-        if frame.kind == "hand":  # a hand the reader missed: what the board shows is in flux
-            continue
-        kinds = {e.type for e in events}
-        tracking = not kinds & LOST_EVENTS and on_track(reconciler, truth, played, offset)
-        if lost is None and not tracking:
+        if frame.kind != "hand":  # a hand the reader missed: what the board shows is in flux
             cause = next((e for e in events if e.type in LOST_EVENTS), None)
-            reason = f"{cause.type}: {cause.reason or ''}" if cause else "off track without asking"
-            lost = Stretch(t, len(played), reason=reason)
-            result.stretches.append(lost)
-        elif lost is not None and tracking:
-            lost.end, lost.end_ply = t, len(played)
-            lost = None
+            tracker.observed(
+                t, len(played), cause, cause is None and on_track(reconciler, truth, played, offset)
+            )
+    if current is not None and current.frame.kind != "hand":
+        tracker.showing_ended(current, seen_stable, on_track(reconciler, truth, current.frame.moves, offset))
     final = [m.text() for m in reconciler.game.moves]
     result.record = before + final
     unsure = doubted | {len(before) + ply for ply in getattr(reconciler, "unsure", {})}
@@ -703,7 +735,7 @@ def lost_text(longest: dict | None) -> str:
 def print_report(runs: list[Run], demos: list[tuple[str, Run, Run]], args: argparse.Namespace) -> None:
     print(
         f"{'scene':<20} {'class':<12} {'res':<9} {'squares':>13} {'sure✗':>5} {'hands':>7} {'false':>5} "
-        f"{'ms':>5} {'plies':>5} {'exact':>5} {'right/flag/wrong':>16} {'longest lost':>24}"
+        f"{'ms':>5} {'plies':>5} {'exact':>5} {'right/flag/silent/wrong':>23} {'longest lost':>24}"
     )
     for run in runs:
         print(row_text(run.scene.name, run))
@@ -753,12 +785,13 @@ def print_report(runs: list[Run], demos: list[tuple[str, Run, Run]], args: argpa
             print(f"  {what}")
             print("    " + row_text(f"cal {demo.calibration_from}", demo))
             print("    " + row_text(f"cal {control.calibration_from}", control))
-            for light, tally in sorted(demo.by_light.items()):
-                if len(demo.by_light) > 1:
-                    print(
-                        f"      frames under light {light}: {tally.right}/{tally.squares} "
-                        f"({pct(tally.right, tally.squares)})"
+            for run in (demo, control):
+                if len(run.by_light) > 1:
+                    split = ", ".join(
+                        f"light {light} {t.right}/{t.squares} ({pct(t.right, t.squares)})"
+                        for light, t in sorted(run.by_light.items())
                     )
+                    print(f"      calibrated from {run.calibration_from}: {split}")
     if args.show_errors:
         print("\nwrong squares:")
         for run in runs:
@@ -783,8 +816,8 @@ def row_text(name: str, run: Run) -> str:
     )
     g = run.game
     game = (
-        f"{g.moves:>5} {'yes' if g.exact else 'no':>5} {g.right:>6}/{g.flagged:>3}/{g.wrong:<3}"
-        f"{' ' * 3}{lost_text(run.longest):>24}"
+        f"{g.moves:>5} {'yes' if g.exact else 'no':>5} {g.right:>9}/{g.flagged:>3}/{g.silent:>3}/{g.wrong:<3}"
+        f"   {lost_text(run.longest):>24}"
         if g
         else ""
     )
