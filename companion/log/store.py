@@ -26,7 +26,7 @@ from companion.rules.fen import PositionSyntaxError
 from companion.rules.game import Game
 from companion.rules.move import Move, MoveError
 from companion.rules.position import Position
-from companion.rules.record import _apply_result as apply_result
+from companion.rules.record import apply_result
 from companion.rules.variant import Variant, VariantError
 
 SCHEMA_VERSION = 1

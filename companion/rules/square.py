@@ -18,6 +18,7 @@ COLORS: tuple[Color, Color] = (WHITE, BLACK)
 COLOR_NAMES: tuple[str, str] = ("white", "black")
 
 Square = int
+Piece = tuple[Color, int]  # (colour, size) of a cup
 FILE_STRIDE = 16
 MAX_BOARD_SIZE = 16
 FILE_NAMES = "abcdefghijklmnop"
