@@ -139,6 +139,45 @@ def test_the_allowlist_only_shrinks() -> None:
     assert not stale, f"no longer needed: remove from ALLOWED in tests/test_seams.py: {stale}"
 
 
+LAYERS: dict[str, set[str]] = {
+    "rules": set(),
+    "engine": {"rules"},
+    "vision": {"rules"},
+    "reconciler": {"rules", "vision"},
+    "log": {"rules", "reconciler"},
+    "device": {"rules", "engine", "vision", "reconciler", "log"},
+    "cli": {"rules", "engine", "vision", "reconciler", "log", "device"},
+}
+"""Which sub-packages each may import: data flows one way, rules <- engine; vision ->
+reconciler -> events -> device and log; the command line on top. The top-level modules
+(``errors``, ``component``) are for everyone."""
+
+
+def imported_sub_packages(tree: ast.Module) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        for name in names:
+            package = module_sub_package(name)
+            if package is not None and package != "companion":
+                found.add(package)
+    return found
+
+
+def test_data_flows_one_way() -> None:
+    assert set(LAYERS) == {sub_package(p) for p in modules()} - {"companion"}
+    against: dict[str, list[str]] = {}
+    for path, tree in modules().items():
+        own = sub_package(path)
+        if own != "companion" and imported_sub_packages(tree) - LAYERS[own] - {own}:
+            against[str(path.relative_to(ROOT))] = sorted(imported_sub_packages(tree) - LAYERS[own] - {own})
+    assert not against, f"imports against the flow of data: {against}"
+
+
 def test_the_check_sees_a_breach() -> None:
     """The check itself works, on three small made-up modules."""
     rules = PACKAGE / "rules" / "made_up.py"

@@ -16,8 +16,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from companion.component import Component
 from companion.device.button import ButtonGestures, Gesture
-from companion.device.component import Component
 from companion.device.config import DeviceConfig
 from companion.device.scene import BLACK_NAME, WHITE_NAME, Frame, Scene, Timing, frame_at, idle
 from companion.errors import CompanionError

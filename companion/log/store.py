@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from companion.device.component import Component
+from companion.component import Component
 from companion.errors import CompanionError
 from companion.reconciler.events import Event
 from companion.rules.fen import PositionSyntaxError
