@@ -40,8 +40,9 @@ def run(args: argparse.Namespace) -> int:
         print_json(result.to_json())
         return 0
     value = f" ({result.value})" if result.value else ""
+    move = result.move.text() if result.move is not None else "(none)"  # none only once over
     print(
-        f"{result.move.text()}  score {score_text(result.score)}{value}  depth {result.depth}  "
+        f"{move}  score {score_text(result.score)}{value}  depth {result.depth}  "
         f"nodes {result.nodes}  {result.seconds:.2f} s"
     )
     print("line: " + " ".join(move.text() for move in result.pv))

@@ -58,7 +58,10 @@ def make_players(args: argparse.Namespace, game: Game) -> tuple[Player, Player]:
     engine = Engine(game.variant, args.level)
 
     def computer(current: Game) -> Move:
-        return engine.search(current.position, time=args.think).move
+        move = engine.search(current.position, time=args.think).move
+        if move is None:  # a search finds no move only in a finished game, never asked here
+            raise CompanionError("the engine found no move")
+        return move
 
     return (computer, None) if args.ai == "white" else (None, computer)
 

@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     gate = StabilityGate()
     shown, observation = None, None
     for image, timestamp in frames(args.frames, args.hold):
-        if image is not shown:  # a still shown again is not read again
+        if image is not shown or observation is None:  # a still shown again is not read again
             shown, observation = image, reader.read(image, timestamp)
         stable = gate.feed(timestamp, observation)
         if stable is not None:

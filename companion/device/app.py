@@ -213,7 +213,11 @@ def _simulated_observe(options: RunOptions, table: SimulatedTable) -> Callable:
     renderer = table.renderer
     if isinstance(renderer, TruthRenderer):
         return renderer.observe
-    return renderer.observer()
+    from companion.device.vision_link import SynthRenderer  # (loaded already: it made the renderer)
+
+    if isinstance(renderer, SynthRenderer):
+        return renderer.observer()
+    raise TypeError(f"no observer for the renderer {renderer!r}")
 
 
 def encode_jpeg(frame: Any) -> bytes | None:

@@ -23,6 +23,7 @@ from companion.vision.geometry import BoardLayout
 from companion.vision.observation import Observation
 from companion.vision.reader import BoardReader
 from companion.vision.sources import FrameSource, open_source
+from companion.vision.synth import Top
 
 log = logging.getLogger("gobblet-companion.vision")
 
@@ -70,7 +71,8 @@ class SynthRenderer:
         self.size = variant.size
 
     def render(self, shot: Shot, index: int) -> np.ndarray:
-        return self.scene.render(tops_of(shot.board), hand=shot.hand is not None)
+        tops: dict[str, Top] = dict(tops_of(shot.board))
+        return self.scene.render(tops, hand=shot.hand is not None)
 
     def observer(self) -> Observe:
         return reader_observer(

@@ -193,5 +193,5 @@ def _check_piece_counts(
             raise PositionSyntaxError(f"position text: {square_name(sq)} is off the board")
 
 
-def _count_text(counts: Counter) -> str:
+def _count_text(counts: Counter[int]) -> str:
     return " ".join(f"{counts[s]}x{s}" for s in sorted(counts, reverse=True)) or "none"

@@ -41,7 +41,7 @@ from companion.rules.geometry import (
     reserve_key,
     squares_of,
 )
-from companion.rules.move import AmbiguousMoveError, IllegalMoveError, Move
+from companion.rules.move import AmbiguousMoveError, BoardMove, IllegalMoveError, Move, Placement
 from companion.rules.outcome import Outcome, Termination
 from companion.rules.reserves import (
     PLACEMENT_OPTIONS,
@@ -71,6 +71,7 @@ from companion.rules.variant import CLASSIC, GobbleRule, Variant
 
 NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 LineResult = tuple[Termination, Color, tuple[Square, ...]]  # a full line at the end of a turn
+PositionKey = tuple[str, Color, tuple[tuple[PieceCode, ...], ...], tuple[Reserve, ...]]
 
 # Names this module held before the fast layer had public modules of its own (codes,
 # reserves, tables). The engine and the reconciler still import some of them; issue 14's
@@ -176,7 +177,8 @@ class Position:
         for sq, pieces in stacks.items():
             for color, size in pieces:
                 self._drop(sq, size << 1 | color)
-        self._undo: list[tuple[int, int, tuple | None]] = []  # (code, reserve id before or -1, result)
+        # (code, the mover's reserve id before a placement or -1, the line result before)
+        self._undo: list[tuple[MoveCode, ReserveId, LineResult | None]] = []
         self._seen: dict[int, int] = {self._hash: 1}
         self._result = self._full_line_check(mover=turn ^ 1)
 
@@ -297,7 +299,7 @@ class Position:
         """Bitboard of the squares whose top piece has ``size``."""
         return self._size_tops[size]
 
-    def key(self) -> tuple:
+    def key(self) -> PositionKey:
         """Exact identity of the position (what repetition compares)."""
         return (
             self.variant.spec,
@@ -454,7 +456,7 @@ class Position:
 
     # ----- the end-of-turn check (docs/rules.md, point 6; the per-move check is in push_code) -----
 
-    def _full_line_check(self, mover: Color) -> tuple | None:
+    def _full_line_check(self, mover: Color) -> LineResult | None:
         """The end-of-turn check over every line, for a position set up from parts: a line of
         the side to move can only have been revealed by the last mover's lift."""
         for color, termination in ((mover ^ 1, Termination.UNCOVER), (mover, Termination.LINE)):
@@ -650,12 +652,12 @@ class Position:
         named = any(o[1] == index and o[2] for o in options)
         return Move.place(size, to, index + 1 if named else None)
 
-    def code_from_move(self, move: Move) -> int:
+    def code_from_move(self, move: Move) -> MoveCode:
         """The code of a legal move; ``IllegalMoveError`` (saying why) or ``AmbiguousMoveError``."""
-        reason = self.check(move)
-        if reason is not None:
-            raise IllegalMoveError(f"{move.text()} is illegal: {reason}")
-        return self._candidate_code(move)  # type: ignore[return-value]
+        verdict = self._examine(move)
+        if isinstance(verdict, str):
+            raise IllegalMoveError(f"{move.text()} is illegal: {verdict}")
+        return verdict
 
     def is_legal(self, move: Move) -> bool:
         return self.check(move) is None
@@ -671,11 +673,7 @@ class Position:
 
     def parse_move(self, text: str) -> Move:
         """Text to a legal move here, or an error naming the move and saying why."""
-        move = Move.from_text(text)
-        reason = self.check(move)
-        if reason is not None:
-            raise IllegalMoveError(f"{move.text()} is illegal: {reason}")
-        return self.move_from_code(self._candidate_code(move))  # type: ignore[arg-type]
+        return self.move_from_code(self.code_from_move(Move.from_text(text)))
 
     def outcome(self) -> Outcome | None:
         """How the game stands: a full line, threefold repetition, or no legal move."""
@@ -693,16 +691,7 @@ class Position:
 
     # ----- why a move is illegal --------------------------------------------------------
 
-    def _candidate_code(self, move: Move) -> int | None:
-        """The code this move would have, if its pieces exist; None when it names nothing."""
-        if move.from_square is not None:
-            return encode_board_move(move.from_square, move.to_square)
-        index = self._placement_index(move)
-        if isinstance(index, str):
-            return None
-        return encode_placement(move.size, index, move.to_square)  # type: ignore[arg-type]
-
-    def _placement_index(self, move: Move) -> int | str:
+    def _placement_index(self, move: Placement) -> int | str:
         """The external stack a placement takes from, or the reason there is none."""
         reserve = self._reserve[self.turn]
         size = move.size
@@ -734,6 +723,12 @@ class Position:
 
     def check(self, move: Move) -> str | None:
         """None if ``move`` is legal here; otherwise why not, in a player's words."""
+        verdict = self._examine(move)
+        return verdict if isinstance(verdict, str) else None
+
+    def _examine(self, move: Move) -> MoveCode | str:
+        """The move's code if it is legal here, else why it is not (``AmbiguousMoveError`` for
+        a placement that could come from stacks holding different pieces)."""
         outcome = self.outcome()
         if outcome is not None:
             return f"the game is over ({outcome.reason})"
@@ -741,18 +736,22 @@ class Position:
             if sq is not None and not on_board(sq, self.size):
                 return f"{square_name(sq)} is not on the {self.size}x{self.size} board"
         player = color_name(self.turn).capitalize()
-        if move.from_square is None:
+        if isinstance(move, Placement):
             index = self._placement_index(move)
             if isinstance(index, str):
                 return index
-            reason = self._landing_reason(move.to_square, move.size)  # type: ignore[arg-type]
+            code = encode_placement(move.size, index, move.to_square)
+            reason = self._landing_reason(move.to_square, move.size)
             if reason is None and self._stacks[move.to_square]:
                 reason = self._stack_gobble_reason(player, move.to_square)
-        else:
+        elif isinstance(move, BoardMove):
+            code = encode_board_move(move.from_square, move.to_square)
             reason = self._board_move_reason(player, move.from_square, move.to_square)
-        if reason is None and self._candidate_code(move) not in self.legal_codes():
+        else:
+            raise TypeError(f"{move!r} is neither a placement nor a move on the board")
+        if reason is None and code not in self.legal_codes():
             reason = "not a legal move here"  # a gap between check() and the generator: a bug
-        return reason
+        return code if reason is None else reason
 
     def _landing_reason(self, to: Square, size: int) -> str | None:
         stack = self._stacks[to]

@@ -65,7 +65,7 @@ def write_record(game: Game) -> str:
 
 
 def _movetext(game: Game) -> list[str]:
-    tokens = []
+    tokens: list[str] = []
     ply = game.start.ply
     for played in game.played:
         if ply % 2 == 0 or not tokens:

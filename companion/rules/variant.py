@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from functools import cached_property
+from typing import TypedDict
 
 from companion.errors import CompanionError
 from companion.rules.square import MAX_BOARD_SIZE
@@ -99,15 +100,15 @@ class Variant:
         variant = PRESETS[name]
         if not switches:
             return variant
-        fields: dict[str, object] = {}
+        fields: Switches = {}
         for item in switches.split(","):
             key, eq, value = item.partition("=")
             if not eq:
                 raise VariantError(f"variant switch {item!r} is not key=value")
             fields.update(_parse_switch(key.strip().lower(), value.strip().lower()))
         if "size" in fields and "win_length" not in fields:
-            fields["win_length"] = min(variant.win_length, int(fields["size"]))  # type: ignore[arg-type]
-        return replace(variant, **fields)  # type: ignore[arg-type]
+            fields["win_length"] = min(variant.win_length, fields["size"])
+        return replace(variant, **fields)
 
 
 def stack_text(stack: Stack) -> str:
@@ -120,7 +121,18 @@ def _parse_stacks(value: str) -> tuple[Stack, ...]:
     return tuple(tuple(int(c) for c in part) for part in value.split("."))
 
 
-def _parse_switch(key: str, value: str) -> dict[str, object]:
+class Switches(TypedDict, total=False):
+    """The fields of ``Variant`` a spec's switches change."""
+
+    size: int
+    win_length: int
+    stacks: tuple[Stack, ...]
+    any_order: bool
+    gobble_rule: GobbleRule
+    touch_rule: bool
+
+
+def _parse_switch(key: str, value: str) -> Switches:
     try:
         if key == "size":
             return {"size": int(value)}
