@@ -1,7 +1,8 @@
 """A camera that may vanish: the link keeps the game going while the camera is unplugged,
 crashed or sending garbage, says so, and reopens it.
 
-A frame source has ``read()`` (a BGR image, or None when no new frame is ready), ``close()``,
+A camera feed (``CameraFeed``: the Pi camera, a USB camera, a video, a folder or the simulated
+table) has ``read()`` (a BGR image, or None when no new frame is ready), ``close()``,
 and raises ``EOFError`` when a finite source (a folder, the simulation) has no more frames.
 Anything else it raises, and any frame that cannot be a picture of a board (wrong shape,
 empty, one flat colour), counts against it; after ``max_bad_frames`` in a row the camera is
@@ -25,7 +26,9 @@ log = logging.getLogger("gobblet-companion.camera")
 FLAT = 2.0  # a frame whose pixel values spread less than this is a lens cap or a dead sensor
 
 
-class FrameSource(Protocol):
+class CameraFeed(Protocol):
+    """What ``CameraLink`` reads from (``companion.vision.sources.FrameSource`` is one)."""
+
     def read(self) -> np.ndarray | None: ...
 
     def close(self) -> None: ...
@@ -47,7 +50,7 @@ def garbage_reason(frame: Any) -> str | None:
 class CameraLink(Component):
     def __init__(
         self,
-        open_source: Callable[[], FrameSource],
+        open_source: Callable[[], CameraFeed],
         *,
         max_bad_frames: int = 10,
         reconnect_delay: float = 2.0,
@@ -59,7 +62,7 @@ class CameraLink(Component):
         self.reconnect_delay = reconnect_delay
         self._clock = clock
         self.name = name
-        self._source: FrameSource | None = None
+        self._source: CameraFeed | None = None
         self._bad = 0
         self._next_attempt = float("-inf")
         self.fault: str | None = None
@@ -105,7 +108,7 @@ class CameraLink(Component):
         except Exception as error:
             raise CompanionError(f"cannot open the {self.name}: {error}") from None
 
-    def _grab(self, source: FrameSource) -> np.ndarray | None:
+    def _grab(self, source: CameraFeed) -> np.ndarray | None:
         """A frame, stamped by the source when it can (a video's own time line), else now."""
         frame_with_time = getattr(source, "frame", None)
         if frame_with_time is None:
@@ -135,7 +138,7 @@ class CameraLink(Component):
         self._drop_source()
         self._next_attempt = self._clock() + self.reconnect_delay
 
-    def _reopen(self) -> FrameSource | None:
+    def _reopen(self) -> CameraFeed | None:
         if self._clock() < self._next_attempt:
             return None
         try:
