@@ -24,6 +24,7 @@ from companion.rules.variant import Variant
 from companion.vision.calibration import Calibration
 from companion.vision.gate import StabilityGate
 from companion.vision.reader import BoardReader
+from companion.vision.sources import read_image
 
 VIDEO_SUFFIXES = (".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v", ".h264")
 GATE_SECONDS = StabilityGate().hold_seconds
@@ -92,15 +93,6 @@ def frames(paths: list[str], hold: float) -> Iterator[tuple[np.ndarray, float]]:
         for k in range(STILL_SHOWINGS):
             yield image, clock + hold * k / (STILL_SHOWINGS - 1) + (TIME_TOLERANCE if k else 0.0)
         clock += hold + 1.0
-
-
-def read_image(path: str) -> np.ndarray:
-    if not Path(path).is_file():
-        raise CompanionError(f"{path}: no such frame")
-    image = cv2.imread(path, cv2.IMREAD_COLOR)
-    if image is None:
-        raise CompanionError(f"{path}: not an image this program can read")
-    return image
 
 
 def video_frames(path: str) -> Iterator[tuple[np.ndarray, float]]:

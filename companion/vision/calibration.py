@@ -37,6 +37,7 @@ from companion.vision.grid import refined_layout
 from companion.vision.markers import detect_markers, marker_correspondences
 from companion.vision.matching import best_shift, evidence, rectify
 from companion.vision.pixels import Background, PixelModel
+from companion.vision.sources import decode_image
 from companion.vision.templates import MAX_OFFSET_MM, single_template
 
 FORMAT = "gobblet-companion/vision-calibration"
@@ -131,7 +132,7 @@ class Calibration:
             cups = CupSet.from_json(data["cups"])
             pixels = PixelModel.from_json(data["pixels"])
             scale = float(data["rectified_px_per_mm"])
-            raw = np.frombuffer(base64.b64decode(data["background_png"], validate=True), np.uint8)
+            raw = base64.b64decode(data["background_png"], validate=True)
             markers = {
                 int(k): np.array(v, dtype=np.float64).reshape(4, 2)
                 for k, v in data.get("markers_px", {}).items()
@@ -144,9 +145,12 @@ class Calibration:
             raise CompanionError(
                 f"{source} is corrupt ({type(error).__name__}: {error}); run calibrate again"
             ) from error
-        background = cv2.imdecode(raw, cv2.IMREAD_COLOR) if raw.size else None
+        try:
+            background = decode_image(raw, "background image")
+        except CompanionError as error:
+            raise CompanionError(f"{source} is corrupt ({error}); run calibrate again") from None
         view = RectifiedView(layout, scale)
-        if background is None or background.shape[:2] != view.shape or not 0.25 <= scale <= 4:
+        if background.shape[:2] != view.shape or not 0.25 <= scale <= 4:
             raise CompanionError(f"{source} is corrupt (background image); run calibrate again")
         if cups.max_piece != int(data.get("max_piece", cups.max_piece)):
             raise CompanionError(f"{source} is corrupt (cup sizes); run calibrate again")

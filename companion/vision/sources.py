@@ -148,15 +148,110 @@ class FolderSource(FrameSource):
         return stamp, read_image(path)
 
 
+class ImageError(CompanionError, ValueError):
+    """An image file that is missing, unreadable, not an image, or not whole."""
+
+
 def read_image(path: str | Path) -> np.ndarray:
-    """A BGR image from a file, or a CompanionError saying why not."""
+    """A BGR image from a file, or an ``ImageError`` saying why not: a file that is not whole
+    (cut short while copying, or by a full disk) is refused, not read as half a picture."""
     path = Path(path)
     if not path.is_file():
-        raise CompanionError(f"image {path} does not exist")
-    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        raise ImageError(f"image {path} does not exist")
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise ImageError(f"cannot read image {path}: {error.strerror or error}") from None
+    return decode_image(data, f"image {path}")
+
+
+def decode_image(data: bytes, name: str = "image") -> np.ndarray:
+    """Decode an encoded image (JPEG, PNG, BMP, WebP, TIFF) to BGR, refusing one that is not
+    whole. libjpeg only warns about a JPEG that ends early and fills the rest with grey, so
+    the file's own structure is checked first: a JPEG must reach its end marker, a PNG its
+    IEND chunk, a BMP or WebP the length its header declares."""
+    problem = incomplete_reason(data)
+    if problem is not None:
+        raise ImageError(f"{name} is not whole ({problem}): copy it again, or take a new picture")
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
     if image is None:
-        raise CompanionError(f"cannot read image {path}: not an image file, or corrupt")
+        raise ImageError(f"cannot read {name}: not an image file, or corrupt")
     return image
+
+
+JPEG_START, JPEG_END, JPEG_SCAN = 0xD8, 0xD9, 0xDA
+JPEG_BARE_MARKERS = frozenset({0x01, *range(0xD0, 0xD8)})  # TEM and RST0-7: no length field
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def incomplete_reason(data: bytes) -> str | None:
+    """Why encoded image ``data`` is cut short, or None (whole, or a format not checked)."""
+    if data[:2] == b"\xff\xd8":
+        return _jpeg_incomplete(data)
+    if data[:8] == PNG_SIGNATURE:
+        return _png_incomplete(data)
+    if data[:2] == b"BM" and len(data) >= 6:
+        declared = int.from_bytes(data[2:6], "little")
+        return f"{len(data)} of the {declared} bytes its header declares" if len(data) < declared else None
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        declared = int.from_bytes(data[4:8], "little") + 8
+        return f"{len(data)} of the {declared} bytes its header declares" if len(data) < declared else None
+    return None
+
+
+def _jpeg_incomplete(data: bytes) -> str | None:
+    """Walk the JPEG's segments and scans to its end-of-image marker (what follows it, as a
+    phone's appended data, is allowed)."""
+    end, at = len(data), 2
+    while True:
+        if at >= end:
+            return "the JPEG data ends before its end marker"
+        if data[at] != 0xFF:
+            return f"no JPEG marker at byte {at}"
+        while at < end and data[at] == 0xFF:  # fill bytes before a marker
+            at += 1
+        if at >= end:
+            return "the JPEG data ends before its end marker"
+        marker = data[at]
+        at += 1
+        if marker == JPEG_END:
+            return None
+        if marker in JPEG_BARE_MARKERS:
+            continue
+        if at + 2 > end:
+            return "the JPEG data ends inside a segment"
+        at += int.from_bytes(data[at : at + 2], "big")
+        if at > end:
+            return "the JPEG data ends inside a segment"
+        if marker == JPEG_SCAN:
+            at = _jpeg_scan_end(data, at)
+
+
+def _jpeg_scan_end(data: bytes, at: int) -> int:
+    """The offset of the marker that ends the entropy-coded data from ``at`` (len when none):
+    in it, 0xFF is followed by a stuffed 0x00 or a restart marker."""
+    while True:
+        at = data.find(b"\xff", at)
+        if at < 0 or at + 1 >= len(data):
+            return len(data)
+        follower = data[at + 1]
+        if follower == 0x00 or 0xD0 <= follower <= 0xD7 or follower == 0xFF:
+            at += 1 if follower == 0xFF else 2
+            continue
+        return at
+
+
+def _png_incomplete(data: bytes) -> str | None:
+    at, end = len(PNG_SIGNATURE), len(data)
+    while at + 8 <= end:
+        length = int.from_bytes(data[at : at + 4], "big")
+        kind = data[at + 4 : at + 8]
+        at += 12 + length
+        if at > end:
+            return f"the PNG data ends inside its {kind.decode('latin-1')!r} chunk"
+        if kind == b"IEND":
+            return None
+    return "the PNG data ends before its IEND chunk"
 
 
 class PiCameraSource(FrameSource):
