@@ -77,18 +77,25 @@ def whole_number(low: int = 1, high: int = MAX_INTEGER) -> Callable[[str], int]:
     return parse
 
 
-def seconds(text: str) -> float:
-    """An argparse type: a finite, positive number of seconds (NaN and inf never end)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be a finite number of seconds above 0")
-    return value
+def number(what: str, *, zero: bool = False) -> Callable[[str], float]:
+    """An argparse type: a finite number above 0 (or 0 too, with ``zero``). NaN and the
+    infinities are refused: a time limit of NaN never ends, and a rate of 0 divides by zero."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number of {what}") from None
+        if not math.isfinite(value) or value < 0 or (value == 0 and not zero):
+            limit = "0 or more" if zero else "above 0"
+            raise argparse.ArgumentTypeError(f"{text!r}: give a finite number of {what}, {limit}")
+        return value
+
+    parse.__name__ = what
+    return parse
 
 
-seconds.__name__ = "seconds"
+seconds = number("seconds")
 
 
 def write_output(path: str | Path, data: str | bytes, what: str = "output") -> None:

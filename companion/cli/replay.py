@@ -16,6 +16,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from companion.cli.common import number
 from companion.errors import CompanionError
 from companion.reconciler.events import Event
 from companion.reconciler.reconciler import Reconciler
@@ -44,7 +45,7 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     parser.add_argument("--variant", default="classic", help="variant spec (default classic)")
     parser.add_argument(
         "--hold",
-        type=float,
+        type=number("seconds", zero=True),
         default=GATE_SECONDS,
         help=f"seconds each still is held before the camera (default {GATE_SECONDS})",
     )
@@ -59,8 +60,6 @@ def register(subcommands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     variant = Variant.from_spec(args.variant)
-    if args.hold < 0:
-        raise CompanionError(f"--hold must be 0 or more seconds, not {args.hold}")
     calibration = Calibration.load(Path(args.calibration), variant.size)
     reader = BoardReader(calibration, variant.size)
     reconciler = Reconciler(variant, takeback=not args.no_takeback)

@@ -10,6 +10,7 @@ the wrong LED.
 
 from __future__ import annotations
 
+import math
 import os
 import tomllib
 from dataclasses import dataclass, field, fields, replace
@@ -108,8 +109,14 @@ class DeviceConfig:
             "camera.max_bad_frames": self.camera.max_bad_frames,
         }
         for key, value in positive.items():
-            if value <= 0:
-                raise CompanionError(f"{origin}: {key} must be positive, not {value}")
+            if not math.isfinite(value) or value <= 0:
+                raise CompanionError(f"{origin}: {key} must be a finite number above 0, not {value}")
+        from companion.engine.levels import LEVELS  # here: the engine package is heavy to import
+
+        if self.hint.level.strip().lower() not in LEVELS:
+            raise CompanionError(
+                f"{origin}: hint.level = {self.hint.level!r} is not a level: use {', '.join(LEVELS)}"
+            )
         if self.panel.double_press >= self.panel.hold_time:
             raise CompanionError(f"{origin}: panel.double_press must be shorter than panel.hold_time")
         return self
@@ -155,6 +162,10 @@ def load_config(path: str | os.PathLike[str] | None) -> DeviceConfig:
         raise CompanionError(f"cannot read configuration file {origin}: {error.strerror}") from None
     except tomllib.TOMLDecodeError as error:
         raise CompanionError(f"configuration file {origin} is not valid TOML: {error}") from None
+    except UnicodeDecodeError as error:
+        raise CompanionError(
+            f"configuration file {origin} is not UTF-8 text (byte {error.start}): save it as UTF-8"
+        ) from None
     return config_from_dict(data, origin)
 
 
