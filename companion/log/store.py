@@ -179,11 +179,12 @@ class GameStore(Component):
         """``mode=ro``; on a read-only folder, where SQLite cannot make the WAL's shared-memory
         file, ``immutable=1`` (nothing can write there, so nothing can change under us)."""
         uri = self.path.resolve().as_uri()
+        db = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=5.0, check_same_thread=False)
         try:
-            db = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=5.0, check_same_thread=False)
             db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
             return db
         except sqlite3.OperationalError:
+            db.close()
             if not _folder_read_only(self.path):
                 raise
         return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, check_same_thread=False)
