@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from companion.engine.levels import LEVELS
 
@@ -24,4 +25,8 @@ def register(subcommands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from companion.engine.protocol import ProtocolSession
 
-    return ProtocolSession(variant=args.variant, level=args.level).run()
+    session = ProtocolSession(variant=args.variant, level=args.level)
+    # A byte that is not UTF-8 is a bad command (answered with an error line), not the end.
+    if hasattr(sys.stdin, "reconfigure"):
+        sys.stdin.reconfigure(errors="replace")
+    return session.run(sys.stdin)

@@ -33,8 +33,8 @@ class AmbiguousMoveError(MoveError):
     """A placement that fits more than one external stack holding different pieces."""
 
 
-_PLACEMENT = re.compile(r"^([1-9])(?:\((\d+)\))?([a-p]\d{1,2})$")
-_BOARD_MOVE = re.compile(r"^([a-p]\d{1,2})-?([a-p]\d{1,2})$")
+_PLACEMENT = re.compile(r"^([1-9])(?:\((\d+)\))?([a-p]\d{1,2})$", re.ASCII)
+_BOARD_MOVE = re.compile(r"^([a-p]\d{1,2})-?([a-p]\d{1,2})$", re.ASCII)
 
 
 class Move:

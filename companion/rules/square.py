@@ -65,7 +65,7 @@ def square_name(sq: Square) -> str:
 def parse_square(name: str) -> Square:
     """``"c3"`` -> the square's number. Raises ``SquareSyntaxError`` on anything else."""
     text = name.strip().lower()
-    if len(text) < 2 or text[0] not in FILE_NAMES or not text[1:].isdigit():
+    if len(text) < 2 or text[0] not in FILE_NAMES or not (text[1:].isascii() and text[1:].isdigit()):
         raise SquareSyntaxError(f"{name!r} is not a square (expected a file letter and rank, as b3)")
     rank = int(text[1:]) - 1
     if not 0 <= rank < MAX_BOARD_SIZE or text[1] == "0":
