@@ -48,6 +48,7 @@ def test_the_lock_is_saved_with_the_calibration_and_reapplied(tmp_path, picamera
     assert again.autofocus_cycles == 0 and again.controls == [store.saved().controls()]
 
 
+@pytest.mark.slow
 def test_a_new_calibration_settles_again_and_a_self_calibration_adopts_the_lock(tmp_path, picamera2):
     store = ExposureStore(tmp_path / "c.camera.json", calibration_id="old")
     camera_opener("pi", True, CameraConfig(), store)()

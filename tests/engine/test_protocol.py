@@ -73,6 +73,7 @@ def test_protocol_junior_movetime_and_errors_keep_the_engine_alive():
     assert lines[-1] == "readyok"
 
 
+@pytest.mark.slow
 def test_protocol_junior_reports_a_proven_win():
     lines = converse("variant junior\nposition startpos moves 2b2\ngo movetime 500\n", pause=3.0)
     assert any(line.startswith("info depth") and "mate" in line for line in lines)
