@@ -13,7 +13,9 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     parser = subcommands.add_parser(
         "engine",
         help="speak the UCI-like engine protocol on stdin/stdout",
-        description="Run the engine protocol: variant, position, go, isready, stop, quit (see README).",
+        description=(
+            "Run the engine protocol: variant, position, go, isready, stop, quit (see docs/protocol.md)."
+        ),
     )
     parser.add_argument("--variant", default="classic", help="variant to start with (default: classic)")
     parser.add_argument(
