@@ -25,13 +25,14 @@ random. ``--games N`` keeps the first N games of the set (a quicker, partial che
 from __future__ import annotations
 
 import argparse
-import hashlib
 import itertools
 import json
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+
+from dumps import write_lines
 
 from companion.reconciler.faults import FAMILIES, FaultRates, family_rates, make_stream
 from companion.reconciler.reconciler import Reconciler
@@ -83,16 +84,10 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=None, help="only the first N games of the set")
     args = parser.parse_args()
     started = time.perf_counter()
-    digest = hashlib.sha256()
     games = list(itertools.islice(game_set(), args.games))
-    with args.out.open("w", encoding="utf-8") as out:
-        for game in games:
-            for line in game_lines(*game):
-                out.write(line + "\n")
-                digest.update(line.encode() + b"\n")
+    digest = write_lines(args.out, (line for game in games for line in game_lines(*game)))
     seconds = time.perf_counter() - started
-    summary = f"{len(games)} games in {seconds:.0f} s -> {args.out} (sha256 {digest.hexdigest()[:16]})"
-    print(summary, file=sys.stderr)
+    print(f"{len(games)} games in {seconds:.0f} s -> {args.out} (sha256 {digest})", file=sys.stderr)
 
 
 if __name__ == "__main__":

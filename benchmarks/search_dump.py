@@ -16,12 +16,13 @@ depth 2 are dumped too. Nothing depends on the clock: the limits are depths.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import random
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+
+from dumps import write_lines
 
 from companion.engine import Engine
 from companion.rules import Position, Variant, perft
@@ -59,16 +60,11 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=4, help="search depth (default 4)")
     args = parser.parse_args()
     started = time.perf_counter()
-    digest = hashlib.sha256()
-    with args.out.open("w", encoding="utf-8") as out:
-        for spec in VARIANTS:
-            for seed in range(GAMES_PER_VARIANT):
-                for line in game_lines(spec, seed, args.depth):
-                    out.write(line + "\n")
-                    digest.update(line.encode() + b"\n")
+    games = [(spec, seed) for spec in VARIANTS for seed in range(GAMES_PER_VARIANT)]
+    lines = (line for spec, seed in games for line in game_lines(spec, seed, args.depth))
+    digest = write_lines(args.out, lines)
     seconds = time.perf_counter() - started
-    summary = f"search dump in {seconds:.0f} s -> {args.out} (sha256 {digest.hexdigest()[:16]})"
-    print(summary, file=sys.stderr)
+    print(f"search dump in {seconds:.0f} s -> {args.out} (sha256 {digest})", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,10 @@
 """The docs stay true: every relative link in README.md and docs/ reaches a file (and a heading,
-when it names one), and every position text and game record they show reads back exactly."""
+when it names one), every position text and game record they show reads back exactly, and
+every Python example (doctest style) gives what it shows."""
 
 from __future__ import annotations
 
+import doctest
 import re
 from pathlib import Path
 
@@ -79,6 +81,23 @@ def records() -> list[str]:
 def test_position_texts_in_the_docs_read_back(text: str) -> None:
     written = Position.from_text(text).text()
     assert written in (text, text + " 0")  # the ply is optional on input
+
+
+def python_examples() -> list[tuple[str, str]]:
+    found = []
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        found += [(page.name, block) for block in re.findall(r"^```python\n(.*?)^```", text, re.M | re.S)]
+    return found
+
+
+@pytest.mark.parametrize(("name", "example"), python_examples())
+def test_python_examples_in_the_docs_give_what_they_show(name: str, example: str) -> None:
+    test = doctest.DocTestParser().get_doctest(example, {}, name, name, 0)
+    assert test.examples, f"{name}: a Python example without >>> lines is not checked"
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0
 
 
 @pytest.mark.parametrize("text", records())

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from companion.cli.common import number, whole_number
 from companion.errors import CompanionError
 from companion.rules.square import COLOR_NAMES
 from companion.vision.calibration import calibrate, parse_corners
@@ -30,18 +31,26 @@ def register(subcommands: argparse._SubParsersAction) -> None:
         help="image pixels of the a1, d1, d4, a4 grid corners, for a board without markers",
     )
     parser.add_argument("--out", required=True, metavar="FILE", help="calibration file to write")
-    parser.add_argument("--size", type=int, default=4, help="board size (default 4)")
+    parser.add_argument("--size", type=whole_number(3, 8), default=4, help="board size, 3 to 8 (default 4)")
     parser.add_argument(
-        "--pieces", type=int, default=None, help="cup sizes per colour (default: 4, or 3 on 3x3)"
+        "--pieces",
+        type=whole_number(1, 8),
+        default=None,
+        help="cup sizes per colour (default: 4, or 3 on 3x3)",
     )
-    parser.add_argument("--square-mm", type=float, default=60.0, help="grid square side in mm (default 60)")
+    parser.add_argument(
+        "--square-mm", type=number("millimetres"), default=60.0, help="grid square side in mm (default 60)"
+    )
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    if not 3 <= args.size <= 8:
-        raise CompanionError(f"--size {args.size}: boards of 3 to 8 squares a side are supported")
     pieces = args.pieces or (3 if args.size == 3 else 4)
+    if pieces > args.size:
+        raise CompanionError(
+            f"--pieces {pieces}: the reference layout of a {args.size}x{args.size} board has room "
+            f"for 1 to {args.size} sizes"
+        )
     layout = BoardLayout(size=args.size, square_mm=args.square_mm)
     empty = read_image(args.empty)
     reference = read_image(args.reference) if args.reference else None

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from companion.errors import CompanionError
@@ -50,3 +53,60 @@ def game_from_args(args: argparse.Namespace) -> Game:
 def print_json(data: Any) -> None:
     json.dump(data, sys.stdout)
     sys.stdout.write("\n")
+
+
+# ----- argument types: a limit that is not a number in range is refused before anything runs ----
+
+MAX_INTEGER = 2**63 - 1  # what SQLite and the engine's counters hold
+
+
+def whole_number(low: int = 1, high: int = MAX_INTEGER) -> Callable[[str], int]:
+    """An argparse type: a whole number in ``low..high`` (ASCII digits, as typed)."""
+
+    def parse(text: str) -> int:
+        body = text.strip().removeprefix("-")
+        if not (body.isascii() and body.isdigit()):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number")
+        value = int(text)
+        if not low <= value <= high:
+            bound = f"{low} or more" if high == MAX_INTEGER else f"{low} to {high}"
+            raise argparse.ArgumentTypeError(f"{value} is out of range: give {bound}")
+        return value
+
+    parse.__name__ = "whole number"
+    return parse
+
+
+def number(what: str, *, zero: bool = False) -> Callable[[str], float]:
+    """An argparse type: a finite number above 0 (or 0 too, with ``zero``). NaN and the
+    infinities are refused: a time limit of NaN never ends, and a rate of 0 divides by zero."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number of {what}") from None
+        if not math.isfinite(value) or value < 0 or (value == 0 and not zero):
+            limit = "0 or more" if zero else "above 0"
+            raise argparse.ArgumentTypeError(f"{text!r}: give a finite number of {what}, {limit}")
+        return value
+
+    parse.__name__ = what
+    return parse
+
+
+seconds = number("seconds")
+
+
+def write_output(path: str | Path, data: str | bytes, what: str = "output") -> None:
+    """Write a file the user named, or say in one line why it cannot be written."""
+    target = Path(path)
+    try:
+        if isinstance(data, bytes):
+            target.write_bytes(data)
+        else:
+            target.write_text(data, encoding="utf-8")
+    except IsADirectoryError:
+        raise CompanionError(f"cannot write the {what} to {target}: it is a folder; name a file") from None
+    except OSError as error:
+        raise CompanionError(f"cannot write the {what} to {target}: {error.strerror or error}") from None

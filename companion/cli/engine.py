@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from companion.engine.levels import LEVELS
 
@@ -12,7 +13,9 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     parser = subcommands.add_parser(
         "engine",
         help="speak the UCI-like engine protocol on stdin/stdout",
-        description="Run the engine protocol: variant, position, go, isready, stop, quit (see README).",
+        description=(
+            "Run the engine protocol: variant, position, go, isready, stop, quit (see docs/protocol.md)."
+        ),
     )
     parser.add_argument("--variant", default="classic", help="variant to start with (default: classic)")
     parser.add_argument(
@@ -24,4 +27,8 @@ def register(subcommands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from companion.engine.protocol import ProtocolSession
 
-    return ProtocolSession(variant=args.variant, level=args.level).run()
+    session = ProtocolSession(variant=args.variant, level=args.level)
+    # A byte that is not UTF-8 is a bad command (answered with an error line), not the end.
+    if hasattr(sys.stdin, "reconfigure"):
+        sys.stdin.reconfigure(errors="replace")
+    return session.run(sys.stdin)

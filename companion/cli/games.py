@@ -11,10 +11,10 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-from companion.cli.common import add_json_argument, print_json
+from companion.cli.common import add_json_argument, print_json, whole_number, write_output
 from companion.device.config import database_path, default_config_path, load_config
 from companion.errors import CompanionError
-from companion.log.store import GameRow, GameStore
+from companion.log.store import GameRow, GameStore, UnreplayableGameError
 from companion.rules.record import format_timestamp, write_record
 
 
@@ -45,31 +45,49 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     listing = actions.add_parser("list", help="one line per game, most recent first")
     add_database_arguments(listing)
     add_json_argument(listing)
-    listing.add_argument("--limit", type=int, default=None, help="at most this many games")
+    listing.add_argument("--limit", type=whole_number(1), default=None, help="at most this many games")
     listing.set_defaults(handler=list_games)
 
     show = actions.add_parser("show", help="one game: players, moves with time stamps, events")
     add_database_arguments(show)
     add_json_argument(show)
-    show.add_argument("game", type=int, help="game id (from `games list`)")
+    show.add_argument("game", type=whole_number(0), help="game id (from `games list`)")
     show.add_argument(
         "--events", action="store_true", help="also list every event (illegal moves, takebacks, ...)"
     )
     show.add_argument(
-        "--snapshot", type=int, metavar="PLY", help="write the board's JPEG after this ply to --out"
+        "--snapshot",
+        type=whole_number(0),
+        metavar="PLY",
+        help="write the board's JPEG after this ply to --out",
     )
     show.add_argument("--out", default=None, help="file for --snapshot")
     show.set_defaults(handler=show_game)
 
     export = actions.add_parser("export", help="games in the record format (PGN-like text)")
     add_database_arguments(export)
-    export.add_argument("games", type=int, nargs="*", help="game ids (default: every game, oldest first)")
+    export.add_argument(
+        "games", type=whole_number(0), nargs="*", help="game ids (default: every game, oldest first)"
+    )
     export.add_argument("--out", "-o", default=None, help="write to this file instead of standard output")
     export.set_defaults(handler=export_games)
 
 
-def _when(timestamp: float | None) -> str:
-    return datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M") if timestamp is not None else "-"
+def _when(timestamp: float | None, pattern: str = "%Y-%m-%d %H:%M") -> str:
+    """A stored time as text; ``?`` for one that is not a time (a hand-edited row)."""
+    if timestamp is None:
+        return "-"
+    try:
+        return datetime.fromtimestamp(timestamp).strftime(pattern)
+    except (TypeError, ValueError, OverflowError, OSError):
+        return "?"
+
+
+def _stamp(timestamp: float | None) -> str | None:
+    try:
+        return format_timestamp(timestamp) if timestamp is not None else None
+    except (TypeError, ValueError, OverflowError, OSError):
+        return None
 
 
 def _status(row: GameRow) -> str:
@@ -82,8 +100,8 @@ def _game_json(row: GameRow) -> dict[str, object]:
         "variant": row.variant,
         "white": row.white,
         "black": row.black,
-        "started": format_timestamp(row.started),
-        "ended": format_timestamp(row.ended) if row.ended is not None else None,
+        "started": _stamp(row.started),
+        "ended": _stamp(row.ended),
         "result": row.result,
         "termination": row.termination,
         "reason": row.reason,
@@ -108,17 +126,19 @@ def list_games(args: argparse.Namespace) -> int:
 
 
 def show_game(args: argparse.Namespace) -> int:
+    damaged: list[str] = []
     with GameStore(database_from_args(args), create=False) as store:
         row = store.game(args.game)
         moves = store.moves(args.game)
-        events = store.events(args.game) if args.events or args.json else []
+        events = store.events(args.game, damaged) if args.events or args.json else []
         if args.snapshot is not None:
             return _write_snapshot(store, args)
+    for problem in damaged:
+        print(f"gobblet-companion: game {row.id}: {problem}; skipped", file=sys.stderr)
     if args.json:
         data = _game_json(row)
         data["moves"] = [
-            {"ply": m.ply, "move": m.move, "time": format_timestamp(m.timestamp), "position": m.position}
-            for m in moves
+            {"ply": m.ply, "move": m.move, "time": _stamp(m.timestamp), "position": m.position} for m in moves
         ]
         data["events"] = [event.to_json() for event in events]
         print_json(data)
@@ -128,33 +148,43 @@ def show_game(args: argparse.Namespace) -> int:
     if row.reason:
         print(row.reason)
     for m in moves:
-        clock = datetime.fromtimestamp(m.timestamp).strftime("%H:%M:%S")
         side = "white" if m.ply % 2 == 1 else "black"
-        print(f"{m.ply:>4}. {clock}  {side:<5}  {m.move}")
+        print(f"{m.ply:>4}. {_when(m.timestamp, '%H:%M:%S')}  {side:<5}  {m.move}")
     for event in events:
-        clock = datetime.fromtimestamp(event.timestamp).strftime("%H:%M:%S")
         words = event.reason or event.move or event.winner or ""
+        clock = _when(event.timestamp, "%H:%M:%S")
         print(f"  event {clock}  ply {event.ply:<3} {event.type}  {words}".rstrip())
     return 0
 
 
 def _write_snapshot(store: GameStore, args: argparse.Namespace) -> int:
+    if not args.out:
+        raise CompanionError("--snapshot needs --out FILE.jpg")
     jpeg = store.snapshot(args.game, args.snapshot)
     if jpeg is None:
         raise CompanionError(f"game {args.game} has no board picture after ply {args.snapshot}")
-    if not args.out:
-        raise CompanionError("--snapshot needs --out FILE.jpg")
-    Path(args.out).write_bytes(jpeg)
+    write_output(args.out, jpeg, "board picture")
     return 0
 
 
 def export_games(args: argparse.Namespace) -> int:
+    """Every game that replays, in the record format; a game that does not is named on
+    stderr and skipped, so one damaged game never costs the others."""
+    records, skipped = [], []
     with GameStore(database_from_args(args), create=False) as store:
         ids = args.games or [row.id for row in reversed(store.games())]
-        records = [write_record(store.load_game(game_id)) for game_id in ids]
+        for game_id in ids:
+            try:
+                records.append(write_record(store.load_game(game_id)))
+            except UnreplayableGameError as error:
+                skipped.append(str(error))
     text = "\n".join(records)
     if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
+        write_output(args.out, text, "records")
     else:
         sys.stdout.write(text)
+    for reason in skipped:
+        print(f"gobblet-companion: skipped {reason}", file=sys.stderr)
+    if skipped and not records:
+        raise CompanionError(f"no game exported: {len(skipped)} skipped (see above)")
     return 0

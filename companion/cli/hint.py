@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import argparse
 
-from companion.cli.common import add_game_arguments, add_json_argument, game_from_args, print_json
+from companion.cli.common import (
+    add_game_arguments,
+    add_json_argument,
+    game_from_args,
+    print_json,
+    seconds,
+    whole_number,
+)
 from companion.engine.levels import LEVELS
 from companion.engine.protocol import score_text
 from companion.errors import CompanionError
+
+MAX_DEPTH = 64  # plies: the search goes no deeper
 
 
 def register(subcommands: argparse._SubParsersAction) -> None:
@@ -17,8 +26,13 @@ def register(subcommands: argparse._SubParsersAction) -> None:
         description="Suggest a move for the side to move after --moves, within --time seconds.",
     )
     add_game_arguments(parser)
-    parser.add_argument("--time", type=float, default=1.0, help="seconds to think (default: 1)")
-    parser.add_argument("--depth", type=int, default=None, help="search depth instead of a time limit")
+    parser.add_argument("--time", type=seconds, default=1.0, help="seconds to think (default: 1)")
+    parser.add_argument(
+        "--depth",
+        type=whole_number(1, MAX_DEPTH),
+        default=None,
+        help=f"search depth (1 to {MAX_DEPTH}) instead of a time limit",
+    )
     parser.add_argument("--level", default="strong", choices=list(LEVELS), help="level (default: strong)")
     add_json_argument(parser)
     parser.set_defaults(handler=run)
@@ -31,8 +45,6 @@ def run(args: argparse.Namespace) -> int:
     outcome = game.outcome()
     if outcome is not None:
         raise CompanionError(f"the game is over ({outcome.reason}): there is no move to suggest")
-    if args.time <= 0:
-        raise CompanionError(f"--time must be positive, not {args.time}")
     engine = Engine(game.variant, args.level)
     time = None if args.depth is not None else args.time
     result = engine.search(game.position, time=time, depth=args.depth)
@@ -40,8 +52,9 @@ def run(args: argparse.Namespace) -> int:
         print_json(result.to_json())
         return 0
     value = f" ({result.value})" if result.value else ""
+    move = result.move.text() if result.move is not None else "(none)"  # none only once over
     print(
-        f"{result.move.text()}  score {score_text(result.score)}{value}  depth {result.depth}  "
+        f"{move}  score {score_text(result.score)}{value}  depth {result.depth}  "
         f"nodes {result.nodes}  {result.seconds:.2f} s"
     )
     print("line: " + " ".join(move.text() for move in result.pv))

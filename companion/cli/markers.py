@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from companion.errors import CompanionError
 from companion.vision.geometry import BoardLayout
 from companion.vision.markers import INSTRUCTIONS, write_marker_sheet
 
@@ -28,7 +29,11 @@ def register(subcommands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    path = write_marker_sheet(Path(args.out), BoardLayout(), args.dpi)
+    try:
+        path = write_marker_sheet(Path(args.out), BoardLayout(), args.dpi)
+    except OSError as error:
+        reason = error.strerror or error
+        raise CompanionError(f"cannot write the marker sheet to {args.out}: {reason}") from None
     scale = "vector PDF" if path.suffix.lower() == ".pdf" else f"{args.dpi} DPI PNG"
     print(f"wrote {path} ({scale}, A4, print at 100%)")
     for line in INSTRUCTIONS:

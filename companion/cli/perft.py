@@ -5,9 +5,16 @@ from __future__ import annotations
 import argparse
 import time
 
-from companion.cli.common import add_game_arguments, add_json_argument, game_from_args, print_json
-from companion.errors import CompanionError
+from companion.cli.common import (
+    add_game_arguments,
+    add_json_argument,
+    game_from_args,
+    print_json,
+    whole_number,
+)
 from companion.rules.perft import divide, perft
+
+MAX_DEPTH = 64  # plies; each ply multiplies the count by ~100: 10 already takes years
 
 
 def register(subcommands: argparse._SubParsersAction) -> None:
@@ -18,15 +25,18 @@ def register(subcommands: argparse._SubParsersAction) -> None:
         "no moves; repetition is not considered).",
     )
     add_game_arguments(parser)
-    parser.add_argument("--depth", type=int, required=True, help="plies to search")
+    parser.add_argument(
+        "--depth",
+        type=whole_number(0, MAX_DEPTH),
+        required=True,
+        help=f"plies to search (0 to {MAX_DEPTH})",
+    )
     parser.add_argument("--divide", action="store_true", help="also count per first move")
     add_json_argument(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.depth < 0:
-        raise CompanionError(f"--depth must be 0 or more, not {args.depth}")
     position = game_from_args(args).position
     started = time.perf_counter()
     if args.divide:

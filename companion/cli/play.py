@@ -12,11 +12,12 @@ from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
-from companion.cli.common import add_game_arguments, game_from_args
+from companion.cli.common import add_game_arguments, game_from_args, seconds
 from companion.errors import CompanionError
 from companion.rules import Game, Move, MoveError, color_name, parse_square
 from companion.rules.diagram import diagram, stack_text
 from companion.rules.record import write_record
+from companion.rules.square import on_board
 
 # A computer player gets the game and returns its move; a person is None.
 Player = Callable[[Game], Move] | None
@@ -45,7 +46,7 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     parser.add_argument("--black", default="Black", help="Black player's name for the record")
     parser.add_argument("--ai", choices=["white", "black"], default=None, help="the colour the engine plays")
     parser.add_argument("--level", default="strong", help="engine level: easy, medium, strong (default)")
-    parser.add_argument("--think", type=float, default=1.0, help="engine seconds per move (default: 1)")
+    parser.add_argument("--think", type=seconds, default=1.0, help="engine seconds per move (default: 1)")
     parser.set_defaults(handler=run)
 
 
@@ -58,7 +59,10 @@ def make_players(args: argparse.Namespace, game: Game) -> tuple[Player, Player]:
     engine = Engine(game.variant, args.level)
 
     def computer(current: Game) -> Move:
-        return engine.search(current.position, time=args.think).move
+        move = engine.search(current.position, time=args.think).move
+        if move is None:  # a search finds no move only in a finished game, never asked here
+            raise CompanionError("the engine found no move")
+        return move
 
     return (computer, None) if args.ai == "white" else (None, computer)
 
@@ -119,7 +123,7 @@ class Session:
                 case "moves":
                     print(" ".join(m.text() for m in self.game.legal_moves) or "no legal moves")
                 case "show":
-                    print(stack_text(self.game.position, parse_square(rest)))
+                    print(stack_text(self.game.position, self.square_on_board(rest)))
                 case "undo":
                     self.undo()
                 case "draw":
@@ -132,6 +136,15 @@ class Session:
                     self.play(line)
         except CompanionError as error:
             print(f"! {error}")
+        except Exception as error:  # a bug must not cost the players their game
+            print(f"! that did not work ({type(error).__name__}: {error}); the game is kept")
+
+    def square_on_board(self, text: str) -> int:
+        square = parse_square(text)
+        size = self.game.variant.size
+        if not on_board(square, size):
+            raise CompanionError(f"{text.strip()} is not on the {size}x{size} board")
+        return square
 
     def play(self, text: str) -> None:
         move = self.game.push(Move.from_text(text))

@@ -6,6 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
+from companion.cli.common import whole_number
 from companion.rules.square import FILE_NAMES
 from companion.vision.calibration import Calibration
 from companion.vision.observation import Observation
@@ -27,7 +28,7 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object per image")
     parser.add_argument(
         "--size",
-        type=int,
+        type=whole_number(2, 16),
         default=4,
         help="board size the calibration must be for (default 4; refused otherwise)",
     )

@@ -16,6 +16,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from companion.cli.common import number
 from companion.errors import CompanionError
 from companion.reconciler.events import Event
 from companion.reconciler.reconciler import Reconciler
@@ -24,6 +25,7 @@ from companion.rules.variant import Variant
 from companion.vision.calibration import Calibration
 from companion.vision.gate import StabilityGate
 from companion.vision.reader import BoardReader
+from companion.vision.sources import read_image
 
 VIDEO_SUFFIXES = (".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v", ".h264")
 GATE_SECONDS = StabilityGate().hold_seconds
@@ -43,7 +45,7 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     parser.add_argument("--variant", default="classic", help="variant spec (default classic)")
     parser.add_argument(
         "--hold",
-        type=float,
+        type=number("seconds", zero=True),
         default=GATE_SECONDS,
         help=f"seconds each still is held before the camera (default {GATE_SECONDS})",
     )
@@ -58,15 +60,13 @@ def register(subcommands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     variant = Variant.from_spec(args.variant)
-    if args.hold < 0:
-        raise CompanionError(f"--hold must be 0 or more seconds, not {args.hold}")
     calibration = Calibration.load(Path(args.calibration), variant.size)
     reader = BoardReader(calibration, variant.size)
     reconciler = Reconciler(variant, takeback=not args.no_takeback)
     gate = StabilityGate()
     shown, observation = None, None
     for image, timestamp in frames(args.frames, args.hold):
-        if image is not shown:  # a still shown again is not read again
+        if image is not shown or observation is None:  # a still shown again is not read again
             shown, observation = image, reader.read(image, timestamp)
         stable = gate.feed(timestamp, observation)
         if stable is not None:
@@ -92,15 +92,6 @@ def frames(paths: list[str], hold: float) -> Iterator[tuple[np.ndarray, float]]:
         for k in range(STILL_SHOWINGS):
             yield image, clock + hold * k / (STILL_SHOWINGS - 1) + (TIME_TOLERANCE if k else 0.0)
         clock += hold + 1.0
-
-
-def read_image(path: str) -> np.ndarray:
-    if not Path(path).is_file():
-        raise CompanionError(f"{path}: no such frame")
-    image = cv2.imread(path, cv2.IMREAD_COLOR)
-    if image is None:
-        raise CompanionError(f"{path}: not an image this program can read")
-    return image
 
 
 def video_frames(path: str) -> Iterator[tuple[np.ndarray, float]]:

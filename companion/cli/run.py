@@ -12,6 +12,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from companion.cli.common import number, seconds, whole_number
 from companion.cli.games import add_database_arguments
 from companion.device.app import RunOptions, RunSummary, is_raspberry_pi, require_hardware, run_device
 from companion.device.config import (
@@ -61,7 +62,9 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--new-game", action="store_true", help="start a new game instead of resuming an unfinished one"
     )
-    parser.add_argument("--seed", type=int, default=0, help="simulation: which generated game to play")
+    parser.add_argument(
+        "--seed", type=whole_number(0), default=0, help="simulation: which generated game to play"
+    )
     parser.add_argument(
         "--renderer",
         choices=("synth", "truth"),
@@ -70,13 +73,13 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--fps",
-        type=float,
+        type=number("frames per second"),
         default=None,
         help="simulation: frames per second, like a camera (default: as fast as it goes)",
     )
     parser.add_argument("--quiet", action="store_true", help="simulation: do not print the panel's actions")
     parser.add_argument("--verbose", action="store_true", help="log every event and decision")
-    parser.add_argument("--max-seconds", type=float, default=None, help="stop after this many seconds")
+    parser.add_argument("--max-seconds", type=seconds, default=None, help="stop after this many seconds")
     parser.set_defaults(handler=run)
 
 

@@ -166,19 +166,24 @@ def _open_parts(options: RunOptions, stack: ExitStack) -> _Parts:
         )
         kwargs["observe"] = _simulated_observe(options, table)
         return _Parts(kwargs, table)
-    from companion.device.vision_link import BoardObserver, camera_opener
+    from companion.device.vision_link import BoardObserver, ExposureStore, camera_advice, camera_opener
 
+    exposure = ExposureStore(options.calibration.with_suffix(".camera.json"))
+    observe = BoardObserver(options.calibration, variant, on_calibrated=exposure.adopt)
+    exposure.calibration_id = observe.calibration_id
     camera = stack.enter_context(
         CameraLink(
-            camera_opener(config.camera.source, is_raspberry_pi()),
+            camera_opener(config.camera.source, is_raspberry_pi(), config.camera, exposure),
             max_bad_frames=config.camera.max_bad_frames,
             reconnect_delay=config.camera.reconnect_delay,
+            frame_timeout=config.camera.frame_timeout,
+            advice=camera_advice(config.camera.source),
         )
     )
     if not notifier.enabled:  # at a terminal a missing camera is an error; the service waits for it
         camera.open_now()
     kwargs["camera"] = camera
-    kwargs["observe"] = BoardObserver(options.calibration, variant)
+    kwargs["observe"] = observe
     return _Parts(kwargs)
 
 
@@ -213,7 +218,11 @@ def _simulated_observe(options: RunOptions, table: SimulatedTable) -> Callable:
     renderer = table.renderer
     if isinstance(renderer, TruthRenderer):
         return renderer.observe
-    return renderer.observer()
+    from companion.device.vision_link import SynthRenderer  # (loaded already: it made the renderer)
+
+    if isinstance(renderer, SynthRenderer):
+        return renderer.observer()
+    raise TypeError(f"no observer for the renderer {renderer!r}")
 
 
 def encode_jpeg(frame: Any) -> bytes | None:

@@ -1,11 +1,14 @@
 """A camera that may vanish: the link keeps the game going while the camera is unplugged,
 crashed or sending garbage, says so, and reopens it.
 
-A frame source has ``read()`` (a BGR image, or None when no new frame is ready), ``close()``,
+A camera feed (``CameraFeed``: the Pi camera, a USB camera, a video, a folder or the simulated
+table) has ``read()`` (a BGR image, or None when no new frame is ready), ``close()``,
 and raises ``EOFError`` when a finite source (a folder, the simulation) has no more frames.
-Anything else it raises, and any frame that cannot be a picture of a board (wrong shape,
-empty, one flat colour), counts against it; after ``max_bad_frames`` in a row the camera is
-declared lost, closed, and reopened every ``reconnect_delay`` seconds.
+Anything else it raises, any frame that cannot be a picture of a board (wrong shape, empty,
+one flat colour), and every ``frame_timeout`` seconds without a frame (a USB camera whose
+``read()`` keeps returning nothing) count against it; after ``max_bad_frames`` in a row the
+camera is declared lost, closed, and reopened every ``reconnect_delay`` seconds. The fault
+says what to do (``advice``: a CSI camera must be reseated with the power off).
 """
 
 from __future__ import annotations
@@ -25,7 +28,9 @@ log = logging.getLogger("gobblet-companion.camera")
 FLAT = 2.0  # a frame whose pixel values spread less than this is a lens cap or a dead sensor
 
 
-class FrameSource(Protocol):
+class CameraFeed(Protocol):
+    """What ``CameraLink`` reads from (``companion.vision.sources.FrameSource`` is one)."""
+
     def read(self) -> np.ndarray | None: ...
 
     def close(self) -> None: ...
@@ -47,19 +52,24 @@ def garbage_reason(frame: Any) -> str | None:
 class CameraLink(Component):
     def __init__(
         self,
-        open_source: Callable[[], FrameSource],
+        open_source: Callable[[], CameraFeed],
         *,
         max_bad_frames: int = 10,
         reconnect_delay: float = 2.0,
         clock: Callable[[], float] = time.monotonic,
         name: str = "camera",
+        frame_timeout: float = 1.0,
+        advice: str | None = None,
     ) -> None:
         self._open_source = open_source
         self.max_bad_frames = max_bad_frames
         self.reconnect_delay = reconnect_delay
+        self.frame_timeout = frame_timeout
+        self.advice = advice
         self._clock = clock
         self.name = name
-        self._source: FrameSource | None = None
+        self._waiting_since = clock()  # of the last frame, or of the last wait counted as bad
+        self._source: CameraFeed | None = None
         self._bad = 0
         self._next_attempt = float("-inf")
         self.fault: str | None = None
@@ -84,12 +94,15 @@ class CameraLink(Component):
             self._bad_frame(f"{type(error).__name__}: {error}")
             return None
         if frame is None:
+            if self._clock() - self._waiting_since >= self.frame_timeout:
+                self._bad_frame(f"no frame for {self.frame_timeout:g} s")
             return None
         reason = garbage_reason(frame)
         if reason is not None:
             self._bad_frame(reason)
             return None
         self._bad = 0
+        self._waiting_since = self._clock()
         if self.fault is not None:
             log.warning("%s is back", self.name)
             self.fault = None
@@ -104,8 +117,9 @@ class CameraLink(Component):
             raise
         except Exception as error:
             raise CompanionError(f"cannot open the {self.name}: {error}") from None
+        self._waiting_since = self._clock()
 
-    def _grab(self, source: FrameSource) -> np.ndarray | None:
+    def _grab(self, source: CameraFeed) -> np.ndarray | None:
         """A frame, stamped by the source when it can (a video's own time line), else now."""
         frame_with_time = getattr(source, "frame", None)
         if frame_with_time is None:
@@ -119,6 +133,7 @@ class CameraLink(Component):
 
     def _bad_frame(self, reason: str) -> None:
         self._bad += 1
+        self._waiting_since = self._clock()
         log.debug("bad frame %d from %s: %s", self._bad, self.name, reason)
         if self._bad >= self.max_bad_frames:
             self._lose(reason)
@@ -126,16 +141,17 @@ class CameraLink(Component):
     def _lose(self, reason: str) -> None:
         if self.fault is None:
             log.error(
-                "%s lost (%s); the game is kept, reconnecting every %.1f s",
+                "%s lost (%s); the game is kept, reconnecting every %.1f s%s",
                 self.name,
                 reason,
                 self.reconnect_delay,
+                f"; {self.advice}" if self.advice else "",
             )
-        self.fault = f"{self.name} lost: {reason}"
+        self.fault = f"{self.name} lost: {reason}" + (f"; {self.advice}" if self.advice else "")
         self._drop_source()
         self._next_attempt = self._clock() + self.reconnect_delay
 
-    def _reopen(self) -> FrameSource | None:
+    def _reopen(self) -> CameraFeed | None:
         if self._clock() < self._next_attempt:
             return None
         try:
@@ -148,6 +164,7 @@ class CameraLink(Component):
             self.reconnects += 1
             log.warning("%s reopened (attempt %d)", self.name, self.reconnects)
         self._bad = 0
+        self._waiting_since = self._clock()
         return self._source
 
     def _drop_source(self) -> None:

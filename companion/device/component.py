@@ -1,16 +1,9 @@
-"""The small contract every part of the device keeps, gpiozero's own: ``close()`` and use as a
-context manager, so the run loop can hold panel, camera, hint worker and log in one
-``ExitStack`` and release the pins and the camera whatever happens."""
+"""``Component`` moved to ``companion.component`` (the game log keeps it too, and must not
+import the device). This name stays until ``loop.py`` and ``camera.py``, being rewritten at
+the time, import it from there; issue 14's second part removes it."""
 
 from __future__ import annotations
 
+from companion.component import Component
 
-class Component:
-    def close(self) -> None:  # pragma: no cover - overridden
-        pass
-
-    def __enter__(self) -> Component:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
+__all__ = ["Component"]

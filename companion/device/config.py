@@ -10,6 +10,7 @@ the wrong LED.
 
 from __future__ import annotations
 
+import math
 import os
 import tomllib
 from dataclasses import dataclass, field, fields, replace
@@ -30,6 +31,8 @@ DEFAULT_ALERT_PIN = 26
 DEFAULT_BUZZER_PIN = 18
 DEFAULT_BUTTON_PIN = 23
 USABLE_GPIOS = range(2, 28)
+MIN_CAMERA_SIDE, MAX_CAMERA_SIDE = 160, 4608  # pixels: the calibration's minimum, Camera Module 3's width
+MAINS_FREQUENCIES = (0, 50, 60)
 BUZZER_KINDS = ("tonal", "active")
 
 
@@ -78,6 +81,10 @@ class CameraConfig:
     calibration: str = ""  # calibration JSON ("" = the data directory's calibration.json)
     reconnect_delay: float = 2.0  # seconds between attempts to reopen a lost camera
     max_bad_frames: int = 10  # consecutive unreadable frames before the camera counts as lost
+    resolution: tuple[int, ...] = (640, 480)  # width, height in pixels
+    fps: float = 5.0  # frames per second asked of the camera: the stability gate needs a few
+    mains_hz: int = 50  # the mains frequency lights flicker at (60 in the Americas); 0: no anti-flicker
+    frame_timeout: float = 1.0  # seconds without a frame that count as one bad frame
 
 
 @dataclass(frozen=True)
@@ -106,10 +113,28 @@ class DeviceConfig:
             "hint.time": self.hint.time,
             "camera.reconnect_delay": self.camera.reconnect_delay,
             "camera.max_bad_frames": self.camera.max_bad_frames,
+            "camera.fps": self.camera.fps,
+            "camera.frame_timeout": self.camera.frame_timeout,
         }
         for key, value in positive.items():
-            if value <= 0:
-                raise CompanionError(f"{origin}: {key} must be positive, not {value}")
+            if not math.isfinite(value) or value <= 0:
+                raise CompanionError(f"{origin}: {key} must be a finite number above 0, not {value}")
+        from companion.engine.levels import LEVELS  # here: the engine package is heavy to import
+
+        if self.hint.level.strip().lower() not in LEVELS:
+            raise CompanionError(
+                f"{origin}: hint.level = {self.hint.level!r} is not a level: use {', '.join(LEVELS)}"
+            )
+        width_height = self.camera.resolution
+        if len(width_height) != 2 or not all(
+            MIN_CAMERA_SIDE <= side <= MAX_CAMERA_SIDE for side in width_height
+        ):
+            raise CompanionError(
+                f"{origin}: camera.resolution must be [width, height], each {MIN_CAMERA_SIDE} to "
+                f"{MAX_CAMERA_SIDE} pixels, not {list(width_height)}"
+            )
+        if self.camera.mains_hz not in MAINS_FREQUENCIES:
+            raise CompanionError(f"{origin}: camera.mains_hz must be 50, 60 or 0 (no anti-flicker)")
         if self.panel.double_press >= self.panel.hold_time:
             raise CompanionError(f"{origin}: panel.double_press must be shorter than panel.hold_time")
         return self
@@ -155,6 +180,10 @@ def load_config(path: str | os.PathLike[str] | None) -> DeviceConfig:
         raise CompanionError(f"cannot read configuration file {origin}: {error.strerror}") from None
     except tomllib.TOMLDecodeError as error:
         raise CompanionError(f"configuration file {origin} is not valid TOML: {error}") from None
+    except UnicodeDecodeError as error:
+        raise CompanionError(
+            f"configuration file {origin} is not UTF-8 text (byte {error.start}): save it as UTF-8"
+        ) from None
     return config_from_dict(data, origin)
 
 

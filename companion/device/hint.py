@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from companion.device.component import Component
+from companion.component import Component
 from companion.rules.move import Move
 from companion.rules.position import Position
 

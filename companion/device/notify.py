@@ -15,7 +15,7 @@ import socket
 import time
 from collections.abc import Callable, Mapping
 
-from companion.device.component import Component
+from companion.component import Component
 
 
 class Notifier(Component):

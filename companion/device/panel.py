@@ -16,10 +16,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from companion.component import Component
 from companion.device.button import ButtonGestures, Gesture
-from companion.device.component import Component
 from companion.device.config import DeviceConfig
-from companion.device.scene import BLACK_NAME, WHITE_NAME, Frame, Scene, Timing, frame_at, idle
+from companion.device.scene import BLACK_NAME, WHITE_NAME, PanelOutputs, Scene, Timing, idle, outputs_at
 from companion.errors import CompanionError
 from companion.rules.square import board_squares, square_name
 
@@ -143,21 +143,21 @@ class Panel(Component):
         if self._echo is not None:
             self._echo(scene.describe())
 
-    def render(self) -> Frame:
+    def render(self) -> PanelOutputs:
         """Write the current scene's outputs for this instant to the pins; returns them."""
         with self._lock:
             return self._render_locked()
 
-    def _render_locked(self) -> Frame:
-        frame = frame_at(self._scene, self._clock() - self._shown_at, self._timing)
+    def _render_locked(self) -> PanelOutputs:
+        outputs = outputs_at(self._scene, self._clock() - self._shown_at, self._timing)
         if self.board_size == PANEL_BOARD_SIZE:
-            lit = frame.squares
+            lit = outputs.squares
             self.squares.value = tuple(square_name(sq) in lit for sq in board_squares(PANEL_BOARD_SIZE))
         for side, led in self.turn_leds.items():
-            led.value = side in frame.turn
-        self.alert.value = frame.alert
-        self._sound(frame.tone if self.config.panel.sounds else None)
-        return frame
+            led.value = side in outputs.turn
+        self.alert.value = outputs.alert
+        self._sound(outputs.tone if self.config.panel.sounds else None)
+        return outputs
 
     def _sound(self, tone: str | None) -> None:
         if tone == self._tone:
@@ -170,7 +170,7 @@ class Panel(Component):
             self.buzzer.value = tone is not None
 
     @property
-    def value(self) -> Frame:
+    def value(self) -> PanelOutputs:
         """What the outputs show right now (the contract's ``value``)."""
         return self.render()
 

@@ -7,7 +7,7 @@ placement lights the to-square and tells the size by the number of blinks; an il
 lights the offending squares and sounds a low tone until the board is restored; a win plays
 a tune and lights the line.
 
-Scenes are pure values and ``frame_at`` is a pure function of time, so the pin sequences the
+Scenes are pure values and ``outputs_at`` is a pure function of time, so the pin sequences the
 tests assert are the same on a Pi, in CI and in the embedded default.
 """
 
@@ -227,8 +227,9 @@ def move_squares(move_text: str) -> list[str]:
 
 
 @dataclass(frozen=True)
-class Frame:
-    """What every output does at one instant."""
+class PanelOutputs:
+    """What every output of the panel does at one instant: the lit square LEDs, the lit turn
+    LEDs, the alert LED and the buzzer's note."""
 
     squares: frozenset[str]
     turn: frozenset[str]
@@ -270,12 +271,12 @@ def tone_at(sound: Sound | None, t: float) -> str | None:
     return None
 
 
-def frame_at(scene: Scene, t: float, timing: Timing = Timing()) -> Frame:
+def outputs_at(scene: Scene, t: float, timing: Timing = Timing()) -> PanelOutputs:
     """The outputs ``t`` seconds after ``scene`` was shown."""
     while scene.seconds is not None and scene.after is not None and t >= scene.seconds:
         t -= scene.seconds
         scene = scene.after
-    return Frame(
+    return PanelOutputs(
         squares=frozenset(sq for sq, light in scene.squares.items() if light_at(light, t, timing)),
         turn=frozenset(side for side, light in scene.turn.items() if light_at(light, t, timing)),
         alert=light_at(scene.alert, t, timing),

@@ -15,7 +15,7 @@ from typing import Protocol
 
 import numpy as np
 
-from companion.device.component import Component
+from companion.component import Component
 from companion.device.scenario import Board, Press, Scenario, Shot, board_of
 from companion.rules.position import Position
 from companion.rules.square import square_name

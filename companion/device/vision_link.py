@@ -5,6 +5,7 @@ for the embedded default, the synthetic scene renderer behind the simulated tabl
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Callable
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from companion.device.config import CameraConfig
 from companion.device.scenario import Shot
 from companion.device.simulate import tops_of
 from companion.errors import CompanionError
@@ -22,7 +24,8 @@ from companion.vision.gate import StabilityGate
 from companion.vision.geometry import BoardLayout
 from companion.vision.observation import Observation
 from companion.vision.reader import BoardReader
-from companion.vision.sources import FrameSource, open_source
+from companion.vision.sources import PI_CAMERA_ADVICE, ExposureLock, FrameSource, open_source
+from companion.vision.synth import Top
 
 log = logging.getLogger("gobblet-companion.vision")
 
@@ -70,7 +73,8 @@ class SynthRenderer:
         self.size = variant.size
 
     def render(self, shot: Shot, index: int) -> np.ndarray:
-        return self.scene.render(tops_of(shot.board), hand=shot.hand is not None)
+        tops: dict[str, Top] = dict(tops_of(shot.board))
+        return self.scene.render(tops, hand=shot.hand is not None)
 
     def observer(self) -> Observe:
         return reader_observer(
@@ -78,19 +82,94 @@ class SynthRenderer:
         )
 
 
-def camera_opener(source: str, on_pi: bool = True) -> Callable[[], FrameSource]:
+LOCK_FORMAT = "gobblet-companion/camera-lock"
+
+
+class ExposureStore:
+    """The Pi camera's exposure, white balance and focus, saved beside the calibration they
+    belong to (``camera.json``, keyed by the calibration's time stamp), so every open of the
+    camera shows the board as the calibration saw it; a new calibration settles them again."""
+
+    def __init__(self, path: Path, calibration_id: str | None = None) -> None:
+        self.path = path
+        self.calibration_id = calibration_id  # the calibration in use ("created"), None: none yet
+        self.current: ExposureLock | None = None
+
+    def saved(self) -> ExposureLock | None:
+        """The lock saved for the calibration in use, or None (settle and save a new one)."""
+        if self.calibration_id is None:
+            return None
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            if data.get("format") != LOCK_FORMAT or data.get("calibration") != self.calibration_id:
+                return None
+            return ExposureLock.from_json(data["lock"])
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+            log.warning(
+                "ignoring the saved camera settings %s (%s): they are settled again", self.path, error
+            )
+            return None
+
+    def save(self, lock: ExposureLock) -> None:
+        """Keep ``lock`` as the settings of the calibration in use (a write that fails is said
+        in the journal; the camera works on, it only settles again at the next start)."""
+        self.current = lock
+        data = {"format": LOCK_FORMAT, "calibration": self.calibration_id or "", "lock": lock.to_json()}
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        except OSError as error:
+            log.warning("cannot save the camera settings to %s: %s", self.path, error.strerror or error)
+
+    def adopt(self, calibration_id: str) -> None:
+        """A calibration was just made with the camera as it is: its settings are the current ones."""
+        self.calibration_id = calibration_id
+        if self.current is not None:
+            self.save(self.current)
+
+
+def camera_opener(
+    source: str,
+    on_pi: bool = True,
+    camera: CameraConfig | None = None,
+    exposure: ExposureStore | None = None,
+) -> Callable[[], FrameSource]:
     """What ``camera.source`` names: ``auto`` (the Pi camera), ``pi``, a camera index
-    (``0``) or a video file. Opened on every (re)connect."""
+    (``0``) or a video file, with the configured resolution and frame rate. Opened on every
+    (re)connect; the Pi camera re-applies the settings saved with the calibration."""
     spec = "pi" if source == "auto" else source
     if spec == "pi" and not on_pi:
         raise CompanionError(
             "camera.source = auto/pi needs the Raspberry Pi camera; name a camera index or a video file"
         )
+    settings = camera or CameraConfig()
+    resolution = (int(settings.resolution[0]), int(settings.resolution[1]))
 
     def open_camera() -> FrameSource:
-        return open_source(spec)
+        if spec != "pi":
+            return open_source(spec, resolution=resolution, fps=settings.fps)
+        return open_source(
+            "pi",
+            resolution=resolution,
+            fps=settings.fps,
+            mains_hz=settings.mains_hz,
+            frame_timeout=settings.frame_timeout,
+            lock=exposure.saved() if exposure is not None else None,
+            on_locked=exposure.save if exposure is not None else None,
+        )
 
     return open_camera
+
+
+def camera_advice(source: str) -> str:
+    """What to do when this camera is lost."""
+    if source in ("auto", "pi"):
+        return PI_CAMERA_ADVICE
+    if source.isascii() and source.isdigit():
+        return "check the camera's USB cable (it can be unplugged and plugged in again)"
+    return "check the video file"
 
 
 class BoardObserver:
@@ -107,21 +186,24 @@ class BoardObserver:
         variant: Variant,
         retry_seconds: float = 5.0,
         clock: Callable[[], float] = time.time,
+        on_calibrated: Callable[[str], None] | None = None,
     ) -> None:
         self.path = calibration
         self.variant = variant
         self.retry_seconds = retry_seconds
         self._clock = clock
+        self._on_calibrated = on_calibrated
         self._next_try = float("-inf")
         self._observe: Observe | None = None
         self.fault: str | None = None
+        self.calibration_id: str | None = None  # the calibration's time stamp, when there is one
         if calibration.exists():
             self._use(Calibration.load(calibration, variant.size))
         else:
             self.fault = f"no calibration at {calibration}: show the empty board with its four markers"
-            log.warning("%s", self.fault)
 
     def _use(self, calibration: Calibration) -> None:
+        self.calibration_id = calibration.created or str(self.path)
         reader = BoardReader(calibration, self.variant.size)
         self._observe = reader_observer(reader, StabilityGate(HOLD_SECONDS, MIN_FRAMES), self._clock)
         self.fault = None
@@ -130,6 +212,8 @@ class BoardObserver:
         if self._observe is not None:
             return self._observe(frame, timestamp)
         if self._clock() >= self._next_try:
+            if self._next_try == float("-inf"):  # said once, when the camera's first frame comes
+                log.warning("%s", self.fault)
             self._next_try = self._clock() + self.retry_seconds
             self._calibrate(frame)
         return None
@@ -145,3 +229,5 @@ class BoardObserver:
             return
         log.warning("calibrated from the empty board; saved %s", self.path)
         self._use(calibration)
+        if self._on_calibrated is not None and self.calibration_id is not None:
+            self._on_calibrated(self.calibration_id)

@@ -10,27 +10,33 @@ keeps everything that happened, takebacks and illegal moves included, in order.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
-from companion.device.component import Component
+from companion import __version__
+from companion.component import Component
 from companion.errors import CompanionError
 from companion.reconciler.events import Event
 from companion.rules.fen import PositionSyntaxError
 from companion.rules.game import Game
 from companion.rules.move import Move, MoveError
 from companion.rules.position import Position
-from companion.rules.record import _apply_result as apply_result
+from companion.rules.record import apply_result
 from companion.rules.variant import Variant, VariantError
 
-SCHEMA_VERSION = 1
-SCHEMA = """
+SCHEMA_VERSION = 2
+MIGRATIONS: dict[int, str] = {
+    # 0 -> 1: the first schema
+    1: """
 CREATE TABLE IF NOT EXISTS games (
     id             INTEGER PRIMARY KEY,
     variant        TEXT NOT NULL,
@@ -67,7 +73,42 @@ CREATE TABLE IF NOT EXISTS snapshots (
     jpeg    BLOB NOT NULL,
     PRIMARY KEY (game_id, ply)
 );
-"""
+""",
+    # 1 -> 2: which program version logged a game (a bug report can say which release
+    # refereed it); resuming looks up the unfinished games of a table by an index.
+    2: """
+ALTER TABLE games ADD COLUMN program TEXT;
+CREATE INDEX IF NOT EXISTS games_unfinished ON games (place, ended);
+""",
+}
+"""``MIGRATIONS[n]`` takes a log from schema version ``n - 1`` to ``n``; each runs in one
+transaction with its ``user_version`` bump, so a log is always at one version or the next.
+A schema change is a new entry here, never an edit of an old one."""
+MAX_ROW_ID = 2**63 - 1
+
+
+class LogError(CompanionError):
+    """The game log cannot be used; the subclass says why, the message what to do."""
+
+
+class LogDamagedError(LogError):
+    """The file is not a readable SQLite database any more (or fails its integrity check)."""
+
+
+class LogReadOnlyError(LogError):
+    """The file or its folder cannot be written (a read-only mount, or permissions)."""
+
+
+class LogFullError(LogError):
+    """The disk holding the log is full."""
+
+
+class LogNewerError(LogError):
+    """The log was written by a newer version of the program."""
+
+
+class UnreplayableGameError(LogError):
+    """A stored game whose moves no longer replay (hand-edited, or from a buggy version)."""
 
 
 @dataclass(frozen=True)
@@ -108,38 +149,67 @@ class GameStore(Component):
     """The SQLite file; every method is one short transaction."""
 
     def __init__(self, path: str | Path, *, create: bool = True) -> None:
+        """``create=True`` (the device): open for writing, making the file or upgrading its
+        schema as needed. ``create=False`` (``games list|show|export``): open read-only, so a
+        reader never writes, and works on a full disk or a read-only mount."""
         self.path = Path(path)
+        self.read_only = not create
         if not create and not self.path.exists():
             raise CompanionError(
                 f"no game log at {self.path}: play a game with `gobblet-companion run` first"
             )
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, timeout=5.0, isolation_level=None, check_same_thread=False)
+            self._db = self._connect_read_only() if self.read_only else self._connect()
         except (OSError, sqlite3.Error) as error:
-            raise CompanionError(f"cannot open the game log {self.path}: {error}") from None
+            raise log_error(self.path, error, "opening it") from None
         try:
             self._prepare()
-        except sqlite3.DatabaseError as error:
+        except (OSError, sqlite3.Error) as error:
             self._db.close()
-            raise CompanionError(
-                f"the game log {self.path} is damaged ({error}); move it aside and a new one is made"
-            ) from None
+            raise log_error(self.path, error, "opening it") from None
+        except LogError:
+            self._db.close()
+            raise
+
+    def _connect(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        return sqlite3.connect(self.path, timeout=5.0, isolation_level=None, check_same_thread=False)
+
+    def _connect_read_only(self) -> sqlite3.Connection:
+        """``mode=ro``; on a read-only folder, where SQLite cannot make the WAL's shared-memory
+        file, ``immutable=1`` (nothing can write there, so nothing can change under us)."""
+        uri = self.path.resolve().as_uri()
+        db = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=5.0, check_same_thread=False)
+        try:
+            db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            return db
+        except sqlite3.OperationalError:
+            db.close()
+            if not _folder_read_only(self.path):
+                raise
+        return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, check_same_thread=False)
 
     def _prepare(self) -> None:
         db = self._db
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise LogNewerError(
+                f"the game log {self.path} was written by a newer gobblet-companion (schema {version}, "
+                f"this program reads up to {SCHEMA_VERSION}): upgrade the program"
+            )
+        if self.read_only:
+            if version == 0:
+                raise LogDamagedError(f"{self.path} is not a gobblet-companion game log (no schema)")
+            return  # every reader's query works on every schema from 1 on
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=FULL")
         db.execute("PRAGMA foreign_keys=ON")
-        version = db.execute("PRAGMA user_version").fetchone()[0]
-        if version > SCHEMA_VERSION:
-            raise sqlite3.DatabaseError(
-                f"schema version {version} is newer than this program's {SCHEMA_VERSION}"
+        if version and db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
+            raise LogDamagedError(
+                f"the game log {self.path} is damaged (its integrity check failed); "
+                "move it aside and a new one is made"
             )
-        if db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
-            raise sqlite3.DatabaseError("quick_check failed")
-        db.executescript(SCHEMA)  # idempotent; executescript commits on its own
-        db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        migrate(db, version)
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -149,12 +219,10 @@ class GameStore(Component):
             yield db
             db.execute("COMMIT")
         except sqlite3.Error as error:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise CompanionError(f"game log {self.path}: {error}") from None
+            _rollback(db)
+            raise log_error(self.path, error, "writing to it") from None
         except BaseException:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
+            _rollback(db)
             raise
 
     def close(self) -> None:
@@ -174,8 +242,8 @@ class GameStore(Component):
     ) -> int:
         with self._transaction() as db:
             cursor = db.execute(
-                "INSERT INTO games (variant, white, black, place, started, start_position) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO games (variant, white, black, place, started, start_position, program) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (
                     variant,
                     white,
@@ -183,6 +251,7 @@ class GameStore(Component):
                     place,
                     started if started is not None else time.time(),
                     start_position,
+                    f"gobblet-companion {__version__}",
                 ),
             )
         return int(cursor.lastrowid or 0)
@@ -259,7 +328,9 @@ class GameStore(Component):
         return [GameRow(*row) for row in rows]
 
     def game(self, game_id: int) -> GameRow:
-        rows = self._query(f"SELECT {_GAME_COLUMNS} FROM games g WHERE g.id = ?", (game_id,))
+        rows = []
+        if 0 <= game_id <= MAX_ROW_ID:  # an id SQLite cannot hold is no game's
+            rows = self._query(f"SELECT {_GAME_COLUMNS} FROM games g WHERE g.id = ?", (game_id,))
         if not rows:
             raise CompanionError(
                 f"no game {game_id} in {self.path}: `gobblet-companion games list` shows the ids"
@@ -282,9 +353,19 @@ class GameStore(Component):
         )
         return [MoveRow(*row) for row in rows]
 
-    def events(self, game_id: int) -> list[Event]:
-        rows = self._query("SELECT data FROM events WHERE game_id = ? ORDER BY id", (game_id,))
-        return [Event.from_json(json.loads(data)) for (data,) in rows]
+    def events(self, game_id: int, damaged: list[str] | None = None) -> list[Event]:
+        """The game's events in order. A row that no longer reads (bad JSON, an unknown event
+        type: a hand edit, or a newer program's event) is skipped and, when ``damaged`` is
+        given, described there, so one bad row does not hide the rest."""
+        rows = self._query("SELECT id, data FROM events WHERE game_id = ? ORDER BY id", (game_id,))
+        events = []
+        for row_id, data in rows:
+            try:
+                events.append(Event.from_json(json.loads(data)))
+            except (ValueError, TypeError, KeyError, AttributeError) as error:
+                if damaged is not None:
+                    damaged.append(f"event row {row_id} does not read ({type(error).__name__}: {error})")
+        return events
 
     def snapshot(self, game_id: int, ply: int) -> bytes | None:
         rows = self._query("SELECT jpeg FROM snapshots WHERE game_id = ? AND ply = ?", (game_id, ply))
@@ -293,40 +374,63 @@ class GameStore(Component):
     def _query(self, sql: str, params: tuple = ()) -> list[tuple]:
         try:
             return self._db.execute(sql, params).fetchall()
-        except sqlite3.Error as error:
-            raise CompanionError(f"game log {self.path}: {error}") from None
+        except (sqlite3.Error, OverflowError) as error:
+            raise log_error(self.path, error, "reading it") from None
 
     # ----- games back from the log --------------------------------------------------------
 
     def load_game(self, game_id: int) -> Game:
-        """Replay a stored game: the full position, every hidden cup included, with time stamps."""
+        """Replay a stored game: the full position, every hidden cup included, with time stamps.
+        A game that does not replay raises ``UnreplayableGameError`` naming the game and why."""
         row = self.game(game_id)
+        moves = self.moves(game_id)
         try:
-            start = Position.from_text(row.start_position) if row.start_position else None
-            variant = start.variant if start is not None else Variant.from_spec(row.variant)
-        except (VariantError, PositionSyntaxError) as error:
-            raise CompanionError(f"game {game_id} in {self.path}: {error}") from None
-        game = Game(variant, start=start, headers=headers_of(row))
-        for stored in self.moves(game_id):
-            try:
-                game.push(Move.from_text(stored.move), stored.timestamp)
-            except MoveError as error:
-                raise CompanionError(f"game {game_id} in {self.path}, ply {stored.ply}: {error}") from None
-            if game.position.text() != stored.position:
-                raise CompanionError(
-                    f"game {game_id} in {self.path}, ply {stored.ply}: "
-                    "the stored position does not follow from the moves"
-                )
-        _apply_stored_ending(game, row)
-        return game
+            return _replay(row, moves)
+        except UnreplayableGameError as error:
+            raise UnreplayableGameError(f"game {game_id} in {self.path} does not replay: {error}") from None
+        except (CompanionError, ValueError, TypeError, OverflowError, OSError) as error:
+            raise UnreplayableGameError(
+                f"game {game_id} in {self.path} does not replay: {type(error).__name__}: {error}"
+            ) from None
+
+
+def _replay(row: GameRow, moves: list[MoveRow]) -> Game:
+    try:
+        start = Position.from_text(row.start_position) if row.start_position else None
+        variant = start.variant if start is not None else Variant.from_spec(row.variant)
+    except (VariantError, PositionSyntaxError) as error:
+        raise UnreplayableGameError(str(error)) from None
+    game = Game(variant, start=start, headers=headers_of(row))
+    for stored in moves:
+        try:
+            game.push(Move.from_text(str(stored.move)), _time_or_none(stored.timestamp))
+        except MoveError as error:
+            raise UnreplayableGameError(f"ply {stored.ply}: {error}") from None
+        if game.position.text() != stored.position:
+            raise UnreplayableGameError(
+                f"ply {stored.ply}: the stored position does not follow from the moves"
+            )
+    _apply_stored_ending(game, row)
+    return game
+
+
+def _time_or_none(value: object) -> float | None:
+    """A stored time stamp, or None for one that is not a time (a hand-edited row): the move
+    is kept without its time rather than the game being lost."""
+    try:
+        stamp = float(value)  # type: ignore[arg-type]
+        datetime.fromtimestamp(stamp, UTC)
+    except (TypeError, ValueError, OverflowError, OSError):
+        return None
+    return stamp
 
 
 def headers_of(row: GameRow) -> dict[str, str]:
-    headers = {
-        "White": row.white,
-        "Black": row.black,
-        "Date": datetime.fromtimestamp(row.started).strftime("%Y.%m.%d"),
-    }
+    headers = {"White": str(row.white), "Black": str(row.black)}
+    try:
+        headers["Date"] = datetime.fromtimestamp(row.started).strftime("%Y.%m.%d")
+    except (TypeError, ValueError, OverflowError, OSError):
+        headers["Date"] = "????.??.??"  # a start time that is not a time: the record says unknown
     if row.place:
         headers["Place"] = row.place
     return headers
@@ -337,3 +441,68 @@ def _apply_stored_ending(game: Game, row: GameRow) -> None:
     reader already knows how to apply them from a result and a termination."""
     if row.finished and not game.is_over() and row.result != "*":
         apply_result(game, row.result, row.termination)
+
+
+# ----- schema and errors ----------------------------------------------------------------------
+
+
+def migrate(db: sqlite3.Connection, version: int) -> None:
+    """Bring a log at schema ``version`` to ``SCHEMA_VERSION``, one migration at a time, each
+    in its own transaction with its version bump (a power cut leaves a whole version)."""
+    for target in range(version + 1, SCHEMA_VERSION + 1):
+        try:
+            db.executescript(
+                f"BEGIN IMMEDIATE;\n{MIGRATIONS[target]}\nPRAGMA user_version = {target};\nCOMMIT;"
+            )
+        except sqlite3.Error:
+            _rollback(db)
+            raise
+
+
+def _rollback(db: sqlite3.Connection) -> None:
+    if db.in_transaction:
+        with contextlib.suppress(sqlite3.Error):
+            db.execute("ROLLBACK")
+
+
+def _folder_read_only(path: Path) -> bool:
+    """The folder holding ``path`` is on a read-only mount or cannot be written by us."""
+    folder = path.parent if path.parent.exists() else Path(path.anchor or ".")
+    try:
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return True
+    except OSError:
+        return False
+    return not os.access(folder, os.W_OK)
+
+
+def log_error(path: Path, error: BaseException, doing: str) -> LogError:
+    """What really went wrong with the log at ``path``, as the ``LogError`` that says it: a full
+    disk and a read-only folder are not a damaged log, and must not be reported as one."""
+    name = str(getattr(error, "sqlite_errorname", "") or "")
+    number = getattr(error, "errno", None)
+    text = str(error)
+    if name.startswith("SQLITE_FULL") or number == errno.ENOSPC or "disk is full" in text:
+        return LogFullError(
+            f"the disk holding the game log {path} is full ({doing}): free some space; the log is kept"
+        )
+    if (
+        name.startswith("SQLITE_READONLY")
+        or number in (errno.EROFS, errno.EACCES, errno.EPERM)
+        or (name.startswith("SQLITE_CANTOPEN") and _folder_read_only(path))
+    ):
+        return LogReadOnlyError(
+            f"the game log {path} cannot be written ({doing}): its disk or folder is read-only "
+            "(mounted read-only, or the wrong owner)"
+        )
+    if name in ("SQLITE_CORRUPT", "SQLITE_NOTADB") or "malformed" in text or "not a database" in text:
+        return LogDamagedError(
+            f"the game log {path} is damaged ({text}); move it aside and a new one is made"
+        )
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+        return LogError(f"the game log {path} is locked by another program ({doing}): try again")
+    if name.startswith("SQLITE_IOERR") or number == errno.EIO:
+        return LogError(
+            f"input/output error on the disk holding the game log {path} ({doing}): check the SD card"
+        )
+    return LogError(f"game log {path} ({doing}): {text}")

@@ -4,8 +4,15 @@ The vocabulary follows python-chess: named constants and small helpers (``parse_
 ``square_name``), ``Move`` values, a ``Position`` with ``legal_moves``, ``push``/``pop`` and
 ``outcome()``, and a ``Game`` that adds the record's headers, time stamps, agreed draws and
 resignation. Text formats live in ``fen`` (positions) and ``record`` (games).
+
+The fast layer is public too, in modules of its own: ``codes`` (what a move code and a piece
+code hold: ``MoveCode``, ``encode_placement``, ``code_to``, ...), ``reserves`` (external
+stacks and their interned table) and ``tables`` (a variant's line tables); ``Position`` shows
+its bitboards and stacks through read-only accessors (``piece_stacks``, ``tops_mask``, ...).
 """
 
+from companion.rules import codes, fen
+from companion.rules.codes import MoveCode, PieceCode
 from companion.rules.game import Game
 from companion.rules.move import (
     AmbiguousMoveError,
@@ -23,6 +30,7 @@ from companion.rules.square import (
     COLOR_NAMES,
     WHITE,
     Color,
+    Piece,
     Square,
     board_squares,
     color_name,
@@ -36,10 +44,6 @@ from companion.rules.square import (
 )
 from companion.rules.variant import PRESETS, VARIANT_NAMES, GobbleRule, Variant, VariantError
 
-# The position text format is loaded with the rules (``Position.text`` imports it inside,
-# since ``fen`` imports ``position``): its first use then costs nothing, wherever it is.
-from companion.rules import fen  # isort: skip
-
 __all__ = [
     "BLACK",
     "COLOR_NAMES",
@@ -52,15 +56,19 @@ __all__ = [
     "GobbleRule",
     "IllegalMoveError",
     "Move",
+    "MoveCode",
     "MoveError",
     "MoveSyntaxError",
     "Outcome",
+    "Piece",
+    "PieceCode",
     "Position",
     "Square",
     "Termination",
     "Variant",
     "VariantError",
     "board_squares",
+    "codes",
     "color_name",
     "fen",
     "opponent",

@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import dataclass
+from typing import Protocol
 
 from companion.errors import CompanionError
-from companion.rules.position import Piece, Position, Reserve, canonical_reserve
-from companion.rules.square import BLACK, WHITE, Square, square, square_name
+from companion.rules.reserves import Reserve, canonical_reserve
+from companion.rules.square import BLACK, WHITE, Color, Piece, Square, square, square_name
 from companion.rules.variant import Variant, VariantError, stack_text
 
 _PIECE = re.compile(r"([WB])([1-9])")
@@ -33,8 +35,33 @@ class PositionSyntaxError(CompanionError, ValueError):
     """A position text that is malformed or describes an impossible position."""
 
 
-def position_text(position: Position) -> str:
-    size = position.size
+class PositionLike(Protocol):
+    """What the text is written from (a ``Position``: this module does not import it, so the
+    position can import the text format)."""
+
+    @property
+    def variant(self) -> Variant: ...
+    @property
+    def turn(self) -> Color: ...
+    @property
+    def ply(self) -> int: ...
+    def stack(self, sq: Square) -> tuple[Piece, ...]: ...
+    def reserve(self, color: Color) -> Reserve: ...
+
+
+@dataclass(frozen=True)
+class PositionParts:
+    """A parsed position text: what ``Position.from_parts`` builds a position from."""
+
+    variant: Variant
+    stacks: dict[Square, list[Piece]]
+    reserves: tuple[Reserve, Reserve]
+    turn: Color
+    ply: int
+
+
+def position_text(position: PositionLike) -> str:
+    size = position.variant.size
     ranks = []
     for rank in reversed(range(size)):
         tokens: list[str] = []
@@ -67,7 +94,9 @@ def _reserve_text(reserve: Reserve) -> str:
     return ".".join(stack_text(stack) for stack in reserve) or "-"
 
 
-def parse_position(text: str) -> Position:
+def parse_position_text(text: str) -> PositionParts:
+    """The parts of a position text, checked: ``PositionSyntaxError`` says what is wrong with
+    a malformed text or an impossible position (``Position.from_text`` builds it)."""
     fields = text.split()
     if len(fields) not in (5, 6):
         raise PositionSyntaxError(
@@ -88,7 +117,7 @@ def parse_position(text: str) -> Position:
             raise PositionSyntaxError(f"position text: ply must be a number, not {fields[5]!r}")
         ply = int(fields[5])
     _check_piece_counts(variant, stacks, reserves)
-    return Position.from_parts(variant, stacks, reserves, WHITE if fields[2] == "w" else BLACK, ply)
+    return PositionParts(variant, stacks, reserves, WHITE if fields[2] == "w" else BLACK, ply)
 
 
 def _parse_board(text: str, size: int) -> dict[Square, list[Piece]]:
@@ -164,5 +193,5 @@ def _check_piece_counts(
             raise PositionSyntaxError(f"position text: {square_name(sq)} is off the board")
 
 
-def _count_text(counts: Counter) -> str:
+def _count_text(counts: Counter[int]) -> str:
     return " ".join(f"{counts[s]}x{s}" for s in sorted(counts, reverse=True)) or "none"

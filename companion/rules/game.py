@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from companion.rules.move import IllegalMoveError, Move
 from companion.rules.outcome import Outcome, Termination
-from companion.rules.position import Position
+from companion.rules.position import LegalMoveView, Position
 from companion.rules.square import Color, Square, color_name, square_name
 from companion.rules.variant import CLASSIC, Variant
 
@@ -49,7 +49,8 @@ class Game:
         return len(self.played)
 
     @property
-    def legal_moves(self):
+    def legal_moves(self) -> LegalMoveView | tuple[Move, ...]:
+        """The position's legal moves; none once the game ended off the board."""
         return () if self._ending is not None else self.position.legal_moves
 
     def outcome(self) -> Outcome | None:
@@ -120,8 +121,9 @@ class Game:
         """End the game off the board: an agreed draw, a resignation or a touch-rule forfeit."""
         if outcome.termination not in OFF_BOARD_ENDINGS:
             raise IllegalMoveError(f"{outcome.termination} is decided on the board, not declared")
-        if self.is_over():
-            raise IllegalMoveError(f"the game is already over ({self.outcome().reason})")  # type: ignore[union-attr]
+        ended = self.outcome()
+        if ended is not None:
+            raise IllegalMoveError(f"the game is already over ({ended.reason})")
         self._ending = outcome
         return outcome
 

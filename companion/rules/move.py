@@ -3,13 +3,15 @@
 Placement ``4a1`` (size, then square); where two external stacks show the same size but hold
 different pieces (custom stack sets only) the stack is named: ``4(2)a1`` is a 4 from external
 stack 2, stacks numbered from 1 in the order the position text lists them. A move on the board
-is ``a1-c3``; ``a1c3`` is accepted on input.
+is ``a1-c3``; ``a1c3`` is accepted on input. The two are two kinds of ``Move``,
+``Placement`` and ``BoardMove``.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from companion.errors import CompanionError
 from companion.rules.square import Square, SquareSyntaxError, parse_square, square_name
@@ -31,33 +33,46 @@ class AmbiguousMoveError(MoveError):
     """A placement that fits more than one external stack holding different pieces."""
 
 
-_PLACEMENT = re.compile(r"^([1-9])(?:\((\d+)\))?([a-p]\d{1,2})$")
-_BOARD_MOVE = re.compile(r"^([a-p]\d{1,2})-?([a-p]\d{1,2})$")
+_PLACEMENT = re.compile(r"^([1-9])(?:\((\d+)\))?([a-p]\d{1,2})$", re.ASCII)
+_BOARD_MOVE = re.compile(r"^([a-p]\d{1,2})-?([a-p]\d{1,2})$", re.ASCII)
 
 
-@dataclass(frozen=True, slots=True)
 class Move:
-    """A placement from an external stack (``from_square`` is None) or a move on the board."""
+    """A move: a ``Placement`` from an external stack or a ``BoardMove`` on the board.
 
-    to_square: Square
-    from_square: Square | None = None
-    size: int | None = None  # placements only: the size taken from a stack
-    stack: int | None = None  # placements only, when it must be named: 1-based external stack
+    Two kinds, as their fields differ: a placement has a size (and sometimes names its
+    stack) but no origin, a board move an origin but no size. ``isinstance(move, Placement)``
+    (or ``move.is_placement``) tells them apart; every move also answers ``from_square``,
+    ``size`` and ``stack``, None where the kind has none. Moves are small immutable values,
+    equal when they are the same move, and their text round-trips exactly."""
 
-    @classmethod
-    def place(cls, size: int, to_square: Square, stack: int | None = None) -> Move:
-        return cls(to_square=to_square, size=size, stack=stack)
+    __slots__ = ()
 
-    @classmethod
-    def board(cls, from_square: Square, to_square: Square) -> Move:
-        return cls(to_square=to_square, from_square=from_square)
+    if TYPE_CHECKING:  # the fields both kinds answer (defined by each kind)
+
+        @property
+        def to_square(self) -> Square: ...
+        @property
+        def from_square(self) -> Square | None: ...
+        @property
+        def size(self) -> int | None: ...
+        @property
+        def stack(self) -> int | None: ...
+
+    @staticmethod
+    def place(size: int, to_square: Square, stack: int | None = None) -> Placement:
+        return Placement(to_square, size, stack)
+
+    @staticmethod
+    def board(from_square: Square, to_square: Square) -> BoardMove:
+        return BoardMove(to_square, from_square)
 
     @property
     def is_placement(self) -> bool:
-        return self.from_square is None
+        return isinstance(self, Placement)
 
-    @classmethod
-    def from_text(cls, text: str) -> Move:
+    @staticmethod
+    def from_text(text: str) -> Move:
         """Parse ``4a1``, ``4(2)a1``, ``a1-c3`` or ``a1c3``; raise ``MoveSyntaxError`` otherwise."""
         token = text.strip().lower()
         try:
@@ -65,9 +80,9 @@ class Move:
                 stack = int(match.group(2)) if match.group(2) else None
                 if stack == 0:
                     raise MoveSyntaxError(f"{text!r}: external stacks are numbered from 1")
-                return cls.place(int(match.group(1)), parse_square(match.group(3)), stack)
+                return Move.place(int(match.group(1)), parse_square(match.group(3)), stack)
             if match := _BOARD_MOVE.match(token):
-                return cls.board(parse_square(match.group(1)), parse_square(match.group(2)))
+                return Move.board(parse_square(match.group(1)), parse_square(match.group(2)))
         except SquareSyntaxError as error:
             raise MoveSyntaxError(f"{text!r} is not a move: {error}") from None
         raise MoveSyntaxError(
@@ -76,16 +91,50 @@ class Move:
         )
 
     def text(self) -> str:
-        if self.from_square is None:
-            stack = f"({self.stack})" if self.stack is not None else ""
-            return f"{self.size}{stack}{square_name(self.to_square)}"
-        return f"{square_name(self.from_square)}-{square_name(self.to_square)}"
+        raise NotImplementedError
 
     def __str__(self) -> str:
         return self.text()
 
     def __repr__(self) -> str:
         return f"Move.from_text({self.text()!r})"
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Placement(Move):
+    """A piece of ``size`` taken from an external stack and put on ``to_square``; ``stack``
+    (1-based) only where two stacks show that size but hold different pieces."""
+
+    to_square: Square
+    size: int
+    stack: int | None = None
+
+    @property
+    def from_square(self) -> None:
+        return None
+
+    def text(self) -> str:
+        stack = f"({self.stack})" if self.stack is not None else ""
+        return f"{self.size}{stack}{square_name(self.to_square)}"
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class BoardMove(Move):
+    """The top piece of ``from_square`` lifted and put on ``to_square``."""
+
+    to_square: Square
+    from_square: Square
+
+    @property
+    def size(self) -> None:
+        return None
+
+    @property
+    def stack(self) -> None:
+        return None
+
+    def text(self) -> str:
+        return f"{square_name(self.from_square)}-{square_name(self.to_square)}"
 
 
 def parse_moves(text: str) -> list[Move]:

@@ -1,23 +1,38 @@
 """A Gobblet position: every stack, hidden pieces included, both players' external stacks,
 the side to move, and a move stack for push/pop.
 
-Two interfaces over one state. The public one speaks ``Move`` values (``legal_moves``,
-``check``, ``push``, ``pop``). The fast one speaks ``int`` move codes (``legal_codes``,
-``push_code``, ``pop_code``, ``count_moves``) for perft and the search, which make and
-unmake hundreds of thousands of moves a second. Codes are only meaningful in the position
-that produced them (placements name a stack by its index in the current external stacks).
+Two interfaces over one state, as python-chess has ``pieces()`` beside ``pieces_mask()``. The
+public one speaks ``Move`` values (``legal_moves``, ``check``, ``push``, ``pop``). The fast
+one speaks ``int`` move codes (``legal_codes``, ``push_code``, ``pop_code``, ``count_moves``,
+``winning_codes``) for perft, the engine's search and the reconciler, which make and unmake
+hundreds of thousands of moves a second; ``codes.py`` says what a code holds. Codes are only
+meaningful in the position that produced them (placements name a stack by its index in the
+current external stacks).
 
-Bitboards use the square numbers of ``square.py``: per colour, the squares whose top piece
-is that colour; per size, the squares whose top piece has that size. A stack is a list of
-piece codes ``size << 1 | colour``, bottom first.
+The state the fast interface reads is public too, read only: ``piece_stacks`` (every square's
+stack as piece codes ``size << 1 | colour``, bottom first), ``tops_mask(color)`` and
+``size_tops_mask(size)`` (bitboards over the square numbers of ``square.py``), ``hash``,
+``reserve_ids`` (the interned external stacks of ``reserves.py``), ``tables`` (the variant's
+line tables of ``tables.py``), ``last_code`` and ``line_decided``.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
-from functools import cache
 
+from companion.rules.codes import (
+    BOARD_FLAG,
+    MoveCode,
+    PieceCode,
+    code_from,
+    code_size,
+    code_stack,
+    code_to,
+    encode_board_move,
+    encode_placement,
+    is_board_move,
+)
+from companion.rules.fen import parse_position_text, position_text
 from companion.rules.geometry import (
     ZOBRIST,
     ZOBRIST_BLACK_TO_MOVE,
@@ -26,211 +41,64 @@ from companion.rules.geometry import (
     reserve_key,
     squares_of,
 )
-from companion.rules.move import AmbiguousMoveError, IllegalMoveError, Move
+from companion.rules.move import AmbiguousMoveError, BoardMove, IllegalMoveError, Move, Placement
 from companion.rules.outcome import Outcome, Termination
+from companion.rules.reserves import (
+    PLACEMENT_OPTIONS,
+    RESERVE_KEYS,
+    RESERVES,
+    TAKES,
+    Reserve,
+    ReserveId,
+    canonical_reserve,
+    placement_options,
+    reserve_id,
+    take,
+    take_from_reserve,
+)
 from companion.rules.square import (
     BLACK,
     WHITE,
     Color,
+    Piece,
     Square,
     color_name,
     on_board,
     square_name,
 )
-from companion.rules.variant import CLASSIC, GobbleRule, Stack, Variant
+from companion.rules.tables import CACHE_LIMIT, LineTables, VariantTables, tables_for
+from companion.rules.variant import CLASSIC, GobbleRule, Variant
 
-Reserve = tuple[Stack, ...]  # one player's external stacks in canonical order
-Piece = tuple[Color, int]  # (colour, size)
-
-BOARD_FLAG = 1 << 20
 NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+LineResult = tuple[Termination, Color, tuple[Square, ...]]  # a full line at the end of a turn
+PositionKey = tuple[str, Color, tuple[tuple[PieceCode, ...], ...], tuple[Reserve, ...]]
 
+# Names this module held before the fast layer had public modules of its own (codes,
+# reserves, tables). The engine and the reconciler still import some of them; issue 14's
+# second part switches them to the public names and removes these aliases.
+_RESERVES = RESERVES
+_RESERVE_OPTIONS = PLACEMENT_OPTIONS
+_RESERVE_KEYS = RESERVE_KEYS
+_TAKES = TAKES
+_take = take
+_reserve_id = reserve_id
+_Tables = VariantTables
+_tables_for = tables_for
 
-def encode_placement(size: int, stack_index: int, to_square: Square) -> int:
-    return to_square | size << 8 | stack_index << 12
-
-
-def encode_board_move(from_square: Square, to_square: Square) -> int:
-    return to_square | from_square << 8 | BOARD_FLAG
-
-
-def canonical_reserve(stacks: Reserve, any_order: bool) -> Reserve:
-    """Equal positions must have equal reserves: sort stacks, drop empties; pool if any order."""
-    if any_order:
-        pool = tuple(sorted((s for stack in stacks for s in stack), reverse=True))
-        return (pool,) if pool else ()
-    return tuple(sorted((stack for stack in stacks if stack), reverse=True))
-
-
-@cache
-def placement_options(reserve: Reserve, any_order: bool) -> tuple[tuple[int, int, bool], ...]:
-    """Distinct placements from these stacks: (size, stack index, stack must be named)."""
-    if any_order:
-        return tuple((s, 0, False) for s in sorted(set(reserve[0]), reverse=True)) if reserve else ()
-    distinct = [(i, stack) for i, stack in enumerate(reserve) if i == 0 or reserve[i - 1] != stack]
-    tops = [stack[0] for _, stack in distinct]
-    return tuple((stack[0], i, tops.count(stack[0]) > 1) for i, stack in distinct)
-
-
-@cache
-def take_from_reserve(reserve: Reserve, stack_index: int, size: int, any_order: bool) -> Reserve:
-    if any_order:
-        pool = list(reserve[0])
-        pool.remove(size)
-        return (tuple(pool),) if pool else ()
-    stacks = list(reserve)
-    stacks[stack_index] = stacks[stack_index][1:]
-    return canonical_reserve(tuple(stacks), False)
-
-
-# ----- internal tables of the fast interface ----------------------------------------------
-# Reserves are interned as small ints, so a placement looks its new reserve and hash change
-# up by int instead of hashing nested tuples; per variant, line masks by square and caches of
-# the masks that only depend on one bitboard.
-
-_RESERVE_IDS: dict[tuple[Reserve, bool], int] = {}
-_RESERVES: list[Reserve] = []  # id -> reserve (the interned tuple)
-_RESERVE_ANY: list[bool] = []  # id -> any_order
-_RESERVE_KEYS: list[tuple[int, int]] = []  # id -> (white's reserve_key, black's reserve_key)
-_RESERVE_OPTIONS: list[tuple[tuple[int, int, bool], ...]] = []  # id -> placement_options
-_TAKES: list[dict[int, tuple[int, int, int]]] = []  # id -> {code >> 8: (new id, white delta, black delta)}
-CACHE_LIMIT = 100_000  # entries per per-variant cache before it is cleared
-_RESERVE_LOCK = threading.Lock()
-
-
-def _reserve_id(reserve: Reserve, any_order: bool) -> int:
-    rid = _RESERVE_IDS.get((reserve, any_order))
-    if rid is None:
-        with _RESERVE_LOCK:  # positions may be made in several threads (search, device)
-            rid = _RESERVE_IDS.get((reserve, any_order))
-            if rid is None:
-                rid = len(_RESERVES)
-                _RESERVES.append(reserve)
-                _RESERVE_ANY.append(any_order)
-                _RESERVE_KEYS.append((reserve_key(WHITE, reserve), reserve_key(BLACK, reserve)))
-                _RESERVE_OPTIONS.append(placement_options(reserve, any_order))
-                _TAKES.append({})
-                _RESERVE_IDS[(reserve, any_order)] = rid  # last: the id is usable once published
-    return rid
-
-
-def _take(rid: int, placement: int) -> tuple[int, int, int]:
-    """The reserve after a placement (``placement`` = code >> 8: size and stack index)."""
-    reserve, any_order = _RESERVES[rid], _RESERVE_ANY[rid]
-    new = _reserve_id(take_from_reserve(reserve, placement >> 4, placement & 0xF, any_order), any_order)
-    old_keys, new_keys = _RESERVE_KEYS[rid], _RESERVE_KEYS[new]
-    entry = (new, old_keys[WHITE] ^ new_keys[WHITE], old_keys[BLACK] ^ new_keys[BLACK])
-    _TAKES[rid][placement] = entry
-    return entry
-
-
-class LineTables:
-    """A variant's lines and the two rule look-ups made of them, cached by bitboard: the
-    squares rule 4 lets a placement gobble, and the squares completing a line of W-1. Shared
-    by ``Position``'s tables and the engine's board (which numbers squares compactly), so
-    both answer the same way."""
-
-    __slots__ = ("gobble", "gobble_kind", "lines", "need", "threats")
-
-    def __init__(self, variant: Variant, lines: tuple[int, ...]) -> None:
-        self.lines = lines
-        self.need = variant.win_length - 1
-        self.gobble_kind = {
-            GobbleRule.ALWAYS: 0,
-            GobbleRule.NEVER: 1,
-            GobbleRule.THREAT_LINE: 2,
-            GobbleRule.STORER: 3,
-        }[variant.gobble_rule]
-        self.gobble: dict[int, int] = {}  # opponent tops -> squares gobbling may cover (before & occupied)
-        self.threats: dict[int, tuple[tuple[Square, int, tuple[int, ...], int], ...]] = {}
-
-    def gobble_squares(self, theirs: int, occupied: int) -> int:
-        """Of the ``occupied`` squares, those a piece from the external stacks may cover when
-        the opponent's tops are ``theirs`` (rule 4, by the variant's gobble rule)."""
-        kind = self.gobble_kind
-        if kind == 0:  # always
-            return occupied
-        if kind == 1:  # never
-            return 0
-        lines = self.gobble.get(theirs)
-        if lines is None:
-            lines = self.gobble_lines(theirs)
-        return lines & occupied
-
-    def gobble_lines(self, theirs: int) -> int:
-        """Rule 4 for the threat-line and storer rules: the squares of lines with W-1 of
-        ``theirs`` (threat-line: only ``theirs`` in them)."""
-        need = self.need
-        threat_only = self.gobble_kind == 2
-        mask = 0
-        for line in self.lines:
-            hit = line & theirs
-            if hit.bit_count() >= need:
-                mask |= hit if threat_only else line
-        if len(self.gobble) > CACHE_LIMIT:
-            self.gobble.clear()
-        self.gobble[theirs] = mask
-        return mask
-
-    def threat_squares(self, own: int) -> tuple[tuple[Square, int, tuple[int, ...], int], ...]:
-        """(square, its bit, the lines it completes, their other squares) for each square
-        completing a line of W-1 of the tops ``own``."""
-        need = self.need
-        by_square: dict[int, list[int]] = {}
-        for line in self.lines:
-            if (line & own).bit_count() == need:
-                by_square.setdefault(line & ~own, []).append(line)
-        found = tuple(
-            (b.bit_length() - 1, b, tuple(lines), _union(lines) & ~b)
-            for b, lines in sorted(by_square.items())
-        )
-        if len(self.threats) > CACHE_LIMIT:
-            self.threats.clear()
-        self.threats[own] = found
-        return found
-
-
-class _Tables(LineTables):
-    """What one variant's move generation and end-of-turn check look up."""
-
-    __slots__ = ("board_mask", "codes", "line_masks", "line_squares", "sizes", "squares")
-
-    def __init__(self, variant: Variant) -> None:
-        geo = geometry(variant.size, variant.win_length)
-        super().__init__(variant, tuple(line.mask for line in geo.lines))
-        self.board_mask = geo.board_mask
-        self.sizes = variant.max_piece + 2  # len(Position._size_tops)
-        # line_masks[sq]: the masks of the lines through sq; line_squares: a mask's squares
-        self.line_masks: list[tuple[int, ...]] = [()] * (geo.squares[-1] + 1)
-        for sq in geo.squares:
-            self.line_masks[sq] = tuple(line.mask for line in geo.lines_through[sq])
-        self.line_squares = {line.mask: line.squares for line in geo.lines}
-        self.codes: dict[int, tuple[int, ...]] = {}  # mask << 21 | base -> move codes
-        self.squares: dict[int, tuple[Square, ...]] = {}  # mask -> its squares
-
-    def move_codes(self, key: int, base: int, mask: int) -> tuple[int, ...]:
-        squares = self.squares.get(mask)
-        if squares is None:
-            if len(self.squares) > CACHE_LIMIT:
-                self.squares.clear()
-            squares = self.squares[mask] = tuple(squares_of(mask))
-        codes = tuple(map(base.__or__, squares))
-        if len(self.codes) > CACHE_LIMIT:
-            self.codes.clear()
-        self.codes[key] = codes
-        return codes
-
-
-def _union(masks: list[int]) -> int:
-    union = 0
-    for mask in masks:
-        union |= mask
-    return union
-
-
-@cache
-def _tables_for(variant: Variant) -> _Tables:
-    return _Tables(variant)
+__all__ = [
+    "BOARD_FLAG",
+    "CACHE_LIMIT",
+    "LegalMoveView",
+    "LineTables",
+    "Piece",
+    "Position",
+    "Reserve",
+    "canonical_reserve",
+    "encode_board_move",
+    "encode_placement",
+    "placement_options",
+    "take_from_reserve",
+]
 
 
 class LegalMoveView:
@@ -296,20 +164,21 @@ class Position:
         self._stacks: list[list[int]] = [[] for _ in range(self._geometry.squares[-1] + 1)]
         self._color_tops = [0, 0]
         self._size_tops = [0] * (self.variant.max_piece + 2)
-        self._tables = _tables_for(self.variant)
+        self._tables = tables_for(self.variant)
         any_order = self.variant.any_order
         self._rid = [
-            _reserve_id(canonical_reserve(reserves[WHITE], any_order), any_order),
-            _reserve_id(canonical_reserve(reserves[BLACK], any_order), any_order),
+            reserve_id(canonical_reserve(reserves[WHITE], any_order), any_order),
+            reserve_id(canonical_reserve(reserves[BLACK], any_order), any_order),
         ]
-        self._reserve = [_RESERVES[self._rid[WHITE]], _RESERVES[self._rid[BLACK]]]
+        self._reserve = [RESERVES[self._rid[WHITE]], RESERVES[self._rid[BLACK]]]
         self._hash = reserve_key(WHITE, self._reserve[WHITE]) ^ reserve_key(BLACK, self._reserve[BLACK])
         if turn == BLACK:
             self._hash ^= ZOBRIST_BLACK_TO_MOVE
         for sq, pieces in stacks.items():
             for color, size in pieces:
                 self._drop(sq, size << 1 | color)
-        self._undo: list[tuple[int, int, tuple | None]] = []  # (code, reserve id before or -1, result)
+        # (code, the mover's reserve id before a placement or -1, the line result before)
+        self._undo: list[tuple[MoveCode, ReserveId, LineResult | None]] = []
         self._seen: dict[int, int] = {self._hash: 1}
         self._result = self._full_line_check(mover=turn ^ 1)
 
@@ -331,14 +200,13 @@ class Position:
 
     @classmethod
     def from_text(cls, text: str) -> Position:
-        from companion.rules.fen import parse_position
-
-        return parse_position(text)
+        """A position from its one-line text (see ``fen.py``); ``PositionSyntaxError`` names
+        what is wrong with a malformed text or an impossible position."""
+        parts = parse_position_text(text)
+        return cls.from_parts(parts.variant, parts.stacks, parts.reserves, parts.turn, parts.ply)
 
     def text(self) -> str:
         """The one-line position text (see ``fen.py``)."""
-        from companion.rules.fen import position_text
-
         return position_text(self)
 
     def copy(self) -> Position:
@@ -369,6 +237,42 @@ class Position:
         """Zobrist hash of every stack, both reserves and the side to move (updated per move)."""
         return self._hash
 
+    @property
+    def piece_stacks(self) -> list[list[PieceCode]]:
+        """Every square's stack as piece codes (``size << 1 | colour``, see ``codes.py``),
+        bottom first, indexed by square number (off-board numbers hold empty lists). The live
+        state, for the fast readers (the reconciler's decoder): read it, never change it;
+        ``stack(sq)`` gives a square's pieces as ``(colour, size)`` values."""
+        return self._stacks
+
+    @property
+    def reserve_ids(self) -> tuple[ReserveId, ReserveId]:
+        """White's and Black's external stacks as ids of the interned table of
+        ``reserves.py`` (``RESERVES[id]`` is the reserve ``reserve(color)`` gives)."""
+        return (self._rid[WHITE], self._rid[BLACK])
+
+    @property
+    def tables(self) -> VariantTables:
+        """The variant's line tables (``tables.py``), shared by every position of it."""
+        return self._tables
+
+    @property
+    def last_code(self) -> MoveCode | None:
+        """The code of the last move pushed, None when there is none (a position set up from
+        parts or text starts with no moves; a ``copy`` keeps the original's)."""
+        return self._undo[-1][0] if self._undo else None
+
+    @property
+    def line_decided(self) -> bool:
+        """Whether a full line decided the game at the end of the last turn: ``line_result()
+        is not None`` without building the ``Outcome``."""
+        return self._result is not None
+
+    def repetition_counts(self) -> dict[int, int]:
+        """A copy of how often each position (by ``hash``) has occurred in this position's
+        history: what threefold repetition counts, for a search that keeps its own."""
+        return dict(self._seen)
+
     def stack(self, sq: Square) -> tuple[Piece, ...]:
         """The pieces on a square, bottom first, hidden ones included."""
         return tuple((p & 1, p >> 1) for p in self._stacks[sq])
@@ -395,7 +299,7 @@ class Position:
         """Bitboard of the squares whose top piece has ``size``."""
         return self._size_tops[size]
 
-    def key(self) -> tuple:
+    def key(self) -> PositionKey:
         """Exact identity of the position (what repetition compares)."""
         return (
             self.variant.spec,
@@ -430,9 +334,10 @@ class Position:
         self._size_tops[piece >> 1] |= b
         self._hash ^= ZOBRIST[piece][sq]
 
-    def push_code(self, code: int) -> None:
+    def push_code(self, code: MoveCode) -> None:
         """Play a move code from ``legal_codes()`` (no legality check)."""
-        # Lift, drop and the end-of-turn check are written out here: this runs at every node.
+        # Lift, drop and the end-of-turn check are written out here, and the code's fields
+        # read with the bit operations of codes.py's layout: this runs at every node.
         mover = self.turn
         to = code & 0xFF
         tops = self._color_tops
@@ -455,9 +360,9 @@ class Position:
         else:
             origin = -1
             old_rid = self._rid[mover]
-            entry = _TAKES[old_rid].get(code >> 8) or _take(old_rid, code >> 8)
+            entry = TAKES[old_rid].get(code >> 8) or take(old_rid, code >> 8)
             self._rid[mover] = entry[0]
-            self._reserve[mover] = _RESERVES[entry[0]]
+            self._reserve[mover] = RESERVES[entry[0]]
             h ^= entry[1 + mover]
             piece = (code >> 7 & 0x1E) | mover  # size << 1 | colour
         stack = stacks[to]
@@ -495,7 +400,7 @@ class Position:
         seen = self._seen
         seen[h] = seen.get(h, 0) + 1
 
-    def pop_code(self) -> int:
+    def pop_code(self) -> MoveCode:
         """Undo the last move; return its code."""
         # The inverse of push_code, written out the same way (lift from ``to``, drop back).
         code, old_rid, result = self._undo.pop()
@@ -538,20 +443,20 @@ class Position:
         else:
             current = self._rid[mover]
             self._rid[mover] = old_rid
-            self._reserve[mover] = _RESERVES[old_rid]
-            h ^= _RESERVE_KEYS[old_rid][mover] ^ _RESERVE_KEYS[current][mover]
+            self._reserve[mover] = RESERVES[old_rid]
+            h ^= RESERVE_KEYS[old_rid][mover] ^ RESERVE_KEYS[current][mover]
         self._hash = h
         self._result = result
         return code
 
     @property
-    def move_codes(self) -> list[int]:
+    def move_codes(self) -> list[MoveCode]:
         """The codes pushed so far, oldest first."""
         return [entry[0] for entry in self._undo]
 
     # ----- the end-of-turn check (docs/rules.md, point 6; the per-move check is in push_code) -----
 
-    def _full_line_check(self, mover: Color) -> tuple | None:
+    def _full_line_check(self, mover: Color) -> LineResult | None:
         """The end-of-turn check over every line, for a position set up from parts: a line of
         the side to move can only have been revealed by the last mover's lift."""
         for color, termination in ((mover ^ 1, Termination.UNCOVER), (mover, Termination.LINE)):
@@ -585,7 +490,7 @@ class Position:
         tops = self._color_tops
         return self._tables.gobble_squares(tops[color ^ 1], tops[0] | tops[1])
 
-    def legal_codes(self, within: int | None = None) -> list[int]:
+    def legal_codes(self, within: int | None = None) -> list[MoveCode]:
         """Every legal move as a code; none once a line has decided the game. Repetition is
         not considered here (as in perft); ``outcome()`` and ``legal_moves`` consider it.
 
@@ -611,7 +516,7 @@ class Position:
             own &= within
         cache = tables.codes
         codes: list[int] = []
-        options = _RESERVE_OPTIONS[self._rid[turn]]
+        options = PLACEMENT_OPTIONS[self._rid[turn]]
         if options:
             gobble = self.gobble_mask(turn)
             for size, index, _ in options:
@@ -645,7 +550,7 @@ class Position:
         size_tops = self._size_tops
         count = 0
         acc = empty
-        options = _RESERVE_OPTIONS[self._rid[turn]]
+        options = PLACEMENT_OPTIONS[self._rid[turn]]
         if options:
             gobble = self.gobble_mask(turn)
             lt = [empty]
@@ -662,7 +567,7 @@ class Position:
             acc |= size_tops[s]
         return count
 
-    def winning_codes(self, first: bool = False) -> list[int]:
+    def winning_codes(self, first: bool = False) -> list[MoveCode]:
         """The legal moves after which the side to move wins at once (docs/rules.md, point 6, gives
         the mover the game), in no particular order; the same set as playing every legal
         move and asking ``line_result()``, found with bitboards: only the squares that
@@ -681,7 +586,7 @@ class Position:
         if not threats:
             return []
         stacks = self._stacks
-        options = _RESERVE_OPTIONS[self._rid[turn]]
+        options = PLACEMENT_OPTIONS[self._rid[turn]]
         wins: list[int] = []
         for x, xb, lines, span in threats:
             xstack = stacks[x]
@@ -737,21 +642,22 @@ class Position:
     def legal_moves(self) -> LegalMoveView:
         return LegalMoveView(self)
 
-    def move_from_code(self, code: int) -> Move:
-        to = code & 0xFF
-        if code & BOARD_FLAG:
-            return Move.board((code >> 8) & 0xFF, to)
-        size, index = (code >> 8) & 0xF, code >> 12
+    def move_from_code(self, code: MoveCode) -> Move:
+        """The ``Move`` of a code of this position (its stack named where it must be)."""
+        to = code_to(code)
+        if is_board_move(code):
+            return Move.board(code_from(code), to)
+        size, index = code_size(code), code_stack(code)
         options = placement_options(self._reserve[self.turn], self.variant.any_order)
         named = any(o[1] == index and o[2] for o in options)
         return Move.place(size, to, index + 1 if named else None)
 
-    def code_from_move(self, move: Move) -> int:
+    def code_from_move(self, move: Move) -> MoveCode:
         """The code of a legal move; ``IllegalMoveError`` (saying why) or ``AmbiguousMoveError``."""
-        reason = self.check(move)
-        if reason is not None:
-            raise IllegalMoveError(f"{move.text()} is illegal: {reason}")
-        return self._candidate_code(move)  # type: ignore[return-value]
+        verdict = self._examine(move)
+        if isinstance(verdict, str):
+            raise IllegalMoveError(f"{move.text()} is illegal: {verdict}")
+        return verdict
 
     def is_legal(self, move: Move) -> bool:
         return self.check(move) is None
@@ -767,11 +673,7 @@ class Position:
 
     def parse_move(self, text: str) -> Move:
         """Text to a legal move here, or an error naming the move and saying why."""
-        move = Move.from_text(text)
-        reason = self.check(move)
-        if reason is not None:
-            raise IllegalMoveError(f"{move.text()} is illegal: {reason}")
-        return self.move_from_code(self._candidate_code(move))  # type: ignore[arg-type]
+        return self.move_from_code(self.code_from_move(Move.from_text(text)))
 
     def outcome(self) -> Outcome | None:
         """How the game stands: a full line, threefold repetition, or no legal move."""
@@ -789,16 +691,7 @@ class Position:
 
     # ----- why a move is illegal --------------------------------------------------------
 
-    def _candidate_code(self, move: Move) -> int | None:
-        """The code this move would have, if its pieces exist; None when it names nothing."""
-        if move.from_square is not None:
-            return encode_board_move(move.from_square, move.to_square)
-        index = self._placement_index(move)
-        if isinstance(index, str):
-            return None
-        return encode_placement(move.size, index, move.to_square)  # type: ignore[arg-type]
-
-    def _placement_index(self, move: Move) -> int | str:
+    def _placement_index(self, move: Placement) -> int | str:
         """The external stack a placement takes from, or the reason there is none."""
         reserve = self._reserve[self.turn]
         size = move.size
@@ -830,6 +723,12 @@ class Position:
 
     def check(self, move: Move) -> str | None:
         """None if ``move`` is legal here; otherwise why not, in a player's words."""
+        verdict = self._examine(move)
+        return verdict if isinstance(verdict, str) else None
+
+    def _examine(self, move: Move) -> MoveCode | str:
+        """The move's code if it is legal here, else why it is not (``AmbiguousMoveError`` for
+        a placement that could come from stacks holding different pieces)."""
         outcome = self.outcome()
         if outcome is not None:
             return f"the game is over ({outcome.reason})"
@@ -837,18 +736,22 @@ class Position:
             if sq is not None and not on_board(sq, self.size):
                 return f"{square_name(sq)} is not on the {self.size}x{self.size} board"
         player = color_name(self.turn).capitalize()
-        if move.from_square is None:
+        if isinstance(move, Placement):
             index = self._placement_index(move)
             if isinstance(index, str):
                 return index
-            reason = self._landing_reason(move.to_square, move.size)  # type: ignore[arg-type]
+            code = encode_placement(move.size, index, move.to_square)
+            reason = self._landing_reason(move.to_square, move.size)
             if reason is None and self._stacks[move.to_square]:
                 reason = self._stack_gobble_reason(player, move.to_square)
-        else:
+        elif isinstance(move, BoardMove):
+            code = encode_board_move(move.from_square, move.to_square)
             reason = self._board_move_reason(player, move.from_square, move.to_square)
-        if reason is None and self._candidate_code(move) not in self.legal_codes():
+        else:
+            raise TypeError(f"{move!r} is neither a placement nor a move on the board")
+        if reason is None and code not in self.legal_codes():
             reason = "not a legal move here"  # a gap between check() and the generator: a bug
-        return reason
+        return code if reason is None else reason
 
     def _landing_reason(self, to: Square, size: int) -> str | None:
         stack = self._stacks[to]

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 
 from companion.errors import CompanionError
-from companion.rules.fen import PositionSyntaxError, parse_position
+from companion.rules.fen import PositionSyntaxError
 from companion.rules.game import Game
 from companion.rules.move import Move, MoveError
 from companion.rules.outcome import Outcome, Termination
@@ -65,7 +65,7 @@ def write_record(game: Game) -> str:
 
 
 def _movetext(game: Game) -> list[str]:
-    tokens = []
+    tokens: list[str] = []
     ply = game.start.ply
     for played in game.played:
         if ply % 2 == 0 or not tokens:
@@ -144,14 +144,14 @@ def read_records(text: str) -> Iterator[Game]:
 def _build(headers: dict[str, str], movetext: str) -> Game:
     try:
         variant = Variant.from_spec(headers.get("Variant", "classic"))
-        start = parse_position(headers["Start"]) if "Start" in headers else None
+        start = Position.from_text(headers["Start"]) if "Start" in headers else None
     except (VariantError, PositionSyntaxError) as error:
         raise RecordSyntaxError(f"record header: {error}") from None
     if start is not None and start.variant != variant:
         raise RecordSyntaxError("record header: Start position is of another variant than Variant")
     game = Game(variant, start=start, headers=headers)
     result = _replay(game, movetext)
-    _apply_result(game, result, headers.get("Termination"))
+    apply_result(game, result, headers.get("Termination"))
     return game
 
 
@@ -200,7 +200,12 @@ def parse_timestamp(text: str) -> float:
     return moment.timestamp()
 
 
-def _apply_result(game: Game, result: str, termination: str | None) -> None:
+def apply_result(game: Game, result: str, termination: str | None) -> None:
+    """End a replayed game as its record says. The moves decide it when they end it (and a
+    result that contradicts them is a ``RecordSyntaxError``); otherwise ``1/2-1/2`` is an
+    agreed draw, a win with ``termination`` ``touch`` the touch-rule forfeit, any other win
+    a resignation, and ``*`` leaves the game unfinished. The game log ends a stored game with
+    it too."""
     outcome = game.outcome()
     if outcome is not None:
         if result not in ("*", outcome.result):

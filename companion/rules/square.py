@@ -18,6 +18,7 @@ COLORS: tuple[Color, Color] = (WHITE, BLACK)
 COLOR_NAMES: tuple[str, str] = ("white", "black")
 
 Square = int
+Piece = tuple[Color, int]  # (colour, size) of a cup
 FILE_STRIDE = 16
 MAX_BOARD_SIZE = 16
 FILE_NAMES = "abcdefghijklmnop"
@@ -64,7 +65,7 @@ def square_name(sq: Square) -> str:
 def parse_square(name: str) -> Square:
     """``"c3"`` -> the square's number. Raises ``SquareSyntaxError`` on anything else."""
     text = name.strip().lower()
-    if len(text) < 2 or text[0] not in FILE_NAMES or not text[1:].isdigit():
+    if len(text) < 2 or text[0] not in FILE_NAMES or not (text[1:].isascii() and text[1:].isdigit()):
         raise SquareSyntaxError(f"{name!r} is not a square (expected a file letter and rank, as b3)")
     rank = int(text[1:]) - 1
     if not 0 <= rank < MAX_BOARD_SIZE or text[1] == "0":

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from functools import cached_property
+from typing import TypedDict
 
 from companion.errors import CompanionError
 from companion.rules.square import MAX_BOARD_SIZE
@@ -99,33 +100,60 @@ class Variant:
         variant = PRESETS[name]
         if not switches:
             return variant
-        fields: dict[str, object] = {}
+        fields: Switches = {}
+        seen: set[str] = set()
         for item in switches.split(","):
             key, eq, value = item.partition("=")
             if not eq:
                 raise VariantError(f"variant switch {item!r} is not key=value")
-            fields.update(_parse_switch(key.strip().lower(), value.strip().lower()))
+            key = key.strip().lower()
+            if key in seen:
+                raise VariantError(f"variant switch {key!r} is given twice in {spec!r}")
+            seen.add(key)
+            fields.update(_parse_switch(key, value.strip().lower()))
         if "size" in fields and "win_length" not in fields:
-            fields["win_length"] = min(variant.win_length, int(fields["size"]))  # type: ignore[arg-type]
-        return replace(variant, **fields)  # type: ignore[arg-type]
+            fields["win_length"] = min(variant.win_length, fields["size"])
+        return replace(variant, **fields)
 
 
 def stack_text(stack: Stack) -> str:
     return "".join(str(s) for s in stack)
 
 
+def _digits(text: str) -> bool:
+    """Plain ASCII digits: ``int()`` also takes "٤", "+4" and "4_0", which a spec never holds."""
+    return text.isascii() and text.isdigit()
+
+
+def _number(value: str) -> int:
+    if not _digits(value):
+        raise ValueError(value)
+    return int(value)
+
+
 def _parse_stacks(value: str) -> tuple[Stack, ...]:
-    if not value or not all(part.isdigit() for part in value.split(".")):
+    if not value or not all(_digits(part) for part in value.split(".")):
         raise VariantError(f"stacks {value!r} must be digits top first, stacks separated by dots")
     return tuple(tuple(int(c) for c in part) for part in value.split("."))
 
 
-def _parse_switch(key: str, value: str) -> dict[str, object]:
+class Switches(TypedDict, total=False):
+    """The fields of ``Variant`` a spec's switches change."""
+
+    size: int
+    win_length: int
+    stacks: tuple[Stack, ...]
+    any_order: bool
+    gobble_rule: GobbleRule
+    touch_rule: bool
+
+
+def _parse_switch(key: str, value: str) -> Switches:
     try:
         if key == "size":
-            return {"size": int(value)}
+            return {"size": _number(value)}
         if key == "win":
-            return {"win_length": int(value)}
+            return {"win_length": _number(value)}
         if key == "stacks":
             return {"stacks": _parse_stacks(value)}
         if key == "order":

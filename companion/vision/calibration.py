@@ -22,6 +22,7 @@ from typing import Any
 
 import cv2
 import numpy as np
+from numpy.linalg import LinAlgError
 
 from companion.errors import CompanionError
 from companion.rules.square import COLOR_NAMES, board_squares, square_name
@@ -37,6 +38,7 @@ from companion.vision.grid import refined_layout
 from companion.vision.markers import detect_markers, marker_correspondences
 from companion.vision.matching import best_shift, evidence, rectify
 from companion.vision.pixels import Background, PixelModel
+from companion.vision.sources import decode_image
 from companion.vision.templates import MAX_OFFSET_MM, single_template
 
 FORMAT = "gobblet-companion/vision-calibration"
@@ -118,6 +120,9 @@ class Calibration:
 
     @classmethod
     def from_json(cls, data: Any, source: str = "calibration") -> Calibration:
+        """A calibration from its JSON, every value checked: a file that is not whole, holds a
+        NaN, a zero image size or a singular homography is refused here, in one line, rather
+        than dividing by zero in every later frame (or reading an empty board for ever)."""
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise CompanionError(f"{source} is not a gobblet-companion vision calibration file")
         if data.get("version") != VERSION:
@@ -125,28 +130,39 @@ class Calibration:
                 f"{source} has calibration format version {data.get('version')!r}, this program "
                 f"reads version {VERSION}: run calibrate again"
             )
+        bad_number = _first_non_finite(data)
+        if bad_number is not None:
+            raise CompanionError(
+                f"{source} is corrupt ({bad_number} is not a finite number); run calibrate again"
+            )
         try:
             layout = BoardLayout.from_json(data["board"])
             camera = Camera.from_json(data["camera"])
             cups = CupSet.from_json(data["cups"])
             pixels = PixelModel.from_json(data["pixels"])
             scale = float(data["rectified_px_per_mm"])
-            raw = np.frombuffer(base64.b64decode(data["background_png"], validate=True), np.uint8)
+            raw = base64.b64decode(data["background_png"], validate=True)
             markers = {
                 int(k): np.array(v, dtype=np.float64).reshape(4, 2)
                 for k, v in data.get("markers_px", {}).items()
             }
             reference = bool(data.get("reference_learned", False))
             created = str(data.get("created", ""))
+            problem = _geometry_problem(layout, camera, scale)
         except CompanionError as error:
             raise CompanionError(f"{source}: {error}") from error
-        except (KeyError, TypeError, ValueError, AttributeError, np.linalg.LinAlgError) as error:
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError, LinAlgError) as error:
             raise CompanionError(
                 f"{source} is corrupt ({type(error).__name__}: {error}); run calibrate again"
             ) from error
-        background = cv2.imdecode(raw, cv2.IMREAD_COLOR) if raw.size else None
+        if problem is not None:
+            raise CompanionError(f"{source} is corrupt ({problem}); run calibrate again")
+        try:
+            background = decode_image(raw, "background image")
+        except CompanionError as error:
+            raise CompanionError(f"{source} is corrupt ({error}); run calibrate again") from None
         view = RectifiedView(layout, scale)
-        if background is None or background.shape[:2] != view.shape or not 0.25 <= scale <= 4:
+        if background.shape[:2] != view.shape:
             raise CompanionError(f"{source} is corrupt (background image); run calibrate again")
         if cups.max_piece != int(data.get("max_piece", cups.max_piece)):
             raise CompanionError(f"{source} is corrupt (cup sizes); run calibrate again")
@@ -175,6 +191,52 @@ class Calibration:
                     f"calibrate this board (or give --size {found})"
                 )
         return cls.from_json(data, f"calibration {path}")
+
+
+# -- checking a file's values ------------------------------------------------------------------
+
+MAX_IMAGE_SIDE = 20000  # pixels: no camera the product meets is larger
+MIN_IMAGE_SIDE = 16
+SINGULAR = 1e-12  # a homography whose normalised determinant is below this maps the board to a line
+
+
+def _first_non_finite(data: Any, where: str = "") -> str | None:
+    """The JSON path of the first NaN or infinity in ``data`` (Python's json reads them)."""
+    if isinstance(data, float):
+        return None if np.isfinite(data) else (where or "a value")
+    if isinstance(data, dict):
+        items: Any = data.items()
+    elif isinstance(data, list):
+        items = enumerate(data)
+    else:
+        return None
+    for key, value in items:
+        found = _first_non_finite(value, f"{where}.{key}" if where else str(key))
+        if found is not None:
+            return found
+    return None
+
+
+def _geometry_problem(layout: BoardLayout, camera: Camera, scale: float) -> str | None:
+    """What makes the geometry unusable, or None."""
+    if not 2 <= layout.size <= 16:
+        return f"board size {layout.size}"
+    if not (layout.square_mm > 0 and layout.marker_mm > 0 and layout.margin_mm >= 0):
+        return "board dimensions"
+    width, height = camera.image_size
+    if not (MIN_IMAGE_SIDE <= width <= MAX_IMAGE_SIDE and MIN_IMAGE_SIDE <= height <= MAX_IMAGE_SIDE):
+        return f"image size {width}x{height}"
+    if not (np.isfinite(camera.focal) and camera.focal > 0 and np.all(np.isfinite(camera.centre))):
+        return "camera position"
+    if camera.centre[2] <= 0:
+        return "the camera is not above the board"
+    h = camera.homography
+    norm = float(np.abs(h).max())
+    if norm == 0 or abs(float(np.linalg.det(h / norm))) < SINGULAR:
+        return "the board-to-image mapping is singular"
+    if not 0.25 <= scale <= 4:
+        return f"rectified scale {scale}"
+    return None
 
 
 # -- geometry helpers ---------------------------------------------------------------------------

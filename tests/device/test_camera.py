@@ -78,3 +78,46 @@ def test_the_end_of_a_finite_source_passes_through():
     link = CameraLink(lambda: Flaky(["eof"]))
     with pytest.raises(EOFError):
         link.read()
+
+
+class Silent:
+    """A USB camera whose read() keeps returning nothing (the driver stalled)."""
+
+    def read(self):
+        return None
+
+    def close(self):
+        pass
+
+
+def test_a_camera_that_stops_giving_frames_is_declared_lost():
+    """read() returning nothing was never a bad frame: the watchdog kept being fed by a loop
+    that saw nothing, and the camera was never declared lost."""
+    clock = Clock()
+    link = CameraLink(
+        lambda: Silent(), max_bad_frames=3, frame_timeout=1.0, clock=clock, advice="check the cable"
+    )
+    for step in range(1, 40):
+        clock.now = step * 0.1
+        assert link.read() is None
+        if clock.now < 2.95:
+            assert link.ok, clock.now
+    assert not link.ok and "no frame for 1 s" in link.fault and "check the cable" in link.fault
+
+
+def test_a_camera_that_is_only_slow_is_not_lost():
+    clock = Clock()
+    frames = iter([None, None, GOOD] * 20)
+
+    class Slow:
+        def read(self):
+            return next(frames)
+
+        def close(self):
+            pass
+
+    link = CameraLink(lambda: Slow(), max_bad_frames=3, frame_timeout=1.0, clock=clock)
+    for step in range(60):
+        clock.now = step * 0.4  # a frame every 1.2 s: one bad frame between two good ones at most
+        link.read()
+        assert link.ok

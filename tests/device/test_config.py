@@ -53,7 +53,7 @@ def test_a_file_names_only_what_differs(tmp_path):
         ({"lights": {}}, "unknown section"),
         ({"panel": {"buzzer": "loud"}}, "panel.buzzer"),
         ({"panel": {"blink_period": "fast"}}, "should be float"),
-        ({"hint": {"time": 0}}, "must be positive"),
+        ({"hint": {"time": 0}}, "must be a finite number above 0"),
         ({"panel": {"active_high": 1}}, "should be bool"),
     ],
 )

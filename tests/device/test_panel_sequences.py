@@ -154,7 +154,7 @@ def test_other_boards_keep_the_square_leds_dark(rig):
 
 
 def test_a_correction_is_told_with_a_beep(rig):
-    correction = Event("correction", ply=3, moves=("4b3", "3c1"))  # type: ignore[arg-type]
+    correction = Event(EventType.CORRECTION, ply=3, moves=("4b3", "3c1"))
     rig.presenter.event(correction, "black")
     rig.run_for(0.3)
     assert rig.panel.tone_history == ["A5", None]

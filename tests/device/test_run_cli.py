@@ -34,6 +34,7 @@ def data(tmp_path, monkeypatch):
     return tmp_path
 
 
+@pytest.mark.slow
 def test_simulated_run_plays_a_game_to_the_end_and_logs_it(data, capsys):
     db = str(data / "g.sqlite3")
     assert run_cli("run", "--simulate", "--renderer", "truth", "--db", db, "--seed", "1") == 0
@@ -50,6 +51,7 @@ def test_simulated_run_plays_a_game_to_the_end_and_logs_it(data, capsys):
     assert '"type": "takeback"' in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_other_variants_are_refereed_and_logged_too(data, capsys):
     db = str(data / "g.sqlite3")
     assert run_cli("run", "--simulate", "--renderer", "truth", "--db", db, "--variant", "junior") == 0
@@ -93,6 +95,7 @@ def moves_in(db: Path) -> int:
         return 0
 
 
+@pytest.mark.slow
 def test_killing_the_process_mid_game_then_starting_again_resumes_it(tmp_path):
     db = tmp_path / "g.sqlite3"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "GOBBLET_COMPANION_DATA": str(tmp_path)}
@@ -131,6 +134,7 @@ def test_killing_the_process_mid_game_then_starting_again_resumes_it(tmp_path):
     assert moves == [m.text() for m in expected.moves]
 
 
+@pytest.mark.slow
 def test_end_to_end_rendered_frames_through_vision_reconciler_panel_and_log(data, capsys):
     """The embedded default's path: synthetic pictures, the board reader, the stability gate,
     the reconciler, the mock panel, the log."""
@@ -163,6 +167,7 @@ def test_end_to_end_rendered_frames_through_vision_reconciler_panel_and_log(data
     assert types[-1] in ("win", "loss")
 
 
+@pytest.mark.slow
 def test_board_pictures_are_kept_when_asked(data, capsys):
     config = data / "config.toml"
     config.write_text("[log]\nsnapshots = true\n")

@@ -42,6 +42,7 @@ def test_the_unit_has_what_the_issue_asks_for():
         assert setting in text
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("shellcheck") is None, reason="shellcheck is not installed")
 @pytest.mark.parametrize("script", [SYSTEMD / "install.sh", BOOTSTRAP], ids=lambda path: path.name)
 def test_the_shell_scripts_pass_shellcheck(script):

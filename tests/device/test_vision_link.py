@@ -12,6 +12,7 @@ from companion.errors import CompanionError
 from companion.rules.variant import CLASSIC
 
 
+@pytest.mark.slow
 def test_a_fresh_device_calibrates_from_the_empty_board(tmp_path):
     from companion.vision.synth import SceneRenderer
 

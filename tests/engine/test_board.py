@@ -51,6 +51,7 @@ def assert_same(board: Board, position: Position) -> None:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spec", VARIANTS)
 def test_board_follows_the_rules_engine_through_random_games(spec):
     variant = variant_of(spec)

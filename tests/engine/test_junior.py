@@ -93,6 +93,7 @@ def test_canonical_is_the_smallest_image_and_the_children_cache_is_expand():
             assert solver._kids(k) == (None if moves is None else tuple(child for _, child, _ in moves))
 
 
+@pytest.mark.slow
 def test_solved_facts_first_player_wins_and_a_medium_first_move_loses():
     solver = JuniorSolver()
     start = Position(JUNIOR)
@@ -128,6 +129,7 @@ def test_book_agrees_with_the_solver_without_it():
         assert solver.prove(key) == book[key][0]
 
 
+@pytest.mark.slow
 def test_book_holds_every_position_with_few_pieces_and_keeps_its_values():
     """Every position with at most ``BOOK_PIECES`` pieces, and each entry's move is legal
     and keeps the value: a win in d goes to a loss in d-1, a loss in d to a win in d-1, a
@@ -191,6 +193,7 @@ def test_wins_against_itself_from_the_start_in_thirteen_plies():
     assert position.outcome().winner == 0 and position.ply == 13
 
 
+@pytest.mark.slow
 def test_from_every_won_position_it_wins_against_full_strength_defence():
     """Positions reached by random play (a few hundred games' worth): wherever the solver
     says the side to move wins in d plies, self-play at full strength (the slowest loss

@@ -23,6 +23,8 @@ from companion.rules import PRESETS, Position
 from companion.rules.position import BOARD_FLAG
 from tests.engine.helpers import random_positions
 
+pytestmark = pytest.mark.slow  # proofs that take seconds each (and a module fixture that does)
+
 JUNIOR = PRESETS["junior"]
 # Found by the value proof; the distance search sees no forced line for either side in them.
 DRAWS = ("junior B2,2/2,W2/1,W1,1 b 3321 33211 3", "junior 2,W1/3/1,W1,B2 b 3322 33211 5")

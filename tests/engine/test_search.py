@@ -80,6 +80,7 @@ def _opponent_threatens(position: Position) -> bool:
     return bool(winning_codes(flipped))
 
 
+@pytest.mark.slow
 def test_never_plays_a_losing_uncover_when_another_move_exists():
     def accept(p: Position) -> bool:
         codes = p.legal_codes()
@@ -139,6 +140,7 @@ def test_result_fields_and_principal_variation_are_legal():
     assert set(result.to_json()) == {"move", "score", "depth", "nodes", "pv", "seconds", "value"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("level", ["greedy", "easy", "medium"])
 def test_weaker_levels_still_take_wins_and_block(level):
     engine = Engine("classic", level=level, seed=3)

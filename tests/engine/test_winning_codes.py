@@ -28,6 +28,7 @@ def brute_force_wins(position: Position) -> set[int]:
     return set(winning_codes(position))  # plays every legal move and asks line_result()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spec", VARIANTS)
 def test_winning_codes_are_exactly_the_moves_that_win_at_once(spec):
     variant = Variant.from_spec(spec)

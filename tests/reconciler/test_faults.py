@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from companion.reconciler.events import EventType
 from companion.reconciler.faults import (
     FaultRates,
@@ -28,6 +30,7 @@ GAMES = 500
 VARIANTS = ("classic", "classic", "classic", "storer", "rogers")
 
 
+@pytest.mark.slow
 def test_fault_free_streams_are_decoded() -> None:
     """No faults, only the ordinary uncertainty of a good reading (truth at 97-99.95 %)."""
     right = moves = 0
@@ -40,6 +43,7 @@ def test_fault_free_streams_are_decoded() -> None:
     assert right >= 0.98 * moves
 
 
+@pytest.mark.slow
 def test_misreads_alone_never_give_a_wrong_move() -> None:
     rates = FaultRates(
         misread=0.02, occluded=0.1, covered=0, lift_then_move=0, lift_put_back=0, takeback=0, illegal=0
@@ -49,6 +53,7 @@ def test_misreads_alone_never_give_a_wrong_move() -> None:
         assert result.wrong == 0 and result.silent == 0, seed
 
 
+@pytest.mark.slow
 def test_five_hundred_games_with_faults() -> None:
     result = run_games(GAMES, VARIANTS)
     assert result.silent == 0  # every move not known was flagged
@@ -58,6 +63,7 @@ def test_five_hundred_games_with_faults() -> None:
         assert result.caught[fault] >= 0.5 * result.expected[fault], (fault, result.caught, result.expected)
 
 
+@pytest.mark.slow
 def test_misreads_the_reader_is_sure_of() -> None:
     """Misread squares keep almost no probability on the truth: one reading can then not
     tell a misread from a move, and the reconciler must wait for the next readings."""

@@ -3,9 +3,12 @@ reconciler (``benchmarks/reconciler_scenes.py`` runs more of them, with three fr
 
 from __future__ import annotations
 
+import pytest
+
 from companion.reconciler.scenes import SceneFaults, scene_game
 
 
+@pytest.mark.slow
 def test_rendered_games_are_refereed_right() -> None:
     # two frames per stable state to keep it quick; hands before half the states, light
     # changes, and (seed 2) a turn made under the hand

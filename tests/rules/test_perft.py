@@ -21,6 +21,7 @@ def test_classic_perft_from_start(depth: int, nodes: int) -> None:
     assert perft(Position(), depth) == nodes
 
 
+@pytest.mark.slow
 def test_classic_perft_depth_5_from_start() -> None:
     assert perft(Position(), 5) == 19024320
 
@@ -84,6 +85,7 @@ def test_midgame_perft_matches_reference(name: str, seed: int, plies: int) -> No
     assert perft(position, depth) == reference.perft(reference.from_position(position), depth)
 
 
+@pytest.mark.slow
 def test_moku_perft_depth_2_matches_reference() -> None:
     position = random_game(PRESETS["moku"], random.Random(9), 4)
     assert perft(position, 2) == reference.perft(reference.from_position(position), 2)

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion.rules import AmbiguousMoveError, Game, Move, Position, Variant
-from companion.rules.position import BOARD_FLAG
+from companion.rules.codes import code_squares
 from companion.rules.record import read_record, write_record
 from tests.rules.helpers import ALL_PRESETS
 
@@ -141,9 +141,5 @@ def test_legal_codes_within_squares_are_the_legal_codes_there(game: Game, seed: 
     rng = random.Random(seed)
     squares = set(rng.sample(position.squares, rng.randint(0, len(position.squares))))
     within = sum(1 << sq for sq in squares)
-    expected = [
-        code
-        for code in position.legal_codes()
-        if code & 0xFF in squares and (not code & BOARD_FLAG or (code >> 8) & 0xFF in squares)
-    ]
+    expected = [code for code in position.legal_codes() if set(code_squares(code)) <= squares]
     assert position.legal_codes(within) == expected

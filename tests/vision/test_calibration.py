@@ -51,6 +51,7 @@ def test_a_calibration_for_another_board_size_is_refused(setup_for, tmp_path):
         Calibration.load(tmp_path / "missing.json")
 
 
+@pytest.mark.slow
 def test_hand_given_corners_for_a_board_without_markers(setup_for, rng):
     s = setup_for(5, markers=False)
     r = s.renderer
@@ -70,6 +71,7 @@ def test_without_a_reference_frame_defaults_still_read(setup_for):
     assert reader.read(r.render(tops)).tops() == r.truth(tops)
 
 
+@pytest.mark.slow
 def test_a_wrong_reference_layout_is_refused(setup_for):
     r = setup_for(1).renderer
     with pytest.raises(CompanionError, match="reference frame: no clear"):

@@ -76,11 +76,13 @@ def test_brightness_change_after_calibration(setup_for, rng, brightness):
     read_right(setup_for(3), random_tops(rng, fill=0.6), brightness=brightness)
 
 
+@pytest.mark.slow
 def test_1280x960(setup_for, rng):
     s = setup_for(8, resolution=(1280, 960))
     read_right(s, random_tops(rng, fill=0.6))
 
 
+@pytest.mark.slow
 def test_hands_are_flagged_occluded(setup_for, rng):
     for seed in (1, 2, 3):
         s = setup_for(seed)

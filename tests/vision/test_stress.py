@@ -3,6 +3,7 @@ light, light changed after calibration, hands that do not cross the margin, smal
 markers."""
 
 import numpy as np
+import pytest
 
 from companion.vision.markers import detect_markers
 from companion.vision.synth import SceneRenderer, random_tops
@@ -36,6 +37,7 @@ def test_a_steep_arm_from_inside_the_grid_is_flagged(setup_for, rng):
             assert reader.read(s.renderer.render(random_tops(rng, fill=0.6), hand="steep")).occluded
 
 
+@pytest.mark.slow
 def test_long_low_light_shadows_are_not_taken_for_a_hand(setup_for, rng):
     """Strong low side light on a stress set-up: long cup shadows, the lamp turned or dimmed after
     calibration. The former occlusion test flagged two of these four hand-free frames (their dark

@@ -1,0 +1,194 @@
+"""Packages meet only at their public names.
+
+``companion`` is one package of sub-packages (rules, engine, vision, reconciler, device, log,
+cli). A module may use anything of its own sub-package, but of another one only what that
+sub-package made public: no ``from companion.rules.position import _TAKES``, and no reading
+``position._stacks`` from outside ``companion/rules``. Underscored names are where a package
+keeps what it may change without telling anyone; a newcomer changing one should only have to
+look inside its own package.
+
+The check reads the source (no imports, no execution):
+
+- an ``import`` of an underscored name from another sub-package is a breach;
+- ``x._name`` (``x`` not ``self`` or ``cls``) is a breach when ``_name`` is a private name of
+  another sub-package (an attribute it assigns, a slot, a method or a module-level name) and
+  not one of the reader's own sub-package. Reading which object it is would need the types;
+  the names are specific enough (``_stacks``, ``_undo``, ``_TAKES``) that this finds the
+  breaches without false alarms.
+
+``ALLOWED`` lists the breaches that are known and scheduled: the engine and the reconciler
+still read the rules' fast layer through its private names, because their rewrites were in
+flight when the public API (``companion.rules.codes``, ``reserves``, ``tables`` and the
+``Position`` accessors) was made. Issue 14's second part switches them and empties the list;
+an entry that is no longer needed fails the test, so the list only shrinks.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from functools import cache
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "companion"
+
+ALLOWED: dict[str, set[str]] = {
+    # module -> private names of companion.rules it still reads (see the docstring)
+    "companion/engine/board.py": {
+        *("_RESERVE_OPTIONS", "_TAKES", "_take"),  # reserves.PLACEMENT_OPTIONS, TAKES, take
+        *("_stacks", "_rid", "_hash", "_seen", "_result"),  # Position.piece_stacks, reserve_ids,
+        # hash, repetition_counts(), line_result()
+    },
+    "companion/engine/search.py": {"_TAKES", "_take"},  # reserves.TAKES, take
+    "companion/engine/evaluate.py": {"_RESERVES"},  # reserves.RESERVES
+    # Position.piece_stacks, last_code, hash, tables, line_decided:
+    "companion/reconciler/decoder.py": {"_stacks", "_undo", "_hash", "_tables", "_result"},
+    "companion/reconciler/reconciler.py": {"_stacks", "_hash", "_result"},
+}
+
+
+def sub_package(path: Path) -> str:
+    """``rules`` for companion/rules/position.py; ``companion`` for the top-level modules."""
+    parts = path.relative_to(PACKAGE).parts
+    return parts[0] if len(parts) > 1 else "companion"
+
+
+def module_sub_package(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[0] != "companion":
+        return None
+    return parts[1] if len(parts) > 2 or (len(parts) == 2 and (PACKAGE / parts[1]).is_dir()) else "companion"
+
+
+@cache
+def modules() -> dict[Path, ast.Module]:
+    return {path: ast.parse(path.read_text(encoding="utf-8")) for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+def is_private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def private_names(tree: ast.Module) -> tuple[set[str], set[str]]:
+    """The underscored names a module defines, as (data, callables): attributes it assigns,
+    slots and module-level names; functions, methods and classes."""
+    data: set[str] = set()
+    callables: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            data.add(node.attr)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            callables.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            data.add(node.id)
+        elif isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__slots__" for t in node.targets
+        ):
+            slots = [e.value for e in ast.walk(node.value) if isinstance(e, ast.Constant)]
+            data.update(slot for slot in slots if isinstance(slot, str))
+    return {n for n in data if is_private(n)}, {n for n in callables if is_private(n)}
+
+
+def breaches(trees: dict[Path, ast.Module] | None = None) -> dict[str, set[str]]:
+    """Module -> the private names of other sub-packages it imports or reads."""
+    trees = modules() if trees is None else trees
+    data: dict[str, set[str]] = defaultdict(set)
+    callables: dict[str, set[str]] = defaultdict(set)
+    for path, tree in trees.items():
+        names, funcs = private_names(tree)
+        data[sub_package(path)] |= names
+        callables[sub_package(path)] |= funcs
+    found: dict[str, set[str]] = defaultdict(set)
+    for path, tree in trees.items():
+        own = sub_package(path)
+        others = set().union(*(data[p] | callables[p] for p in data if p != own))
+        called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+        where = str(path.relative_to(ROOT))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                source = module_sub_package(node.module)
+                if source is not None and source != own:
+                    found[where] |= {alias.name for alias in node.names if is_private(alias.name)}
+            elif isinstance(node, ast.Attribute) and is_private(node.attr):
+                if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+                    continue
+                # a name of the reader's own package, of the same kind, is taken to be its own
+                mine = callables[own] if id(node) in called else data[own]
+                if node.attr in others and node.attr not in mine:
+                    found[where].add(node.attr)
+    return {where: names for where, names in found.items() if names}
+
+
+def test_no_package_reaches_into_another() -> None:
+    unexpected = {
+        where: sorted(names - ALLOWED.get(where, set()))
+        for where, names in breaches().items()
+        if names - ALLOWED.get(where, set())
+    }
+    assert not unexpected, f"private names of another package used (use or add a public name): {unexpected}"
+
+
+def test_the_allowlist_only_shrinks() -> None:
+    found = breaches()
+    stale = {
+        where: sorted(names - found.get(where, set()))
+        for where, names in ALLOWED.items()
+        if names - found.get(where, set())
+    }
+    assert not stale, f"no longer needed: remove from ALLOWED in tests/test_seams.py: {stale}"
+
+
+LAYERS: dict[str, set[str]] = {
+    "rules": set(),
+    "engine": {"rules"},
+    "vision": {"rules"},
+    "reconciler": {"rules", "vision"},
+    "log": {"rules", "reconciler"},
+    "device": {"rules", "engine", "vision", "reconciler", "log"},
+    "cli": {"rules", "engine", "vision", "reconciler", "log", "device"},
+}
+"""Which sub-packages each may import: data flows one way, rules <- engine; vision ->
+reconciler -> events -> device and log; the command line on top. The top-level modules
+(``errors``, ``component``) are for everyone."""
+
+
+def imported_sub_packages(tree: ast.Module) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        for name in names:
+            package = module_sub_package(name)
+            if package is not None and package != "companion":
+                found.add(package)
+    return found
+
+
+def test_data_flows_one_way() -> None:
+    assert set(LAYERS) == {sub_package(p) for p in modules()} - {"companion"}
+    against: dict[str, list[str]] = {}
+    for path, tree in modules().items():
+        own = sub_package(path)
+        if own != "companion" and imported_sub_packages(tree) - LAYERS[own] - {own}:
+            against[str(path.relative_to(ROOT))] = sorted(imported_sub_packages(tree) - LAYERS[own] - {own})
+    assert not against, f"imports against the flow of data: {against}"
+
+
+def test_the_check_sees_a_breach() -> None:
+    """The check itself works, on three small made-up modules."""
+    rules = PACKAGE / "rules" / "made_up.py"
+    device = PACKAGE / "device" / "made_up.py"
+    also_rules = PACKAGE / "rules" / "made_up_too.py"
+    trees = {
+        rules: ast.parse("_TAKES = []\nclass P:\n    def __init__(self):\n        self._stacks = []\n"),
+        device: ast.parse("from companion.rules.made_up import _TAKES, P\nv = P()._stacks\nw = v._own\n"),
+        also_rules: ast.parse("from companion.rules.made_up import _TAKES\nv = position._stacks\n"),
+    }
+    found = breaches(trees)
+    assert found == {"companion/device/made_up.py": {"_TAKES", "_stacks"}}
+    assert module_sub_package("companion.rules.position") == "rules"
+    assert module_sub_package("companion.errors") == "companion"

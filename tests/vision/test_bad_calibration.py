@@ -1,0 +1,82 @@
+"""A calibration file with impossible values (a zero image size, a NaN scale, an all-zero
+homography, a camera below the board) is refused when loaded, in one line, by every command
+that reads one: it used to divide by zero in read, replay and run, or read an empty board for
+ever."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import pytest
+
+from companion.cli import main
+from companion.errors import CompanionError
+from companion.vision.calibration import Calibration
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory, setup_for):
+    setup = setup_for(2)
+    folder = tmp_path_factory.mktemp("badcal")
+    good = folder / "good.json"
+    setup.calibration.save(good)
+    frame = folder / "frame.png"
+    cv2.imwrite(str(frame), setup.renderer.empty())
+    return {"folder": folder, "good": good, "frame": frame, "data": json.loads(good.read_text())}
+
+
+def damaged(files, change) -> str:
+    data = json.loads(json.dumps(files["data"]))
+    change(data)
+    path = files["folder"] / "bad.json"
+    path.write_text(json.dumps(data))  # Python's json writes NaN and Infinity, as a hand edit can
+    return str(path)
+
+
+def set_in(*keys_and_value):
+    *keys, value = keys_and_value
+
+    def change(data):
+        for key in keys[:-1]:
+            data = data[key]
+        data[keys[-1]] = value
+
+    return change
+
+
+CASES = {
+    "zero image size": (set_in("camera", "image_size", [0, 0]), "image size 0x0"),
+    "NaN scale": (set_in("rectified_px_per_mm", float("nan")), "rectified_px_per_mm is not a finite"),
+    "infinite focal": (set_in("camera", "focal_px", float("inf")), "focal_px is not a finite"),
+    "zero homography": (set_in("camera", "homography", [[0, 0, 0]] * 3), "singular"),
+    "flat homography": (set_in("camera", "homography", [[1, 0, 0], [2, 0, 0], [0, 0, 1]]), "singular"),
+    "camera under the board": (set_in("camera", "centre_mm", [120.0, 120.0, -500.0]), "not above"),
+    "zero squares": (set_in("board", "square_mm", 0), "board dimensions"),
+    "scale out of range": (set_in("rectified_px_per_mm", 1e6), "rectified scale"),
+    "huge image": (set_in("camera", "image_size", [10**9, 10**9]), "image size"),
+    "image size text": (set_in("camera", "image_size", ["wide", "tall"]), "corrupt"),
+    "markers not a table": (set_in("markers_px", [1, 2]), "corrupt"),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_impossible_values_are_refused_at_load(files, case):
+    change, words = CASES[case]
+    with pytest.raises(CompanionError, match="corrupt") as refused:
+        Calibration.load(damaged(files, change))
+    assert words in str(refused.value)
+
+
+@pytest.mark.parametrize("case", ["zero image size", "NaN scale", "zero homography"])
+@pytest.mark.parametrize("command", ["read", "replay"])
+def test_commands_refuse_a_bad_calibration_in_one_line(files, capsys, case, command):
+    path = damaged(files, CASES[case][0])
+    capsys.readouterr()
+    assert main([command, "--calibration", path, str(files["frame"])]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "corrupt" in err and "Traceback" not in err
+
+
+def test_the_good_file_still_loads(files):
+    assert Calibration.load(files["good"]).size == 4
