@@ -2,7 +2,7 @@
 
     PYTHONPATH=. python benchmarks/vision_bench.py [SCENE ...] [--frames DIR] [--json FILE]
         [--look-class C] [--resolution 640x480] [--no-replay] [--no-demos]
-        [--fps 5] [--board-seconds 4] [--hand-seconds 1.5] [--every-frame] [--frame-noise S]
+        [--fps 5] [--board-seconds 4] [--hand-seconds 1.5] [--frame-noise S]
         [--misjudge COLOUR:SIZE:FACTOR]
 
 Scenes are folders in frames-dev's layout (rendered by ``benchmarks/render_bench/render.py``
@@ -14,16 +14,19 @@ calibrated from its own ``00-empty`` and ``01-reference`` frames with the produc
   (hand-free frames, the calibration frames left out), wrong squares at >= 0.9 confidence on
   frames not flagged occluded (the ones the referee would use), hand frames flagged occluded,
   hand-free frames falsely flagged, read time;
-- **replay**: the frames are shown to a fresh reader, ``StabilityGate`` and ``Reconciler`` at the
-  camera's pace (``--fps``): the empty board, then each board after a move for a few seconds
-  (``--board-seconds``, varied per move), a hand over the board in between where the scene has
-  one (``--hand-seconds``). Scored like ``reconciler_faults.py`` (moves right, flagged, wrong;
-  announced wrong, aligned to the truth), plus whether the game is exact and the **longest
-  stretch lost**: from the first stable reading after which the reconciler is off track (it
-  asks for attention, calls a legal move illegal, or silently holds another game) to the first
-  after which its game agrees with the truth again (the same tops, the same moves since the
-  start or since its last resync, and nothing asked), in stable seconds (time the board stood
-  still, hands excluded) and plies played meanwhile.
+- **replay**: the frames are shown, frame by frame at the camera's pace (``--fps``), to the
+  device's own observer (``vision_link.reader_observer``: a fresh reader and ``StabilityGate``;
+  its ``judged(events, position)`` hook, when it has one, after each stable observation, as the
+  device loop calls it) and a fresh ``Reconciler``: the empty board, then for each ply its hand
+  frame if it has one (``--hand-seconds``) and the board after the move (``--board-seconds``,
+  each varied). Scored like ``reconciler_faults.py`` (moves right, flagged, wrong; announced
+  wrong, aligned to the truth), whether the game is exact, the **longest stretch lost** (from
+  the first judgement off track, after a stable observation or at the end of a board's showing,
+  to the next on track: the reconciler's game agreeing with the truth, the same tops and the
+  same moves since the start or its last resync, and nothing asked; in stable seconds, the time
+  boards stood still, and plies), and the **referee's view**: the last stable observation of
+  each board scored like a reading (with a reader that learns, this is the after to the
+  reading pass's before).
 
 Demos (unless ``--no-demos``): a scene with a ``-light-b`` companion (its light changes during
 the game) is also calibrated under the later light; a scene with a ``-wrong-cup`` companion is
@@ -55,6 +58,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from companion.device.vision_link import reader_observer
 from companion.errors import CompanionError
 from companion.reconciler.events import Event, EventType
 from companion.reconciler.faults import score_record
@@ -378,6 +382,10 @@ class GameResult:
     stretches: list[Stretch] = field(default_factory=list)
     events: list[dict] = field(default_factory=list)
     record: list[str] = field(default_factory=list)
+    shown: ReadTally = field(default_factory=lambda: ReadTally())  # the referee's last view of each board
+    shown_by_light: dict[str, ReadTally] = field(default_factory=dict)
+    boards: int = 0  # boards shown (the empty one included)
+    unseen: int = 0  # of those, never passed by the gate
 
     def longest(self, shown: list[Showing], end_time: float) -> dict | None:
         best = None
@@ -480,52 +488,62 @@ def replay(
     fps: float,
     board_seconds: float,
     hand_seconds: float,
-    every_frame: bool,
     frame_noise: float,
 ) -> tuple[GameResult, list[Showing]]:
-    """The scene's frames through a fresh reader, the stability gate and the reconciler."""
-    reader = BoardReader(calibration)
-    gate = StabilityGate()
+    """The scene's frames shown to the device's own observer (a fresh reader and stability
+    gate, ``vision_link.reader_observer``) and a fresh reconciler, on the camera's clock. After
+    each stable observation the observer's ``judged(events, position)`` is called when it has
+    one, as the device loop does, so a reader that learns during the game learns here too."""
+    clock = [0.0]
+    observe = reader_observer(BoardReader(calibration), StabilityGate(), clock=lambda: clock[0])
+    judged = getattr(observe, "judged", None)
     reconciler = Reconciler(scene.variant)
     truth = TruthGames(scene.variant, scene.moves)
     shown = timeline(scene, board_seconds, hand_seconds)
     result = GameResult(moves=len(scene.moves))
     noise = np.random.default_rng(zlib.crc32(scene.name.encode()))
     images: dict[str, np.ndarray] = {}
-    cached: tuple[Showing, Observation] | None = None
     before: list[str] = []  # records held before each resync
     doubted: set[int] = set()
     offset = 0
     tracker = LostTracker(result)
     announced: set[tuple[int, int, str]] = set()
     current: Showing | None = None
-    seen_stable = False  # a stable observation came during the current showing
+    last: Observation | None = None  # the last stable observation of the current showing
+
+    def showing_ended(showing: Showing) -> None:
+        if showing.frame.kind == "hand":
+            return
+        tracker.showing_ended(
+            showing, last is not None, on_track(reconciler, truth, showing.frame.moves, offset)
+        )
+        result.boards += 1
+        result.unseen += last is None
+        if last is not None:  # what the referee was last shown of this board
+            score_frame(scene, showing.frame, last, result.shown)
+            result.shown_by_light.setdefault(showing.frame.light, ReadTally())
+            score_frame(scene, showing.frame, last, result.shown_by_light[showing.frame.light])
+
     for t, showing in camera_frames(shown, fps):
+        clock[0] = t
         if showing is not current:
-            if current is not None and current.frame.kind != "hand":
-                tracker.showing_ended(
-                    current, seen_stable, on_track(reconciler, truth, current.frame.moves, offset)
-                )
-            current, seen_stable = showing, False
+            if current is not None:
+                showing_ended(current)
+            current, last = showing, None
         frame = showing.frame
         if frame.name not in images:
             images = {frame.name: read_image(str(frame.path))}  # one still in memory at a time
+        image = images[frame.name]
         if frame_noise > 0:
-            image = np.clip(
-                images[frame.name] + noise.normal(0, frame_noise, images[frame.name].shape), 0, 255
-            )
-            obs = reader.read(image.astype(np.uint8), t)
-        elif every_frame or cached is None or cached[0] is not showing:
-            obs = reader.read(images[frame.name], t)
-            cached = (showing, obs)
-        else:
-            obs = dataclasses.replace(cached[1], timestamp=t)
-        stable = gate.feed(t, obs)
+            image = np.clip(image + noise.normal(0, frame_noise, image.shape), 0, 255).astype(np.uint8)
+        stable = observe(image, t)
         if stable is None:
             continue
-        seen_stable = True
+        last = stable
         result.stable_observations += 1
         events = reconciler.feed(stable)
+        if judged is not None:
+            judged(events, reconciler.game.position)
         played = frame.moves
         for event in events:
             result.events.append({"t": round(t, 2), "truth_ply": len(played), **event_summary(event)})
@@ -548,11 +566,10 @@ def replay(
                     result.announced_wrong += 1
         if frame.kind != "hand":  # a hand the reader missed: what the board shows is in flux
             cause = next((e for e in events if e.type in LOST_EVENTS), None)
-            tracker.observed(
-                t, len(played), cause, cause is None and on_track(reconciler, truth, played, offset)
-            )
-    if current is not None and current.frame.kind != "hand":
-        tracker.showing_ended(current, seen_stable, on_track(reconciler, truth, current.frame.moves, offset))
+            tracking = cause is None and on_track(reconciler, truth, played, offset)
+            tracker.observed(t, len(played), cause, tracking)
+    if current is not None:
+        showing_ended(current)
     final = [m.text() for m in reconciler.game.moves]
     result.record = before + final
     unsure = doubted | {len(before) + ply for ply in getattr(reconciler, "unsure", {})}
@@ -635,6 +652,10 @@ class Run:
                 "illegal": g.illegal_events,
                 "stable_observations": g.stable_observations,
                 "longest_lost": self.longest,
+                "boards": g.boards,
+                "boards_never_seen_stable": g.unseen,
+                "referee_view": g.shown.figures(),
+                "referee_view_by_light": {k: v.figures() for k, v in sorted(g.shown_by_light.items())},
                 "record": g.record,
                 "events": g.events,
                 "seconds": round(self.replay_seconds, 1),
@@ -663,7 +684,6 @@ def run_scene(scene: BenchScene, source: BenchScene | None, args: argparse.Names
             args.fps,
             args.board_seconds,
             args.hand_seconds,
-            args.every_frame,
             args.frame_noise,
         )
         run.replay_seconds = time.perf_counter() - started
@@ -786,17 +806,32 @@ def print_report(runs: list[Run], demos: list[tuple[str, Run, Run]], args: argpa
             print("    " + row_text(f"cal {demo.calibration_from}", demo))
             print("    " + row_text(f"cal {control.calibration_from}", control))
             for run in (demo, control):
-                if len(run.by_light) > 1:
-                    split = ", ".join(
-                        f"light {light} {t.right}/{t.squares} ({pct(t.right, t.squares)})"
-                        for light, t in sorted(run.by_light.items())
-                    )
-                    print(f"      calibrated from {run.calibration_from}: {split}")
+                print(f"      calibrated from {run.calibration_from}: {views_text(run)}")
     if args.show_errors:
         print("\nwrong squares:")
         for run in runs:
             for line in run.reading.wrong if run.reading else []:
                 print("  " + line)
+
+
+def split_text(tallies: dict[str, ReadTally]) -> str:
+    if len(tallies) < 2:
+        return ""
+    return " (" + ", ".join(f"light {k} {pct(t.right, t.squares)}" for k, t in sorted(tallies.items())) + ")"
+
+
+def views_text(run: Run) -> str:
+    """Squares right in the reading pass (calibration only) and in the referee's view of the
+    replay (after whatever the reader learned), split by light where the light changes."""
+    parts = []
+    if run.reading is not None:
+        r = run.reading
+        parts.append(f"read {r.right}/{r.squares}{split_text(run.by_light)}")
+    if run.game is not None:
+        v = run.game.shown
+        parts.append(f"referee's view {v.right}/{v.squares}{split_text(run.game.shown_by_light)}")
+        parts.append(f"{run.game.unseen} of {run.game.boards} boards never seen stable")
+    return "; ".join(parts) or run.failed or ""
 
 
 def per10k(tally: ReadTally) -> str:
@@ -865,9 +900,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--hand-seconds", type=float, default=1.5, help="mean time a hand is over it (default 1.5)"
-    )
-    parser.add_argument(
-        "--every-frame", action="store_true", help="read every camera frame, not each still once"
     )
     parser.add_argument(
         "--frame-noise", type=float, default=0.0, help="fresh sensor noise per camera frame (sigma)"
