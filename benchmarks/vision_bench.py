@@ -67,7 +67,7 @@ from companion.rules import COLOR_NAMES, Game, Move, Variant
 from companion.rules.square import parse_color, square_name
 from companion.vision.calibration import Calibration, calibrate
 from companion.vision.gate import StabilityGate
-from companion.vision.observation import Observation, Top
+from companion.vision.observation import Observation, Top, class_index
 from companion.vision.reader import BoardReader
 from companion.vision.sources import read_image
 
@@ -379,6 +379,8 @@ class GameResult:
     attention_events: int = 0
     illegal_events: int = 0
     stable_observations: int = 0
+    help_requests: int = 0  # help events that open or change a request
+    accepted: int = 0  # requests the player answered by accepting the camera's view
     stretches: list[Stretch] = field(default_factory=list)
     events: list[dict] = field(default_factory=list)
     record: list[str] = field(default_factory=list)
@@ -482,6 +484,36 @@ class LostTracker:
             self.open = None
 
 
+class Player:
+    """Answers the referee's help request (``Reconciler.help_squares``/``accept_board``, where
+    the reconciler has them) as a careful player would, ``delay`` seconds after it opens: looks
+    at the squares lit, and accepts what the camera sees when that is what is on the board; when
+    the board is as the game has it (the camera misreads), there is nothing to put right and
+    the player leaves it."""
+
+    def __init__(self, delay: float) -> None:
+        self.delay = delay
+        self.request: dict | None = None
+        self.asked_at: float | None = None
+
+    def answer(self, reconciler: Reconciler, frame: BenchFrame, t: float) -> list[Event] | None:
+        squares = getattr(reconciler, "help_squares", None)
+        accept = getattr(reconciler, "accept_board", None)
+        if not squares or accept is None:
+            self.request = self.asked_at = None
+            return None
+        if squares != self.request:
+            self.request, self.asked_at = dict(squares), t
+        if self.asked_at is None or t - self.asked_at < self.delay:
+            return None
+        self.asked_at = None  # one answer a request
+        max_piece = reconciler.variant.max_piece
+        board = {sq: class_index(frame.tops.get(square_name(sq)), max_piece) for sq in squares}
+        if all(board[sq] == camera for sq, (_game, camera) in squares.items()):
+            return list(accept())
+        return None
+
+
 def replay(
     scene: BenchScene,
     calibration: Calibration,
@@ -489,6 +521,7 @@ def replay(
     board_seconds: float,
     hand_seconds: float,
     frame_noise: float,
+    player: Player | None = None,
 ) -> tuple[GameResult, list[Showing]]:
     """The scene's frames shown to the device's own observer (a fresh reader and stability
     gate, ``vision_link.reader_observer``) and a fresh reconciler, on the camera's clock. After
@@ -524,26 +557,9 @@ def replay(
             result.shown_by_light.setdefault(showing.frame.light, ReadTally())
             score_frame(scene, showing.frame, last, result.shown_by_light[showing.frame.light])
 
-    for t, showing in camera_frames(shown, fps):
-        clock[0] = t
-        if showing is not current:
-            if current is not None:
-                showing_ended(current)
-            current, last = showing, None
-        frame = showing.frame
-        if frame.name not in images:
-            images = {frame.name: read_image(str(frame.path))}  # one still in memory at a time
-        image = images[frame.name]
-        if frame_noise > 0:
-            image = np.clip(image + noise.normal(0, frame_noise, image.shape), 0, 255).astype(np.uint8)
-        stable = observe(image, t)
-        if stable is None:
-            continue
-        last = stable
-        result.stable_observations += 1
-        events = reconciler.feed(stable)
-        if judged is not None:
-            judged(events, reconciler.game.position)
+    def take(events: list[Event], t: float, frame: BenchFrame) -> None:
+        """Score the events the reconciler gave at camera time ``t`` with ``frame`` shown."""
+        nonlocal before, doubted, offset
         played = frame.moves
         for event in events:
             result.events.append({"t": round(t, 2), "truth_ply": len(played), **event_summary(event)})
@@ -554,6 +570,7 @@ def replay(
                 offset = len(played)
             result.attention_events += event.type is EventType.NEEDS_ATTENTION
             result.illegal_events += event.type is EventType.ILLEGAL
+            result.help_requests += str(event.type) == "help" and bool(event.squares)
         record = [m.text() for m in reconciler.game.moves]
         unsure = getattr(reconciler, "unsure", {})
         for event in events:
@@ -568,6 +585,33 @@ def replay(
             cause = next((e for e in events if e.type in LOST_EVENTS), None)
             tracking = cause is None and on_track(reconciler, truth, played, offset)
             tracker.observed(t, len(played), cause, tracking)
+
+    for t, showing in camera_frames(shown, fps):
+        clock[0] = t
+        if showing is not current:
+            if current is not None:
+                showing_ended(current)
+            current, last = showing, None
+        frame = showing.frame
+        if frame.name not in images:
+            images = {frame.name: read_image(str(frame.path))}  # one still in memory at a time
+        image = images[frame.name]
+        if frame_noise > 0:
+            image = np.clip(image + noise.normal(0, frame_noise, image.shape), 0, 255).astype(np.uint8)
+        stable = observe(image, t)
+        if frame.kind != "hand" and player is not None:
+            answer = player.answer(reconciler, frame, t)
+            if answer is not None:
+                result.accepted += 1
+                take(answer, t, frame)
+        if stable is None:
+            continue
+        last = stable
+        result.stable_observations += 1
+        events = reconciler.feed(stable)
+        if judged is not None:
+            judged(events, reconciler.game.position)
+        take(events, t, frame)
     if current is not None:
         showing_ended(current)
     final = [m.text() for m in reconciler.game.moves]
@@ -649,6 +693,8 @@ class Run:
                 "result_announced": g.result_announced,
                 "resyncs": g.resyncs,
                 "needs_attention": g.attention_events,
+                "help_requests": g.help_requests,
+                "accepted_camera_view": g.accepted,
                 "illegal": g.illegal_events,
                 "stable_observations": g.stable_observations,
                 "longest_lost": self.longest,
@@ -685,6 +731,7 @@ def run_scene(scene: BenchScene, source: BenchScene | None, args: argparse.Names
             args.board_seconds,
             args.hand_seconds,
             args.frame_noise,
+            None if args.player == "none" else Player(args.answer_seconds),
         )
         run.replay_seconds = time.perf_counter() - started
         run.longest = run.game.longest(shown, shown[-1].start + shown[-1].seconds)
@@ -903,6 +950,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--frame-noise", type=float, default=0.0, help="fresh sensor noise per camera frame (sigma)"
+    )
+    parser.add_argument(
+        "--player",
+        choices=("careful", "none"),
+        default="careful",
+        help="who answers the referee's help requests (default careful: accepts the camera's view "
+        "when it is what the board shows)",
+    )
+    parser.add_argument(
+        "--answer-seconds", type=float, default=3.0, help="seconds before the player answers (default 3)"
     )
     parser.add_argument(
         "--misjudge", metavar="COLOUR:SIZE:FACTOR", help="scale one learned cup size in every calibration"
