@@ -1,0 +1,112 @@
+"""The bench's own scoring: the timeline, stable seconds, the aligned wrong-move count, the
+stretches lost and the careful player, on small made-up cases."""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import sys
+from pathlib import Path
+from types import ModuleType, SimpleNamespace
+
+import pytest
+
+from companion.reconciler.events import Event, EventType
+from companion.rules import Variant, parse_square
+from companion.vision.observation import class_index
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("vision_bench", ROOT / "benchmarks" / "vision_bench.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def frame(bench: ModuleType, name: str, kind: str = "move", tops: dict | None = None, moves: tuple = ()):
+    return bench.BenchFrame(name, kind, Path(name), tops or {}, moves)
+
+
+def scene(bench: ModuleType, kinds: list[str]):
+    frames = [frame(bench, "00-empty", "empty"), frame(bench, "01-reference", "reference")]
+    frames += [frame(bench, f"{i + 2:02d}{'a' if k == 'hand' else 'b'}", k) for i, k in enumerate(kinds)]
+    return bench.BenchScene("s", Path("s"), "classic", (), {}, frames)
+
+
+def test_the_timeline_is_the_same_every_run_and_covers_each_frame(bench: ModuleType) -> None:
+    s = scene(bench, ["hand", "move", "move"])
+    shown = bench.timeline(s, 4.0, 1.5)
+    assert shown == bench.timeline(s, 4.0, 1.5)
+    assert [x.frame.name for x in shown] == ["00-empty", "02a", "03b", "04b"]  # the reference is not played
+    assert all(a.start + a.seconds == pytest.approx(b.start) for a, b in itertools.pairwise(shown))
+    assert 0.6 * 1.5 <= shown[1].seconds <= 1.4 * 1.5 and all(
+        0.6 * 4 <= x.seconds <= 1.4 * 4 for x in shown[2:]
+    )
+    times = [t for t, _ in bench.camera_frames(shown, 5.0)]
+    assert times[1] - times[0] == pytest.approx(0.2) and times[-1] < shown[-1].start + shown[-1].seconds
+
+
+def test_stable_seconds_leave_hands_out(bench: ModuleType) -> None:
+    s = scene(bench, ["hand", "move"])
+    shown = bench.timeline(s, 4.0, 1.5)
+    end = shown[-1].start + shown[-1].seconds
+    assert bench.stable_seconds(shown, 0.0, end) == pytest.approx(end - shown[1].seconds)
+    assert bench.stable_seconds(shown, shown[1].start, shown[2].start) == pytest.approx(0.0)
+
+
+def test_a_move_one_ply_off_after_a_missed_one_is_not_wrong_twice(bench: ModuleType) -> None:
+    truth = ["4a1", "4d4", "3b2", "3c3"]
+    held = ["4a1", "3b2", "3c3"]  # 4d4 missed: the rest one ply early
+    assert not bench.aligned_wrong(2, "3b2", held, truth)
+    assert not bench.aligned_wrong(3, "3c3", held, truth)
+    assert bench.aligned_wrong(2, "2b2", ["4a1", "2b2"], truth)
+
+
+def test_a_stretch_runs_from_the_first_judgement_off_track_to_the_next_on_track(bench: ModuleType) -> None:
+    result = bench.GameResult(moves=3)
+    tracker = bench.LostTracker(result)
+    attention = Event(EventType.NEEDS_ATTENTION, reason="unclear")
+    tracker.observed(1.0, 0, None, True)
+    tracker.observed(2.0, 1, attention, True)  # an event is off track whatever the game
+    tracker.observed(3.0, 1, None, False)
+    tracker.observed(9.0, 2, None, True)
+    tracker.observed(10.0, 3, None, False)
+    first, second = result.stretches
+    assert (first.start, first.end, first.start_ply, first.end_ply) == (2.0, 9.0, 1, 2)
+    assert first.reason.startswith("needs-attention") and second.end is None
+    moves = bench.BenchFrame("m", "move", Path("m"), {}, ())
+    shown = [bench.Showing(moves, 0.0, 20.0)]
+    longest = result.longest(shown, 20.0)
+    assert longest["stable_seconds"] == pytest.approx(10.0) and not longest["back"]  # 10 s to the end
+
+
+def test_the_careful_player_accepts_the_camera_only_when_the_board_agrees(bench: ModuleType) -> None:
+    c2 = parse_square("c2")
+    w3, w4 = class_index((0, 3), 4), class_index((0, 4), 4)
+    reconciler = SimpleNamespace(
+        variant=Variant.from_spec("classic"), help_squares={c2: (w3, w4)}, accepted=0
+    )
+
+    def accept() -> list[Event]:
+        reconciler.accepted += 1
+        return [Event(EventType.RESYNC)]
+
+    reconciler.accept_board = accept
+    camera_right = frame(bench, "x", tops={"c2": (0, 4)})
+    player = bench.Player(3.0)
+    assert player.answer(reconciler, camera_right, 10.0) is None  # asked: the player looks first
+    assert player.answer(reconciler, camera_right, 12.9) is None
+    answer = player.answer(reconciler, camera_right, 13.0)
+    assert answer is not None and [e.type for e in answer] == [EventType.RESYNC] and reconciler.accepted == 1
+    assert player.answer(reconciler, camera_right, 20.0) is None  # one answer a request
+    game_right = frame(bench, "x", tops={"c2": (0, 3)})
+    player = bench.Player(3.0)
+    player.answer(reconciler, game_right, 0.0)
+    assert player.answer(reconciler, game_right, 5.0) is None and reconciler.accepted == 1
+    reconciler.help_squares = {}
+    assert player.answer(reconciler, camera_right, 30.0) is None
