@@ -149,6 +149,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> dict:
     return json.loads(out.read_text())
 
 
+@pytest.mark.slow  # the bench over three scenes and their demos: a few seconds
 def test_the_bench_counts_every_frame_and_move(report: dict) -> None:
     scenes = {s["scene"]: s for s in report["scenes"]}
     assert sorted(scenes) == sorted(p.name for p in GAMES)  # companions only calibrate
@@ -173,6 +174,7 @@ def test_the_bench_counts_every_frame_and_move(report: dict) -> None:
     assert total["squares"] == sum(scenes[s.name]["reading"]["squares"] for s in GAMES)
 
 
+@pytest.mark.slow
 def test_the_product_reads_the_bench_frames_well(report: dict) -> None:
     """Regression floors, well below what the product reads today (docs/benchmarks.md), so
     they catch a reader that breaks on photo-like frames rather than one that is less perfect."""
