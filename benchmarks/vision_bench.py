@@ -179,18 +179,34 @@ def calibrate_from(scene: BenchScene, source: BenchScene | None = None) -> Calib
     return calibrate(empty, reference)
 
 
-def misjudge(calibration: Calibration, spec: str) -> Calibration:
-    """``COLOUR:SIZE:FACTOR``: one colour's size learned that much too large (or small)."""
-    try:
-        colour_text, size_text, factor_text = spec.split(":")
-        colour, size, factor = parse_color(colour_text), int(size_text), float(factor_text)
-    except ValueError:
-        raise CompanionError(f"--misjudge {spec!r}: expected COLOUR:SIZE:FACTOR, e.g. white:2:1.15") from None
-    cups = calibration.cups
-    if not hasattr(cups, "with_radius") or not 1 <= size <= cups.max_piece:
-        raise CompanionError(f"--misjudge {spec!r}: this calibration has no size {size} radius to change")
-    radius = cups.radii[colour][size - 1] * factor
-    return dataclasses.replace(calibration, cups=cups.with_radius(colour, size, radius))
+@dataclass(frozen=True)
+class Misjudgement:
+    """One colour's size learned ``factor`` times too large (or small): ``COLOUR:SIZE:FACTOR``."""
+
+    colour: int
+    size: int
+    factor: float
+
+    @classmethod
+    def parse(cls, spec: str) -> Misjudgement:
+        try:
+            colour_text, size_text, factor_text = spec.split(":")
+            made = cls(parse_color(colour_text), int(size_text), float(factor_text))
+        except (ValueError, CompanionError):
+            raise CompanionError(
+                f"--misjudge {spec!r}: expected COLOUR:SIZE:FACTOR, e.g. white:2:1.15"
+            ) from None
+        if not 1 <= made.size <= 9 or made.factor <= 0:
+            raise CompanionError(f"--misjudge {spec!r}: a size 1..9 and a factor above 0")
+        return made
+
+    def apply(self, calibration: Calibration) -> Calibration:
+        """The calibration with that size's learned apparent radius scaled."""
+        cups = calibration.cups
+        if not hasattr(cups, "with_radius") or self.size > cups.max_piece:
+            raise CompanionError(f"--misjudge: this calibration has no size-{self.size} radius to change")
+        radius = cups.radii[self.colour][self.size - 1] * self.factor
+        return dataclasses.replace(calibration, cups=cups.with_radius(self.colour, self.size, radius))
 
 
 # ----- reading every frame ----------------------------------------------------------------------
@@ -715,7 +731,7 @@ def run_scene(scene: BenchScene, source: BenchScene | None, args: argparse.Names
     try:
         calibration = calibrate_from(scene, source)
         if args.misjudge:
-            calibration = misjudge(calibration, args.misjudge)
+            calibration = args.misjudge.apply(calibration)
     except CompanionError as error:
         run.failed = str(error)
         return run
@@ -968,6 +984,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.fps <= 0 or args.board_seconds <= 0 or args.hand_seconds <= 0 or args.frame_noise < 0:
         parser.error("--fps, --board-seconds and --hand-seconds must be positive, --frame-noise 0 or more")
+    if args.misjudge:
+        try:
+            args.misjudge = Misjudgement.parse(args.misjudge)
+        except CompanionError as error:
+            parser.error(str(error))
     return args
 
 
@@ -1013,7 +1034,9 @@ def main(argv: list[str] | None = None) -> int:
         "machine": machine(),
         "command": " ".join(sys.argv),
         "seconds": round(time.perf_counter() - started, 1),
-        "options": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
+        "options": {
+            k: v if isinstance(v, int | float | str | list | None) else str(v) for k, v in vars(args).items()
+        },
         "scenes": [r.figures() for r in runs],
         "totals": {
             name: {**tally.figures(), "games": game_totals(members)}
