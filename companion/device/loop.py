@@ -24,6 +24,7 @@ from companion.device.component import Component
 from companion.device.hint import HintWorker
 from companion.device.notify import Notifier
 from companion.device.presenter import Presenter
+from companion.device.remote import Remote
 from companion.device.scene import idle
 from companion.log.store import GameStore
 from companion.reconciler.decoder import Kind, decide
@@ -66,6 +67,7 @@ class Companion(Component):
         players: Players | None = None,
         snapshots: bool = False,
         encode_jpeg: Callable[[np.ndarray], bytes | None] | None = None,
+        remote: Remote | None = None,
     ) -> None:
         self.variant = variant
         self.camera = camera
@@ -77,6 +79,7 @@ class Companion(Component):
         self.players = players or Players()
         self.snapshots = snapshots
         self.encode_jpeg = encode_jpeg
+        self.remote = remote  # the web page's view of the device and its commands
         self.reconciler: Reconciler = Reconciler(variant, takeback=False)
         self.game_id = 0
         self._stored: list[str] = []  # the moves the log holds for this game, in order
@@ -155,7 +158,18 @@ class Companion(Component):
         if announce:
             event = Event(EventType.NEW_GAME, detail={"variant": self.variant.spec})
             self.store.add_events(game_id, (event,))
+            self._tell_remote([event])
             self.presenter.event(event, self.turn_name())
+
+    def start_new_game(
+        self, reason: str, variant: Variant | None = None, white: str | None = None, black: str | None = None
+    ) -> None:
+        """Close the game in progress as abandoned and start another (the button's hold, the
+        web page's "new game"); ``variant`` must read on the same board as the current one."""
+        self._abandon(reason)
+        self.variant = variant or self.variant
+        self.players = Players(white or self.players.white, black or self.players.black, self.players.place)
+        self._new_game(announce=True)
 
     def _abandon(self, reason: str) -> None:
         if not self._finished:
@@ -170,7 +184,7 @@ class Companion(Component):
             frame = self.camera.read()
         except EOFError:
             return False
-        self.presenter.fault(self.camera.fault or getattr(self.observe, "fault", None))
+        self.presenter.fault(self.fault)
         if frame is not None:
             self.frames += 1
             observation = self.observe(frame, self.camera.timestamp)
@@ -180,8 +194,15 @@ class Companion(Component):
         for gesture in self.presenter.panel.gestures():
             self.on_gesture(gesture)
         self._collect_hint()
+        if self.remote is not None:
+            self.remote.serve(self, frame)
         self.notifier.watchdog()
         return True
+
+    @property
+    def fault(self) -> str | None:
+        """Camera or calibration trouble, in words (the alert LED blinks for it)."""
+        return self.camera.fault or getattr(self.observe, "fault", None)
 
     def run(self, stop: threading.Event | None = None, idle_sleep: float = 0.005) -> None:
         """Step until stopped or the camera ends; the camera paces the loop."""
@@ -202,6 +223,14 @@ class Companion(Component):
         withdrawn, self._offer = self._offer is not None, None
         before = self.game
         events = self.reconciler.feed(observation)
+        self._referee_said(events, before, frame)
+        if withdrawn and not events:
+            self.show_waiting_state()
+        return events
+
+    def _referee_said(self, events: list[Event], before: Game, frame: np.ndarray | None) -> None:
+        """Log, show and announce what the reconciler made of a reading (or of the camera's
+        view accepted as the board)."""
         if self.game is not before:  # the start position set up again, or a game restarted (resync)
             resync = any(e.type == EventType.RESYNC for e in events)
             self._abandon(
@@ -215,13 +244,33 @@ class Companion(Component):
         self._persist(events, frame)
         if any(e.type in _MOVED for e in events):
             self.hints.cancel()
+        self._tell_remote(events)
         for event in events:
             self.presenter.event(event, self.turn_name())
-        if withdrawn and not events:
-            self._show_waiting_state()
         if any(e.type is EventType.MOVE for e in events):
             self.notifier.status(f"game {self.game_id}, ply {self.game.ply}, {self.turn_name()} to play")
-        return events
+
+    def _tell_remote(self, events: list[Event]) -> None:
+        if self.remote is not None:
+            self.remote.record(events)
+
+    def accept_camera_view(self) -> bool:
+        """The players say the camera is right: where the referee asks for help and can take
+        the board as seen (``accept_board``), it does; False when it is not asking."""
+        accept = getattr(self.reconciler, "accept_board", None)
+        if accept is None or not getattr(self.reconciler, "help_squares", None):
+            return False
+        before = self.game
+        self._referee_said(list(accept() or ()), before, None)
+        return True
+
+    def reload_calibration(self) -> bool:
+        """A new calibration file was written (the web page's wizard): read frames with it."""
+        reload = getattr(self.observe, "reload", None)
+        if reload is None:
+            return False
+        reload()
+        return True
 
     def _persist(self, events: list[Event], frame: np.ndarray | None) -> None:
         """Bring the log level with the game: moves taken back or corrected (the reconciler
@@ -289,7 +338,16 @@ class Companion(Component):
         )
         return decision.accepted is not None and decision.accepted.kind is Kind.TAKEBACK
 
-    def _show_waiting_state(self) -> None:
+    @property
+    def takeback_offer(self) -> int | None:
+        """The ply whose move the board offers to take back (a double press confirms)."""
+        return self._offer
+
+    @property
+    def takeback_offer_move(self) -> str | None:
+        return self.game.played[-1].move.text() if self._offer is not None and self.game.played else None
+
+    def show_waiting_state(self) -> None:
         """Back to what the reconciler waits for: the board restored, or the next move."""
         pending = self.reconciler.awaiting_restore
         if pending is not None:
@@ -307,6 +365,7 @@ class Companion(Component):
         self._finished = False
         self._adopt(Reconciler(self.variant, game, takeback=False), self.game_id, self._stored)
         self._persist([event], None)
+        self._tell_remote([event])
         log.info("event %s", _event_text(event))
         self.presenter.event(event, self.turn_name())
         return event
@@ -316,10 +375,10 @@ class Companion(Component):
     def on_gesture(self, gesture: Gesture) -> None:
         log.info("button: %s", gesture)
         if gesture is Gesture.PRESS:
-            self.ask_hint()
+            if self.remote is None or not self.remote.confirm_pairing():  # a pending pairing takes the press
+                self.ask_hint()
         elif gesture is Gesture.HOLD:
-            self._abandon("a new game was started with the button")
-            self._new_game(announce=True)
+            self.start_new_game("a new game was started with the button")
         elif gesture is Gesture.DOUBLE:
             self.confirm_takeback()
 
@@ -341,17 +400,16 @@ class Companion(Component):
             log.warning("no hint: %s", hint.error or "the engine found no move")
             return
         log.info("hint for %s: %s (%.2f s)", self.turn_name(), hint.move.text(), hint.seconds)
-        self.store.add_events(
-            self.game_id,
-            (
-                Event(
-                    EventType.HINT,
-                    ply=self.game.ply,
-                    move=hint.move.text(),
-                    detail={"seconds": round(hint.seconds, 3)},
-                ),
-            ),
+        event = Event(
+            EventType.HINT,
+            ply=self.game.ply,
+            move=hint.move.text(),
+            detail={"seconds": round(hint.seconds, 3)},
         )
+        self.store.add_events(self.game_id, (event,))
+        if self.remote is not None:
+            self.remote.note_hint(hint.key, hint.move.text())
+        self._tell_remote([event])
         self.presenter.hint(hint.move, self.turn_name())
 
     def close(self) -> None:
