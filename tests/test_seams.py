@@ -146,10 +146,12 @@ LAYERS: dict[str, set[str]] = {
     "reconciler": {"rules", "vision"},
     "log": {"rules", "reconciler"},
     "device": {"rules", "engine", "vision", "reconciler", "log"},
-    "cli": {"rules", "engine", "vision", "reconciler", "log", "device"},
+    "web": {"rules", "vision", "reconciler", "log", "device"},
+    "cli": {"rules", "engine", "vision", "reconciler", "log", "device", "web"},
 }
 """Which sub-packages each may import: data flows one way, rules <- engine; vision ->
-reconciler -> events -> device and log; the command line on top. The top-level modules
+reconciler -> events -> device and log; the web page reads the device (its ``Remote``) and
+the log; the command line on top. The top-level modules
 (``errors``, ``component``) are for everyone."""
 
 

@@ -116,6 +116,19 @@ class Site:
         return self._svg[1]
 
 
+# aiohttp 3.9 and later name their keys (AppKey, RequestKey); Debian 12 and Raspberry Pi OS
+# Bookworm package 3.8, where plain strings are the keys.
+SITE: Any = web.AppKey("site", Site) if hasattr(web, "AppKey") else "site"
+FILES: Any = web.AppKey("files", dict) if hasattr(web, "AppKey") else "files"
+TOKEN: Any = web.RequestKey("token", object) if hasattr(web, "RequestKey") else "token"
+SESSION: Any = web.RequestKey("session", str) if hasattr(web, "RequestKey") else "session"
+
+
+def site_of(app: web.Application) -> Site:
+    site: Site = app[SITE]
+    return site
+
+
 def state_of(snapshot: GameSnapshot) -> dict[str, Any]:
     view = BoardView(
         size=snapshot.size,
@@ -162,7 +175,7 @@ def _bad_path(path: str) -> bool:
 
 
 def _session(request: web.Request) -> tuple[TokenEntry | None, str]:
-    site: Site = request.app["site"]
+    site = site_of(request.app)
     entry = site.tokens.check(request.cookies.get(TOKEN_COOKIE))
     if entry is not None:
         return entry, entry.id
@@ -176,8 +189,8 @@ async def _guard(
     if _bad_path(request.raw_path.split("?", 1)[0]):
         raise web.HTTPBadRequest(text="bad path\n")
     entry, session = _session(request)
-    request["token"] = entry
-    request["session"] = session
+    request[TOKEN] = entry
+    request[SESSION] = session
     open_path = request.path == "/pair" or request.path.startswith("/static/")
     if entry is None and not open_path:
         if request.method == "GET" and not request.path.startswith(
@@ -194,7 +207,7 @@ async def _guard(
 
 
 async def _check_csrf(request: web.Request, session: str) -> None:
-    site: Site = request.app["site"]
+    site = site_of(request.app)
     origin = request.headers.get("Origin")
     if origin and origin.split("://", 1)[-1] != request.host:
         raise web.HTTPForbidden(text="this request came from another site\n")
@@ -226,19 +239,21 @@ async def _errors(
 
 
 async def pair_page(request: web.Request) -> web.StreamResponse:
-    if request["token"] is not None:
+    if request[TOKEN] is not None:
         raise web.HTTPSeeOther("/")
-    site: Site = request.app["site"]
-    session = request["session"] or secrets.token_urlsafe(24)
+    site = site_of(request.app)
+    session = request[SESSION] or secrets.token_urlsafe(24)
     response = web.Response(text=pages.pair_page(site.csrf(session)), content_type="text/html")
-    if not request["session"]:
+    if not request[SESSION]:
         response.set_cookie(PRE_COOKIE, session, httponly=True, samesite="Strict", max_age=3600)
     return response
 
 
 async def pair(request: web.Request) -> web.StreamResponse:
     """Wait (up to 30 s) for the button; answer with the token cookie, or why not."""
-    site: Site = request.app["site"]
+    site = site_of(request.app)
+    if request[TOKEN] is not None:
+        raise web.HTTPConflict(text="this browser is paired already\n")
     now = time.monotonic()
     while site.pairings and now - site.pairings[0] > PAIRING_WINDOW:
         site.pairings.popleft()
@@ -266,18 +281,18 @@ async def pair(request: web.Request) -> web.StreamResponse:
 
 
 async def live(request: web.Request) -> web.StreamResponse:
-    site: Site = request.app["site"]
-    html = pages.live_page(site.csrf(request["session"]), site.state(), site.remote.events_after(0))
+    site = site_of(request.app)
+    html = pages.live_page(site.csrf(request[SESSION]), site.state(), site.remote.events_after(0))
     return web.Response(text=html, content_type="text/html")
 
 
 async def api_state(request: web.Request) -> web.StreamResponse:
-    return web.json_response(request.app["site"].state())
+    return web.json_response(site_of(request.app).state())
 
 
 async def event_stream(request: web.Request) -> web.StreamResponse:
     """Server-Sent Events: ``state`` on every new snapshot, ``referee`` for each event."""
-    site: Site = request.app["site"]
+    site = site_of(request.app)
     try:
         after = int(request.query.get("after", "0"))
     except ValueError:
@@ -322,7 +337,7 @@ def _sse(kind: str, data: dict[str, Any]) -> bytes:
 
 
 async def command(request: web.Request) -> web.StreamResponse:
-    site: Site = request.app["site"]
+    site = site_of(request.app)
     name = request.match_info["name"]
     arguments: dict[str, str] = {}
     if name == "new-game":
@@ -370,7 +385,7 @@ def _game_id(request: web.Request) -> int:
 
 
 async def games(request: web.Request) -> web.StreamResponse:
-    site: Site = request.app["site"]
+    site = site_of(request.app)
 
     def read() -> list[Any]:
         if not site.settings.database.exists():
@@ -379,7 +394,7 @@ async def games(request: web.Request) -> web.StreamResponse:
             return store.games(200)
 
     rows = await site.work(read)
-    return web.Response(text=pages.games_page(site.csrf(request["session"]), rows), content_type="text/html")
+    return web.Response(text=pages.games_page(site.csrf(request[SESSION]), rows), content_type="text/html")
 
 
 def _replayed(site: Site, game_id: int) -> tuple[Any, Game, list[dict[str, Any]], set[int]]:
@@ -415,15 +430,15 @@ def ply_view(game: Game, events: list[dict[str, Any]], snapshots: set[int], ply:
 
 
 async def replay(request: web.Request) -> web.StreamResponse:
-    site: Site = request.app["site"]
+    site = site_of(request.app)
     row, game, events, snapshots = await site.work(_replayed, site, _game_id(request))
     first = ply_view(game, events, snapshots, len(game.played))
-    html = pages.replay_page(site.csrf(request["session"]), row, len(game.played), first)
+    html = pages.replay_page(site.csrf(request[SESSION]), row, len(game.played), first)
     return web.Response(text=html, content_type="text/html")
 
 
 async def replay_ply(request: web.Request) -> web.StreamResponse:
-    site: Site = request.app["site"]
+    site = site_of(request.app)
     text = request.match_info["ply"]
     if not text.isdigit() or len(text) > 6:
         raise web.HTTPBadRequest(text="ply must be a whole number\n")
@@ -432,7 +447,7 @@ async def replay_ply(request: web.Request) -> web.StreamResponse:
 
 
 async def snapshot(request: web.Request) -> web.StreamResponse:
-    site: Site = request.app["site"]
+    site = site_of(request.app)
     game_id, text = _game_id(request), request.match_info["ply"]
     if not text.isdigit() or len(text) > 6:
         raise web.HTTPNotFound(text="no such picture\n")
@@ -448,7 +463,7 @@ async def snapshot(request: web.Request) -> web.StreamResponse:
 
 
 async def record(request: web.Request) -> web.StreamResponse:
-    site: Site = request.app["site"]
+    site = site_of(request.app)
     _, game, _, _ = await site.work(_replayed, site, _game_id(request))
     game_id = _game_id(request)
     return web.Response(
@@ -492,18 +507,18 @@ def status_facts(site: Site) -> list[tuple[str, str]]:
 
 
 async def status(request: web.Request) -> web.StreamResponse:
-    site: Site = request.app["site"]
+    site = site_of(request.app)
     facts = await site.work(status_facts, site)
     pins = [(name, str(pin)) for name, pin in site.settings.config.pins.all_pins().items()]
-    token: TokenEntry = request["token"]
+    token: TokenEntry = request[TOKEN]
     html = pages.status_page(
-        site.csrf(request["session"]), facts, pins, list(site.remote.faults), site.tokens.entries(), token.id
+        site.csrf(request[SESSION]), facts, pins, list(site.remote.faults), site.tokens.entries(), token.id
     )
     return web.Response(text=html, content_type="text/html")
 
 
 async def revoke(request: web.Request) -> web.StreamResponse:
-    site: Site = request.app["site"]
+    site = site_of(request.app)
     try:
         await site.work(site.tokens.revoke, request.match_info["token"])
     except CompanionError as error:
@@ -515,7 +530,7 @@ async def revoke(request: web.Request) -> web.StreamResponse:
 
 
 async def camera(request: web.Request) -> web.StreamResponse:
-    site: Site = request.app["site"]
+    site = site_of(request.app)
     wizard = site.wizard
     reference = BoardView(
         site.settings.size,
@@ -523,7 +538,7 @@ async def camera(request: web.Request) -> web.StreamResponse:
         {sq: [cup] for sq, cup in wizard.reference_layout().items()},
     )
     html = pages.camera_page(
-        site.csrf(request["session"]), wizard.step, wizard.problem, wizard.learned(), board_svg(reference)
+        site.csrf(request[SESSION]), wizard.step, wizard.problem, wizard.learned(), board_svg(reference)
     )
     return web.Response(text=html, content_type="text/html")
 
@@ -537,7 +552,7 @@ def _latest_frame(site: Site) -> Any:
 
 async def preview(request: web.Request) -> web.StreamResponse:
     """The latest frame with the overlay, redrawn at most every ``PREVIEW_PERIOD`` seconds."""
-    site: Site = request.app["site"]
+    site = site_of(request.app)
     frame = _latest_frame(site)
     cached = site._preview
     if cached is None or (cached[1] != frame.number and time.monotonic() - cached[0] >= PREVIEW_PERIOD):
@@ -556,7 +571,7 @@ async def preview(request: web.Request) -> web.StreamResponse:
 
 
 async def calibration_step(request: web.Request) -> web.StreamResponse:
-    site: Site = request.app["site"]
+    site = site_of(request.app)
     wizard = site.wizard
     step = request.match_info["step"]
     if step == "restart":
@@ -596,7 +611,7 @@ def _static_files() -> dict[str, bytes]:
 
 async def static(request: web.Request) -> web.StreamResponse:
     name = request.match_info["name"]
-    files: dict[str, bytes] = request.app["static"]
+    files: dict[str, bytes] = request.app[FILES]
     if name not in files:
         raise web.HTTPNotFound(text="no such file\n")
     return web.Response(body=files[name], content_type=STATIC[name], headers={"Cache-Control": "max-age=300"})
@@ -608,8 +623,8 @@ async def static(request: web.Request) -> web.StreamResponse:
 def build_app(remote: Remote, settings: WebSettings, tokens: TokenStore | None = None) -> web.Application:
     app = web.Application(middlewares=[_errors, _guard], client_max_size=MAX_BODY)
     site = Site(remote, settings, tokens)
-    app["site"] = site
-    app["static"] = _static_files()
+    app[SITE] = site
+    app[FILES] = _static_files()
     app.router.add_get("/pair", pair_page)
     app.router.add_post("/pair", pair)
     app.router.add_get("/static/{name}", static)
