@@ -62,6 +62,7 @@ class RunOptions:
     fps: float | None = None  # simulation only: pace the simulated camera
     remote: Remote | None = None  # the web page's view of the device and its commands
     linger: bool = False  # simulation only: after the game, keep showing the board until stopped
+    stop: threading.Event | None = None  # set from another thread to end the run
 
 
 @dataclass
@@ -91,7 +92,7 @@ def _settle_memory() -> None:
 
 
 def run_device(options: RunOptions) -> RunSummary:
-    stop = threading.Event()
+    stop = options.stop or threading.Event()
     with ExitStack() as stack:
         _stop_on_sigterm(stop, stack, interrupt=options.linger)
         parts = _open_parts(options, stack)

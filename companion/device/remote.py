@@ -225,7 +225,7 @@ class Remote:
                 if self._granted is not None and not self._granted.done():
                     self._granted.set_result(False)
             pending = self._pairing_until is not None
-        if pending and not self._pairing_shown:
+        if pending and companion.presenter.scene.name != "pairing":  # kept up over moves' scenes
             companion.presenter.show(scenes.pairing())
         elif self._pairing_shown and not pending:
             companion.show_waiting_state()

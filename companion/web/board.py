@@ -158,7 +158,9 @@ def _labels(n: int) -> list[str]:
 
 
 def _reserve_row(view: BoardView, colour: str, y: float) -> str:
-    stacks = list(view.reserves.get(colour, ()))
+    if colour not in view.reserves:
+        return ""  # a drawing without external stacks (the reference layout)
+    stacks = list(view.reserves[colour])
     parts = [f'<g class="reserve {colour}" data-colour="{colour}">']
     if not stacks:
         parts.append(f'<text class="under" x="{MARGIN + 10}" y="{y + 5}">{colour}: none left</text>')

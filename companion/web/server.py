@@ -506,10 +506,22 @@ def status_facts(site: Site) -> list[tuple[str, str]]:
     return facts
 
 
+def pin_table(config: DeviceConfig) -> list[tuple[str, str]]:
+    """The GPIO of each part, the 16 square LEDs in one row."""
+    pins = config.pins
+    return [
+        ("square LEDs a1 b1 … d4", " ".join(str(p) for p in pins.squares)),
+        ("turn LEDs white, black", f"{pins.turn_white}, {pins.turn_black}"),
+        ("alert LED", str(pins.alert)),
+        ("buzzer", str(pins.buzzer)),
+        ("button", str(pins.button)),
+    ]
+
+
 async def status(request: web.Request) -> web.StreamResponse:
     site = site_of(request.app)
     facts = await site.work(status_facts, site)
-    pins = [(name, str(pin)) for name, pin in site.settings.config.pins.all_pins().items()]
+    pins = pin_table(site.settings.config)
     token: TokenEntry = request[TOKEN]
     html = pages.status_page(
         site.csrf(request[SESSION]), facts, pins, list(site.remote.faults), site.tokens.entries(), token.id
