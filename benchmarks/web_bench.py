@@ -46,7 +46,7 @@ FLAGS = (
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
-    "--window-size=430,1200",
+    "--window-size=430,1500",
 )
 WATCH_MOVES = """
 window.__seen = [];
@@ -64,7 +64,9 @@ def rss_mb() -> float:
     return float("nan")
 
 
-def browser(profile: Path):
+def browser(profile: Path, downloads: Path | None = None):
+    """Debian's chromium through chromium-driver, headless, with a fresh profile (the browser
+    tests launch it through this too)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -73,6 +75,9 @@ def browser(profile: Path):
     for flag in FLAGS:
         options.add_argument(flag)
     options.add_argument(f"--user-data-dir={profile}")
+    if downloads is not None:
+        prefs = {"download.default_directory": str(downloads), "download.prompt_for_download": False}
+        options.add_experimental_option("prefs", prefs)
     return webdriver.Chrome(service=Service(shutil.which("chromedriver") or "chromedriver"), options=options)
 
 

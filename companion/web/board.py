@@ -62,6 +62,11 @@ def _centre(name: str, size: int) -> tuple[float, float]:
     return x, y
 
 
+def _white_row(size: int) -> float:
+    """White's external stacks sit below the file letters."""
+    return RESERVE_BAND + size * CELL + MARGIN + RESERVE_BAND / 2
+
+
 def _radius(cup_size: int, max_piece: int, cell: float = CELL) -> float:
     return cell * (0.16 + 0.3 * cup_size / max(max_piece, 1))
 
@@ -99,7 +104,7 @@ def board_svg(view: BoardView) -> str:
             parts.append(_square(view, file, rank, marked))
     parts.extend(_labels(n))
     parts.append(_reserve_row(view, "black", RESERVE_BAND / 2))
-    parts.append(_reserve_row(view, "white", RESERVE_BAND + n * CELL + RESERVE_BAND / 2))
+    parts.append(_reserve_row(view, "white", _white_row(n)))
     if view.hint:
         parts.append(_arrow(view))
     parts.append("</svg>")
@@ -185,7 +190,7 @@ def _arrow(view: BoardView) -> str:
         fx, fy = _centre(square_name(move.from_square), view.size)
     else:  # a placement comes from the mover's own external stacks
         fx = MARGIN + CELL / 2
-        fy = RESERVE_BAND / 2 if view.turn == "black" else RESERVE_BAND + view.size * CELL + RESERVE_BAND / 2
+        fy = RESERVE_BAND / 2 if view.turn == "black" else _white_row(view.size)
     label = f'<text class="hint-label" x="{tx}" y="{ty - 30}">{escape(move.text())}</text>'
     return (
         f'<g class="hint" data-hint="{escape(move.text(), quote=True)}">'

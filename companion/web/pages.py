@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Sequence
-from datetime import datetime
 from html import escape
 from typing import Any
 
+from companion.log.store import local_time
 from companion.rules import VARIANT_NAMES
 
 NAV = (("/", "Game"), ("/games", "Games"), ("/camera", "Camera"), ("/status", "Status"))
@@ -36,13 +36,7 @@ def page(title: str, body: str, *, csrf: str = "", here: str = "", script: bool 
     )
 
 
-def when(timestamp: float | None, pattern: str = "%Y-%m-%d %H:%M") -> str:
-    if timestamp is None:
-        return "-"
-    try:
-        return datetime.fromtimestamp(timestamp).strftime(pattern)
-    except (TypeError, ValueError, OverflowError, OSError):
-        return "?"
+when = local_time
 
 
 def event_words(event: dict[str, Any]) -> str:

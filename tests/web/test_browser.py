@@ -10,6 +10,7 @@ Selenium cannot be had; ``.ci/run`` installs the first two with apt.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import time
@@ -26,47 +27,32 @@ pytestmark = pytest.mark.slow
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
-FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--window-size=430,1500",
-)
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "web_bench.py"
 
 
-def _webdriver():
+def _launcher():
+    """``benchmarks/web_bench.py``'s ``browser``: one way to start chromium for both."""
     try:
-        from selenium import webdriver
+        import selenium  # noqa: F401
     except ImportError:
         pytest.skip("Selenium is not installed (pip install -e '.[test]')")
     if CHROMIUM is None or DRIVER is None:
         pytest.skip(
             "chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)"
         )
-    return webdriver
+    spec = importlib.util.spec_from_file_location("web_bench", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.browser
 
 
 @pytest.fixture
 def browser(tmp_path: Path) -> Iterator[object]:
-    webdriver = _webdriver()
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in FLAGS:
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={tmp_path / 'profile'}")
+    launch = _launcher()
     downloads = tmp_path / "downloads"
     downloads.mkdir()
-    options.add_experimental_option(
-        "prefs", {"download.default_directory": str(downloads), "download.prompt_for_download": False}
-    )
-    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    driver = launch(tmp_path / "profile", downloads)
     driver.downloads = downloads
     try:
         yield driver
