@@ -227,12 +227,14 @@ class Companion(Component):
             return []
         withdrawn, self._offer = self._offer is not None, None
         events = self.reconciler.feed(observation)
-        self._referee_said(events, frame)
+        self._referee_said(events, frame, observation)
         if withdrawn and not events:
             self.show_waiting_state()
         return events
 
-    def _referee_said(self, events: list[Event], frame: np.ndarray | None) -> None:
+    def _referee_said(
+        self, events: list[Event], frame: np.ndarray | None, observation: Observation | None = None
+    ) -> None:
         """Log, show and announce what the reconciler made of a reading (or of the camera's
         view accepted as the board)."""
         for event in events:
@@ -240,15 +242,15 @@ class Companion(Component):
         self._persist(events, frame)
         if any(e.type in _MOVED for e in events):
             self.hints.cancel()
-        self._tell_remote(events)
+        self._tell_remote(events, observation)
         for event in events:
             self.presenter.event(event, self.turn_name())
         if any(e.type is EventType.MOVE for e in events):
             self.notifier.status(f"game {self.game_id}, ply {self.game.ply}, {self.turn_name()} to play")
 
-    def _tell_remote(self, events: list[Event]) -> None:
+    def _tell_remote(self, events: list[Event], observation: Observation | None = None) -> None:
         if self.remote is not None:
-            self.remote.record(events)
+            self.remote.record(events, observation, self.game.position)
 
     def accept_camera_view(self) -> bool:
         """The players say the camera is right: where the referee asks for help and can take

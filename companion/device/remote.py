@@ -31,9 +31,11 @@ import numpy as np
 
 from companion.device import scene as scenes
 from companion.errors import CompanionError
-from companion.reconciler.events import Event
-from companion.rules.square import COLOR_NAMES, square_name
+from companion.reconciler.events import Event, EventType
+from companion.rules.position import Position
+from companion.rules.square import COLOR_NAMES, parse_square, square_name
 from companion.rules.variant import Variant
+from companion.vision.observation import Observation, class_top
 
 if TYPE_CHECKING:
     from companion.device.loop import Companion
@@ -176,13 +178,26 @@ class Remote:
         log.info("web: a browser was paired by the button")
         return True
 
-    def record(self, events: list[Event] | tuple[Event, ...]) -> None:
-        """The referee's events, as they happen, for the pages' event lists."""
+    def record(
+        self,
+        events: list[Event] | tuple[Event, ...],
+        observation: Observation | None = None,
+        position: Position | None = None,
+    ) -> None:
+        """The referee's events, as they happen, for the pages' event lists; a needs-attention
+        event gets, square by square, what the camera sees against what the game expects."""
         if not events:
             return
         with self._lock:
             for event in events:
-                self.events.append((next(self._event_numbers), event.to_json()))
+                data = event.to_json()
+                if (
+                    event.type is EventType.NEEDS_ATTENTION
+                    and observation is not None
+                    and position is not None
+                ):
+                    data["compare"] = compare(event.squares, observation, position)
+                self.events.append((next(self._event_numbers), data))
         self._wake()
 
     def note_hint(self, position: str, move: str) -> None:
@@ -247,6 +262,25 @@ class Remote:
                 with self._lock:
                     if listener in self._listeners:
                         self._listeners.remove(listener)
+
+
+def _cup_words(top: tuple[int, int] | None) -> str:
+    return "nothing" if top is None else f"{COLOR_NAMES[top[0]]} {top[1]}"
+
+
+def compare(squares: tuple[str, ...], observation: Observation, position: Position) -> list[dict[str, str]]:
+    """Each square's top as the camera reads it and as the game has it."""
+    out = []
+    for name in squares:
+        try:
+            probabilities = observation.probabilities[observation.row(name)]
+        except (CompanionError, IndexError):
+            continue
+        seen = class_top(int(np.argmax(probabilities)), observation.max_piece)
+        out.append(
+            {"square": name, "camera": _cup_words(seen), "game": _cup_words(position.top(parse_square(name)))}
+        )
+    return out
 
 
 # ----- the commands, run on the loop's thread ---------------------------------------------------

@@ -55,6 +55,8 @@ def event_words(event: dict[str, Any]) -> str:
         parts.append("squares " + " ".join(event["squares"]))
     if kind == "illegal" and event.get("position"):
         parts.append("restore the board")
+    for square in event.get("compare", ()):
+        parts.append(f"{square['square']}: the camera sees {square['camera']}, the game has {square['game']}")
     return ": ".join(parts[:2]) + (" — " + "; ".join(parts[2:]) if len(parts) > 2 else "")
 
 
