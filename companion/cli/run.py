@@ -138,11 +138,11 @@ def run(args: argparse.Namespace) -> int:
         if address is not None:
             options.remote = Remote()
             options.linger = simulate  # the game ends; the page stays until Ctrl-C
-            server = stack.enter_context(_web_server(options, address))
-            print(
-                f"gobblet-companion: the web page is at {server.url}"
-                + (" (Ctrl-C stops)" if simulate else "")
-            )
+            server = _web_server(options, address, required=args.web is not None)
+            if server is not None:
+                stack.enter_context(server)
+                stopping = " (Ctrl-C stops)" if simulate else ""
+                print(f"gobblet-companion: the web page is at {server.url}{stopping}", flush=True)
         summary = run_device(options)
     if simulate:
         _report(summary, options)
@@ -168,7 +168,9 @@ def parse_address(text: str) -> tuple[str, int]:
     return host, int(port)
 
 
-def _web_server(options: RunOptions, address: tuple[str, int]) -> WebServer:
+def _web_server(options: RunOptions, address: tuple[str, int], required: bool) -> WebServer | None:
+    """The page's server, listening. Asked for with --web, a server that cannot start is an
+    error; the service's (``[web]``) only says why in the journal: the referee runs without it."""
     from companion.web import WebServer, WebSettings  # only when asked: aiohttp is not light
 
     assert options.remote is not None
@@ -182,7 +184,14 @@ def _web_server(options: RunOptions, address: tuple[str, int]) -> WebServer:
         host=address[0],
         port=address[1],
     )
-    return WebServer(options.remote, settings).start()
+    try:
+        return WebServer(options.remote, settings).start()
+    except CompanionError as error:
+        if required:
+            raise
+        logging.getLogger("gobblet-companion").warning("no web page: %s", error)
+        options.remote = None
+        return None
 
 
 def _simulate(args: argparse.Namespace, config: DeviceConfig) -> bool:

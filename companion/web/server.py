@@ -28,6 +28,7 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from importlib import resources
+from inspect import signature
 from pathlib import Path
 from typing import Any
 
@@ -710,7 +711,12 @@ class WebServer(Component):
 
     async def _main(self) -> None:
         app = build_app(self.remote, self.settings, self.tokens)
-        runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
+        # aiohttp 3.9 moved shutdown_timeout from the site to the runner; 3.8 (Debian 12) has
+        # no such argument there (the event streams end at shutdown all the same).
+        quick: dict[str, Any] = (
+            {"shutdown_timeout": 1.0} if "shutdown_timeout" in signature(web.AppRunner).parameters else {}
+        )
+        runner = web.AppRunner(app, access_log=None, **quick)
         await runner.setup()
         try:
             site = web.TCPSite(runner, self.settings.host or "0.0.0.0", self.settings.port)

@@ -132,3 +132,31 @@ def _address(process: subprocess.Popen) -> str:
         if found:
             return found.group(1)
     raise AssertionError("run --web did not print the page's address")
+
+
+def test_a_busy_port_stops_run_web_but_not_the_service(tmp_path, monkeypatch) -> None:
+    import socket
+
+    from companion.cli.run import _web_server
+    from companion.device.app import RunOptions
+    from companion.device.config import DeviceConfig
+    from companion.device.remote import Remote
+    from companion.rules import Variant
+
+    monkeypatch.setenv("GOBBLET_COMPANION_DATA", str(tmp_path))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        address = ("127.0.0.1", taken.getsockname()[1])
+        options = RunOptions(
+            config=DeviceConfig(),
+            variant=Variant.from_spec("classic"),
+            database=tmp_path / "games.sqlite3",
+            calibration=tmp_path / "calibration.json",
+            simulate=True,
+            remote=Remote(),
+        )
+        with pytest.raises(CompanionError, match="cannot listen"):
+            _web_server(options, address, required=True)
+        assert _web_server(options, address, required=False) is None
+        assert options.remote is None  # the loop runs without a page
