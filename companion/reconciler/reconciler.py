@@ -354,13 +354,10 @@ class Reconciler:
             if not wrong_side:
                 events += self._announce_agreed(kept)
             self._unclear_run += 1
-            if self._unclear_run >= HELP_AFTER and self._unfit < RESYNC_AFTER:
-                resynced = self._resync(observation, likelihood)  # (a sure reading only)
-                if resynced is not None:
-                    return resynced
             if self._unfit >= RESYNC_AFTER or self._unclear_run >= HELP_AFTER:
-                # lost, and the reading too unsure to restart from: the player is asked
-                # rather than left waiting
+                # lost and the reading too unsure to restart from, or unclear for as long (a
+                # restart would throw away the paths that a later reading may still settle):
+                # the player is asked rather than left waiting
                 events = [e for e in events if e.type is not EventType.NEEDS_ATTENTION]
                 events += self._ask_for_help(observation, likelihood)
         for path in kept:  # only the latest step's parents are kept
