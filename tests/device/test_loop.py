@@ -135,13 +135,19 @@ def test_an_illegal_move_and_its_restoration(rig, tmp_path):
     assert companion.game.ply == 1
 
 
-def double_press(rig) -> None:
+def presses(rig, count: int) -> None:
+    """``count`` quick presses, then time for the gesture's window to close."""
     button = rig.pin(rig.config.pins.button)
-    for _ in range(2):
+    for _ in range(count):
         button.drive_low()
         rig.clock.now += 0.1
         button.drive_high()
         rig.clock.now += 0.1
+    rig.clock.now += rig.config.panel.double_press
+
+
+def double_press(rig) -> None:
+    presses(rig, 2)
 
 
 def test_a_takeback_is_offered_and_confirmed_with_a_double_press(rig, tmp_path):
@@ -208,12 +214,7 @@ def test_a_triple_press_accepts_what_the_camera_sees(rig, tmp_path):
     assert companion.presenter.scene.name == "help" and companion.reconciler.help_squares
     assert rig.states(rig.square_pin("a1"))[-1] is True
     old = companion.game_id
-    button = rig.pin(rig.config.pins.button)
-    for _ in range(3):
-        button.drive_low()
-        rig.clock.now += 0.1
-        button.drive_high()
-        rig.clock.now += 0.1
+    presses(rig, 3)
     table.add(unsure_black_four_on_a1(game.position))
     companion.step()
     assert companion.reconciler.help_squares is None
