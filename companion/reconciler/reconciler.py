@@ -346,7 +346,8 @@ class Reconciler:
             events = self._announce(chosen, margin)
             self._attention = None
             self._unclear_run = 0
-            events += self._close_help()
+            closed = self._close_help()
+            events = events or closed  # (a move said is answer enough: the panel shows it)
         else:
             # (the side not to move seen acting after moves out of sight, on a reading too
             # unsure to restart from: the next reading is waited for)

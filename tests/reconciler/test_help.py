@@ -95,3 +95,15 @@ def test_a_lone_passing_misread_asks_nothing_of_the_player() -> None:
     events = reconciler.feed(observe(game.position))
     assert "help" not in types(events) and reconciler.help_squares is None
     assert [m.text() for m in reconciler.game.moves] == ["4a1", "4d4", "3b2"]
+
+
+def test_a_move_seen_clearly_closes_the_request_without_a_restored() -> None:
+    # the board put right and the next move made before the referee looked again: the move is
+    # what it says (the panel shows the move, not "restored" over it)
+    reconciler, game = played("classic", "4a1 4d4")
+    for _ in range(2):
+        reconciler.feed(read_as(game, "a1", B4, 0.6))
+    game.push(Move.from_text("3b2"))
+    events = reconciler.feed(observe(game.position))
+    assert types(events)[0] == "move" and events[0].move == "3b2" and "restored" not in types(events)
+    assert reconciler.help_squares is None and reconciler.attention is None
