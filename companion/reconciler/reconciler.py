@@ -8,7 +8,8 @@ It acts like a referee at the table:
 - a lifted cup is announced (the touch rule, a peek under an opponent's stack, a lift that
   uncovers the opponent's line, a lifted cup with nowhere to go);
 - the board returning to the previous position takes the last move back (if enabled);
-- anything it cannot explain with confidence is reported as needing attention, and it waits.
+- anything it cannot explain with confidence is reported as needing attention, and it waits,
+  but not for long: two unclear readings in a row open a help request (below).
 
 Wins, losses and draws are announced as soon as the move that decides them is played.
 
@@ -33,10 +34,12 @@ reported as needing attention and do not count as known.
 **Recovery.** When no path explains the board for two readings in a row, or one reading leaves
 three squares unexplained (more moves were made out of sight than one reading can tell), the
 reconciler does not guess the moves it did not see: it re-synchronises. The game restarts
-from the tops the board shows,
-keeping every stack whose top did not change (and so every cup known under it), with the other
-hidden cups open as in a game started mid-way, and both sides to move kept until a move tells
-(``resync`` event).
+from the tops the board shows, keeping every stack whose top did not change (and so every cup
+known under it), with the other hidden cups open as in a game started mid-way, and both sides
+to move kept until a move tells (``resync`` event). Only from a reading sure of every square:
+otherwise, and whenever two readings in a row are left unclear, it asks for help (``help``
+event, ``help_squares``): the player puts the board right or accepts what the camera sees
+(``accept_board``). docs/reconciler.md tells the whole story.
 """
 
 from __future__ import annotations
