@@ -252,15 +252,6 @@ class Companion(Component):
         if self.remote is not None:
             self.remote.record(events, observation, self.game.position)
 
-    def accept_camera_view(self) -> bool:
-        """The players say the camera is right: where the referee asks for help and can take
-        the board as seen (``accept_board``), it does; False when it is not asking."""
-        accept = getattr(self.reconciler, "accept_board", None)
-        if accept is None or not getattr(self.reconciler, "help_squares", None):
-            return False
-        self._referee_said(list(accept() or ()), None)
-        return True
-
     def reload_calibration(self) -> bool:
         """A new calibration file was written (the web page's wizard): read frames with it."""
         reload = getattr(self.observe, "reload", None)
@@ -388,12 +379,8 @@ class Companion(Component):
         if not events:
             log.info("accept ignored: the referee asks for no help")
             return []
-        for event in events:
-            log.info("event %s", _event_text(event))
-        self._persist(events, None)
         self.hints.cancel()
-        for event in events:
-            self.presenter.event(event, self.turn_name())
+        self._referee_said(events, None)
         return events
 
     def ask_hint(self) -> bool:

@@ -318,7 +318,7 @@ def _new_game(companion: Companion, variant: str = "", white: str = "", black: s
 
 
 def _accept(companion: Companion) -> str:
-    if not companion.accept_camera_view():
+    if not companion.accept_board():
         raise CompanionError("the referee is not asking for help right now")
     return "the camera's view is the board now"
 
@@ -366,11 +366,11 @@ def snapshot_of(companion: Companion, remote: Remote, version: int) -> GameSnaps
     game = companion.game
     position = game.position
     reconciler = companion.reconciler
-    unknowns = getattr(reconciler, "unknowns", None)
+    unknowns = reconciler.unknowns
     scene = companion.presenter.panel.scene
     hint = remote._hint[1] if remote._hint and remote._hint[0] == position.text() else None
     outcome = game.outcome()
-    help_squares = tuple(getattr(reconciler, "help_squares", None) or ())
+    help_squares = tuple(square_name(sq) for sq in sorted(reconciler.help_squares or {}))
     return GameSnapshot(
         version=version,
         game_id=companion.game_id,
@@ -404,7 +404,7 @@ def snapshot_of(companion: Companion, remote: Remote, version: int) -> GameSnaps
         takeback_offered=companion.takeback_offer_move,
         awaiting_restore=reconciler.awaiting_restore is not None,
         help_squares=help_squares,
-        can_accept=bool(help_squares) and callable(getattr(reconciler, "accept_board", None)),
+        can_accept=reconciler.help_squares is not None,
         pairing=remote._pairing_shown,
         frames=companion.frames,
     )

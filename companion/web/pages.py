@@ -55,6 +55,11 @@ def event_words(event: dict[str, Any]) -> str:
         parts.append("squares " + " ".join(event["squares"]))
     if kind == "illegal" and event.get("position"):
         parts.append("restore the board")
+    detail = event.get("detail") or {}
+    camera, game = detail.get("camera"), detail.get("game")
+    if isinstance(camera, dict) and isinstance(game, dict):  # the referee's help request
+        for square in sorted(camera):
+            parts.append(f"{square}: the camera sees {camera[square]}, the game has {game.get(square, '?')}")
     for square in event.get("compare", ()):
         parts.append(f"{square['square']}: the camera sees {square['camera']}, the game has {square['game']}")
     return ": ".join(parts[:2]) + (" — " + "; ".join(parts[2:]) if len(parts) > 2 else "")

@@ -11,7 +11,7 @@ import pytest
 
 from companion.rules.record import read_record
 from companion.web.server import MAX_BODY, PAIRING_LIMIT, TOKEN_COOKIE, site_of
-from tests.web.conftest import csrf_of, paired, seen, serve
+from tests.web.conftest import csrf_of, misread, paired, seen, serve
 
 PAGES = ["/", "/games", "/status", "/camera", "/api/state"]
 
@@ -210,13 +210,23 @@ def test_new_game_from_the_page_with_names(device) -> None:
     serve(device, test)
 
 
-def test_accept_is_refused_when_the_referee_asks_nothing(device) -> None:
+def test_accept_what_the_camera_sees_when_the_referee_asks_for_help(device) -> None:
     async def test(client):
         csrf = await paired(client)
+        refused = await client.post("/api/accept", headers={"X-CSRF-Token": csrf})
+        assert refused.status == 409  # nothing is asked
+        await asyncio.to_thread(device.play, "4a1", "4d4")
+        for _ in range(2):  # a1 read as a Black 4, unsure: twice, and the referee asks
+            device.table.readings.put(misread(device.game.position, "a1", (1, 4), 0.6))
+        await asyncio.to_thread(device.wait_for, lambda s: s.can_accept)
         state = await (await client.get("/api/state")).json()
-        assert state["can_accept"] is False
-        response = await client.post("/api/accept", headers={"X-CSRF-Token": csrf})
-        assert response.status == 409
+        assert state["help_squares"] == ["a1"] and 'class="square dark help"' in state["svg"]
+        page = await (await client.get("/")).text()
+        assert "a1: the camera sees black 4, the game has white 4" in page
+        accepted = await client.post("/api/accept", headers={"X-CSRF-Token": csrf})
+        assert accepted.status == 200, await accepted.text()
+        snapshot = await asyncio.to_thread(device.wait_for, lambda s: not s.can_accept)
+        assert snapshot.stacks["a1"][-1] == ("black", 4)
 
     serve(device, test)
 
