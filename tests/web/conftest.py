@@ -28,7 +28,7 @@ from companion.rules.game import Game
 from companion.rules.position import Position
 from companion.rules.square import square_name
 from companion.rules.variant import CLASSIC
-from companion.vision.observation import Observation, class_index
+from companion.vision.observation import Observation
 from companion.web.server import TOKEN_COOKIE, WebSettings, build_app, site_of
 
 FRAME = (np.arange(48 * 48 * 3) % 241).astype(np.uint8).reshape(48, 48, 3)
@@ -38,18 +38,6 @@ CSRF = re.compile(r'<meta name="csrf-token" content="([0-9a-f]*)">')
 def seen(position: Position) -> Observation:
     tops = {square_name(sq): position.top(sq) for sq in position.squares if position.top(sq)}
     return Observation.from_tops(tops, position.size, position.variant.max_piece)
-
-
-def misread(position: Position, square: str, top: tuple[int, int], sure: float) -> Observation:
-    """The board as it is but ``square`` read as ``top`` with probability ``sure`` (the rest on
-    a Black 1): a reading the referee cannot explain and asks the players about."""
-    observation = seen(position)
-    probabilities = observation.probabilities.copy()
-    row = observation.row(square)
-    probabilities[row] = 0.0
-    probabilities[row, class_index(top, position.variant.max_piece)] = sure
-    probabilities[row, class_index((1, 1), position.variant.max_piece)] = 1.0 - sure
-    return Observation(observation.size, observation.max_piece, probabilities, False)
 
 
 class Table:

@@ -11,7 +11,8 @@ import pytest
 
 from companion.rules.record import read_record
 from companion.web.server import MAX_BODY, PAIRING_LIMIT, TOKEN_COOKIE, site_of
-from tests.web.conftest import csrf_of, misread, paired, seen, serve
+from tests.reconciler.test_help import read_as
+from tests.web.conftest import csrf_of, paired, seen, serve
 
 PAGES = ["/", "/games", "/status", "/camera", "/api/state"]
 
@@ -217,7 +218,7 @@ def test_accept_what_the_camera_sees_when_the_referee_asks_for_help(device) -> N
         assert refused.status == 409  # nothing is asked
         await asyncio.to_thread(device.play, "4a1", "4d4")
         for _ in range(2):  # a1 read as a Black 4, unsure: twice, and the referee asks
-            device.table.readings.put(misread(device.game.position, "a1", (1, 4), 0.6))
+            device.table.readings.put(read_as(device.game, "a1", (1, 4), 0.6))
         await asyncio.to_thread(device.wait_for, lambda s: s.can_accept)
         state = await (await client.get("/api/state")).json()
         assert state["help_squares"] == ["a1"] and 'class="square dark help"' in state["svg"]
