@@ -35,13 +35,6 @@ PACKAGE = ROOT / "companion"
 
 ALLOWED: dict[str, set[str]] = {
     # module -> private names of companion.rules it still reads (see the docstring)
-    "companion/engine/board.py": {
-        *("_RESERVE_OPTIONS", "_TAKES", "_take"),  # reserves.PLACEMENT_OPTIONS, TAKES, take
-        *("_stacks", "_rid", "_hash", "_seen", "_result"),  # Position.piece_stacks, reserve_ids,
-        # hash, repetition_counts(), line_result()
-    },
-    "companion/engine/search.py": {"_TAKES", "_take"},  # reserves.TAKES, take
-    "companion/engine/evaluate.py": {"_RESERVES"},  # reserves.RESERVES
     # Position.piece_stacks, last_code, hash, tables, line_decided:
     "companion/reconciler/decoder.py": {"_stacks", "_undo", "_hash", "_tables", "_result"},
     "companion/reconciler/reconciler.py": {"_stacks", "_hash", "_result"},
@@ -192,3 +185,85 @@ def test_the_check_sees_a_breach() -> None:
     assert found == {"companion/device/made_up.py": {"_TAKES", "_stacks"}}
     assert module_sub_package("companion.rules.position") == "rules"
     assert module_sub_package("companion.errors") == "companion"
+
+
+def module_name(path: Path) -> str:
+    """``companion.rules.position`` for companion/rules/position.py, ``companion.rules`` for its
+    ``__init__.py``."""
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def runtime_imports(tree: ast.Module, known: set[str]) -> set[str]:
+    """The modules of ``known`` a module imports when it runs: every ``import`` and ``from``,
+    in functions too, but not those only a type checker reads (``if TYPE_CHECKING:``). ``from
+    package import name`` imports the submodule when ``name`` is one, else the package."""
+    checker_only = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+        for inner in ast.walk(node)
+    }
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in checker_only:
+            continue
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                submodule = f"{node.module}.{alias.name}"
+                found.add(submodule if submodule in known else node.module)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return found & known
+
+
+def import_cycles(trees: dict[Path, ast.Module]) -> list[list[str]]:
+    """The groups of modules that import each other, directly or round a loop (Tarjan's
+    strongly connected components of the import graph, those of more than one module)."""
+    names = {module_name(path): tree for path, tree in trees.items()}
+    graph = {name: runtime_imports(tree, set(names)) - {name} for name, tree in names.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(name: str) -> None:
+        index[name] = low[name] = len(index)
+        stack.append(name)
+        for other in graph[name]:
+            if other not in index:
+                visit(other)
+                low[name] = min(low[name], low[other])
+            elif other in stack:
+                low[name] = min(low[name], index[other])
+        if low[name] == index[name]:
+            group = [stack.pop()]
+            while group[-1] != name:
+                group.append(stack.pop())
+            if len(group) > 1:
+                cycles.append(sorted(group))
+
+    for name in sorted(graph):
+        if name not in index:
+            visit(name)
+    return cycles
+
+
+def test_no_import_cycles() -> None:
+    """Modules that import each other (as fen.py and position.py once did) can only be read,
+    tested and changed together, and break depending on which is imported first."""
+    assert import_cycles(modules()) == []
+
+
+def test_the_cycle_check_sees_a_cycle() -> None:
+    rules = PACKAGE / "rules"
+    trees = {
+        rules / "__init__.py": ast.parse("from companion.rules.a import A\n"),
+        rules / "a.py": ast.parse("def f():\n    from companion.rules import b\n"),
+        rules / "b.py": ast.parse("import companion.rules.a\n"),
+        rules / "c.py": ast.parse(
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import companion.rules.a\n"
+        ),
+        rules / "d.py": ast.parse("from companion.rules.a import A\n"),
+    }
+    assert import_cycles(trees) == [["companion.rules.a", "companion.rules.b"]]

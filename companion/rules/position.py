@@ -22,6 +22,14 @@ from collections.abc import Iterator
 
 from companion.rules.codes import (
     BOARD_FLAG,
+    CODE_BITS,
+    ORIGIN_SHIFT,
+    PLACED_PIECE_SHIFT,
+    PLACED_SIZE_MASK,
+    PLACEMENT_SHIFT,
+    SIZE_SHIFT,
+    SQUARE_MASK,
+    STACK_SHIFT,
     MoveCode,
     PieceCode,
     code_from,
@@ -72,18 +80,6 @@ from companion.rules.variant import CLASSIC, GobbleRule, Variant
 NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 LineResult = tuple[Termination, Color, tuple[Square, ...]]  # a full line at the end of a turn
 PositionKey = tuple[str, Color, tuple[tuple[PieceCode, ...], ...], tuple[Reserve, ...]]
-
-# Names this module held before the fast layer had public modules of its own (codes,
-# reserves, tables). The engine and the reconciler still import some of them; issue 14's
-# second part switches them to the public names and removes these aliases.
-_RESERVES = RESERVES
-_RESERVE_OPTIONS = PLACEMENT_OPTIONS
-_RESERVE_KEYS = RESERVE_KEYS
-_TAKES = TAKES
-_take = take
-_reserve_id = reserve_id
-_Tables = VariantTables
-_tables_for = tables_for
 
 __all__ = [
     "BOARD_FLAG",
@@ -339,13 +335,13 @@ class Position:
         # Lift, drop and the end-of-turn check are written out here, and the code's fields
         # read with the bit operations of codes.py's layout: this runs at every node.
         mover = self.turn
-        to = code & 0xFF
+        to = code & SQUARE_MASK
         tops = self._color_tops
         size_tops = self._size_tops
         stacks = self._stacks
         h = self._hash ^ ZOBRIST_BLACK_TO_MOVE
         if code & BOARD_FLAG:
-            origin = code >> 8 & 0xFF
+            origin = code >> ORIGIN_SHIFT & SQUARE_MASK
             stack = stacks[origin]
             piece = stack.pop()
             b = 1 << origin
@@ -360,11 +356,11 @@ class Position:
         else:
             origin = -1
             old_rid = self._rid[mover]
-            entry = TAKES[old_rid].get(code >> 8) or take(old_rid, code >> 8)
+            entry = TAKES[old_rid].get(code >> PLACEMENT_SHIFT) or take(old_rid, code >> PLACEMENT_SHIFT)
             self._rid[mover] = entry[0]
             self._reserve[mover] = RESERVES[entry[0]]
             h ^= entry[1 + mover]
-            piece = (code >> 7 & 0x1E) | mover  # size << 1 | colour
+            piece = (code >> PLACED_PIECE_SHIFT & PLACED_SIZE_MASK) | mover  # size << 1 | colour
         stack = stacks[to]
         b = 1 << to
         if stack:
@@ -417,7 +413,7 @@ class Position:
         h ^= ZOBRIST_BLACK_TO_MOVE
         tops = self._color_tops
         size_tops = self._size_tops
-        to = code & 0xFF
+        to = code & SQUARE_MASK
         stack = self._stacks[to]
         piece = stack.pop()
         b = 1 << to
@@ -429,7 +425,7 @@ class Position:
             tops[under & 1] |= b
             size_tops[under >> 1] |= b
         if code & BOARD_FLAG:
-            origin = code >> 8 & 0xFF
+            origin = code >> ORIGIN_SHIFT & SQUARE_MASK
             stack = self._stacks[origin]
             b = 1 << origin
             if stack:
@@ -522,8 +518,8 @@ class Position:
             for size, index, _ in options:
                 m = empty | (lt[size] & gobble)
                 if m:
-                    base = size << 8 | index << 12
-                    key = m << 21 | base
+                    base = size << SIZE_SHIFT | index << STACK_SHIFT
+                    key = m << CODE_BITS | base
                     got = cache.get(key)
                     codes += got if got is not None else tables.move_codes(key, base, m)
         stacks = self._stacks
@@ -533,8 +529,8 @@ class Position:
             own ^= low
             m = lt[stacks[origin][-1] >> 1]
             if m:
-                base = BOARD_FLAG | origin << 8
-                key = m << 21 | base
+                base = BOARD_FLAG | origin << ORIGIN_SHIFT
+                key = m << CODE_BITS | base
                 got = cache.get(key)
                 codes += got if got is not None else tables.move_codes(key, base, m)
         return codes
@@ -603,7 +599,7 @@ class Position:
             if placing:
                 for size, index, _ in options:
                     if size > xsize:  # a placement lifts nothing, so it cannot uncover
-                        wins.append(x | size << 8 | index << 12)
+                        wins.append(encode_placement(size, index, x))
                         if first:
                             return wins
             while movers:
@@ -623,7 +619,7 @@ class Position:
                     revealed = (tops[turn ^ 1] | b) & ~xb
                     if any(revealed & mask == mask for mask in tables.line_masks[origin]):
                         continue
-                wins.append(x | origin << 8 | BOARD_FLAG)
+                wins.append(encode_board_move(origin, x))
                 if first:
                     return wins
         return wins
