@@ -52,7 +52,6 @@ from companion.rules.codes import (
     PLACED_SIZE_MASK,
     PLACEMENT_SHIFT,
     SQUARE_MASK,
-    code_to,
 )
 from companion.rules.geometry import ZOBRIST_BLACK_TO_MOVE
 from companion.rules.reserves import TAKES, take
@@ -329,13 +328,15 @@ class Searcher:
         won = MATE - ply - 1  # the mover completes a line with this move
         lost = -(MATE - ply - 2)  # the opponent completes one with the next
         threat_squares = board.tables.threats
+        takes = TAKES[rid]  # what each placement leaves of the mover's external stacks
+        square_mask = SQUARE_MASK
         nodes = self.nodes
         original_alpha = alpha
         best_score, best_code = -MATE - 1, 0
         for code in self._staged(tt_move, ply, True):
             # The leaf's colour bitboards and hash, read without changing the board: a leaf
             # that ends the game, repeats or is in the cache needs nothing else.
-            to = code & SQUARE_MASK
+            to = code & square_mask
             to_bit = 1 << to
             below = stacks[to]
             leaf_own = own | to_bit
@@ -343,7 +344,7 @@ class Searcher:
             if below & 1 == other and below:  # the top covered here was the opponent's
                 leaf_theirs ^= to_bit
             if code & BOARD_FLAG:
-                origin = code >> ORIGIN_SHIFT & SQUARE_MASK
+                origin = code >> ORIGIN_SHIFT & square_mask
                 origin_bit = 1 << origin
                 above = stacks[origin]
                 piece = above & PIECE_MASK
@@ -357,7 +358,7 @@ class Searcher:
                         leaf_theirs |= origin_bit
             else:
                 origin = rest = -1
-                entry = TAKES[rid].get(code >> PLACEMENT_SHIFT) or take(rid, code >> PLACEMENT_SHIFT)
+                entry = takes.get(code >> PLACEMENT_SHIFT) or take(rid, code >> PLACEMENT_SHIFT)
                 piece = (code >> PLACED_PIECE_SHIFT & PLACED_SIZE_MASK) | mover
                 leaf_hash = parent_hash ^ entry[1 + mover] ^ zobrist[piece][to]
             # the end-of-turn check (as in SearchBoard.make)
@@ -502,7 +503,7 @@ class Searcher:
             front.sort(key=history.__getitem__, reverse=True)
             yield from front
         for killer in self.killers[ply]:
-            if killer != tt_move and not blocks >> code_to(killer) & 1 and board.is_legal(killer):
+            if killer != tt_move and not blocks >> (killer & SQUARE_MASK) & 1 and board.is_legal(killer):
                 front.append(killer)
                 yield killer
         codes = board.legal_codes()
