@@ -16,11 +16,9 @@ The check reads the source (no imports, no execution):
   the names are specific enough (``_stacks``, ``_undo``, ``_TAKES``) that this finds the
   breaches without false alarms.
 
-``ALLOWED`` lists the breaches that are known and scheduled: the engine and the reconciler
-still read the rules' fast layer through its private names, because their rewrites were in
-flight when the public API (``companion.rules.codes``, ``reserves``, ``tables`` and the
-``Position`` accessors) was made. Issue 14's second part switches them and empties the list;
-an entry that is no longer needed fails the test, so the list only shrinks.
+There are no exceptions: the engine and the reconciler, the rules' fastest readers, use its
+public fast layer (``companion.rules.codes``, ``reserves``, ``tables`` and the ``Position``
+accessors). A package that needs more of another asks it for a public name.
 """
 
 from __future__ import annotations
@@ -32,13 +30,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "companion"
-
-ALLOWED: dict[str, set[str]] = {
-    # module -> private names of companion.rules it still reads (see the docstring)
-    # Position.piece_stacks, last_code, hash, tables, line_decided:
-    "companion/reconciler/decoder.py": {"_stacks", "_undo", "_hash", "_tables", "_result"},
-    "companion/reconciler/reconciler.py": {"_stacks", "_hash", "_result"},
-}
 
 
 def sub_package(path: Path) -> str:
@@ -114,22 +105,8 @@ def breaches(trees: dict[Path, ast.Module] | None = None) -> dict[str, set[str]]
 
 
 def test_no_package_reaches_into_another() -> None:
-    unexpected = {
-        where: sorted(names - ALLOWED.get(where, set()))
-        for where, names in breaches().items()
-        if names - ALLOWED.get(where, set())
-    }
-    assert not unexpected, f"private names of another package used (use or add a public name): {unexpected}"
-
-
-def test_the_allowlist_only_shrinks() -> None:
-    found = breaches()
-    stale = {
-        where: sorted(names - found.get(where, set()))
-        for where, names in ALLOWED.items()
-        if names - found.get(where, set())
-    }
-    assert not stale, f"no longer needed: remove from ALLOWED in tests/test_seams.py: {stale}"
+    found = {where: sorted(names) for where, names in breaches().items()}
+    assert not found, f"private names of another package used (use or add a public name): {found}"
 
 
 LAYERS: dict[str, set[str]] = {
@@ -138,11 +115,13 @@ LAYERS: dict[str, set[str]] = {
     "vision": {"rules"},
     "reconciler": {"rules", "vision"},
     "log": {"rules", "reconciler"},
+    "testing": {"rules", "vision", "reconciler"},
     "device": {"rules", "engine", "vision", "reconciler", "log"},
     "cli": {"rules", "engine", "vision", "reconciler", "log", "device"},
 }
 """Which sub-packages each may import: data flows one way, rules <- engine; vision ->
-reconciler -> events -> device and log; the command line on top. The top-level modules
+reconciler -> events -> device and log; the command line on top; the test harnesses
+(``testing``) beside the product, used only by tests and benchmarks. The top-level modules
 (``errors``, ``component``) are for everyone."""
 
 
