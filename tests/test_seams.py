@@ -50,6 +50,12 @@ def modules() -> dict[Path, ast.Module]:
     return {path: ast.parse(path.read_text(encoding="utf-8")) for path in sorted(PACKAGE.rglob("*.py"))}
 
 
+@cache
+def flat(tree: ast.Module) -> tuple[ast.AST, ...]:
+    """Every node of a module, in ``ast.walk``'s order, walked once for all the checks below."""
+    return tuple(ast.walk(tree))
+
+
 def is_private(name: str) -> bool:
     return name.startswith("_") and not name.startswith("__")
 
@@ -59,7 +65,7 @@ def private_names(tree: ast.Module) -> tuple[set[str], set[str]]:
     slots and module-level names; functions, methods and classes."""
     data: set[str] = set()
     callables: set[str] = set()
-    for node in ast.walk(tree):
+    for node in flat(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
             data.add(node.attr)
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
@@ -87,9 +93,9 @@ def breaches(trees: dict[Path, ast.Module] | None = None) -> dict[str, set[str]]
     for path, tree in trees.items():
         own = sub_package(path)
         others = set().union(*(data[p] | callables[p] for p in data if p != own))
-        called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+        called = {id(n.func) for n in flat(tree) if isinstance(n, ast.Call)}
         where = str(path.relative_to(ROOT))
-        for node in ast.walk(tree):
+        for node in flat(tree):
             if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 source = module_sub_package(node.module)
                 if source is not None and source != own:
@@ -127,7 +133,7 @@ reconciler -> events -> device and log; the command line on top; the test harnes
 
 def imported_sub_packages(tree: ast.Module) -> set[str]:
     found: set[str] = set()
-    for node in ast.walk(tree):
+    for node in flat(tree):
         names: list[str] = []
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names = [node.module]
@@ -179,12 +185,12 @@ def runtime_imports(tree: ast.Module, known: set[str]) -> set[str]:
     package import name`` imports the submodule when ``name`` is one, else the package."""
     checker_only = {
         id(inner)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+        for node in flat(tree)
+        if isinstance(node, ast.If) and is_type_checking(node.test)
         for inner in ast.walk(node)
     }
     found: set[str] = set()
-    for node in ast.walk(tree):
+    for node in flat(tree):
         if id(node) in checker_only:
             continue
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -194,6 +200,12 @@ def runtime_imports(tree: ast.Module, known: set[str]) -> set[str]:
         elif isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
     return found & known
+
+
+def is_type_checking(test: ast.expr) -> bool:
+    """``TYPE_CHECKING`` or ``typing.TYPE_CHECKING``."""
+    name = test.id if isinstance(test, ast.Name) else test.attr if isinstance(test, ast.Attribute) else ""
+    return name == "TYPE_CHECKING"
 
 
 def import_cycles(trees: dict[Path, ast.Module]) -> list[list[str]]:
