@@ -317,6 +317,24 @@ class Companion(Component):
             self._new_game(announce=True)
         elif gesture is Gesture.DOUBLE:
             self.confirm_takeback()
+        elif gesture is Gesture.TRIPLE:
+            self.accept_board()
+
+    def accept_board(self) -> list[Event]:
+        """The player's answer to the referee's help request: the board is as the camera sees
+        it (a triple press, or a page's button). The game goes on from it (a resync, in a new
+        record); nothing happens when no help is asked for."""
+        events = self.reconciler.accept_board()
+        if not events:
+            log.info("accept ignored: the referee asks for no help")
+            return []
+        for event in events:
+            log.info("event %s", _event_text(event))
+        self._persist(events, None)
+        self.hints.cancel()
+        for event in events:
+            self.presenter.event(event, self.turn_name())
+        return events
 
     def ask_hint(self) -> bool:
         if self.game.is_over() or self.reconciler.awaiting_restore is not None:
