@@ -123,11 +123,13 @@ LAYERS: dict[str, set[str]] = {
     "log": {"rules", "reconciler"},
     "testing": {"rules", "vision", "reconciler"},
     "device": {"rules", "engine", "vision", "reconciler", "log"},
-    "cli": {"rules", "engine", "vision", "reconciler", "log", "device"},
+    "web": {"rules", "vision", "reconciler", "log", "device"},
+    "cli": {"rules", "engine", "vision", "reconciler", "log", "device", "web"},
 }
 """Which sub-packages each may import: data flows one way, rules <- engine; vision ->
-reconciler -> events -> device and log; the command line on top; the test harnesses
-(``testing``) beside the product, used only by tests and benchmarks. The top-level modules
+reconciler -> events -> device and log; the web page reads the device (its ``Remote``) and
+the log; the command line on top; the test harnesses (``testing``) beside the product, used
+only by tests and benchmarks. The top-level modules
 (``errors``, ``component``) are for everyone."""
 
 
