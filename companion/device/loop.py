@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from companion.component import Component
 from companion.device.button import Gesture
 from companion.device.camera import CameraLink
-from companion.device.component import Component
 from companion.device.hint import HintWorker
 from companion.device.notify import Notifier
 from companion.device.presenter import Presenter
