@@ -44,13 +44,11 @@ event, ``help_squares``): the player puts the board right or accepts what the ca
 
 from __future__ import annotations
 
-import difflib
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
-from companion.errors import CompanionError
 from companion.reconciler.accounts import DEFAULT_SETTINGS, PRIOR, Explanation, Kind, Settings
 from companion.reconciler.decoder import (
     after_end,
@@ -58,9 +56,10 @@ from companion.reconciler.decoder import (
     explain,
     fits,
     two_move_explanations,
-    unexplained_reason,
 )
+from companion.reconciler.doubts import describe, unclear_reason, unsure_plies
 from companion.reconciler.events import Event, EventType
+from companion.reconciler.help import HelpRequest, board_differences, help_fields
 from companion.reconciler.hidden import HiddenCups
 from companion.reconciler.likelihood import Likelihood, Reach, View, reach
 from companion.reconciler.paths import (
@@ -75,7 +74,6 @@ from companion.reconciler.paths import (
     board_shows,
     carry_doubts,
     code_square_names,
-    code_text,
     common_prefix,
     extend,
     game_over,
@@ -91,14 +89,15 @@ from companion.reconciler.referee import (
     uncovered_line,
     wrong_piece_reason,
 )
+from companion.reconciler.resync import replayed_from, restart_options
 from companion.reconciler.unknowns import HiddenContents, warm_up
 from companion.rules.game import Game, PlayedMove
-from companion.rules.move import Move, MoveError
+from companion.rules.move import Move
 from companion.rules.outcome import Outcome, Termination
 from companion.rules.position import Position
 from companion.rules.square import Square, color_name, square_name
 from companion.rules.variant import CLASSIC, Variant
-from companion.vision.observation import Observation, class_top
+from companion.vision.observation import Observation
 
 RESYNC_AFTER = 2  # readings in a row that no decent path explains before recovering
 LOST_SQUARES = 3  # squares no path explains that mean more happened than a reading can show
@@ -106,17 +105,6 @@ SECOND_FAULT = 2.0  # log-odds against another illegal action before the board i
 PER_LINE = 3  # paths kept per line of moves (with different referee states)
 RESYNC_CONFIDENCE = 0.8  # every square must be read at least this sure to restart from the tops
 HELP_AFTER = 2  # unclear readings in a row before the referee asks for help
-
-
-@dataclass(slots=True)
-class HelpRequest:
-    """An open request for help: the squares where the camera disagrees with the game, as
-    (the game's class, the camera's class); the reading to restart from if the player accepts
-    what the camera sees; the event that opened it."""
-
-    squares: dict[Square, tuple[int, int]]
-    reading: tuple[Observation, Likelihood]
-    event: Event
 
 
 class Reconciler:
@@ -865,94 +853,18 @@ class Reconciler:
     def _unclear(
         self, observation: Observation, best: GamePath, groups: list[Group], rival: GamePath | None = None
     ) -> list[Event]:
-        assert best.view is not None and best.explanation is not None
-        ok, contradicting, _ = fits(best.view, best.explanation, self.settings)
-        if not ok:
-            reason = unexplained_reason(best.view, contradicting)
-        elif (
-            rival is not None
-            and groups[0][0] - (groups[1][0] if len(groups) > 1 else -float("inf")) >= self.settings.margin
-        ):
-            reason = (
-                f"the board shows {self._describe(groups[0][1][0])}, but not which moves led there: "
-                f"{self._history(groups[0][1][0])} or {self._history(rival)}"
-            )
-        elif len(groups) > 1 and groups[0][0] - groups[1][0] < self.settings.margin:
-            reason = f"cannot tell {self._describe(groups[0][1][0])} from {self._describe(groups[1][1][0])}"
-        else:
-            reason = (
-                f"{self._describe(best)} explains the board only if earlier readings were wrong "
-                "on several squares: waiting for a reading that confirms it"
-            )
+        reason, contradicting = unclear_reason(best, groups, self._shown, self.settings, rival)
         top = groups[0][0]
         candidates = [
-            {"explanation": self._describe(members[0]), "score": round(score - top, 2)}
+            {"explanation": describe(members[0], self._shown), "score": round(score - top, 2)}
             for score, members in groups[:3]
         ]
         return self._needs_attention(reason, observation, contradicting, candidates)
 
-    def _history(self, path: GamePath) -> str:
-        """The moves a path plays since the announced game (before this reading)."""
-        assert path.before is not None
-        shown = self._shown.codes if path.root == self._shown.root else ()
-        codes = path.before.codes
-        return " ".join(code_text(code) for code in codes[common_prefix(shown, codes) :]) or "no move"
-
-    def _describe(self, path: GamePath) -> str:
-        """What a path says happened since the announced game: moves, or an action."""
-        e = path.explanation
-        assert e is not None and path.before is not None
-        shown = self._shown.codes if path.root == self._shown.root else ()
-        moved = e.kind in (Kind.MOVE, Kind.TWO_MOVES, Kind.NO_CHANGE)
-        codes = path.codes if moved else path.before.codes
-        texts = [code_text(code) for code in codes[common_prefix(shown, codes) :]]
-        if moved:
-            return " ".join(texts) or "no change"
-        action = f"{e.kind} {e.action.text()}" if e.action is not None else str(e.kind)
-        return " ".join([*texts, action])
-
     def _report_unsure(self) -> list[Event]:
-        """Plies that another live path plays differently while it is close to the best: say
-        so once. The latest move is in doubt while a path is within the margin; an earlier
-        one while a path is within ``settings.doubt`` (a single reading, however sure, cannot
-        tell it: the square that told it was not read again, say the cup was covered)."""
-        shown = self._shown
-        best = self._beam[0].score
-        unsure: dict[int, set[str]] = {}
-        latest = len(shown.codes) - 1
-        for path in self._beam:
-            if path.score < best - self.settings.doubt:
-                continue
-            if path.root != shown.root:
-                # another start (the other side to move after a resync, or a new game):
-                # nothing announced since the start is sure
-                for i, code in enumerate(shown.codes):
-                    unsure.setdefault(self._base_ply + i + 1, {code_text(code)}).add("another start")
-                continue
-            common = common_prefix(path.codes, shown.codes)
-            if common == len(shown.codes) or (common == latest and path.score < best - self.settings.margin):
-                continue
-            # the announced moves this path replaces (aligned as a diff: a path that adds
-            # or drops moves somewhere agrees again on the moves after them)
-            matcher = difflib.SequenceMatcher(None, shown.codes[common:], path.codes[common:], autojunk=False)
-            for tag, s0, s1, p0, p1 in matcher.get_opcodes():
-                if tag == "equal":
-                    continue
-                others = [code_text(code) for code in path.codes[common + p0 : common + p1]] or ["no move"]
-                for i in range(common + s0, common + s1):
-                    texts = unsure.setdefault(self._base_ply + i + 1, {code_text(shown.codes[i])})
-                    texts.update(others)
-        for i in shown.suspect:
-            if i < len(shown.codes):
-                unsure.setdefault(self._base_ply + i + 1, {code_text(shown.codes[i])}).add(
-                    "read against the board when it was made"
-                )
-        if self._guard and len(shown.codes) >= self._guard:
-            first = shown.codes[self._guard - 1]
-            unsure.setdefault(self._guard, {code_text(first)}).add(
-                "the end of a move under way at the resync"
-            )
-        unsure = {ply: texts for ply, texts in unsure.items() if len(texts) > 1}  # not just aligned apart
+        """Plies that another live path plays differently while it is close to the best
+        (``unsure_plies``): say so once."""
+        unsure = unsure_plies(self._beam, self._shown, self._base_ply, self._guard, self.settings)
         new = {ply: texts for ply, texts in unsure.items() if self._unsure.get(ply) != texts}
         self._unsure = unsure
         if not new:
@@ -995,29 +907,13 @@ class Reconciler:
         say what each shows and what the game has there. The player puts the board right (a
         reading the game explains closes the request) or accepts what the camera sees
         (``accept_board``). The request is said again only when the squares change."""
-        view = View(self.game.position, None, likelihood=likelihood)
-        differ = {
-            sq: (view.current[r], view.reading[r])
-            for r, sq in enumerate(view.squares)
-            if view.current[r] != view.reading[r]
-        }
+        differ = board_differences(self.game.position, likelihood)
         if not differ:  # the board shows the game's own tops: nothing to light (yet)
             return self._close_help()
         if self._help is not None and self._help.squares == differ:
             self._help.reading = (observation, likelihood)
             return []
-        names = ", ".join(square_name(sq) for sq in differ)
-        event = self._event(
-            EventType.HELP,
-            squares=tuple(square_name(sq) for sq in differ),
-            reason=f"the board differs from the game on {names}: put it as the game has it, "
-            "or accept what the camera sees",
-            position=self.game.position.text(),
-            detail={
-                "camera": {square_name(sq): self._class_text(read) for sq, (_, read) in differ.items()},
-                "game": {square_name(sq): self._class_text(has) for sq, (has, _) in differ.items()},
-            },
-        )
+        event = self._event(EventType.HELP, **help_fields(differ, self.game.position))
         self._help = HelpRequest(differ, (observation, likelihood), event)
         return [event]
 
@@ -1028,10 +924,6 @@ class Reconciler:
             return []
         self._help = None
         return [self._event(EventType.RESTORED, position=self.game.position.text())]
-
-    def _class_text(self, cls: int) -> str:
-        top = class_top(cls, self.variant.max_piece)
-        return "empty" if top is None else f"{color_name(top[0])} {top[1]}"
 
     # ----- recovery -----------------------------------------------------------------------
 
@@ -1048,23 +940,8 @@ class Reconciler:
         reading sure of every square, unless the player ``accepted`` it."""
         if not accepted and float(observation.probabilities.max(axis=1).min()) < RESYNC_CONFIDENCE:
             return None
-        max_piece = self.variant.max_piece
-        position = self.game.position
-        squares = View(position, None, likelihood=likelihood).squares
-        tops: dict[Square, tuple[int, int]] = {}
-        known: dict[Square, list[tuple[int, int]]] = {}
-        for r, sq in enumerate(squares):
-            top = class_top(int(likelihood.reading[r]), max_piece)
-            if top is None:
-                continue
-            tops[sq] = top
-            if position.top(sq) == top:
-                known[sq] = list(position.stack(sq))
-        try:
-            first = HiddenContents(self.variant, tops, position.turn, known=known)
-            second = first.copy(turn=position.turn ^ 1)
-            options = [(first, first.start_position()), (second, second.start_position())]
-        except CompanionError:
+        options = restart_options(self.game, likelihood)
+        if options is None:
             return None
         record = [m.text() for m in self.game.moves]
         doubted = sorted(set(self._unsure) | set(range(doubt_from or len(record) + 1, len(record) + 1)))
@@ -1108,11 +985,8 @@ class Reconciler:
         start = self.unknowns.start_position()
         if start == self.game.start:
             return
-        game = Game(self.variant, start=start, headers=self.game.headers)
-        try:
-            for played in self.game.played:
-                game.push(played.move, played.timestamp, played.comment)
-        except MoveError:
+        game = replayed_from(self.game, start)
+        if game is None:
             return  # the moves held need the start they came from: keep it
         # the same game (its consumers hold it), replayed from the better start
         self.game.start, self.game.position, self.game.played = game.start, game.position, game.played

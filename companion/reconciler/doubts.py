@@ -1,0 +1,106 @@
+"""The referee's doubts put into words: what a path says happened, which announced plies a
+close rival plays differently, and why a reading is left unclear.
+
+Kept apart from the reconciler's path tracking because these only read paths; they decide
+nothing. See docs/reconciler.md.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from companion.reconciler.accounts import Kind, Settings
+from companion.reconciler.decoder import fits, unexplained_reason
+from companion.reconciler.paths import GamePath, Group, code_text, common_prefix
+from companion.rules.square import Square
+
+
+def history(path: GamePath, shown: GamePath) -> str:
+    """The moves a path plays since the announced game ``shown`` (before this reading)."""
+    assert path.before is not None
+    announced = shown.codes if path.root == shown.root else ()
+    codes = path.before.codes
+    return " ".join(code_text(code) for code in codes[common_prefix(announced, codes) :]) or "no move"
+
+
+def describe(path: GamePath, shown: GamePath) -> str:
+    """What a path says happened since the announced game ``shown``: moves, or an action."""
+    e = path.explanation
+    assert e is not None and path.before is not None
+    announced = shown.codes if path.root == shown.root else ()
+    moved = e.kind in (Kind.MOVE, Kind.TWO_MOVES, Kind.NO_CHANGE)
+    codes = path.codes if moved else path.before.codes
+    texts = [code_text(code) for code in codes[common_prefix(announced, codes) :]]
+    if moved:
+        return " ".join(texts) or "no change"
+    action = f"{e.kind} {e.action.text()}" if e.action is not None else str(e.kind)
+    return " ".join([*texts, action])
+
+
+def unclear_reason(
+    best: GamePath, groups: list[Group], shown: GamePath, settings: Settings, rival: GamePath | None
+) -> tuple[str, tuple[Square, ...]]:
+    """Why no path is announced from this reading, and the squares that contradict the best."""
+    assert best.view is not None and best.explanation is not None
+    ok, contradicting, _ = fits(best.view, best.explanation, settings)
+    if not ok:
+        return unexplained_reason(best.view, contradicting), contradicting
+    leader = groups[0][1][0]
+    gap = groups[0][0] - (groups[1][0] if len(groups) > 1 else -float("inf"))
+    if rival is not None and gap >= settings.margin:
+        reason = (
+            f"the board shows {describe(leader, shown)}, but not which moves led there: "
+            f"{history(leader, shown)} or {history(rival, shown)}"
+        )
+    elif len(groups) > 1 and gap < settings.margin:
+        reason = f"cannot tell {describe(leader, shown)} from {describe(groups[1][1][0], shown)}"
+    else:
+        reason = (
+            f"{describe(best, shown)} explains the board only if earlier readings were wrong "
+            "on several squares: waiting for a reading that confirms it"
+        )
+    return reason, contradicting
+
+
+def unsure_plies(
+    beam: list[GamePath], shown: GamePath, base_ply: int, guard: int, settings: Settings
+) -> dict[int, set[str]]:
+    """Plies (1-based) of the announced game that another live path plays differently while
+    it is close to the best, with the moves played there. The latest move is in doubt while a
+    path is within the margin; an earlier one while a path is within ``settings.doubt`` (a
+    single reading, however sure, cannot tell it: the square that told it was not read again,
+    say the cup was covered)."""
+    best = beam[0].score
+    unsure: dict[int, set[str]] = {}
+    latest = len(shown.codes) - 1
+    for path in beam:
+        if path.score < best - settings.doubt:
+            continue
+        if path.root != shown.root:
+            # another start (the other side to move after a resync, or a new game):
+            # nothing announced since the start is sure
+            for i, code in enumerate(shown.codes):
+                unsure.setdefault(base_ply + i + 1, {code_text(code)}).add("another start")
+            continue
+        common = common_prefix(path.codes, shown.codes)
+        if common == len(shown.codes) or (common == latest and path.score < best - settings.margin):
+            continue
+        # the announced moves this path replaces (aligned as a diff: a path that adds
+        # or drops moves somewhere agrees again on the moves after them)
+        matcher = difflib.SequenceMatcher(None, shown.codes[common:], path.codes[common:], autojunk=False)
+        for tag, s0, s1, p0, p1 in matcher.get_opcodes():
+            if tag == "equal":
+                continue
+            others = [code_text(code) for code in path.codes[common + p0 : common + p1]] or ["no move"]
+            for i in range(common + s0, common + s1):
+                texts = unsure.setdefault(base_ply + i + 1, {code_text(shown.codes[i])})
+                texts.update(others)
+    for i in shown.suspect:
+        if i < len(shown.codes):
+            unsure.setdefault(base_ply + i + 1, {code_text(shown.codes[i])}).add(
+                "read against the board when it was made"
+            )
+    if guard and len(shown.codes) >= guard:
+        first = shown.codes[guard - 1]
+        unsure.setdefault(guard, {code_text(first)}).add("the end of a move under way at the resync")
+    return {ply: texts for ply, texts in unsure.items() if len(texts) > 1}  # not just aligned apart

@@ -1,0 +1,60 @@
+"""Asking the player for help: when no path has explained the board for a while and the
+reading is too unsure to restart from, the referee lights the squares where the camera and the
+game disagree. What that request holds and says lives here; when to ask is the reconciler's.
+See docs/reconciler.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from companion.reconciler.events import Event
+from companion.reconciler.likelihood import Likelihood, View
+from companion.rules.position import Position
+from companion.rules.square import Square, color_name, square_name
+from companion.vision.observation import Observation, class_top
+
+
+@dataclass(slots=True)
+class HelpRequest:
+    """An open request for help: the squares where the camera disagrees with the game, as
+    (the game's class, the camera's class); the reading to restart from if the player accepts
+    what the camera sees; the event that opened it."""
+
+    squares: dict[Square, tuple[int, int]]
+    reading: tuple[Observation, Likelihood]
+    event: Event
+
+
+def board_differences(position: Position, likelihood: Likelihood) -> dict[Square, tuple[int, int]]:
+    """Each square whose top the camera reads differently from the game, as (the game's
+    class, the camera's class)."""
+    view = View(position, None, likelihood=likelihood)
+    return {
+        sq: (view.current[r], view.reading[r])
+        for r, sq in enumerate(view.squares)
+        if view.current[r] != view.reading[r]
+    }
+
+
+def class_text(cls: int, max_piece: int) -> str:
+    """A square class in words: ``empty`` or the colour and size of its top."""
+    top = class_top(cls, max_piece)
+    return "empty" if top is None else f"{color_name(top[0])} {top[1]}"
+
+
+def help_fields(differ: dict[Square, tuple[int, int]], position: Position) -> dict[str, object]:
+    """The fields of the ``help`` event for these differences: the squares, what to do, and
+    what the camera and the game have on each."""
+    max_piece = position.variant.max_piece
+    names = ", ".join(square_name(sq) for sq in differ)
+    return {
+        "squares": tuple(square_name(sq) for sq in differ),
+        "reason": f"the board differs from the game on {names}: put it as the game has it, "
+        "or accept what the camera sees",
+        "position": position.text(),
+        "detail": {
+            "camera": {square_name(sq): class_text(read, max_piece) for sq, (_, read) in differ.items()},
+            "game": {square_name(sq): class_text(has, max_piece) for sq, (has, _) in differ.items()},
+        },
+    }
