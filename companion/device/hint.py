@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeAlias
 
 from companion.component import Component
 from companion.rules.move import Move
@@ -22,7 +22,10 @@ from companion.rules.position import Position
 GRACE = 0.5  # seconds past the budget before the worker cancels a search that overruns
 
 
-class Searcher(Protocol):
+class MoveFinder(Protocol):
+    """What the hint worker asks for a move: the engine, or a stand-in in tests (named apart
+    from the engine's own ``Searcher``, the tree search behind it)."""
+
     def search(self, position: Position, seconds: float, cancel: threading.Event) -> Move | None:
         """The best move found within ``seconds``; stop early, returning the best so far (or
         None), once ``cancel`` is set."""
@@ -46,7 +49,7 @@ class _Request:
 
 class HintWorker(Component):
     def __init__(
-        self, searcher: Searcher, budget: float, clock: Callable[[], float] = time.monotonic
+        self, searcher: MoveFinder, budget: float, clock: Callable[[], float] = time.monotonic
     ) -> None:
         self._searcher = searcher
         self.budget = budget
@@ -135,7 +138,7 @@ class HintWorker(Component):
 
 
 class EngineSearcher:
-    """The project's engine behind the ``Searcher`` protocol, one engine per variant (its
+    """The project's engine behind the ``MoveFinder`` protocol, one engine per variant (its
     tables carry over from hint to hint within a game)."""
 
     def __init__(self, level: str = "strong", seed: int = 0) -> None:
@@ -167,3 +170,8 @@ def _stop_on(cancel: threading.Event, engine: Any) -> None:
     """``Engine.stop()`` once the hint is no longer wanted (a move was made)."""
     cancel.wait()
     engine.stop()
+
+
+# The old name, still imported by device/app.py while other work owns that file: remove it
+# once app.py imports MoveFinder.
+Searcher: TypeAlias = MoveFinder

@@ -46,11 +46,11 @@ PAIRING_SECONDS = 30.0
 EVENTS_KEPT = 200  # the last events a newly opened page can show
 FAULTS_KEPT = 20
 
-Cup = tuple[str, int]  # ("white" | "black", size)
+NamedCup = tuple[str, int]  # a cup as ("white" | "black", size)
 
 
 @dataclass(frozen=True)
-class Frame:
+class ViewerFrame:
     image: np.ndarray
     timestamp: float
     number: int
@@ -71,7 +71,7 @@ class GameSnapshot:
     turn: str
     position: str
     started: float | None
-    stacks: dict[str, tuple[Cup, ...]]  # square -> cups bottom first (hidden ones from history)
+    stacks: dict[str, tuple[NamedCup, ...]]  # square -> cups bottom first (hidden ones from history)
     unknown: dict[str, tuple[str, ...]]  # square -> what its hidden part may still be
     reserves: dict[str, tuple[tuple[int, ...], ...]]  # colour -> external stacks, top first
     moves: tuple[tuple[int, str, float | None], ...]  # (ply, move, time) of every move played
@@ -113,7 +113,7 @@ class Remote:
         self._versions = itertools.count(1)
         self._event_numbers = itertools.count(1)
         self.snapshot: GameSnapshot | None = None
-        self.frame: Frame | None = None
+        self.frame: ViewerFrame | None = None
         self._frames = 0
         self.events: deque[tuple[int, dict[str, Any]]] = deque(maxlen=EVENTS_KEPT)
         self.faults: deque[tuple[float, str]] = deque(maxlen=FAULTS_KEPT)
@@ -210,7 +210,7 @@ class Remote:
             self.health = getattr(companion, "health", None)
         if frame is not None:
             self._frames += 1
-            self.frame = Frame(frame, time.time(), self._frames)
+            self.frame = ViewerFrame(frame, time.time(), self._frames)
         while True:
             try:
                 command = self._commands.get_nowait()

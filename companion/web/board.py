@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from html import escape
 
+from companion.device.remote import NamedCup
 from companion.errors import CompanionError
 from companion.rules import COLOR_NAMES, Move, Position, square_file, square_name, square_rank
 from companion.rules.square import parse_square
@@ -21,7 +22,6 @@ from companion.rules.square import parse_square
 CELL = 100
 MARGIN = 22  # room for the file letters and rank numbers
 RESERVE_BAND = 74
-Cup = tuple[str, int]
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ class BoardView:
 
     size: int
     max_piece: int
-    stacks: Mapping[str, Sequence[Cup]]  # square -> cups, bottom first
+    stacks: Mapping[str, Sequence[NamedCup]]  # square -> cups, bottom first
     reserves: Mapping[str, Sequence[Sequence[int]]] = field(default_factory=dict)  # colour -> stacks
     unknown: Mapping[str, Sequence[str]] = field(default_factory=dict)  # square -> hidden options
     last_move: str | None = None
@@ -80,7 +80,7 @@ def _cup(x: float, y: float, colour: str, cup_size: int, max_piece: int, scale: 
     )
 
 
-def stack_words(cups: Sequence[Cup], unknown: Sequence[str] = ()) -> str:
+def stack_words(cups: Sequence[NamedCup], unknown: Sequence[str] = ()) -> str:
     """A stack top first, as the page shows it when a square is tapped."""
     words = [f"{colour} {size}" for colour, size in reversed(cups)]
     if unknown:
