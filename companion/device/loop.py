@@ -21,11 +21,13 @@ import numpy as np
 from companion.device.button import Gesture
 from companion.device.camera import CameraLink
 from companion.device.component import Component
+from companion.device.health import Health
 from companion.device.hint import HintWorker
+from companion.device.log_keeper import LogKeeper
 from companion.device.notify import Notifier
 from companion.device.presenter import Presenter
 from companion.device.scene import idle
-from companion.log.store import GameStore
+from companion.log.store import GameRow, GameStore, UnreplayableGameError
 from companion.reconciler.decoder import Kind, decide
 from companion.reconciler.events import Event, EventType
 from companion.reconciler.reconciler import Reconciler
@@ -42,6 +44,8 @@ Observe = Callable[[np.ndarray, float], Observation | None]
 together. None while the board is not stable (hands over it, a cup in the air)."""
 
 ABANDONED = "abandoned"
+UNREPLAYABLE = "unreplayable"
+READY_GRACE = 30.0  # seconds: READY=1 without a camera, before systemd's start timeout (90 s)
 _MOVED = (EventType.MOVE, EventType.TAKEBACK, EventType.NEW_GAME)  # the position changed: hints go stale
 
 
@@ -60,9 +64,10 @@ class Companion(Component):
         camera: CameraLink,
         observe: Observe,
         presenter: Presenter,
-        store: GameStore,
+        store: GameStore | LogKeeper,
         hints: HintWorker,
         notifier: Notifier | None = None,
+        health: Health | None = None,
         players: Players | None = None,
         snapshots: bool = False,
         encode_jpeg: Callable[[np.ndarray], bytes | None] | None = None,
@@ -74,6 +79,7 @@ class Companion(Component):
         self.store = store
         self.hints = hints
         self.notifier = notifier or Notifier(environ={})
+        self.health = health or Health()
         self.players = players or Players()
         self.snapshots = snapshots
         self.encode_jpeg = encode_jpeg
@@ -85,6 +91,10 @@ class Companion(Component):
         self.frames = 0
         self.observations = 0
         self.resumed = False
+        self.step_errors = 0  # exceptions a step survived (reconciler, log, panel, hint)
+        self._refused: bytes | None = None  # the board the referee failed on, skipped until it changes
+        self._started_at = time.monotonic()
+        self._ready = False
 
     # ----- the game ------------------------------------------------------------------------
 
@@ -103,8 +113,8 @@ class Companion(Component):
         for other in waiting:
             if other is not row:
                 self.store.finish(other.id, "*", termination=ABANDONED, reason="a new game was started")
-        if row is not None:
-            game = self.store.load_game(row.id)
+        game = self._replayed(row) if row is not None else None
+        if row is not None and game is not None:
             self._adopt(Reconciler(self.variant, game, takeback=False), row.id, _texts(game))
             self.resumed = True
             log.info(
@@ -124,7 +134,27 @@ class Companion(Component):
                     self.turn_name(), f"game {self.game_id}: {self.variant.spec}, {self.turn_name()} to play"
                 )
             )
-        self.notifier.ready(f"game {self.game_id}, ply {self.game.ply}")
+
+    def _replayed(self, row: GameRow) -> Game | None:
+        """The stored game, replayed; one that no longer replays stays in the log unfinished
+        (result ``*``, its moves kept for a person to look at) and a new game starts, rather
+        than the service failing at every start."""
+        try:
+            return self.store.load_game(row.id)
+        except UnreplayableGameError as error:
+            self.store.finish(row.id, "*", termination=UNREPLAYABLE, reason=str(error))
+            self.health.repaired("game", f"{error}: it is kept in the log unfinished; a new game was started")
+            return None
+
+    def _announce_ready(self) -> None:
+        """READY=1 once the camera is open, or after ``READY_GRACE`` without it: a service
+        that never became ready would be killed and restarted until systemd gave up, with the
+        panel dark; a ready one blinks the fault and keeps trying the camera."""
+        if self._ready or not (self.camera.is_open or time.monotonic() - self._started_at >= READY_GRACE):
+            return
+        self._ready = True
+        camera = "" if self.camera.is_open else f"; {self.camera.fault or 'no camera yet'}"
+        self.notifier.ready(f"game {self.game_id}, ply {self.game.ply}{camera}")
 
     def _adopt(self, reconciler: Reconciler, game_id: int, stored: list[str]) -> None:
         self.reconciler = reconciler
@@ -165,23 +195,71 @@ class Companion(Component):
     # ----- one frame -----------------------------------------------------------------------
 
     def step(self) -> bool:
-        """Read and referee one frame; False once a finite camera (simulation) has ended."""
+        """Read and referee one frame; False once a finite camera (simulation) has ended.
+        An exception in the step does not end the referee (see ``_survive``)."""
         try:
             frame = self.camera.read()
         except EOFError:
             return False
-        self.presenter.fault(self.camera.fault or getattr(self.observe, "fault", None))
-        if frame is not None:
-            self.frames += 1
-            observation = self.observe(frame, self.camera.timestamp)
-            if observation is not None:
-                self.observations += 1
-                self.on_observation(observation, frame)
-        for gesture in self.presenter.panel.gestures():
-            self.on_gesture(gesture)
-        self._collect_hint()
+        observation = None
+        try:
+            self._announce_ready()
+            if isinstance(self.store, LogKeeper):
+                self.store.flush()
+            self.presenter.fault(
+                self.camera.fault or getattr(self.observe, "fault", None), self.health.needs_service()
+            )
+            if frame is not None:
+                self.frames += 1
+                observation = self.observe(frame, self.camera.timestamp)
+                if observation is not None and not self._is_refused(observation):
+                    self.observations += 1
+                    self.on_observation(observation, frame)
+            for gesture in self.presenter.panel.gestures():
+                self.on_gesture(gesture)
+            self._collect_hint()
+        except Exception as error:  # the referee degrades; it does not stop
+            self._survive(error, observation)
         self.notifier.watchdog()
         return True
+
+    def _is_refused(self, observation: Observation) -> bool:
+        if self._refused is None:
+            return False
+        if _board_key(observation) == self._refused:
+            return True
+        self._refused = None  # the board changed: try the referee again
+        self.health.clear("referee", "the board changed")
+        return False
+
+    def _survive(self, error: Exception, observation: Observation | None) -> None:
+        """Count and report an exception in a step. When the referee failed on a board, that
+        board is skipped until it changes (so the same error does not recur every frame) and
+        the referee is rebuilt from the moves the log holds, dropping whatever half-made state
+        the failure left."""
+        self.step_errors += 1
+        where = "on a board" if observation is not None else "in the loop"
+        text = f"{type(error).__name__} {where}: {error}; the game goes on from its last logged move"
+        if self.health.report("referee", text).count == 1:
+            log.error("the referee survived an error", exc_info=error)
+        if observation is not None:
+            self._refused = _board_key(observation)
+            try:
+                self._rebuild()
+            except Exception as again:  # the log refused too: the keeper holds the writes
+                log.error("rebuilding the referee failed: %s", again)
+
+    def _rebuild(self) -> None:
+        try:
+            game = Game(self.variant, start=self.game.start)
+            for text in self._stored:
+                game.push_text(text)
+            self._adopt(Reconciler(self.variant, game, takeback=False), self.game_id, self._stored)
+        except Exception as error:  # not even the logged line replays: a fresh game
+            log.error("the referee could not be rebuilt (%s); a new game starts", error)
+            self._abandon("the referee failed and could not be rebuilt")
+            self._new_game(announce=True)
+        self._show_waiting_state()
 
     def run(self, stop: threading.Event | None = None, idle_sleep: float = 0.005) -> None:
         """Step until stopped or the camera ends; the camera paces the loop."""
@@ -338,8 +416,12 @@ class Companion(Component):
         if hint.key != self.game.position.text():
             return
         if hint.move is None:
-            log.warning("no hint: %s", hint.error or "the engine found no move")
+            reason = hint.error or "the engine found no move"
+            log.warning("no hint: %s", reason)
+            self.health.report("hint", reason, needs_service=False)
+            self.presenter.hint_failed(self.turn_name(), reason)
             return
+        self.health.clear("hint")
         log.info("hint for %s: %s (%.2f s)", self.turn_name(), hint.move.text(), hint.seconds)
         self.store.add_events(
             self.game_id,
@@ -357,6 +439,11 @@ class Companion(Component):
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self.notifier.stopping()
+
+
+def _board_key(observation: Observation) -> bytes:
+    """What a board looks like, without its time: the same board gives the same key."""
+    return observation.probabilities.round(2).tobytes() + bytes([observation.occluded])
 
 
 def _texts(game: Game) -> list[str]:

@@ -10,6 +10,7 @@ into pin writes at a steady tick, so blinking never waits for the camera or the 
 from __future__ import annotations
 
 import contextlib
+import logging
 import queue
 import threading
 import time
@@ -23,7 +24,10 @@ from companion.device.scene import BLACK_NAME, WHITE_NAME, PanelOutputs, Scene, 
 from companion.errors import CompanionError
 from companion.rules.square import board_squares, square_name
 
+log = logging.getLogger("gobblet-companion.panel")
+
 PANEL_BOARD_SIZE = 4
+RENDER_ERRORS_LOGGED_EVERY = 500  # a render failing every tick is said every 10 s, not 50 times a second
 TICK = 0.02  # seconds between two renders of the animator
 BUZZER_MID_TONE = "A4"
 BUZZER_OCTAVES = 2  # A2..A6: every note the scenes use
@@ -65,6 +69,7 @@ class Panel(Component):
         self._stop = threading.Event()
         self._animator: threading.Thread | None = None
         self._devices: list[Any] = []
+        self.render_errors = 0
         self._open_devices(pin_factory)
 
     # ----- devices ------------------------------------------------------------------------
@@ -184,11 +189,21 @@ class Panel(Component):
         return self
 
     def _animate(self) -> None:
+        """Render every tick. A failing render is said in the journal (once per kind of
+        error, then every ``RENDER_ERRORS_LOGGED_EVERY``th) and the next tick tries again: a
+        panel that silently stopped would look like a device that stopped."""
+        last: str | None = None
         while not self._stop.wait(TICK):
             try:
                 self.render()
-            except Exception:  # a closed device during shutdown: stop quietly
-                return
+            except Exception as error:
+                if self._stop.is_set():  # a device closed during shutdown
+                    return
+                self.render_errors += 1
+                kind = f"{type(error).__name__}: {error}"
+                if kind != last or self.render_errors % RENDER_ERRORS_LOGGED_EVERY == 0:
+                    log.error("panel: rendering failed (%d so far): %s", self.render_errors, kind)
+                last = kind
 
     def close(self) -> None:
         self._stop.set()

@@ -15,6 +15,8 @@ from pathlib import Path
 import numpy as np
 
 from companion.device.config import CameraConfig
+from companion.device.health import Health
+from companion.device.log_keeper import move_aside
 from companion.device.scenario import Shot
 from companion.device.simulate import tops_of
 from companion.errors import CompanionError
@@ -178,7 +180,11 @@ class BoardObserver:
     With no calibration file yet (a freshly installed device), it calibrates itself from the
     camera once the empty board with its four markers is in view, saves the calibration, and
     says so meanwhile through ``fault`` (the alert LED blinks). A damaged calibration file is
-    an error at start: the user must know, not get a silently wrong board."""
+    never used (it would read a silently wrong board): at a terminal it is an error at start;
+    on the service (``health`` given) it is moved aside with a time stamp and the device
+    falls back to calibrating itself, so a bad file does not leave the service failing at
+    every start with the panel dark. A calibration that cannot be saved (a read-only data
+    folder) is used all the same and reported."""
 
     def __init__(
         self,
@@ -187,6 +193,7 @@ class BoardObserver:
         retry_seconds: float = 5.0,
         clock: Callable[[], float] = time.time,
         on_calibrated: Callable[[str], None] | None = None,
+        health: Health | None = None,
     ) -> None:
         self.path = calibration
         self.variant = variant
@@ -197,10 +204,26 @@ class BoardObserver:
         self._observe: Observe | None = None
         self.fault: str | None = None
         self.calibration_id: str | None = None  # the calibration's time stamp, when there is one
-        if calibration.exists():
+        self.health = health
+        if not calibration.exists():
+            self.fault = f"no calibration at {calibration}: show the empty board with its four markers"
+        elif health is None:
             self._use(Calibration.load(calibration, variant.size))
         else:
-            self.fault = f"no calibration at {calibration}: show the empty board with its four markers"
+            self._load_or_set_aside(health)
+
+    def _load_or_set_aside(self, health: Health) -> None:
+        try:
+            self._use(Calibration.load(self.path, self.variant.size))
+            return
+        except CompanionError as error:
+            why = str(error)
+        try:
+            aside = f"moved aside to {move_aside(self.path, 'bad').name}"
+        except OSError as error:
+            aside = f"could not be moved aside ({error.strerror or error})"
+        health.repaired("calibration", f"{why}: {aside}; calibrating again from the empty board")
+        self.fault = f"calibrate me: {why}; show the empty board with its four markers"
 
     def _use(self, calibration: Calibration) -> None:
         self.calibration_id = calibration.created or str(self.path)
@@ -223,11 +246,16 @@ class BoardObserver:
             calibration = calibrate(
                 frame, layout=BoardLayout(size=self.variant.size), max_piece=self.variant.max_piece
             )
-            calibration.save(self.path)
         except CompanionError as error:
             log.info("not calibrated yet: %s", error)
             return
-        log.warning("calibrated from the empty board; saved %s", self.path)
+        try:
+            calibration.save(self.path)
+            log.warning("calibrated from the empty board; saved %s", self.path)
+        except CompanionError as error:  # a read-only data folder: use it, say it is not kept
+            log.error("calibrated from the empty board, but %s: it is lost at the next start", error)
+            if self.health is not None:
+                self.health.report("calibration", f"{error}: the device calibrates again at every start")
         self._use(calibration)
         if self._on_calibrated is not None and self.calibration_id is not None:
             self._on_calibrated(self.calibration_id)
