@@ -171,7 +171,7 @@ class LogKeeper:
         every ``retry_seconds`` (the loop calls it every frame)."""
         if not self._queue:
             return True
-        if not force and self._clock() < self._next_try:
+        if (not force or self.store is None) and self._clock() < self._next_try:
             return False
         if self.store is None:
             self.store = self._reopen()
