@@ -52,9 +52,10 @@ class Health:
         self._repairs: list[Repair] = []
         self.survived = 0  # faults that began (and were ridden out, or still are) since start
 
-    def report(self, part: str, text: str, *, needs_service: bool = True) -> Fault:
+    def report(self, part: str, text: str, *, needs_service: bool = True, say: bool = True) -> Fault:
         """``part`` is in trouble: the first report (or a new text) is said in the journal, a
-        repeat only counts, so a fault that recurs every frame does not flood the journal."""
+        repeat only counts, so a fault that recurs every frame does not flood the journal
+        (``say=False``: the part says it itself)."""
         with self._lock:
             current = self._faults.get(part)
             if current is not None and current.text == text:
@@ -64,15 +65,15 @@ class Health:
                 if current is None:
                     self.survived += 1
             self._faults[part] = fault
-        if fault.count == 1:
+        if fault.count == 1 and say:
             log.error("%s: %s", part, text) if needs_service else log.warning("%s: %s", part, text)
         return fault
 
-    def clear(self, part: str, how: str | None = None) -> None:
+    def clear(self, part: str, how: str | None = None, *, say: bool = True) -> None:
         """``part`` works again; ``how`` (what was done) is said in the journal."""
         with self._lock:
             fault = self._faults.pop(part, None)
-        if fault is not None:
+        if fault is not None and say:
             log.warning("%s works again%s (after %d fault(s))", part, f": {how}" if how else "", fault.count)
 
     def repaired(self, part: str, text: str) -> None:

@@ -206,9 +206,10 @@ class Companion(Component):
             self._announce_ready()
             if isinstance(self.store, LogKeeper):
                 self.store.flush()
-            self.presenter.fault(
-                self.camera.fault or getattr(self.observe, "fault", None), self.health.needs_service()
-            )
+            seen = getattr(self.observe, "fault", None)  # "calibrate me"
+            self._track("camera", self.camera.fault)
+            self._track("vision", seen)
+            self.presenter.fault(self.camera.fault or seen, self.health.needs_service())
             if frame is not None:
                 self.frames += 1
                 observation = self.observe(frame, self.camera.timestamp)
@@ -222,6 +223,17 @@ class Companion(Component):
             self._survive(error, observation)
         self.notifier.watchdog()
         return True
+
+    def _track(self, part: str, fault: str | None) -> None:
+        """Camera trouble and "calibrate me" in ``Health`` too (the web page's status), as
+        faults a person fixes at the table, not "needs service"; the camera link and the
+        observer already say them in the journal."""
+        current = self.health.fault(part)
+        if fault is None:
+            if current is not None:
+                self.health.clear(part, say=False)
+        elif current is None or current.text != fault:
+            self.health.report(part, fault, needs_service=False, say=False)
 
     def _is_refused(self, observation: Observation) -> bool:
         if self._refused is None:

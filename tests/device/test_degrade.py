@@ -14,6 +14,7 @@ import sqlite3
 import threading
 import time
 
+import numpy as np
 import pytest
 
 from companion.device.camera import CameraLink
@@ -369,3 +370,22 @@ def test_health_snapshot_is_json_for_the_web_page():
     assert snapshot["survived"] == 2
     health.clear("log")
     assert health.snapshot()["ok"] and health.snapshot()["survived"] == 2
+
+
+def test_camera_trouble_reaches_health_but_not_needs_service(rig, tmp_path):
+    table = ScriptedTable([])
+    table.read = lambda: np.zeros((48, 48, 3), np.uint8)  # a covered lens: one flat colour
+    health = Health()
+    with LogKeeper(tmp_path / "g.sqlite3", health) as keeper:
+        companion = keeper_companion(rig, keeper, table, health)
+        companion.camera = CameraLink(lambda: table, max_bad_frames=2, reconnect_delay=0.0)
+        companion.observe = lambda frame, timestamp: None
+        for _ in range(3):
+            companion.step()
+        fault = health.fault("camera")
+        assert fault is not None and "flat colour" in fault.text and not fault.needs_service
+        assert health.needs_service() is None and rig.panel.scene.alert != NEEDS_SERVICE
+        table.read = lambda: FRAME
+        for _ in range(3):  # reopened, then a good frame
+            companion.step()
+        assert health.fault("camera") is None and health.survived == 1
