@@ -15,6 +15,7 @@ import json
 import math
 import tomllib
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -75,6 +76,20 @@ def near_misses(valid: list[str], alphabet: str) -> st.SearchStrategy[str]:
 
 
 ANY_TEXT = st.text(max_size=60)
+
+
+def file_or_data(path: Path, read_file: Callable[[Path], Any], read_data: Callable[[Any], Any]):
+    """A check for a parser of files and of already-parsed data: bytes go through a file."""
+
+    def check(data: Any) -> None:
+        if isinstance(data, bytes):
+            path.write_bytes(data)
+            read_file(path)
+        else:
+            read_data(data)
+
+    return check
+
 
 # ----- rules: moves, positions, variants, records ---------------------------------------------
 
@@ -180,14 +195,9 @@ def config_dicts(draw: st.DrawFn) -> dict[str, Any]:
 
 @pytest.mark.parametrize("examples", BUDGETS)
 def test_device_config(examples, tmp_path):
-    path = tmp_path / "config.toml"
-
-    def check(data: Any) -> None:
-        if isinstance(data, bytes):
-            path.write_bytes(data)
-            load_config(path)
-        else:
-            config_from_dict(data, "config.toml")
+    check = file_or_data(
+        tmp_path / "config.toml", load_config, lambda data: config_from_dict(data, "config.toml")
+    )
 
     valid = ['[pins]\nbutton = 9\n[hint]\ntime = 1.5\n[panel]\nleds = "strip"\n']
     texts = near_misses(valid, '[]="\n .0129abc').map(lambda text: text.encode("utf-8"))
@@ -247,14 +257,11 @@ def broken_calibrations(draw: st.DrawFn) -> Any:
 
 @pytest.mark.parametrize("examples", BUDGETS)
 def test_calibration_file(examples, tmp_path):
-    path = tmp_path / "calibration.json"
-
-    def check(data: Any) -> None:
-        if isinstance(data, bytes):
-            path.write_bytes(data)
-            Calibration.load(path, 4)
-        else:
-            Calibration.from_json(data, "calibration.json")
+    check = file_or_data(
+        tmp_path / "calibration.json",
+        lambda path: Calibration.load(path, 4),
+        lambda data: Calibration.from_json(data, "calibration.json"),
+    )
 
     fuzz(st.one_of(broken_calibrations(), JSON_VALUES, st.binary(max_size=60)), check, examples)
 

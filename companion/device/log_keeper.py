@@ -86,11 +86,13 @@ class LogKeeper:
         self._next_try = float("-inf")
         self.delayed = 0  # writes that waited in memory before reaching the disk
         self.dropped_snapshots = 0
-        self.store: GameStore | None = self._open_at_start() if repair else open_store(path)
+        self.store: GameStore | None = self._open() if repair else open_store(path)
 
     # ----- opening ------------------------------------------------------------------------
 
-    def _open_at_start(self) -> GameStore | None:
+    def _open(self) -> GameStore | None:
+        """The store, a damaged file replaced by a new one; None (said in Health) when the
+        log cannot be opened now."""
         try:
             return self._open_store(self.path)
         except LogDamagedError as error:
@@ -174,7 +176,7 @@ class LogKeeper:
         if (not force or self.store is None) and self._clock() < self._next_try:
             return False
         if self.store is None:
-            self.store = self._reopen()
+            self.store = self._open()
             if self.store is None:
                 return False
         was_failing = self.health.fault(PART) is not None
@@ -189,15 +191,6 @@ class LogKeeper:
         if was_failing:
             self.health.clear(PART, f"the game log is written again ({self.delayed} delayed writes saved)")
         return True
-
-    def _reopen(self) -> GameStore | None:
-        try:
-            return self._open_store(self.path)
-        except LogDamagedError as error:
-            return self._replace_damaged(str(error))
-        except LogError as error:
-            self._failed(str(error))
-            return None
 
     def _apply(self, store: GameStore, write: _Write) -> None:
         if write.method == "start_game":
