@@ -159,6 +159,13 @@ def attention(squares: Iterable[str], turn: str, reason: str) -> Scene:
     return _pointing("attention", f"check the board: {reason}", squares, BLINK, turn, BLINK)
 
 
+def help_requested(squares: Iterable[str], turn: str, reason: str) -> Scene:
+    """The referee asks for help: the squares where the camera and the game disagree steady,
+    the alert LED blinking, one low beep; until the board is put right or a triple press
+    accepts what the camera sees."""
+    return _pointing("help", f"help: {reason} (triple press: accept)", squares, STEADY, turn, BLINK, BEEP)
+
+
 def won(line: Iterable[str], winner: str, reason: str) -> Scene:
     return Scene("win", reason, squares=_lights(line, STEADY), turn={winner: BLINK}, sound=WIN_TUNE)
 

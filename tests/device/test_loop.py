@@ -135,13 +135,19 @@ def test_an_illegal_move_and_its_restoration(rig, tmp_path):
     assert companion.game.ply == 1
 
 
-def double_press(rig) -> None:
+def presses(rig, count: int) -> None:
+    """``count`` quick presses, then time for the gesture's window to close."""
     button = rig.pin(rig.config.pins.button)
-    for _ in range(2):
+    for _ in range(count):
         button.drive_low()
         rig.clock.now += 0.1
         button.drive_high()
         rig.clock.now += 0.1
+    rig.clock.now += rig.config.panel.double_press
+
+
+def double_press(rig) -> None:
+    presses(rig, 2)
 
 
 def test_a_takeback_is_offered_and_confirmed_with_a_double_press(rig, tmp_path):
@@ -182,6 +188,40 @@ def test_holding_the_button_starts_a_new_game(rig, tmp_path):
     assert companion.store.game(old).termination == "abandoned"
     assert rig.states(rig.square_pin("d4")) == [False, True]
     assert rig.panel.tone_history[0] == "C5"
+
+
+def unsure_black_four_on_a1(position: Position) -> Observation:
+    """The board of ``position`` but a1 read, unsurely, as a Black 4 (no move makes that)."""
+    observation = seen(position)
+    probabilities = observation.probabilities.copy()
+    row = observation.row("a1")
+    probabilities[row] = 0.0
+    probabilities[row, -1], probabilities[row, 1] = 0.6, 0.4  # Black 4, or a White 1
+    return Observation(observation.size, observation.max_piece, probabilities, False)
+
+
+def test_a_triple_press_accepts_what_the_camera_sees(rig, tmp_path):
+    """Readings that keep differing from the game on a1, too unsure to restart from: the panel
+    lights a1 with the alert; three presses accept the camera's view, and the game goes on
+    from it in a new record."""
+    game = Game()
+    for text in ("4a1", "4d4"):
+        game.push_text(text)
+    table = ScriptedTable([*positions(["4a1", "4d4"]), *[unsure_black_four_on_a1(game.position)] * 2])
+    companion = make_companion(rig, tmp_path / "g.sqlite3", table)
+    for _ in range(4):
+        companion.step()
+    assert companion.presenter.scene.name == "help" and companion.reconciler.help_squares
+    assert rig.states(rig.square_pin("a1"))[-1] is True
+    old = companion.game_id
+    presses(rig, 3)
+    table.add(unsure_black_four_on_a1(game.position))
+    companion.step()
+    assert companion.reconciler.help_squares is None
+    assert companion.game.position.top(0) == (1, 4) and companion.game_id != old
+    assert companion.store.game(old).termination == "abandoned"
+    assert companion.store.game(companion.game_id).start_position == companion.game.start.text()
+    assert companion.accept_board() == []  # nothing asked any more
 
 
 def step_until(companion: Companion, condition, seconds: float = 3.0) -> None:
@@ -267,11 +307,10 @@ def _no_logging_noise(caplog):
     caplog.set_level("WARNING")
 
 
-def test_a_game_the_reconciler_starts_gets_its_own_record(rig, tmp_path):
-    """The reconciler may replace its game (the start position set up again, or a game
-    restarted from what the board shows): the log closes the old record and opens a new one
-    that keeps the new game's start position. The reconciler itself is kept (after a resync it
-    alone knows which hidden cups are unknown)."""
+def test_a_game_the_reconciler_restarts_gets_its_own_record(rig, tmp_path):
+    """A resync restarts the game from what the board shows: the log follows the events, closes
+    the old record and opens one from the resync's position, then adds the moves after it. The
+    reconciler itself is kept (after a resync it alone knows which hidden cups are unknown)."""
     table = ScriptedTable(positions(["4a1", "4b2", "3c1"]))
     companion = make_companion(rig, tmp_path / "g.sqlite3", table)
     drain(companion)
@@ -281,7 +320,10 @@ def test_a_game_the_reconciler_starts_gets_its_own_record(rig, tmp_path):
 
     def feed(observation):
         companion.reconciler.game = restarted
-        return [Event(EventType.MOVE, ply=4, move="b2-c1")]
+        return [
+            Event(EventType.RESYNC, ply=restarted.start.ply, position=restarted.start.text()),
+            Event(EventType.MOVE, ply=restarted.ply, move="b2-c1", position=restarted.position.text()),
+        ]
 
     companion.reconciler.feed = feed
     kept = companion.reconciler
@@ -299,12 +341,15 @@ def test_moves_the_reconciler_corrects_are_corrected_in_the_log(rig, tmp_path):
     companion = make_companion(rig, tmp_path / "g.sqlite3", table)
     drain(companion)
     game = companion.game
-    game.pop()
-    game.pop()
-    game.push_text("4b3")
-    game.push_text("3c1")
+    withdrawn = [game.pop().text(), game.pop().text()][::-1]
+    events = [
+        Event(EventType.CORRECTION, ply=1, moves=("4b3", "3c1"), detail={"withdrawn": withdrawn}),
+    ]
+    for text in ("4b3", "3c1"):
+        game.push_text(text)
+        events.append(Event(EventType.MOVE, ply=game.ply, move=text, position=game.position.text()))
 
-    companion.reconciler.feed = lambda observation: [Event(EventType.MOVE, ply=3, move="3c1")]
+    companion.reconciler.feed = lambda observation: events
     companion.on_observation(Observation.from_tops({}))
     assert [m.move for m in companion.store.moves(companion.game_id)] == ["4a1", "4b3", "3c1"]
     assert companion.store.load_game(companion.game_id).position == game.position
