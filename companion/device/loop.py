@@ -47,6 +47,7 @@ together. None while the board is not stable (hands over it, a cup in the air)."
 
 ABANDONED = "abandoned"
 UNREPLAYABLE = "unreplayable"
+QUIET_STEPS = 100  # error-free steps after which an error outside a board counts as over
 READY_GRACE = 30.0  # seconds: READY=1 without a camera, before systemd's start timeout (90 s)
 _MOVED = (  # the position changed: hints go stale
     EventType.MOVE,
@@ -109,6 +110,7 @@ class Companion(Component):
         self._refused: bytes | None = None  # the board the referee failed on, skipped until it changes
         self._started_at = time.monotonic()
         self._ready = False
+        self._quiet_steps = 0  # steps since the last exception
 
     # ----- the game ------------------------------------------------------------------------
 
@@ -233,6 +235,9 @@ class Companion(Component):
             for gesture in self.presenter.panel.gestures():
                 self.on_gesture(gesture)
             self._collect_hint()
+            self._quiet_steps += 1
+            if self._quiet_steps == QUIET_STEPS and self._refused is None:
+                self.health.clear("referee", f"{QUIET_STEPS} steps without an error")
         except Exception as error:  # the referee degrades; it does not stop
             self._survive(error, observation, before)
         self.notifier.watchdog()
@@ -268,6 +273,7 @@ class Companion(Component):
         the referee is rebuilt as the game stood before the step, dropping whatever half-made
         state the failure left (a move it logged meanwhile is logged again, in its place)."""
         self.step_errors += 1
+        self._quiet_steps = 0
         where = "on a board" if observation is not None else "in the loop"
         text = f"{type(error).__name__} {where}: {error}; the game goes on as it stood before"
         if self.health.report("referee", text).count == 1:

@@ -21,7 +21,7 @@ from companion.device.camera import CameraLink
 from companion.device.health import Health
 from companion.device.hint import HintWorker
 from companion.device.log_keeper import LogKeeper
-from companion.device.loop import Companion
+from companion.device.loop import QUIET_STEPS, Companion
 from companion.device.notify import Notifier
 from companion.device.scene import NEEDS_SERVICE
 from companion.device.scene import idle as idle_scene
@@ -389,3 +389,23 @@ def test_camera_trouble_reaches_health_but_not_needs_service(rig, tmp_path):
         for _ in range(3):  # reopened, then a good frame
             companion.step()
         assert health.fault("camera") is None and health.survived == 1
+
+
+def test_an_error_outside_a_board_is_over_after_quiet_steps(rig, tmp_path):
+    table = ScriptedTable([])
+    table.read = lambda: FRAME
+    health = Health()
+    with LogKeeper(tmp_path / "g.sqlite3", health) as keeper:
+        companion = keeper_companion(rig, keeper, table, health)
+        companion.observe = lambda frame, timestamp: None
+        gestures = rig.panel.gestures
+        rig.panel.gestures = lambda: 1 / 0  # type: ignore[method-assign]
+        companion.step()
+        fault = health.fault("referee")
+        assert fault is not None and "ZeroDivisionError in the loop" in fault.text
+        rig.panel.gestures = gestures  # type: ignore[method-assign]
+        for _ in range(QUIET_STEPS - 1):
+            companion.step()
+        assert health.fault("referee") is not None
+        companion.step()
+        assert health.fault("referee") is None and companion.step_errors == 1
