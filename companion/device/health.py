@@ -66,7 +66,7 @@ class Health:
                     self.survived += 1
             self._faults[part] = fault
         if fault.count == 1 and say:
-            log.error("%s: %s", part, text) if needs_service else log.warning("%s: %s", part, text)
+            log.log(logging.ERROR if needs_service else logging.WARNING, "%s: %s", part, text)
         return fault
 
     def clear(self, part: str, how: str | None = None, *, say: bool = True) -> None:

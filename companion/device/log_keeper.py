@@ -86,6 +86,7 @@ class LogKeeper:
         self._next_try = float("-inf")
         self.delayed = 0  # writes that waited in memory before reaching the disk
         self.dropped_snapshots = 0
+        self.dropped_writes = 0  # writes the store raised something else than LogError for
         self.store: GameStore | None = self._open() if repair else open_store(path)
 
     # ----- opening ------------------------------------------------------------------------
@@ -186,11 +187,22 @@ class LogKeeper:
             except LogError as error:
                 self._failed(str(error))
                 return False
+            except Exception as error:  # a bug, not the disk: this write would block all the others
+                self._drop(self._queue[0], error)
             self._queue.popleft()
             self.delayed += was_failing
         if was_failing:
             self.health.clear(PART, f"the game log is written again ({self.delayed} delayed writes saved)")
         return True
+
+    def _drop(self, write: _Write, error: Exception) -> None:
+        self.dropped_writes += 1
+        log.error("the game log refused a write (%s of game %d)", write.method, write.game_id, exc_info=error)
+        self.health.report(
+            "log-write",
+            f"{self.dropped_writes} write(s) to the game log failed ({type(error).__name__}: {error}) "
+            "and were dropped; the game goes on (a bug: please report it with the journal)",
+        )
 
     def _apply(self, store: GameStore, write: _Write) -> None:
         if write.method == "start_game":
@@ -205,6 +217,7 @@ class LogKeeper:
 
     def close(self) -> None:
         if self._queue:
+            self._next_try = float("-inf")  # one last try, whatever the retry clock says
             self.flush(force=True)
         if self._queue:
             log.error(

@@ -28,6 +28,7 @@ from companion.device.scene import idle as idle_scene
 from companion.device.vision_link import BoardObserver
 from companion.errors import CompanionError
 from companion.log.store import GameStore, LogReadOnlyError, log_error
+from companion.reconciler.events import Event, EventType
 from companion.rules.variant import CLASSIC
 from tests.device.test_loop import FRAME, FirstMove, ScriptedTable, drain, positions
 
@@ -409,3 +410,20 @@ def test_an_error_outside_a_board_is_over_after_quiet_steps(rig, tmp_path):
         assert health.fault("referee") is not None
         companion.step()
         assert health.fault("referee") is None and companion.step_errors == 1
+
+
+def test_a_write_that_fails_with_a_bug_is_dropped_not_left_blocking_the_others(tmp_path):
+    class OneBadWrite(GameStore):
+        def add_events(self, game_id, events):
+            raise TypeError("not JSON serializable")
+
+    health = Health()
+    path = tmp_path / "g.sqlite3"
+    with LogKeeper(path, health, open_store=OneBadWrite) as keeper:
+        game = keeper.start_game("classic")
+        keeper.add_events(game, (Event(EventType.LIFTED, ply=0),))
+        keeper.add_move(game, 1, "4a1", "x")
+        assert keeper.pending == 0 and keeper.dropped_writes == 1
+        fault = health.fault("log-write")
+        assert fault is not None and "TypeError" in fault.text and fault.needs_service
+    assert stored_moves(path) == ["4a1"]
