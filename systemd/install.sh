@@ -6,7 +6,8 @@
 #
 # What it does, in order:
 #   1. apt: python3-picamera2 (the camera), python3-lgpio (gpiozero's pin library on a Pi 5
-#      and on Bookworm), python3-gpiozero, python3-numpy, python3-venv.
+#      and on Bookworm), python3-gpiozero, python3-numpy, python3-aiohttp (the web page),
+#      python3-venv.
 #   2. a system user "gobblet" in the gpio and video groups.
 #   3. the program in /opt/gobblet-companion/src (owned by root, not by whoever owns the
 #      checkout; copied afresh, so files removed from the program are removed there too) and a
@@ -28,7 +29,7 @@ UNIT_NAME="gobblet-companion.service"
 STATE_DIR="/var/lib/gobblet-companion"
 STATE_MODE=0750 # the unit's StateDirectoryMode: systemd would otherwise change it at every start
 CONFIG_DIR="/etc/gobblet-companion"
-APT_PACKAGES=(python3-venv python3-pip python3-picamera2 python3-lgpio python3-gpiozero python3-numpy)
+APT_PACKAGES=(python3-venv python3-pip python3-picamera2 python3-lgpio python3-gpiozero python3-numpy python3-aiohttp)
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source_dir="$(dirname "$here")"

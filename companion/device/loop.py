@@ -18,14 +18,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from companion.component import Component
 from companion.device.button import Gesture
 from companion.device.camera import CameraLink
-from companion.device.component import Component
 from companion.device.health import Health
 from companion.device.hint import HintWorker
 from companion.device.log_keeper import LogKeeper
 from companion.device.notify import Notifier
 from companion.device.presenter import Presenter
+from companion.device.remote import Remote
 from companion.device.scene import idle
 from companion.log.store import GameRow, GameStore, UnreplayableGameError
 from companion.reconciler.accounts import Kind
@@ -87,6 +88,7 @@ class Companion(Component):
         players: Players | None = None,
         snapshots: bool = False,
         encode_jpeg: Callable[[np.ndarray], bytes | None] | None = None,
+        remote: Remote | None = None,
     ) -> None:
         self.variant = variant
         self.camera = camera
@@ -99,6 +101,7 @@ class Companion(Component):
         self.players = players or Players()
         self.snapshots = snapshots
         self.encode_jpeg = encode_jpeg
+        self.remote = remote  # the web page's view of the device and its commands
         self.reconciler: Reconciler = Reconciler(variant, takeback=False)
         self.game_id = 0
         self._finished = False
@@ -185,7 +188,18 @@ class Companion(Component):
         if announce:
             event = Event(EventType.NEW_GAME, detail={"variant": self.variant.spec})
             self.store.add_events(self.game_id, (event,))
+            self._tell_remote([event])
             self.presenter.event(event, self.turn_name())
+
+    def start_new_game(
+        self, reason: str, variant: Variant | None = None, white: str | None = None, black: str | None = None
+    ) -> None:
+        """Close the game in progress as abandoned and start another (the button's hold, the
+        web page's "new game"); ``variant`` must read on the same board as the current one."""
+        self._abandon(reason)
+        self.variant = variant or self.variant
+        self.players = Players(white or self.players.white, black or self.players.black, self.players.place)
+        self._new_game(announce=True)
 
     def _open_record(self, start: str | None) -> int:
         """Start a record in the log (from ``start``, a position text, when the game does not
@@ -221,10 +235,9 @@ class Companion(Component):
             self._announce_ready()
             if isinstance(self.store, LogKeeper):
                 self.store.flush()
-            seen = getattr(self.observe, "fault", None)  # "calibrate me"
             self._track("camera", self.camera.fault)
-            self._track("vision", seen)
-            self.presenter.fault(self.camera.fault or seen, self.health.needs_service())
+            self._track("vision", getattr(self.observe, "fault", None))  # "calibrate me"
+            self.presenter.fault(self.fault, self.health.needs_service())
             if frame is not None:
                 self.frames += 1
                 observation = self.observe(frame, self.camera.timestamp)
@@ -235,6 +248,8 @@ class Companion(Component):
             for gesture in self.presenter.panel.gestures():
                 self.on_gesture(gesture)
             self._collect_hint()
+            if self.remote is not None:
+                self.remote.serve(self, frame)
             self._quiet_steps += 1
             if self._quiet_steps == QUIET_STEPS and self._refused is None:
                 self.health.clear("referee", f"{QUIET_STEPS} steps without an error")
@@ -242,6 +257,11 @@ class Companion(Component):
             self._survive(error, observation, before)
         self.notifier.watchdog()
         return True
+
+    @property
+    def fault(self) -> str | None:
+        """Camera or calibration trouble, in words (the alert LED blinks for it)."""
+        return self.camera.fault or getattr(self.observe, "fault", None)
 
     def _track(self, part: str, fault: str | None) -> None:
         """Camera trouble and "calibrate me" in ``Health`` too (the web page's status), as
@@ -297,7 +317,7 @@ class Companion(Component):
             log.error("the referee could not be rebuilt (%s); a new game starts", error)
             self._abandon("the referee failed and could not be rebuilt")
             self._new_game(announce=True)
-        self._show_waiting_state()
+        self.show_waiting_state()
 
     def run(self, stop: threading.Event | None = None, idle_sleep: float = 0.005) -> None:
         """Step until stopped or the camera ends; the camera paces the loop."""
@@ -317,18 +337,38 @@ class Companion(Component):
             return []
         withdrawn, self._offer = self._offer is not None, None
         events = self.reconciler.feed(observation)
+        self._referee_said(events, frame, observation)
+        if withdrawn and not events:
+            self.show_waiting_state()
+        return events
+
+    def _referee_said(
+        self, events: list[Event], frame: np.ndarray | None, observation: Observation | None = None
+    ) -> None:
+        """Log, show and announce what the reconciler made of a reading (or of the camera's
+        view accepted as the board)."""
         for event in events:
             log.info("event %s", _event_text(event))
         self._persist(events, frame)
         if any(e.type in _MOVED for e in events):
             self.hints.cancel()
+        self._tell_remote(events, observation)
         for event in events:
             self.presenter.event(event, self.turn_name())
-        if withdrawn and not events:
-            self._show_waiting_state()
         if any(e.type is EventType.MOVE for e in events):
             self.notifier.status(f"game {self.game_id}, ply {self.game.ply}, {self.turn_name()} to play")
-        return events
+
+    def _tell_remote(self, events: list[Event], observation: Observation | None = None) -> None:
+        if self.remote is not None:
+            self.remote.record(events, observation, self.game.position)
+
+    def reload_calibration(self) -> bool:
+        """A new calibration file was written (the web page's wizard): read frames with it."""
+        reload = getattr(self.observe, "reload", None)
+        if reload is None:
+            return False
+        reload()
+        return True
 
     def _persist(self, events: list[Event], frame: np.ndarray | None) -> None:
         """Follow the referee's events into the log (the reconciler's game changes only
@@ -396,7 +436,16 @@ class Companion(Component):
         )
         return decision.accepted is not None and decision.accepted.kind is Kind.TAKEBACK
 
-    def _show_waiting_state(self) -> None:
+    @property
+    def takeback_offer(self) -> int | None:
+        """The ply whose move the board offers to take back (a double press confirms)."""
+        return self._offer
+
+    @property
+    def takeback_offer_move(self) -> str | None:
+        return self.game.played[-1].move.text() if self._offer is not None and self.game.played else None
+
+    def show_waiting_state(self) -> None:
         """Back to what the reconciler waits for: the board restored, or the next move."""
         pending = self.reconciler.awaiting_restore
         if pending is not None:
@@ -413,6 +462,7 @@ class Companion(Component):
         event = Event(EventType.TAKEBACK, ply=game.ply, move=move.text(), position=game.position.text())
         self._adopt(Reconciler(self.variant, game, takeback=False), self.game_id)
         self._persist([event], None)
+        self._tell_remote([event])
         log.info("event %s", _event_text(event))
         self.presenter.event(event, self.turn_name())
         return event
@@ -422,10 +472,10 @@ class Companion(Component):
     def on_gesture(self, gesture: Gesture) -> None:
         log.info("button: %s", gesture)
         if gesture is Gesture.PRESS:
-            self.ask_hint()
+            if self.remote is None or not self.remote.confirm_pairing():  # a pending pairing takes the press
+                self.ask_hint()
         elif gesture is Gesture.HOLD:
-            self._abandon("a new game was started with the button")
-            self._new_game(announce=True)
+            self.start_new_game("a new game was started with the button")
         elif gesture is Gesture.DOUBLE:
             self.confirm_takeback()
         elif gesture is Gesture.TRIPLE:
@@ -439,12 +489,8 @@ class Companion(Component):
         if not events:
             log.info("accept ignored: the referee asks for no help")
             return []
-        for event in events:
-            log.info("event %s", _event_text(event))
-        self._persist(events, None)
         self.hints.cancel()
-        for event in events:
-            self.presenter.event(event, self.turn_name())
+        self._referee_said(events, None)
         return events
 
     def ask_hint(self) -> bool:
@@ -469,17 +515,16 @@ class Companion(Component):
             return
         self.health.clear("hint")
         log.info("hint for %s: %s (%.2f s)", self.turn_name(), hint.move.text(), hint.seconds)
-        self.store.add_events(
-            self.game_id,
-            (
-                Event(
-                    EventType.HINT,
-                    ply=self.game.ply,
-                    move=hint.move.text(),
-                    detail={"seconds": round(hint.seconds, 3)},
-                ),
-            ),
+        event = Event(
+            EventType.HINT,
+            ply=self.game.ply,
+            move=hint.move.text(),
+            detail={"seconds": round(hint.seconds, 3)},
         )
+        self.store.add_events(self.game_id, (event,))
+        if self.remote is not None:
+            self.remote.note_hint(hint.key, hint.move.text())
+        self._tell_remote([event])
         self.presenter.hint(hint.move, self.turn_name())
 
     def close(self) -> None:

@@ -216,6 +216,18 @@ def taken_back(squares: Iterable[str], turn: str, move_text: str) -> Scene:
     )
 
 
+def pairing() -> Scene:
+    """A browser asks to be paired: the four corner squares and both turn LEDs blink until the
+    button is pressed (or 30 s pass), like a smart-home bridge's link button."""
+    return Scene(
+        "pairing",
+        "a browser asks to pair: press the button to allow it",
+        squares=_lights(("a1", "d1", "a4", "d4"), BLINK),
+        turn={WHITE_NAME: BLINK, BLACK_NAME: BLINK},
+        sound=CHIRP,
+    )
+
+
 NEEDS_SERVICE = counted(3)
 """The alert LED's "needs service" pattern: three blinks, a pause, again, over whatever is
 shown, for as long as a fault needs a person (the game log cannot be written, ...)."""

@@ -231,6 +231,12 @@ class BoardObserver:
         self._observe = reader_observer(reader, StabilityGate(HOLD_SECONDS, MIN_FRAMES), self._clock)
         self.fault = None
 
+    def reload(self) -> None:
+        """The calibration file was replaced (the web page's wizard): read with the new one."""
+        self._use(Calibration.load(self.path, self.variant.size))
+        if self._on_calibrated is not None and self.calibration_id is not None:
+            self._on_calibrated(self.calibration_id)
+
     def __call__(self, frame: np.ndarray, timestamp: float) -> Observation | None:
         if self._observe is not None:
             return self._observe(frame, timestamp)
