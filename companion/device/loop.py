@@ -202,6 +202,7 @@ class Companion(Component):
         withdrawn, self._offer = self._offer is not None, None
         before = self.game
         events = self.reconciler.feed(observation)
+        position = self.game.position
         if self.game is not before:  # the start position set up again, or a game restarted (resync)
             resync = any(e.type == EventType.RESYNC for e in events)
             self._abandon(
@@ -221,6 +222,9 @@ class Companion(Component):
             self._show_waiting_state()
         if any(e.type is EventType.MOVE for e in events):
             self.notifier.status(f"game {self.game_id}, ply {self.game.ply}, {self.turn_name()} to play")
+        judged = getattr(self.observe, "judged", None)
+        if judged is not None:  # the reader learns from positions the referee is sure of, once shown
+            judged(events, position)
         return events
 
     def _persist(self, events: list[Event], frame: np.ndarray | None) -> None:

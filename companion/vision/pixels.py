@@ -3,8 +3,10 @@
 Each pixel of the rectified frame is compared with the same pixel of the empty board seen at
 calibration, as a log ratio per channel. That removes the board's own texture and grid lines,
 and splits cleanly into a brightness part ``m`` (mean log ratio) and a colour part ``q`` (the
-rest, two numbers). A global gain measured on the board margin takes out exposure and white
-balance drift, so a room getting 20 % darker changes nothing.
+rest, two numbers). A smooth gain measured on the board margin takes out exposure and white
+balance drift and the gradient a lamp that moved or changed colour lays across the board (a
+quadratic in board position per channel, fitted robustly so a hand or a shadow on the margin
+does not bend it), so a room getting 20 % darker, or warmer on one side, changes nothing.
 
 The board model accepts shadows: a shadow darkens the wood and, because the light filling a
 shadow is usually of another colour than the light casting it, tints it along a fixed
@@ -48,10 +50,17 @@ STUDENT_NU = 4.0
 BRIGHT_SIGMA = 0.08
 MIN_CUP_SIGMA = (0.1, 0.03, 0.03)
 BLUR_MM = 1.0
+TINT_SLACK = 0.1
+"""Spread of a shadow's tint per unit of log darkening, beyond the tint learned at calibration."""
 TABLE_M = (-2.6, 84, 0.04)
 TABLE_Q = (-0.3, 97, 0.00625)
 """Lookup grids (first value, count, step) for brightness and the two colour axes."""
 GAIN_SAMPLES = 3000
+GAIN_TRIM = 2.5
+"""Band samples further than this many robust spreads from the first fit (a hand, a cup's
+shadow across the margin) are left out of the second."""
+GAIN_STEP = 4
+"""The gain field is evaluated on a grid this many view pixels apart, then interpolated."""
 TEXTURE_MM = 7.0
 TEXTURE_BINS = 10
 NOISE_VAR = 1.0
@@ -89,6 +98,8 @@ class Background:
     scale: float
     band: np.ndarray  # margin pixels for the exposure correction
     band_sample: np.ndarray  # flat indices of up to GAIN_SAMPLES band pixels, spread evenly
+    band_basis: np.ndarray  # (samples, 6) quadratic terms of each sample's board position
+    view_basis: np.ndarray  # (h/GAIN_STEP, w/GAIN_STEP, 6) the same over a coarse grid of the view
     log: np.ndarray
     gray: np.ndarray
     gray_mean: np.ndarray
@@ -103,7 +114,39 @@ class Background:
         dev = np.sqrt(np.maximum(var, NOISE_VAR))
         flat = np.flatnonzero(band)
         sample = flat[:: max(1, len(flat) // GAIN_SAMPLES)]
-        return cls(image, scale, band, sample, log_image(blurred(image, scale)), gray, mean, dev)
+        h, w = band.shape
+        ys, xs = np.divmod(sample, w)
+        coarse_y, coarse_x = np.mgrid[0 : h + GAIN_STEP - 1 : GAIN_STEP, 0 : w + GAIN_STEP - 1 : GAIN_STEP]
+        return cls(
+            image,
+            scale,
+            band,
+            sample,
+            quadratic_terms(xs / w, ys / h),
+            quadratic_terms(coarse_x / w, coarse_y / h).astype(np.float32),
+            log_image(blurred(image, scale)),
+            gray,
+            mean,
+            dev,
+        )
+
+    def gain_field(self, diff: np.ndarray) -> np.ndarray:
+        """Per-pixel log gain (h, w, 3) of the light now against calibration's, from the band.
+
+        A least-squares quadratic per channel over the band samples, fitted again without the
+        samples far from the first fit: an arm across one side or a long shadow is a minority
+        of the ring around the board and falls out, and is then judged against the light."""
+        values = diff.reshape(-1, 3)[self.band_sample].astype(np.float64)
+        basis = self.band_basis
+        coef = np.linalg.lstsq(basis, values, rcond=None)[0]
+        resid = np.abs(values - basis @ coef).sum(axis=1)
+        keep = resid <= GAIN_TRIM * max(float(np.median(resid)), 1e-3) + 1e-6
+        if keep.sum() >= basis.shape[1] * 10:
+            coef = np.linalg.lstsq(basis[keep], values[keep], rcond=None)[0]
+        coarse = self.view_basis @ coef.astype(np.float32)
+        h, w = diff.shape[:2]
+        full = cv2.resize(coarse, (coarse.shape[1] * GAIN_STEP, coarse.shape[0] * GAIN_STEP))
+        return full[:h, :w]
 
     def features(self, rectified: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(m, q1, q2) per pixel after the gain correction, and the texture correlation.
@@ -112,9 +155,7 @@ class Background:
         exposure/white-balance change since calibration.
         """
         diff = cv2.subtract(log_image(blurred(rectified, self.scale)), self.log)
-        gain = np.median(diff.reshape(-1, 3)[self.band_sample], axis=0)
-        matrix = np.c_[_CHROMA, -_CHROMA @ gain].astype(np.float32)
-        f = cv2.transform(diff, matrix)
+        f = cv2.transform(cv2.subtract(diff, self.gain_field(diff)), _CHROMA.astype(np.float32))
         gray = cv2.cvtColor(rectified, cv2.COLOR_BGR2GRAY).astype(np.float32)
         window = texture_window(self.scale)
         mean = _box(gray, window)
@@ -122,6 +163,12 @@ class Background:
         cross = cv2.subtract(_box(cv2.multiply(gray, self.gray), window), cv2.multiply(mean, self.gray_mean))
         dev = cv2.multiply(cv2.sqrt(cv2.max(var, NOISE_VAR)), self.gray_dev)
         return f, cv2.divide(cross, dev)
+
+
+def quadratic_terms(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """(..., 6): 1, x, y, x², xy, y² of positions in 0..1 across the view."""
+    x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)
+    return np.stack([np.ones_like(x), x, y, x * x, x * y, y * y], axis=-1)
 
 
 def table_index(f: np.ndarray) -> np.ndarray:
@@ -217,14 +264,17 @@ class PixelModel:
         shade = np.minimum(m, 0.0)
         r1 = f[..., 1] - shade * np.float32(self.shadow_tint[0])
         r2 = f[..., 2] - shade * np.float32(self.shadow_tint[1])
-        d2 = (r1 * r1 + r2 * r2) * np.float32(1.0 / (STUDENT_NU * self.chroma_sigma**2))
+        # the deeper the shade, the less sure its tint: it is the colour of whatever light
+        # fills the shadow, which changes with the lamps
+        var = np.float32(self.chroma_sigma**2) + np.float32(TINT_SLACK**2) * shade * shade
+        d2 = (r1 * r1 + r2 * r2) / (np.float32(STUDENT_NU) * var)
         # a 2-D Student t with nu = 4 normalises like a 2-D normal: 1 / (2 pi sigma^2)
         width = self.bright_limit - self.dark_limit + np.sqrt(2 * np.pi) * BRIGHT_SIGMA
-        const = -np.log(2 * np.pi * self.chroma_sigma**2) - np.log(width)
         return (
             over * over * np.float32(-0.5 / BRIGHT_SIGMA**2)
             - np.float32((STUDENT_NU + 2) / 2) * np.log1p(d2)
-            + np.float32(const)
+            - np.log(np.float32(2 * np.pi) * var)
+            - np.float32(np.log(width))
         )
 
     def colour_log_odds(self, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
