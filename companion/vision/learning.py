@@ -34,9 +34,9 @@ import numpy as np
 from companion.rules.square import Piece, Square, board_squares
 from companion.vision.calibration import Adaptation, BoardScene, Calibration
 from companion.vision.cups import CupSet
-from companion.vision.matching import evidence
+from companion.vision.matching import best_shift, evidence
 from companion.vision.observation import Observation, class_index
-from companion.vision.pixels import Gaussian, PixelModel
+from companion.vision.pixels import MIN_CUP_SIGMA, Gaussian, PixelModel
 from companion.vision.reader import BoardReader
 
 SURE_KINDS = frozenset({"move", "win", "loss", "draw"})
@@ -50,6 +50,11 @@ learned from: a referee that sure and a reading that far apart means something e
 RATE = 0.35
 """How far one sure frame moves a model toward what it shows, once learning has settled
 (``1 / (frames + 2)`` before: the calibration counts as two frames)."""
+CALIBRATION_WEIGHT = 2
+"""The colour models are the running mixture of the calibration's (worth this many frames) and
+every sure frame's: a mixture widens to cover each colour's looks across the board (a cup's
+lit top and its shaded wall, near the lamp and far from it), where following the latest frames
+narrowed it to them and lost the shaded edges that tell a size."""
 RADIUS_SCAN = (0.86, 1.16, 0.5)
 """Radii tried for a labelled cup: from/to as a fraction of the radius in use, step mm."""
 RADIUS_BOUNDS = (0.8, 1.25)
@@ -62,6 +67,13 @@ SHADE_LIMIT = -0.08
 """The learned board takes a pixel's look only where it is no darker than the board in use by
 more than this (log): a cup's shadow today is not the board tomorrow, a brighter or re-tinted
 board is."""
+REFIT_DISTANCE = 2.0
+"""A colour model is moved only when a frame's cups of that colour sit, on average, further
+than this many of its spreads from it (the light changed): within it, the calibration's model,
+taken from cups on known squares, reads sizes better than any mixture with game frames (on the
+bench's low-side scene, mixing in game frames turned 1 wrong square of 128 into 8)."""
+CORE_MM = 3.0
+"""A cup's sure pixels are its silhouette eroded by this much (its edge may be board)."""
 KEEP_CLEAR_MM = 6.0
 """Board pixels this close to a cup's silhouette are not learned (its halo, its contact shadow)."""
 
@@ -150,33 +162,56 @@ class Learner:
         rate = max(RATE, 1.0 / (done + 2))
         scene = BoardScene(now.layout, now.view, reader.camera, reader.background)
         f, ncc = reader.background.features(frame.rectified)
-        pixels = _learned_pixels(scene, now, f, ncc, frame.tops, base.pixels, rate)
+        mean_rate = 1.0 / (done + 1 + CALIBRATION_WEIGHT)
+        cores = _cores(reader, frame, f, ncc)
+        pixels = _learned_pixels(now, f, cores, base.pixels, mean_rate)
         cups = _learned_cups(scene, now, frame, pixels, base.cups, rate)
         background = _learned_board(scene, now, frame, f, cups, rate)
         learned = Adaptation(cups, pixels, background, done + 1)
         reader.adopt(replace(base, learned=learned))
 
 
+def _cores(reader: BoardReader, frame: LabelledFrame, f: np.ndarray, ncc: np.ndarray) -> list[np.ndarray]:
+    """Sure pixels of the light and of the dark cups: each labelled cup's silhouette where it
+    fits the evidence best (cups stand off their squares' centres), eroded by a margin."""
+    bank, pad = reader.bank, reader.bank.pad
+    fg, _ = reader.models.pixels.log_odds(f, ncc)
+    fg = cv2.copyMakeBorder(fg, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0.0)
+    h, w = reader.models.view.shape
+    cores = [np.zeros((h + 2 * pad, w + 2 * pad), np.uint8) for _ in range(2)]
+    erode = np.ones((int(2 * CORE_MM * reader.models.scale) + 1,) * 2, np.uint8)
+    for row, (colour, size) in frame.tops.items():
+        sq = bank.squares[row]
+        template = sq.full[colour, size - 1]
+        _, dy, dx = best_shift(fg, template, sq.top + pad, sq.left + pad, bank.offset)
+        core = cv2.erode((template > 0.99).astype(np.uint8), erode)
+        y, x = sq.top + pad + dy, sq.left + pad + dx
+        region = cores[colour][y : y + core.shape[0], x : x + core.shape[1]]
+        np.maximum(region, core, out=region)
+    return [c[pad : pad + h, pad : pad + w].astype(bool) for c in cores]
+
+
 def _learned_pixels(
-    scene: BoardScene,
-    now: Calibration,
-    f: np.ndarray,
-    ncc: np.ndarray,
-    tops: dict[int, tuple[int, int]],
-    calibrated: PixelModel,
-    rate: float,
+    now: Calibration, f: np.ndarray, cores: list[np.ndarray], calibrated: PixelModel, rate: float
 ) -> PixelModel:
     """Each colour's Gaussian moved toward its sure pixels in this frame, within bounds."""
-    light, dark, _ = scene.masks(now.cups, tops)
     models = [now.pixels.light, now.pixels.dark]
-    for colour, (core, anchor) in enumerate(((light, calibrated.light), (dark, calibrated.dark))):
+    for colour, anchor in enumerate((calibrated.light, calibrated.dark)):
+        core = cores[colour]
         if int(core.sum()) < MIN_CORE_PIXELS:
             continue
-        seen = Gaussian.fit(f[core], (0.1, 0.03, 0.03))
-        models[colour] = _blend(models[colour], seen, rate, anchor)
+        seen = Gaussian.fit(f[core], MIN_CUP_SIGMA)
+        if _mean_distance(models[colour], seen) > REFIT_DISTANCE:
+            models[colour] = _blend(models[colour], seen, rate, anchor)
     if models[0].mean[0] <= models[1].mean[0]:  # light cups must stay the lighter ones
         return now.pixels
     return replace(now.pixels, light=models[0], dark=models[1])
+
+
+def _mean_distance(model: Gaussian, seen: Gaussian) -> float:
+    """How far the seen mean lies from the model's, in the model's spreads (Mahalanobis)."""
+    d = seen.mean - model.mean
+    return float(np.sqrt(d @ np.linalg.solve(model.cov, d)))
 
 
 def _blend(old: Gaussian, seen: Gaussian, rate: float, anchor: Gaussian) -> Gaussian:
@@ -209,10 +244,15 @@ def _learned_cups(
     for row, (colour, size) in cups_at.items():
         lo, hi = (k * calibrated.radii[colour][size - 1] for k in RADIUS_BOUNDS)
         old = cups.radii[colour][size - 1]
-        cups = cups.with_radius(colour, size, float(np.clip(old + rate * (raw[row] - old), lo, hi)))
-    if any(np.any(np.diff(r) <= 0) for r in cups.radii):
-        return now.cups  # sizes out of order: this frame taught nonsense
+        moved = cups.with_radius(colour, size, float(np.clip(old + rate * (raw[row] - old), lo, hi)))
+        if _disorder(moved) <= _disorder(cups):  # sizes keep their order (or mend it)
+            cups = moved
     return cups
+
+
+def _disorder(cups: CupSet) -> int:
+    """Pairs of neighbouring sizes whose radii are not in increasing order."""
+    return sum(int(np.sum(np.diff(r) <= 0)) for r in cups.radii)
 
 
 def _learned_board(
