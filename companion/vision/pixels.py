@@ -138,12 +138,18 @@ class Background:
         of the ring around the board and falls out, and is then judged against the light."""
         values = diff.reshape(-1, 3)[self.band_sample].astype(np.float64)
         basis = self.band_basis
-        coef = np.linalg.lstsq(basis, values, rcond=None)[0]
-        resid = np.abs(values - basis @ coef).sum(axis=1)
+        coef = _least_squares(basis, values)
+        resid = np.abs(values - cv2.gemm(basis, coef, 1.0, None, 0.0)).sum(axis=1)
         keep = resid <= GAIN_TRIM * max(float(np.median(resid)), 1e-3) + 1e-6
         if keep.sum() >= basis.shape[1] * 10:
-            coef = np.linalg.lstsq(basis[keep], values[keep], rcond=None)[0]
-        coarse = self.view_basis @ coef.astype(np.float32)
+            coef = _least_squares(basis[keep], values[keep])
+        grid = self.view_basis
+        coarse = np.empty((*grid.shape[:2], 3), np.float32)
+        for channel in range(3):  # by hand: numpy's matrix product may wake BLAS threads
+            plane = grid[..., 0] * np.float32(coef[0, channel])
+            for k in range(1, grid.shape[2]):
+                plane += grid[..., k] * np.float32(coef[k, channel])
+            coarse[..., channel] = plane
         h, w = diff.shape[:2]
         full = cv2.resize(coarse, (coarse.shape[1] * GAIN_STEP, coarse.shape[0] * GAIN_STEP))
         return full[:h, :w]
@@ -163,6 +169,13 @@ class Background:
         cross = cv2.subtract(_box(cv2.multiply(gray, self.gray), window), cv2.multiply(mean, self.gray_mean))
         dev = cv2.multiply(cv2.sqrt(cv2.max(var, NOISE_VAR)), self.gray_dev)
         return f, cv2.divide(cross, dev)
+
+
+def _least_squares(basis: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Least-squares coefficients by OpenCV (one thread): LAPACK's solver through numpy wakes
+    BLAS threads that cost more CPU than the reading itself on a busy machine."""
+    _, coef = cv2.solve(basis, values, flags=cv2.DECOMP_CHOLESKY | cv2.DECOMP_NORMAL)
+    return coef
 
 
 def quadratic_terms(x: np.ndarray, y: np.ndarray) -> np.ndarray:
