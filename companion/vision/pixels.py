@@ -50,8 +50,6 @@ STUDENT_NU = 4.0
 BRIGHT_SIGMA = 0.08
 MIN_CUP_SIGMA = (0.1, 0.03, 0.03)
 BLUR_MM = 1.0
-TINT_SLACK = 0.1
-"""Spread of a shadow's tint per unit of log darkening, beyond the tint learned at calibration."""
 TABLE_M = (-2.6, 84, 0.04)
 TABLE_Q = (-0.3, 97, 0.00625)
 """Lookup grids (first value, count, step) for brightness and the two colour axes."""
@@ -277,17 +275,14 @@ class PixelModel:
         shade = np.minimum(m, 0.0)
         r1 = f[..., 1] - shade * np.float32(self.shadow_tint[0])
         r2 = f[..., 2] - shade * np.float32(self.shadow_tint[1])
-        # the deeper the shade, the less sure its tint: it is the colour of whatever light
-        # fills the shadow, which changes with the lamps
-        var = np.float32(self.chroma_sigma**2) + np.float32(TINT_SLACK**2) * shade * shade
-        d2 = (r1 * r1 + r2 * r2) / (np.float32(STUDENT_NU) * var)
+        d2 = (r1 * r1 + r2 * r2) * np.float32(1.0 / (STUDENT_NU * self.chroma_sigma**2))
         # a 2-D Student t with nu = 4 normalises like a 2-D normal: 1 / (2 pi sigma^2)
         width = self.bright_limit - self.dark_limit + np.sqrt(2 * np.pi) * BRIGHT_SIGMA
+        const = -np.log(2 * np.pi * self.chroma_sigma**2) - np.log(width)
         return (
             over * over * np.float32(-0.5 / BRIGHT_SIGMA**2)
             - np.float32((STUDENT_NU + 2) / 2) * np.log1p(d2)
-            - np.log(np.float32(2 * np.pi) * var)
-            - np.float32(np.log(width))
+            + np.float32(const)
         )
 
     def colour_log_odds(self, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
