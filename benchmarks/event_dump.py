@@ -5,7 +5,7 @@ a speed-up) leaves the dump identical.
     PYTHONPATH=. python benchmarks/event_dump.py OUT [--games N]
     cmp old.txt new.txt
 
-The games are ``companion.reconciler.faults`` streams (the robustness benchmark's generator),
+The games are ``companion.testing.faults`` streams (the robustness benchmark's generator),
 each fed to a fresh reconciler:
 
 - 200 faulted games: classic x3, storer, rogers in turn, one fault family a game (covered
@@ -34,9 +34,9 @@ from pathlib import Path
 
 from dumps import write_lines
 
-from companion.reconciler.faults import FAMILIES, FaultRates, family_rates, make_stream
 from companion.reconciler.reconciler import Reconciler
 from companion.rules.variant import PRESETS, Variant
+from companion.testing.faults import FAMILIES, FaultRates, family_rates, make_stream
 
 FAULTED_VARIANTS = ("classic", "classic", "classic", "storer", "rogers")
 CLEAN_VARIANTS = ("classic", "storer", "rogers", "junior")

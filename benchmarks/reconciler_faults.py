@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from companion.reconciler.faults import run_games
+from companion.testing.faults import run_games
 
 VARIANTS = ("classic", "classic", "classic", "storer", "rogers")
 

@@ -1,5 +1,5 @@
 """Image-level robustness: rendered games through the board reader, the stability gate and
-the reconciler (``companion/reconciler/scenes.py``), scored per move like the fault streams.
+the reconciler (``companion/testing/scenes.py``), scored per move like the fault streams.
 
     PYTHONPATH=. python benchmarks/reconciler_scenes.py [GAMES] [--plies N] [--first-seed S]
 
@@ -15,8 +15,8 @@ import time
 
 import numpy as np
 
-from companion.reconciler.faults import RunResult
-from companion.reconciler.scenes import scene_game
+from companion.testing.faults import RunResult
+from companion.testing.scenes import scene_game
 
 
 def option(name: str, default: int) -> int:

@@ -37,9 +37,9 @@ from pathlib import Path
 
 import numpy as np
 
-from companion.reconciler.faults import FaultRates, make_stream, run_games, run_stream
 from companion.reconciler.reconciler import Reconciler
 from companion.rules import PRESETS
+from companion.testing.faults import FaultRates, make_stream, run_games, run_stream
 
 STREAMS = ("fault-free", "with faults")
 

@@ -61,10 +61,10 @@ import numpy as np
 from companion.device.vision_link import reader_observer
 from companion.errors import CompanionError
 from companion.reconciler.events import Event, EventType
-from companion.reconciler.faults import score_record
 from companion.reconciler.reconciler import Reconciler
 from companion.rules import COLOR_NAMES, Game, Move, Variant
 from companion.rules.square import parse_color, square_name
+from companion.testing.faults import score_record
 from companion.vision.calibration import Calibration, calibrate
 from companion.vision.gate import StabilityGate
 from companion.vision.observation import Observation, Top, class_index

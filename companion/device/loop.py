@@ -26,7 +26,8 @@ from companion.device.notify import Notifier
 from companion.device.presenter import Presenter
 from companion.device.scene import idle
 from companion.log.store import GameStore
-from companion.reconciler.decoder import Kind, decide
+from companion.reconciler.accounts import Kind
+from companion.reconciler.decoder import decide
 from companion.reconciler.events import Event, EventType
 from companion.reconciler.reconciler import Reconciler
 from companion.rules.game import Game
@@ -42,7 +43,13 @@ Observe = Callable[[np.ndarray, float], Observation | None]
 together. None while the board is not stable (hands over it, a cup in the air)."""
 
 ABANDONED = "abandoned"
-_MOVED = (EventType.MOVE, EventType.TAKEBACK, EventType.NEW_GAME)  # the position changed: hints go stale
+_MOVED = (  # the position changed: hints go stale
+    EventType.MOVE,
+    EventType.TAKEBACK,
+    EventType.NEW_GAME,
+    EventType.RESYNC,
+    EventType.CORRECTION,
+)
 
 
 @dataclass
@@ -79,7 +86,6 @@ class Companion(Component):
         self.encode_jpeg = encode_jpeg
         self.reconciler: Reconciler = Reconciler(variant, takeback=False)
         self.game_id = 0
-        self._stored: list[str] = []  # the moves the log holds for this game, in order
         self._finished = False
         self._offer: int | None = None  # ply of the move whose takeback is offered
         self.frames = 0
@@ -105,7 +111,7 @@ class Companion(Component):
                 self.store.finish(other.id, "*", termination=ABANDONED, reason="a new game was started")
         if row is not None:
             game = self.store.load_game(row.id)
-            self._adopt(Reconciler(self.variant, game, takeback=False), row.id, _texts(game))
+            self._adopt(Reconciler(self.variant, game, takeback=False), row.id)
             self.resumed = True
             log.info(
                 "resumed game %d at ply %d, %s to play: %s",
@@ -126,36 +132,35 @@ class Companion(Component):
             )
         self.notifier.ready(f"game {self.game_id}, ply {self.game.ply}")
 
-    def _adopt(self, reconciler: Reconciler, game_id: int, stored: list[str]) -> None:
+    def _adopt(self, reconciler: Reconciler, game_id: int) -> None:
         self.reconciler = reconciler
         self.game_id = game_id
-        self._stored = list(stored)
         self._finished = reconciler.game.is_over()
         self._offer = None
         self.hints.cancel()
 
-    def _new_game(self, *, announce: bool, reconciler: Reconciler | None = None) -> None:
-        """A new record: a fresh game, or the reconciler's own (a new game it saw set up, or a
-        game it restarted from what the board shows, whose start position the record keeps).
-        The reconciler itself is kept, not rebuilt from its game: after a resync it alone knows
-        which hidden cups are still unknown and which side may be to move."""
-        reconciler = reconciler or Reconciler(self.variant, Game(self.variant), takeback=False)
-        game = reconciler.game
-        start = game.start.text() if game.start != Position(self.variant) else None
-        game_id = self.store.start_game(
+    def _new_game(self, *, announce: bool) -> None:
+        """A fresh game in a new record (the button, or no game to resume)."""
+        self._adopt(Reconciler(self.variant, Game(self.variant), takeback=False), self._open_record(None))
+        if announce:
+            event = Event(EventType.NEW_GAME, detail={"variant": self.variant.spec})
+            self.store.add_events(self.game_id, (event,))
+            self.presenter.event(event, self.turn_name())
+
+    def _open_record(self, start: str | None) -> int:
+        """Start a record in the log (from ``start``, a position text, when the game does not
+        begin from the empty board) and make it the current one."""
+        self.game_id = self.store.start_game(
             self.variant.spec,
             white=self.players.white,
             black=self.players.black,
             place=self.players.place,
-            start_position=start,
+            start_position=start if start != Position(self.variant).text() else None,
         )
-        self._adopt(reconciler, game_id, [])
-        self._persist([], None)  # a restarted game may already hold moves
-        log.info("game %d started (%s)", game_id, self.variant.spec)
-        if announce:
-            event = Event(EventType.NEW_GAME, detail={"variant": self.variant.spec})
-            self.store.add_events(game_id, (event,))
-            self.presenter.event(event, self.turn_name())
+        self._finished = False
+        self._offer = None
+        log.info("game %d started (%s)", self.game_id, self.variant.spec)
+        return self.game_id
 
     def _abandon(self, reason: str) -> None:
         if not self._finished:
@@ -200,17 +205,8 @@ class Companion(Component):
         if self._takeback_shown(observation):
             return []
         withdrawn, self._offer = self._offer is not None, None
-        before = self.game
         events = self.reconciler.feed(observation)
         position = self.game.position
-        if self.game is not before:  # the start position set up again, or a game restarted (resync)
-            resync = any(e.type == EventType.RESYNC for e in events)
-            self._abandon(
-                "the board could not be followed; the game goes on in a new record"
-                if resync
-                else "the board was set up for a new game"
-            )
-            self._new_game(announce=False, reconciler=self.reconciler)
         for event in events:
             log.info("event %s", _event_text(event))
         self._persist(events, frame)
@@ -228,44 +224,44 @@ class Companion(Component):
         return events
 
     def _persist(self, events: list[Event], frame: np.ndarray | None) -> None:
-        """Bring the log level with the game: moves taken back or corrected (the reconciler
-        may withdraw moves a later reading proved wrong), new moves with this batch's events,
-        the ending. Compared move by move, so any change of the line is caught."""
-        game, batch = self.game, tuple(events)
-        moves = _texts(game)
-        keep = next(
-            (i for i, (a, b) in enumerate(zip(self._stored, moves, strict=False)) if a != b),
-            min(len(self._stored), len(moves)),
-        )
-        if keep < len(self._stored):
-            self.store.take_back(self.game_id, game.start.ply + keep + 1)
-            del self._stored[keep:]
-            self._finished = False
-        if len(moves) > keep:
-            position = game.start.copy()
-            for index, played in enumerate(game.played):
-                position.push(played.move)
-                if index < keep:
-                    continue
-                last = index == len(moves) - 1
+        """Follow the referee's events into the log (the reconciler's game changes only
+        through them, docs/reconciler.md): a new game or a resync opens a new record (the one
+        in progress is closed as abandoned), a correction or a takeback drops the moves after
+        its ply, a move is added, a win, loss or draw finishes the record. This batch's events
+        are stored with its last move (and the frame, with snapshots on), or on their own."""
+        batch = tuple(events)
+        last_move = next((e for e in reversed(events) if e.type is EventType.MOVE), None)
+        for event in events:
+            start = _new_record_start(event, self.variant)
+            if start is not None:
+                self._abandon(_ABANDON_REASONS.get(event.type, "the game restarted from another start"))
+                self._open_record(start)
+            elif event.type in (EventType.CORRECTION, EventType.TAKEBACK):
+                self.store.take_back(self.game_id, event.ply + 1)
+                self._finished = False
+            elif event.type is EventType.MOVE and event.move is not None and event.position is not None:
+                last = event is last_move
                 self.store.add_move(
                     self.game_id,
-                    position.ply,
-                    played.move.text(),
-                    position.text(),
-                    timestamp=played.timestamp,
+                    event.ply,
+                    event.move,
+                    event.position,
+                    timestamp=event.timestamp,
                     events=batch if last else (),
                     jpeg=self._jpeg(frame) if last else None,
                 )
-            self._stored, batch = moves, ()
-        self.store.add_events(self.game_id, batch)
-        outcome = game.outcome()
-        if outcome is not None and not self._finished:
-            self.store.finish(
-                self.game_id, outcome.result, termination=str(outcome.termination), reason=outcome.reason
-            )
-            self._finished = True
-            log.info("game %d over: %s", self.game_id, outcome.reason)
+            elif event.type in _ENDINGS and not self._finished:
+                self._finish(event)
+        if last_move is None:
+            self.store.add_events(self.game_id, batch)
+
+    def _finish(self, event: Event) -> None:
+        """A win, loss or draw event closes the record with its result."""
+        result = {"white": "1-0", "black": "0-1"}.get(event.winner or "", "1/2-1/2")
+        termination = event.detail.get("termination")
+        self.store.finish(self.game_id, result, termination=termination, reason=event.reason)
+        self._finished = True
+        log.info("game %d over: %s", self.game_id, event.reason)
 
     def _jpeg(self, frame: np.ndarray | None) -> bytes | None:
         if not self.snapshots or frame is None or self.encode_jpeg is None:
@@ -308,8 +304,7 @@ class Companion(Component):
         game = self.game
         move = game.pop()
         event = Event(EventType.TAKEBACK, ply=game.ply, move=move.text(), position=game.position.text())
-        self._finished = False
-        self._adopt(Reconciler(self.variant, game, takeback=False), self.game_id, self._stored)
+        self._adopt(Reconciler(self.variant, game, takeback=False), self.game_id)
         self._persist([event], None)
         log.info("event %s", _event_text(event))
         self.presenter.event(event, self.turn_name())
@@ -363,8 +358,25 @@ class Companion(Component):
             self.notifier.stopping()
 
 
-def _texts(game: Game) -> list[str]:
-    return [played.move.text() for played in game.played]
+_ENDINGS = (EventType.WIN, EventType.LOSS, EventType.DRAW)
+_ABANDON_REASONS = {
+    EventType.NEW_GAME: "the board was set up for a new game",
+    EventType.RESYNC: "the board could not be followed; the game goes on in a new record",
+}
+
+
+def _new_record_start(event: Event, variant: Variant) -> str | None:
+    """The start position (text) of the new record an event opens, None if it opens none:
+    a new game starts from the empty board, a resync from the position it gives, a correction
+    that names a start (the other side to move after a resync) from that."""
+    if event.type is EventType.NEW_GAME:
+        return Position(variant).text()
+    if event.type is EventType.RESYNC:
+        return event.position
+    if event.type is EventType.CORRECTION:
+        start = event.detail.get("start")
+        return str(start) if start is not None else None
+    return None
 
 
 def _event_text(event: Event) -> str:

@@ -4,8 +4,11 @@ The reconciler is the only producer of referee events; the device adds ``hint`` 
 AI suggested, kept in the log beside the moves so a game's review shows when help was asked
 for). Consumers read ``type`` and the fields that type uses;
 ``to_json`` gives the flat dict printed by ``gobblet-companion replay`` and stored in the log.
-A consumer that keeps its own copy of the moves (the game log) must act on ``correction``:
-drop its moves after ``ply`` and take the ``move`` events that follow it.
+The reconciler's game changes only through these events (docs/reconciler.md): ``new-game``
+and ``resync`` start a new record (a resync from the position given), ``move`` adds a ply,
+``takeback`` drops the last, ``correction`` drops the moves after ``ply`` (from the start in
+``detail.start`` when it gives one) before the ``move`` events that follow it. A consumer that
+keeps its own copy of the game (the game log) follows them and needs nothing else.
 """
 
 from __future__ import annotations
@@ -29,7 +32,9 @@ class EventType(StrEnum):
     NEW_GAME = "new-game"  # a new game started: variant
     CORRECTION = "correction"  # a later reading proved moves announced earlier wrong:
     # ply (the moves up to it stand), moves (the right ones
-    # from there), detail.withdrawn (the moves taken back)
+    # from there), detail.withdrawn (the moves taken back);
+    # detail.start when the game restarts from another start
+    # position (the other side to move after a resync)
     RESYNC = "resync"  # the board could not be followed: the game restarts
     # from what it shows (position; detail.unknown)
     HINT = "hint"  # the device showed an AI hint: move, ply, detail.seconds

@@ -16,7 +16,7 @@ Wins, losses and draws are announced as soon as the move that decides them is pl
 tells two moves apart may be misread, however sure the reader is. So the reconciler keeps
 every *path* (the legal moves from the start, plus the referee's state: a cup in the air, an
 illegal action not yet put right) that still explains the readings so far, scored by the joint
-log-likelihood of all of them (``Path``). Each reading extends every path by every way it
+log-likelihood of all of them (``GamePath``). Each reading extends every path by every way it
 could have come about (``decoder.explain``: no change, a move, a lift, an illegal action, a
 takeback, two moves). A path falls away once it is ``settings.keep`` nats (about two confident
 misreads) behind the best.
@@ -44,30 +44,44 @@ from __future__ import annotations
 import difflib
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from typing import Any
 
 from companion.errors import CompanionError
+from companion.reconciler.accounts import DEFAULT_SETTINGS, PRIOR, Explanation, Kind, Settings
 from companion.reconciler.decoder import (
-    DEFAULT_SETTINGS,
-    PRIOR,
-    Explanation,
-    Kind,
-    Likelihood,
-    Reach,
-    Settings,
-    View,
     after_end,
     clean,
     explain,
     fits,
-    reach,
     two_move_explanations,
     unexplained_reason,
 )
 from companion.reconciler.events import Event, EventType
+from companion.reconciler.hidden import HiddenCups
+from companion.reconciler.likelihood import Likelihood, Reach, View, reach
+from companion.reconciler.paths import (
+    NEW_ROOT,
+    Accounts,
+    Candidate,
+    GamePath,
+    Group,
+    LineKey,
+    PathKey,
+    ScoringKey,
+    board_shows,
+    carry_doubts,
+    code_square_names,
+    code_text,
+    common_prefix,
+    extend,
+    game_over,
+    game_over_now,
+    group_by_claim,
+    lead,
+)
 from companion.reconciler.referee import (
     Action,
-    ActionKind,
     illegal_reason,
     put_back_reason,
     touch_reason,
@@ -78,54 +92,16 @@ from companion.reconciler.unknowns import HiddenContents, warm_up
 from companion.rules.game import Game, PlayedMove
 from companion.rules.move import Move, MoveError
 from companion.rules.outcome import Outcome, Termination
-from companion.rules.position import BOARD_FLAG, Position
+from companion.rules.position import Position
 from companion.rules.square import Square, color_name, square_name
 from companion.rules.variant import CLASSIC, Variant
-from companion.vision.observation import Observation, class_index, class_top
+from companion.vision.observation import Observation, class_top
 
-NEW_ROOT = -1  # the start of paths that saw the board cleared for a new game
 RESYNC_AFTER = 2  # readings in a row that no decent path explains before recovering
 LOST_SQUARES = 3  # squares no path explains that mean more happened than a reading can show
-UNSEEN_COST, UNSEEN_LIMIT = 2, 4  # readings that need two moves: at most two close together
 SECOND_FAULT = 2.0  # log-odds against another illegal action before the board is put right
 PER_LINE = 3  # paths kept per line of moves (with different referee states)
 RESYNC_CONFIDENCE = 0.8  # every square must be read at least this sure to restart from the tops
-
-
-@dataclass(slots=True, eq=False)
-class Path:
-    """One way the game may have gone, and the referee's state at the latest reading."""
-
-    root: int  # the start it grows from (key of Reconciler._starts)
-    codes: tuple[int, ...]  # legal moves from that start
-    score: float  # joint log-likelihood of the readings (up to a constant)
-    explanation: Explanation | None = None  # how this path explains the latest reading
-    before: Path | None = None  # the path before the latest reading
-    view: View | None = None  # the latest reading scored against ``before``'s position
-    lifted: Square | None = None  # a cup of the side to move is in the air
-    must_move: Square | None = None  # touch rule: a lifted cup was put back and must move
-    pending: Action | None = None  # an illegal action on the board, not yet put right
-    forfeit: Square | None = None  # touch rule: a cup lifted that had nowhere to go
-    doubt: tuple[tuple[Square, int, int], ...] = ()  # squares a reading contradicted: (square, what it
-    #                                  read, moves before that reading), not yet re-read
-    suspect: frozenset[int] = frozenset()  # moves (indices) made around a doubt that can no longer be checked
-    tainted: bool = False  # a later move made a doubted square show what was read there
-    unseen: int = 0  # recent readings that needed two moves (decays by one a reading)
-
-    @property
-    def decent(self) -> bool:
-        """Every reading since the last announced one was explained, but for misreads that
-        the next reading re-read as this path has them, and no two readings close together
-        needed moves made out of sight: only such a path is announced. (A path that needs
-        moves made out of sight again and again is more likely made up to fit a stretch the
-        camera did not see.)"""
-        return not self.tainted and not self.doubt and self.unseen <= UNSEEN_LIMIT
-
-    def key(self) -> tuple:
-        return (self.root, self.codes, self.lifted, self.must_move, self.pending, self.forfeit)
-
-    def line(self) -> tuple[int, tuple[int, ...]]:
-        return (self.root, self.codes)
 
 
 class Reconciler:
@@ -155,24 +131,24 @@ class Reconciler:
         self.new_game = new_game
         self.settings = settings
         self._clock = clock
-        self.unknowns = unknowns  # a game started mid-way (or re-synchronised): what stacks may hide
-        self._unknowns_base = unknowns.copy() if unknowns is not None else None  # at the game's start
-        self._reveals: dict[tuple[int, str], tuple[int, int] | None] = {}  # (ply, move): cup it uncovered
+        self.hidden = HiddenCups(
+            unknowns
+        )  # a game started mid-way (or re-synchronised): what stacks may hide
         self._timestamp = 0.0
-        self._attention: tuple | None = None  # the reading last reported as unclear
+        self._attention: tuple[int, ...] | None = None  # the reading last reported as unclear
         self._pending_event: Event | None = None
         self._unfit = 0  # readings in a row that no path explains
         self.corrections = 0  # moves withdrawn by corrections so far
         self.resyncs = 0
-        self._explained: dict[tuple, tuple[View, bool, list[Explanation]]] = {}
-        self._views: dict[tuple, View] = {}  # this reading scored against each line's position
-        self._reach: dict[tuple, Reach] = {}  # lines left unscored this reading: what they could reach
+        self._explained: dict[ScoringKey, Accounts] = {}
+        self._views: dict[LineKey, View] = {}  # this reading scored against each line's position
+        self._reach: dict[ScoringKey, Reach] = {}  # lines left unscored this reading: what they could reach
         self._reset_paths()
         warm_up(self.variant)  # the hidden-contents tables a resync needs, built at start-up
 
     @classmethod
     def mid_game(
-        cls, variant: Variant | str, tops: dict[Square, tuple[int, int]], turn: int, **options
+        cls, variant: Variant | str, tops: dict[Square, tuple[int, int]], turn: int, **options: Any
     ) -> Reconciler:
         """Start from a board already in play: only the tops are known. The game starts from
         the most likely full position; the rest stays open in ``unknowns`` and narrows each
@@ -184,6 +160,11 @@ class Reconciler:
         return cls(variant, game, unknowns=unknowns, **options)
 
     # ----- the public interface -----------------------------------------------------------
+
+    @property
+    def unknowns(self) -> HiddenContents | None:
+        """What the stacks may hide (a game started mid-way or resynchronised), None when known."""
+        return self.hidden.contents
 
     @property
     def position(self) -> Position:
@@ -202,7 +183,7 @@ class Reconciler:
         for path in self._beam:
             if path.root != self._shown.root:
                 return self._base_ply
-            count = min(count, _common(path.codes, shown))
+            count = min(count, common_prefix(path.codes, shown))
         return self._base_ply + count
 
     @property
@@ -228,7 +209,7 @@ class Reconciler:
         self._work: dict[int, tuple[Position, list[int]]] = {}
         codes = tuple(self.game.position.move_codes)
         self._base_ply = self.game.ply - len(codes)
-        self._shown = Path(0, codes, 0.0)
+        self._shown = GamePath(0, codes, 0.0)
         self._beam = [self._shown]
         self._unsure: dict[int, set[str]] = {}
         self._guard = 0  # after a resync: the first move may be the end of one under way then
@@ -244,7 +225,7 @@ class Reconciler:
             entry = (self._starts[root].copy(), [])
             self._work[root] = entry
         position, at = entry
-        common = _common(at, codes)
+        common = common_prefix(at, codes)
         while len(at) > common:
             position.pop_code()
             at.pop()
@@ -264,9 +245,9 @@ class Reconciler:
         # two-move account could still come close to the best (fixing the four squares that
         # disagree most at most); pairs that would fall below what is kept are not scored
         floor = children[0].score - (self.settings.keep + self.settings.margin) / 2
-        kept = children[0].score - self.settings.keep
-        extra = []
-        searched: set[tuple] = set()
+        kept_floor = children[0].score - self.settings.keep
+        extra: list[Candidate] = []
+        searched: set[LineKey] = set()
         for path in self._beam:
             if path.pending is not None or path.forfeit is not None or path.line() in searched:
                 continue
@@ -293,7 +274,7 @@ class Reconciler:
                 )
             ):
                 searched.add(path.line())
-                least = kept - path.score - view.base + PRIOR[Kind.TWO_MOVES]
+                least = kept_floor - path.score - view.base + PRIOR[Kind.TWO_MOVES]
                 extra += self._candidates(path, likelihood, two=True, least=least)
         if extra:
             children = self._children(candidates + extra)
@@ -308,8 +289,8 @@ class Reconciler:
             if resynced is not None:
                 return resynced
         kept = children[: self.settings.width]
-        groups = _groups(kept)
-        margin = _margin(groups)
+        groups = group_by_claim(kept)
+        margin = lead(groups)
         chosen = self._representative(groups[0][1])
         rival = self._history_rival(chosen, kept)
         clear = chosen.decent and margin >= self.settings.margin and rival is None
@@ -335,22 +316,12 @@ class Reconciler:
             kept = self._rebase(kept)
         self._beam = kept
         events += self._report_unsure()
-        self._settle_unknowns()
+        self.hidden.settle()
         if self.unknowns is not None and any(e.type is EventType.MOVE for e in events):
             self._follow_unknowns()
         return events
 
-    def _settle_unknowns(self) -> None:
-        """Count the hidden contents once after the moves of a reading (``_track_unknowns``
-        only records them); a contradiction stops the listing as it would have per move."""
-        if self.unknowns is None:
-            return
-        try:
-            self.unknowns.settle()
-        except CompanionError:
-            self.unknowns = None
-
-    def _wrong_side_after_unseen(self, path: Path) -> bool:
+    def _wrong_side_after_unseen(self, path: GamePath) -> bool:
         """Whether ``path`` (the account about to be announced) has the side not to move act
         (an illegal action, or a lift of its cup) right after moves out of sight: announced
         and not yet followed by a move seen on its own, or about to be announced late on a
@@ -372,12 +343,12 @@ class Reconciler:
         ply = self.game.ply + 1
         return ply if self._unseen_from is None else min(self._unseen_from, ply)
 
-    def _single_candidates(self, likelihood: Likelihood) -> list[tuple]:
+    def _single_candidates(self, likelihood: Likelihood) -> list[Candidate]:
         """Every path's single-action accounts of the reading (``_candidates``), best path
         first; a line of moves whose best possible account (``decoder.reach``) is already
         ``keep`` behind the best account found is not scored (none of it would be kept).
         In a game started mid-way a lift may show any hidden cup: every line is scored."""
-        out: list[tuple] = []
+        out: list[Candidate] = []
         top = -float("inf")
         for path in self._beam:
             line = (path.root, path.codes, False)
@@ -395,12 +366,12 @@ class Reconciler:
             top = max([top, *(c[0] for c in found)])
         return out
 
-    def _over(self, path: Path) -> bool:
-        """Whether the game on a path is over (``_is_over`` without a frame)."""
+    def _over(self, path: GamePath) -> bool:
+        """Whether the game on a path is over (``game_over`` without the tops)."""
         position = self._goto(path.root, path.codes)
-        return path.forfeit is not None or _is_over_now(position)
+        return path.forfeit is not None or game_over_now(position)
 
-    def _view(self, path: Path, likelihood: Likelihood) -> tuple[Position, View, bool]:
+    def _view(self, path: GamePath, likelihood: Likelihood) -> tuple[Position, View, bool]:
         """The working position at the end of a path, the reading scored against it (one view
         per line and reading: its single-action and two-move accounts share it), and whether
         the game on the path is over."""
@@ -409,16 +380,16 @@ class Reconciler:
         view = self._views.get(line)
         if view is None:
             view = self._views[line] = View(position, None, likelihood=likelihood)
-        return position, view, path.forfeit is not None or _is_over(position, view)
+        return position, view, path.forfeit is not None or game_over(position, view)
 
-    def _explained_now(self, path: Path, likelihood: Likelihood) -> tuple[View, bool, list[Explanation]]:
+    def _explained_now(self, path: GamePath, likelihood: Likelihood) -> tuple[View, bool, list[Explanation]]:
         """The single-action accounts of a line ``_single_candidates`` left unscored."""
         self._candidates(path, likelihood)
         return self._explained[(path.root, path.codes, False)]
 
     def _candidates(
-        self, path: Path, likelihood: Likelihood, two: bool = False, least: float = -float("inf")
-    ) -> list[tuple]:
+        self, path: GamePath, likelihood: Likelihood, two: bool = False, least: float = -float("inf")
+    ) -> list[Candidate]:
         """Every way the reading may have come about from this path: (score, path, explanation,
         view, over). Paths at the same position share one scoring of the reading; two-move
         accounts gaining less than ``least`` are left out."""
@@ -434,7 +405,7 @@ class Reconciler:
         if path.pending is not None and not over:
             # waiting for the board to be put right: the same illegal view again costs nothing
             # more; another illegal action (or a lift) on top of it is a second fault
-            out = []
+            out: list[Candidate] = []
             for e in ranked:
                 if e.kind in (Kind.TAKEBACK, Kind.NEW_GAME):
                     continue
@@ -448,7 +419,7 @@ class Reconciler:
         return [(base + e.score, path, e, view, over) for e in ranked]
 
     def _explain(
-        self, path: Path, likelihood: Likelihood, two: bool, least: float
+        self, path: GamePath, likelihood: Likelihood, two: bool, least: float
     ) -> tuple[View, bool, list[Explanation]]:
         position, view, over = self._view(path, likelihood)
         if two:
@@ -474,22 +445,22 @@ class Reconciler:
             view,
             takeback=self.takeback and bool(path.codes),
             new_game=self.new_game and ply >= 2,
-            reveal=self._reveal_options(),
+            reveal=self.hidden.reveal_options(self.variant.max_piece),
         )
         return view, over, ranked
 
-    def _children(self, candidates: list[tuple]) -> list[Path]:
+    def _children(self, candidates: list[Candidate]) -> list[GamePath]:
         """The new paths within ``keep`` of the best, best first, one per state, and at most
         ``PER_LINE`` per line of moves (the line's best referee states)."""
         candidates.sort(key=lambda c: c[0], reverse=True)
         floor = candidates[0][0] - self.settings.keep
-        seen: set[tuple] = set()
-        lines: dict[tuple, int] = {}
-        out: list[Path] = []
+        seen: set[PathKey] = set()
+        lines: dict[LineKey, int] = {}
+        out: list[GamePath] = []
         for score, path, e, view, over in candidates:
             if score < floor or len(out) == self.settings.width:
                 break
-            child = self._child(path, e, score, view, over)
+            child = extend(path, e, score, view, over, self.variant.touch_rule)
             key = child.key()
             line = key[:2]
             if (
@@ -499,84 +470,11 @@ class Reconciler:
             ):
                 seen.add(key)
                 lines[line] = lines.get(line, 0) + 1
-                self._judge(child, path, e, view)
+                carry_doubts(child, path, e, view, self.settings)
                 out.append(child)
         return out
 
-    def _judge(self, child: Path, path: Path, e: Explanation, view: View) -> None:
-        """Carry the path's doubts. When a reading contradicts a path on two or more squares
-        (or on one its explanation changes), those squares are doubted: the next reading
-        shows whether they were misread (they read as the path has them: the doubt goes) or
-        the path is wrong. A path that then makes a doubted square show what was read there
-        by a move of its own, or is contradicted there the same way again, is tainted: it
-        explains the board away with made-up moves, and is never announced. A path whose
-        next move changes a doubted square otherwise can never be checked there: its moves
-        since the doubtful reading are suspect (announced as unsure). Moves made out of sight
-        that fit only with a square read against them are two faults at once: the square is
-        doubted too, so the next reading must confirm them before they are announced."""
-        ok, contradicting, misread = fits(view, e, self.settings)
-        if e.kind is Kind.TWO_MOVES and misread is not None:
-            ok = False
-        child.tainted = path.tainted
-        child.suspect = path.suspect
-        child.unseen = path.unseen + UNSEEN_COST if e.kind is Kind.TWO_MOVES else max(path.unseen - 1, 0)
-        reading = view.reading
-        if path.doubt:
-            changes = dict(e.changes)
-            for sq, read, since in path.doubt:
-                if changes.get(sq) == read or (sq in contradicting and reading[view.row[sq]] == read):
-                    child.tainted = True
-                elif sq in changes:
-                    child.suspect = child.suspect | frozenset(range(since, len(child.codes)))
-        if not ok:
-            since = len(path.codes)
-            child.doubt = tuple((sq, reading[view.row[sq]], since) for sq in contradicting)
-
-    def _child(self, path: Path, e: Explanation, score: float, view: View, over: bool) -> Path:
-        """The path after ``path`` explains the reading as ``e`` (the referee's state included)."""
-        child = Path(path.root, path.codes, score, e, path, view)
-        kind = e.kind
-        if kind is Kind.NEW_GAME:
-            child.root, child.codes = NEW_ROOT, ()
-            return child
-        if kind is Kind.TAKEBACK:
-            child.codes = path.codes[:-1]
-            return child
-        if over:
-            child.forfeit = path.forfeit
-            return child
-        if path.pending is not None:
-            if kind is Kind.MOVE:
-                child.codes = path.codes + e.codes
-            elif kind is not Kind.NO_CHANGE:
-                child.pending = path.pending
-            return child
-        touch = self.variant.touch_rule
-        f = view.frame
-        if kind is Kind.NO_CHANGE:
-            child.must_move = path.lifted if path.lifted is not None and touch else path.must_move
-        elif kind is Kind.LIFT:
-            action = e.action
-            assert action is not None and action.origin is not None
-            if action.color == f.turn:
-                child.lifted = action.origin
-                child.must_move = path.must_move
-                if touch and not f.fits_elsewhere(f.row[action.origin]):
-                    child.forfeit = action.origin
-            elif touch:
-                child.pending = action
-        elif kind is Kind.ILLEGAL:
-            child.pending = e.action
-        elif kind in (Kind.MOVE, Kind.TWO_MOVES):
-            first = e.codes[0]
-            touched = path.must_move if path.must_move is not None else path.lifted
-            if touch and touched is not None and _origin(first) != touched:
-                child.pending = _action_of(view, first)
-            else:
-                child.codes = path.codes + e.codes
-        return child
-
-    def _representative(self, members: list[Path]) -> Path:
+    def _representative(self, members: list[GamePath]) -> GamePath:
         """The path to announce the reading from: the one that continues what was announced,
         unless another is better by the margin (then what was announced is corrected)."""
         best = members[0]
@@ -588,7 +486,7 @@ class Reconciler:
                 return path
         return best
 
-    def _rebase(self, kept: list[Path]) -> list[Path]:
+    def _rebase(self, kept: list[GamePath]) -> list[GamePath]:
         """The announced game now grows from another start (a new game, the other side to
         move after a resync): that start becomes start 0, and paths from any other drop."""
         ((old, new),) = self._remap.items()
@@ -601,11 +499,11 @@ class Reconciler:
         for path in out:
             path.root = new
         self._shown.root = new
-        return out or [Path(new, tuple(self.game.position.move_codes), 0.0)]
+        return out or [GamePath(new, tuple(self.game.position.move_codes), 0.0)]
 
     # ----- announcing ---------------------------------------------------------------------
 
-    def _announce(self, path: Path, margin: float) -> list[Event]:
+    def _announce(self, path: GamePath, margin: float) -> list[Event]:
         """Bring the announced game to ``path``: correct or complete the moves before this
         reading if needed, then say what this reading shows."""
         before = path.before
@@ -631,7 +529,7 @@ class Reconciler:
             first = ply + 1
             self._unseen_from = first if self._unseen_from is None else min(self._unseen_from, first)
 
-    def _announce_agreed(self, kept: list[Path]) -> list[Event]:
+    def _announce_agreed(self, kept: list[GamePath]) -> list[Event]:
         """When the latest reading is unclear, still announce the earlier moves that every
         path within the margin of the best agrees on (each of them decent)."""
         shown = self._shown
@@ -642,23 +540,24 @@ class Reconciler:
         if any(not p.decent or p.root != shown.root or p.pending is not None for p in near):
             return []
         codes = near[0].codes
-        agreed = min(_common(codes, p.codes) for p in near)
+        agreed = min(common_prefix(codes, p.codes) for p in near)
         if agreed <= len(shown.codes) or codes[: len(shown.codes)] != shown.codes:
             return []
         suspect = frozenset().union(*(p.suspect for p in near))
         ply = self.game.ply
-        events = self._sync(Path(shown.root, codes[:agreed], shown.score, suspect=suspect))
+        events = self._sync(GamePath(shown.root, codes[:agreed], shown.score, suspect=suspect))
         if all(p.unseen > 0 for p in near) and any(e.type is EventType.MOVE for e in events):
             self._note_unseen(None, ply, late=True)
         return events
 
-    def _sync(self, target: Path) -> list[Event]:
+    def _sync(self, target: GamePath) -> list[Event]:
         """Make the announced game follow ``target``'s moves (a correction when they differ,
         moves seen late when they only add to it); take its referee state."""
         shown = self._shown
         events: list[Event] = []
         if target.line() != shown.line():
             withdrawn: list[str] = []
+            restarted = False  # the game now grows from another start: a correction says so
             if target.root == NEW_ROOT:
                 events += self._start_new_game()
                 common = 0
@@ -666,11 +565,12 @@ class Reconciler:
                 withdrawn = [m.text() for m in self.game.moves[self._base_ply :]]
                 self.game = Game(self.variant, start=self._starts[target.root], headers=self.game.headers)
                 if target.root in self._resync_options:
-                    self._unknowns_base = self._resync_options[target.root].copy()
+                    self.hidden.base = self._resync_options[target.root].copy()
                 self._remap = {target.root: 0}
                 common = 0
+                restarted = True
             else:
-                common = _common(shown.codes, target.codes)
+                common = common_prefix(shown.codes, target.codes)
                 while len(self.game.position.move_codes) > common:
                     withdrawn.append(self.game.pop().text())
                 withdrawn.reverse()
@@ -679,24 +579,32 @@ class Reconciler:
                 color = self.game.turn
                 move = self.game.position.move_from_code(code)
                 if not withdrawn:
-                    self._track_unknowns(move, None)
+                    self.hidden.track(self.game, move, None)
                 self._push(code, move)
                 added.append((move.text(), code, color, self.game.position.text()))
             if withdrawn:
-                self._rebuild_unknowns()
+                self.hidden.rebuild(self.game)
             texts = tuple(text for text, *_ in added)
             first_ply = self.game.ply - len(added)
-            if withdrawn:
+            if withdrawn or restarted:
                 self.corrections += len(withdrawn)
+                detail: dict[str, object] = {"withdrawn": withdrawn}
+                if restarted:
+                    detail["start"] = self.game.start.text()
+                shown_now = " ".join(texts) or "no move"
+                reason = (
+                    f"later readings show {shown_now} where {' '.join(withdrawn)} was announced"
+                    if withdrawn
+                    else f"later readings show {color_name(self.game.start.turn)} was to move at the resync"
+                )
                 events.append(
                     self._event(
                         EventType.CORRECTION,
                         ply=first_ply,
                         moves=texts,
-                        reason=f"later readings show {' '.join(texts) or 'no move'} "
-                        f"where {' '.join(withdrawn)} was announced",
+                        reason=reason,
                         position=self.game.position.text(),
-                        detail={"withdrawn": withdrawn},
+                        detail=detail,
                     )
                 )
             for i, (text, code, color, position) in enumerate(added):
@@ -705,7 +613,7 @@ class Reconciler:
                         EventType.MOVE,
                         move=text,
                         moves=texts if len(texts) > 1 else (),
-                        squares=_code_squares(code),
+                        squares=code_square_names(code),
                         ply=first_ply + i + 1,
                         position=position,
                         reason="corrected" if withdrawn else "moves seen late: earlier readings were unclear",
@@ -720,7 +628,7 @@ class Reconciler:
         self._shown = target
         return events
 
-    def _act(self, path: Path, before: Path, margin: float) -> list[Event]:
+    def _act(self, path: GamePath, before: GamePath, margin: float) -> list[Event]:
         """The events of what ``path`` says this reading shows (the game is at ``before``)."""
         e = path.explanation
         assert e is not None
@@ -774,17 +682,18 @@ class Reconciler:
             return [self._illegal(illegal_reason(game, e.action), e.action)]
         if path.pending is not None:  # a move, but not of the cup the touch rule says must move
             touched = before.must_move if before.must_move is not None else before.lifted
+            assert touched is not None  # (a path is pending after a move only under the touch rule)
             move = game.position.move_from_code(e.codes[0])
-            return [self._illegal(wrong_piece_reason(game, touched, move.text()), path.pending)]  # type: ignore[arg-type]
+            return [self._illegal(wrong_piece_reason(game, touched, move.text()), path.pending)]
         return self._play(e, path, margin)
 
-    def _play(self, e: Explanation, path: Path, margin: float) -> list[Event]:
+    def _play(self, e: Explanation, path: GamePath, margin: float) -> list[Event]:
         events = []
         texts: list[str] = []
         misread = fits(path.view, e, self.settings)[2] if path.view is not None else None
         for code in e.codes:
             move = self.game.position.move_from_code(code)
-            self._track_unknowns(move, e)
+            self.hidden.track(self.game, move, e)
             self._push(code, move)
             texts.append(move.text())
             detail: dict[str, object] = {
@@ -797,7 +706,7 @@ class Reconciler:
                 self._event(
                     EventType.MOVE,
                     move=move.text(),
-                    squares=_code_squares(code),
+                    squares=code_square_names(code),
                     position=self.game.position.text(),
                     detail=detail,
                 )
@@ -852,7 +761,7 @@ class Reconciler:
         self.game = Game(self.variant)
         self._pending_event = None
         self._unsure = {}
-        self.unknowns = self._unknowns_base = None
+        self.hidden.restart(None)
         self._remap = {NEW_ROOT: 0}
         return [self._event(EventType.NEW_GAME, detail={"variant": self.variant.spec})]
 
@@ -874,7 +783,7 @@ class Reconciler:
 
     # ----- unclear readings ---------------------------------------------------------------
 
-    def _history_rival(self, chosen: Path, kept: list[Path]) -> Path | None:
+    def _history_rival(self, chosen: GamePath, kept: list[GamePath]) -> GamePath | None:
         """A path close to ``chosen`` (within the margin) whose moves before this reading
         differ in what the board shows, or in how many there were and what the stacks hide,
         when announcing ``chosen`` would rewrite or extend the moves announced so far: the
@@ -886,19 +795,19 @@ class Reconciler:
         if chosen.before.line() == self._shown.line():
             return None
         floor = chosen.score - self.settings.margin
-        shows: tuple | None = None
+        shows: tuple[tuple[int, ...], int, int] | None = None
         for path in kept:
             if path is chosen or path.score < floor or path.line() == chosen.line():
                 continue
             if shows is None:
-                shows = _shows(self._goto(chosen.root, chosen.codes))
-            other = _shows(self._goto(path.root, path.codes))
+                shows = board_shows(self._goto(chosen.root, chosen.codes))
+            other = board_shows(self._goto(path.root, path.codes))
             if other[:2] != shows[:2] or (len(path.codes) != len(chosen.codes) and other[2] != shows[2]):
                 return path
         return None
 
     def _unclear(
-        self, observation: Observation, best: Path, groups: list, rival: Path | None = None
+        self, observation: Observation, best: GamePath, groups: list[Group], rival: GamePath | None = None
     ) -> list[Event]:
         assert best.view is not None and best.explanation is not None
         ok, contradicting, _ = fits(best.view, best.explanation, self.settings)
@@ -926,21 +835,21 @@ class Reconciler:
         ]
         return self._needs_attention(reason, observation, contradicting, candidates)
 
-    def _history(self, path: Path) -> str:
+    def _history(self, path: GamePath) -> str:
         """The moves a path plays since the announced game (before this reading)."""
         assert path.before is not None
         shown = self._shown.codes if path.root == self._shown.root else ()
         codes = path.before.codes
-        return " ".join(_code_text(code) for code in codes[_common(shown, codes) :]) or "no move"
+        return " ".join(code_text(code) for code in codes[common_prefix(shown, codes) :]) or "no move"
 
-    def _describe(self, path: Path) -> str:
+    def _describe(self, path: GamePath) -> str:
         """What a path says happened since the announced game: moves, or an action."""
         e = path.explanation
         assert e is not None and path.before is not None
         shown = self._shown.codes if path.root == self._shown.root else ()
         moved = e.kind in (Kind.MOVE, Kind.TWO_MOVES, Kind.NO_CHANGE)
         codes = path.codes if moved else path.before.codes
-        texts = [_code_text(code) for code in codes[_common(shown, codes) :]]
+        texts = [code_text(code) for code in codes[common_prefix(shown, codes) :]]
         if moved:
             return " ".join(texts) or "no change"
         action = f"{e.kind} {e.action.text()}" if e.action is not None else str(e.kind)
@@ -962,9 +871,9 @@ class Reconciler:
                 # another start (the other side to move after a resync, or a new game):
                 # nothing announced since the start is sure
                 for i, code in enumerate(shown.codes):
-                    unsure.setdefault(self._base_ply + i + 1, {_code_text(code)}).add("another start")
+                    unsure.setdefault(self._base_ply + i + 1, {code_text(code)}).add("another start")
                 continue
-            common = _common(path.codes, shown.codes)
+            common = common_prefix(path.codes, shown.codes)
             if common == len(shown.codes) or (common == latest and path.score < best - self.settings.margin):
                 continue
             # the announced moves this path replaces (aligned as a diff: a path that adds
@@ -973,18 +882,18 @@ class Reconciler:
             for tag, s0, s1, p0, p1 in matcher.get_opcodes():
                 if tag == "equal":
                     continue
-                others = [_code_text(code) for code in path.codes[common + p0 : common + p1]] or ["no move"]
+                others = [code_text(code) for code in path.codes[common + p0 : common + p1]] or ["no move"]
                 for i in range(common + s0, common + s1):
-                    texts = unsure.setdefault(self._base_ply + i + 1, {_code_text(shown.codes[i])})
+                    texts = unsure.setdefault(self._base_ply + i + 1, {code_text(shown.codes[i])})
                     texts.update(others)
         for i in shown.suspect:
             if i < len(shown.codes):
-                unsure.setdefault(self._base_ply + i + 1, {_code_text(shown.codes[i])}).add(
+                unsure.setdefault(self._base_ply + i + 1, {code_text(shown.codes[i])}).add(
                     "read against the board when it was made"
                 )
         if self._guard and len(shown.codes) >= self._guard:
             first = shown.codes[self._guard - 1]
-            unsure.setdefault(self._guard, {_code_text(first)}).add(
+            unsure.setdefault(self._guard, {code_text(first)}).add(
                 "the end of a move under way at the resync"
             )
         unsure = {ply: texts for ply, texts in unsure.items() if len(texts) > 1}  # not just aligned apart
@@ -1053,15 +962,13 @@ class Reconciler:
             return None
         record = [m.text() for m in self.game.moves]
         doubted = sorted(set(self._unsure) | set(range(doubt_from or len(record) + 1, len(record) + 1)))
-        self.unknowns = options[0][0]
-        self._unknowns_base = options[0][0].copy()
-        self._reveals = {}
+        self.hidden.restart(options[0][0])
         self.game = Game(self.variant, start=options[0][1], headers=self.game.headers)
         self._reset_paths()
         if len(options) > 1:
             self._starts[1] = options[1][1]
             self._resync_options = {0: options[0][0], 1: options[1][0]}
-            self._beam.append(Path(1, (), 0.0))
+            self._beam.append(GamePath(1, (), 0.0))
         self._unfit = 0
         self._attention = None
         self._pending_event = None
@@ -1073,67 +980,11 @@ class Reconciler:
                 position=self.game.position.text(),
                 reason="the board could not be followed from the last position: "
                 "the game goes on from what the board shows",
-                detail={"unknown": self.unknowns.unknown(), "record": record, "unsure": doubted},
+                detail={"unknown": options[0][0].unknown(), "record": record, "unsure": doubted},
             )
         ]
 
     # ----- a game started mid-way ---------------------------------------------------------
-
-    def _reveal_options(self) -> dict[Square, list[int]] | None:
-        """For each stack whose top hides an unknown part: every class a lift may show."""
-        if self.unknowns is None:
-            return None
-        max_piece = self.variant.max_piece
-        out = {}
-        for sq, stack in self.unknowns.stacks.items():
-            if len(stack.known) == 1 and stack.bound > 1:
-                out[sq] = [class_index(p, max_piece) for p in self.unknowns.under_top(sq)]
-        return out
-
-    def _track_unknowns(self, move: Move, explanation: Explanation | None) -> None:
-        """Tell the hidden-contents model what a move showed (before it is played): the cup
-        the reading showed under a lifted one, or (for moves seen late) the likeliest."""
-        if self.unknowns is None:
-            return
-        try:
-            if move.from_square is None:
-                self.unknowns.put(move.to_square, (self.game.turn, move.size), solve=False)  # type: ignore[arg-type]
-                return
-            origin = move.from_square
-            stack = self.game.position.stack(origin)
-            shown = stack[-2] if len(stack) > 1 else None
-            for sq, cls in explanation.changes if explanation is not None else ():
-                if sq == origin:
-                    shown = class_top(cls, self.variant.max_piece)
-            self._reveals[(self.game.ply + 1, move.text())] = shown
-            self.unknowns.move(origin, move.to_square, shown, solve=False)
-        except CompanionError:
-            # what was seen contradicts every hypothesis left: keep the game (its most likely
-            # start) and stop listing unknowns rather than list wrong ones
-            self.unknowns = None
-
-    def _rebuild_unknowns(self) -> None:
-        """After a correction: what the stacks may hide, from the game's start again along
-        the corrected moves (with the cups each lift was seen to uncover)."""
-        if self._unknowns_base is None:
-            return
-        unknowns = self._unknowns_base.copy()
-        position = self.game.start.copy()
-        try:
-            for ply, played in enumerate(self.game.played, start=1):
-                move = played.move
-                if move.from_square is None:
-                    unknowns.put(move.to_square, (position.turn, move.size), solve=False)  # type: ignore[arg-type]
-                else:
-                    stack = position.stack(move.from_square)
-                    shown = self._reveals.get((ply, move.text()), stack[-2] if len(stack) > 1 else None)
-                    unknowns.move(move.from_square, move.to_square, shown, solve=False)
-                position.push(move)
-            unknowns.settle()
-        except CompanionError:
-            self.unknowns = None
-            return
-        self.unknowns = unknowns
 
     def _follow_unknowns(self) -> None:
         """Replay the game from the most likely start if what was revealed changed it (the
@@ -1156,107 +1007,6 @@ class Reconciler:
         self._shown.lifted, self._shown.must_move = shown.lifted, shown.must_move
         self._unsure, self._guard, self._unseen_from = unsure, guard, unseen
 
-    def _event(self, kind: EventType, **fields) -> Event:
+    def _event(self, kind: EventType, **fields: Any) -> Event:
         fields.setdefault("ply", self.game.ply)
         return Event(type=kind, timestamp=self._timestamp, **fields)
-
-
-# ----- helpers ------------------------------------------------------------------------------
-
-
-def _groups(paths: list[Path]) -> list[tuple[float, list[Path]]]:
-    """Paths grouped by what they say this reading shows (the same move, the same action,
-    no change), best group first; each group's score is its best path's."""
-    groups: dict[tuple, list[Path]] = {}
-    for path in paths:
-        groups.setdefault(_claim(path), []).append(path)
-    return sorted(((members[0].score, members) for members in groups.values()), key=lambda g: -g[0])
-
-
-def _margin(groups: list[tuple[float, list[Path]]]) -> float:
-    """How far the best group leads. When it is an illegal action, the groups close behind
-    that are illegal actions too do not count against it: the referee can say that the board
-    shows an illegal action (and the position to restore) without knowing which; no move is
-    accepted either way."""
-    top = groups[0]
-    rest = groups[1:]
-    if _is_illegal(top):
-        rest = [group for group in rest if not _is_illegal(group)]
-    return top[0] - rest[0][0] if rest else float("inf")
-
-
-def _is_illegal(group: tuple[float, list[Path]]) -> bool:
-    e = group[1][0].explanation
-    return e is not None and e.kind is Kind.ILLEGAL
-
-
-def _claim(path: Path) -> tuple:
-    e = path.explanation
-    assert e is not None
-    if e.codes:
-        return ("moves", *(_physical(code) for code in e.codes))
-    if e.action is not None:
-        return (str(e.kind), e.action)
-    return (str(e.kind),)
-
-
-def _physical(code: int) -> tuple[int, int, int]:
-    """A move code as the physical action (two stacks with the same top give one action)."""
-    if code & BOARD_FLAG:
-        return (0, (code >> 8) & 0xFF, code & 0xFF)
-    return ((code >> 8) & 0xF, -1, code & 0xFF)
-
-
-def _code_text(code: int) -> str:
-    size, origin, to = _physical(code)
-    if origin >= 0:
-        return f"{square_name(origin)}-{square_name(to)}"
-    return f"{size}{square_name(to)}"
-
-
-def _code_squares(code: int) -> tuple[str, ...]:
-    if code & BOARD_FLAG:
-        return (square_name((code >> 8) & 0xFF), square_name(code & 0xFF))
-    return (square_name(code & 0xFF),)
-
-
-def _common(a, b) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
-
-
-def _origin(code: int) -> Square:
-    return (code >> 8) & 0xFF if code & BOARD_FLAG else -1
-
-
-def _action_of(view: View, code: int) -> Action:
-    """A legal move's code as the physical action (for a move the touch rule forbids)."""
-    to = code & 0xFF
-    f = view.frame
-    if code & BOARD_FLAG:
-        origin = _origin(code)
-        top = class_top(f.current_list[f.row[origin]], view.max_piece)
-        assert top is not None
-        return Action(ActionKind.MOVE, top[0], top[1], to=to, origin=origin)
-    return Action(ActionKind.PLACE, f.turn, (code >> 8) & 0xF, to=to)
-
-
-def _shows(position: Position) -> tuple:
-    """What the board shows of a position (each square's top, the side to move), and the
-    position itself (hidden cups and reserves included)."""
-    return (tuple(stack[-1] if stack else 0 for stack in position._stacks), position.turn, position._hash)
-
-
-def _is_over_now(position: Position) -> bool:
-    """``_is_over`` without a frame (generating the moves)."""
-    return position._result is not None or position.repetitions() >= 3 or not position.legal_codes()
-
-
-def _is_over(position: Position, view: View) -> bool:
-    """A full line, threefold repetition or no legal move (``Position.outcome`` without
-    generating the moves again)."""
-    return position._result is not None or position.repetitions() >= 3 or not view.frame.codes

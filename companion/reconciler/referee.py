@@ -12,10 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from companion.rules.codes import MoveCode, code_from, code_size, code_to, is_board_move
 from companion.rules.game import Game
 from companion.rules.geometry import Line
 from companion.rules.move import Move
-from companion.rules.position import BOARD_FLAG, Position
+from companion.rules.position import Position
 from companion.rules.square import Color, Square, color_name, opponent, square_name
 
 
@@ -38,39 +39,45 @@ class Action:
 
     def move(self) -> Move | None:
         """The action in the game's notation (None for a lift)."""
+        if self.to is None:
+            return None
         if self.kind is ActionKind.PLACE:
-            return Move.place(self.size, self.to)  # type: ignore[arg-type]
-        if self.kind is ActionKind.MOVE:
-            return Move.board(self.origin, self.to)  # type: ignore[arg-type]
+            return Move.place(self.size, self.to)
+        if self.kind is ActionKind.MOVE and self.origin is not None:
+            return Move.board(self.origin, self.to)
         return None
 
     def text(self) -> str:
         move = self.move()
         if move is not None:
             return move.text()
-        return f"lift {square_name(self.origin)}"  # type: ignore[arg-type]
+        return f"lift {square_name(self.origin)}" if self.origin is not None else str(self.kind)
 
     def squares(self) -> tuple[str, ...]:
         return tuple(square_name(sq) for sq in (self.origin, self.to) if sq is not None)
 
 
-def legal_code_index(position: Position) -> dict[tuple[int, int, int], list[int]]:
+PhysicalKey = tuple[int, Square, Square]
+"""What a move does physically: (the size placed or 0, the origin or -1, the destination)."""
+
+
+def physical_key(code: MoveCode) -> PhysicalKey:
+    """A legal move code as the physical action: a placement by its size, a board move by
+    its origin (two external stacks showing the same size give one action)."""
+    if is_board_move(code):
+        return (0, code_from(code), code_to(code))
+    return (code_size(code), -1, code_to(code))
+
+
+def legal_code_index(position: Position) -> dict[PhysicalKey, list[MoveCode]]:
     """Legal codes keyed by what they do physically: (size or 0, origin or -1, to).
 
     A placement is keyed by size, a board move by its origin; two codes share a key only when
     two external stacks show the same size but hold different pieces (custom stack sets)."""
-    index: dict[tuple[int, int, int], list[int]] = {}
+    index: dict[PhysicalKey, list[MoveCode]] = {}
     for code in position.legal_codes():
-        to = code & 0xFF
-        key = (0, (code >> 8) & 0xFF, to) if code & BOARD_FLAG else ((code >> 8) & 0xF, -1, to)
-        index.setdefault(key, []).append(code)
+        index.setdefault(physical_key(code), []).append(code)
     return index
-
-
-def action_key(action: Action) -> tuple[int, int, int]:
-    if action.kind is ActionKind.PLACE:
-        return (action.size, -1, action.to)  # type: ignore[return-value]
-    return (0, action.origin, action.to)  # type: ignore[return-value]
 
 
 def illegal_reason(game: Game, action: Action) -> str:
@@ -78,8 +85,9 @@ def illegal_reason(game: Game, action: Action) -> str:
     turn = game.turn
     mover = color_name(turn).capitalize()
     other = color_name(opponent(turn)).capitalize()
-    if game.is_over():
-        return f"the game is over ({game.outcome().reason})"  # type: ignore[union-attr]
+    outcome = game.outcome()
+    if outcome is not None:
+        return f"the game is over ({outcome.reason})"
     if action.color != turn:
         if action.kind is ActionKind.PLACE:
             return f"it is {mover}'s turn: {other} may not move twice"

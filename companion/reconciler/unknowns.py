@@ -221,7 +221,10 @@ class HiddenContents:
         )
 
 
-_SOLVED: dict[tuple, tuple[int, dict[Square, Hidden], dict[Square, list[Hidden]]]] = {}
+_SOLVED: dict[
+    tuple[str, tuple[tuple[Square, int], ...], Counts, Counts],
+    tuple[int, dict[Square, Hidden], dict[Square, list[Hidden]]],
+] = {}
 _SOLVED_SIZE = 256
 
 
@@ -339,7 +342,8 @@ class _Grid:
                 counts = range(lowest, lowest + hidden)
                 lines.append([min(max(count, -1), supply[size - 1] + 1) + 1 for count in counts])
             halves.append(table[np.ix_(*lines)][..., 0])
-        return halves[0].reshape(halves[0].shape + (1,) * halves[1].ndim) & halves[1]
+        both: np.ndarray = halves[0].reshape(halves[0].shape + (1,) * halves[1].ndim) & halves[1]
+        return both
 
     def reachable(self) -> np.ndarray:
         """Whether the open squares can hide each cell's cups."""

@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 from companion.cli import main
-from companion.reconciler.faults import score_record
 from companion.rules import COLOR_NAMES, Game, Move, Variant
 from companion.rules.square import square_name
+from companion.testing.faults import score_record
 from companion.vision.calibration import calibrate
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -267,11 +267,10 @@ def _no_logging_noise(caplog):
     caplog.set_level("WARNING")
 
 
-def test_a_game_the_reconciler_starts_gets_its_own_record(rig, tmp_path):
-    """The reconciler may replace its game (the start position set up again, or a game
-    restarted from what the board shows): the log closes the old record and opens a new one
-    that keeps the new game's start position. The reconciler itself is kept (after a resync it
-    alone knows which hidden cups are unknown)."""
+def test_a_game_the_reconciler_restarts_gets_its_own_record(rig, tmp_path):
+    """A resync restarts the game from what the board shows: the log follows the events, closes
+    the old record and opens one from the resync's position, then adds the moves after it. The
+    reconciler itself is kept (after a resync it alone knows which hidden cups are unknown)."""
     table = ScriptedTable(positions(["4a1", "4b2", "3c1"]))
     companion = make_companion(rig, tmp_path / "g.sqlite3", table)
     drain(companion)
@@ -281,7 +280,10 @@ def test_a_game_the_reconciler_starts_gets_its_own_record(rig, tmp_path):
 
     def feed(observation):
         companion.reconciler.game = restarted
-        return [Event(EventType.MOVE, ply=4, move="b2-c1")]
+        return [
+            Event(EventType.RESYNC, ply=restarted.start.ply, position=restarted.start.text()),
+            Event(EventType.MOVE, ply=restarted.ply, move="b2-c1", position=restarted.position.text()),
+        ]
 
     companion.reconciler.feed = feed
     kept = companion.reconciler
@@ -299,12 +301,15 @@ def test_moves_the_reconciler_corrects_are_corrected_in_the_log(rig, tmp_path):
     companion = make_companion(rig, tmp_path / "g.sqlite3", table)
     drain(companion)
     game = companion.game
-    game.pop()
-    game.pop()
-    game.push_text("4b3")
-    game.push_text("3c1")
+    withdrawn = [game.pop().text(), game.pop().text()][::-1]
+    events = [
+        Event(EventType.CORRECTION, ply=1, moves=("4b3", "3c1"), detail={"withdrawn": withdrawn}),
+    ]
+    for text in ("4b3", "3c1"):
+        game.push_text(text)
+        events.append(Event(EventType.MOVE, ply=game.ply, move=text, position=game.position.text()))
 
-    companion.reconciler.feed = lambda observation: [Event(EventType.MOVE, ply=3, move="3c1")]
+    companion.reconciler.feed = lambda observation: events
     companion.on_observation(Observation.from_tops({}))
     assert [m.move for m in companion.store.moves(companion.game_id)] == ["4a1", "4b3", "3c1"]
     assert companion.store.load_game(companion.game_id).position == game.position

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from companion.reconciler.faults import tops_of
 from companion.reconciler.reconciler import Reconciler
 from companion.rules import Game, Move, square_name
 from companion.rules.position import Position
+from companion.testing.faults import tops_of
 from companion.vision.observation import Observation
 
 Tops = dict[int, tuple[int, int]]

@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from companion.reconciler.decoder import Kind, decide
+from companion.reconciler.accounts import Kind
+from companion.reconciler.decoder import decide
 from companion.reconciler.reconciler import Reconciler
 from companion.rules import PRESETS, Game, Move
 from companion.vision.observation import Observation

@@ -14,7 +14,9 @@ import time
 import pytest
 
 from companion.reconciler.events import EventType
-from companion.reconciler.faults import (
+from companion.reconciler.reconciler import Reconciler
+from companion.rules import PRESETS
+from companion.testing.faults import (
     FaultRates,
     _aligned_wrong,
     family_rates,
@@ -23,8 +25,6 @@ from companion.reconciler.faults import (
     run_stream,
     score_record,
 )
-from companion.reconciler.reconciler import Reconciler
-from companion.rules import PRESETS
 
 GAMES = 500
 VARIANTS = ("classic", "classic", "classic", "storer", "rogers")

@@ -8,10 +8,10 @@ import pytest
 
 from companion.errors import CompanionError
 from companion.reconciler.events import Event
-from companion.reconciler.faults import choose_move, tops_of
 from companion.reconciler.reconciler import Reconciler
 from companion.rules import Game, Move, square_name
 from companion.rules.variant import Variant
+from companion.testing.faults import choose_move, tops_of
 from companion.vision.observation import Observation
 from tests.reconciler.helpers import observe, observe_tops, played, types
 

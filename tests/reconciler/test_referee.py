@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from companion.reconciler.faults import apply_action, tops_of
 from companion.reconciler.referee import Action, ActionKind
 from companion.rules import Move, parse_square
+from companion.testing.faults import apply_action, tops_of
 from tests.reconciler.helpers import observe, observe_tops, played, types
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from companion.reconciler.scenes import SceneFaults, scene_game
+from companion.testing.scenes import SceneFaults, scene_game
 
 
 @pytest.mark.slow

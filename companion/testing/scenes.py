@@ -17,11 +17,11 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from companion.reconciler.faults import RunResult, Step, Stream, choose_move, run_stream
 from companion.reconciler.reconciler import Reconciler
 from companion.rules.game import Game
 from companion.rules.square import square_name
 from companion.rules.variant import CLASSIC, Variant
+from companion.testing.faults import RunResult, Step, Stream, choose_move, run_stream
 from companion.vision.calibration import calibrate
 from companion.vision.gate import StabilityGate
 from companion.vision.reader import BoardReader
@@ -54,7 +54,7 @@ def scene_game(
     seed: int,
     max_plies: int = 24,
     faults: SceneFaults = SceneFaults(),
-    make: Callable[[Variant], object] = Reconciler,
+    make: Callable[[Variant], Reconciler] = Reconciler,
     variant: Variant = CLASSIC,
 ) -> SceneRun:
     """Render, read and referee one random game; score it against the moves really made."""
@@ -71,7 +71,7 @@ def scene_game(
     clock = 0.0
     misread = squares = frames = 0
 
-    def show(tops: dict[str, tuple[int, int]], truth: tuple[str, ...], hand: bool) -> None:
+    def show(tops: dict[str, tuple[int, int] | None], truth: tuple[str, ...], hand: bool) -> None:
         nonlocal clock, misread, squares, frames
         brightness = rng.uniform(0.75, 1.15) if rng.random() < faults.dim else 1.0
         shade = rng.uniform(0.2, 0.6) if rng.random() < faults.shade else 0.0
@@ -106,7 +106,9 @@ def scene_game(
         if hand and not game.is_over() and rng.random() < faults.covered / max(faults.hand, 1e-9):
             counts["covered"] += 1
             game.push_text(choose_move(game, rng))
-        tops = {square_name(sq): top for sq in game.position.squares if (top := game.position.top(sq))}
+        tops: dict[str, tuple[int, int] | None] = {
+            square_name(sq): top for sq in game.position.squares if (top := game.position.top(sq))
+        }
         show(tops, tuple(m.text() for m in game.moves), hand)
     stream = Stream(variant, steps, tuple(m.text() for m in game.moves), counts)
     result = run_stream(stream, make, time.perf_counter)

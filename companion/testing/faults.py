@@ -24,7 +24,8 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -79,7 +80,7 @@ class Stream:
 
 
 def tops_of(position: Position) -> Tops:
-    return {sq: position.top(sq) for sq in position.squares if position.top(sq) is not None}  # type: ignore[misc]
+    return {sq: top for sq in position.squares if (top := position.top(sq)) is not None}
 
 
 def observe(
@@ -279,7 +280,9 @@ class StreamBuilder:
 
     def lift(self, origin_name: str, fault: str, expect: EventType) -> None:
         origin = parse_square(origin_name)
-        color, size = self.game.position.top(origin)  # type: ignore[misc]
+        top = self.game.position.top(origin)
+        assert top is not None, f"{origin_name} is empty"
+        color, size = top
         action = Action(ActionKind.LIFT, color, size, origin=origin)
         self.emit(apply_action(tops_of(self.game.position), self.game.position, action), fault, expect)
 
@@ -316,22 +319,16 @@ def family_rates(
 ) -> FaultRates:
     base = FaultRates.clean()
     family = BLIND if name == "blind" else FAMILIES[name]
-    return FaultRates(
-        **{
-            **base.__dict__,
-            "misread": misread,
-            "occluded": occluded,
-            "confident_misread": confident,
-            **family,
-        }
-    )
+    rates = replace(base, misread=misread, occluded=occluded, confident_misread=confident)
+    rates_of_family: dict[str, Any] = family  # (rates by field name: each a float)
+    return replace(rates, **rates_of_family)
 
 
 def run_games(
     count: int,
     variants: tuple[str, ...] = ("classic",),
     first_seed: int = 0,
-    make: Callable[[Variant], object] | None = None,
+    make: Callable[[Variant], Reconciler] | None = None,
     timer: Callable[[], float] | None = None,
     confident: bool = False,
     families: tuple[str, ...] | None = None,
@@ -407,7 +404,9 @@ class RunResult:
         return "; ".join(parts)
 
 
-def run_stream(stream: Stream, make: Callable[[Variant], object], timer: Callable[[], float]) -> RunResult:
+def run_stream(
+    stream: Stream, make: Callable[[Variant], Reconciler], timer: Callable[[], float]
+) -> RunResult:
     """Feed a stream to a fresh reconciler and score the game it holds at the end, ply by ply.
 
     A ``resync`` restarts the reconciler's game from the board: the moves it held before are
@@ -423,7 +422,7 @@ def run_stream(stream: Stream, make: Callable[[Variant], object], timer: Callabl
     counted: set[tuple[int, int, str | None]] = set()  # (resync, ply, move) wrong moves counted aligned
     for step in stream.steps:
         started = timer()
-        events = reconciler.feed(step.observation)  # type: ignore[attr-defined]
+        events = reconciler.feed(step.observation)
         result.seconds.append(timer() - started)
         kinds = {e.type for e in events}
         result.events.update(e.type for e in events)
@@ -449,7 +448,7 @@ def run_stream(stream: Stream, make: Callable[[Variant], object], timer: Callabl
                         result.shown_unsure += 1
                     else:
                         result.shown_wrong += 1
-            record = [m.text() for m in reconciler.game.moves]  # type: ignore[attr-defined]
+            record = [m.text() for m in reconciler.game.moves]
             for event in events:
                 if event.type is not EventType.MOVE or event.ply in unsure_now:
                     continue
@@ -461,7 +460,7 @@ def run_stream(stream: Stream, make: Callable[[Variant], object], timer: Callabl
                     result.shown_wrong_aligned += 1
         made = step.truth
     result.withdrawn = getattr(reconciler, "corrections", 0)
-    final = [m.text() for m in reconciler.game.moves]  # type: ignore[attr-defined]
+    final = [m.text() for m in reconciler.game.moves]
     unsure = doubted | {len(before) + ply for ply in getattr(reconciler, "unsure", {})}
     truth = list(stream.moves)
     result.moves = len(truth)

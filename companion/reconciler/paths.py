@@ -1,0 +1,248 @@
+"""Paths: the ways the game may have gone that still explain every reading so far.
+
+One reading can never prove a move beyond doubt: the one square that tells two moves apart
+may be misread, however sure the reader is. So the reconciler keeps every *path* (the legal
+moves from a start, plus the referee's state: a cup in the air, an illegal action not yet put
+right) that still explains the readings, scored by the joint log-likelihood of all of them
+(``GamePath``). Each reading extends every path by every account of it (``extend``) and carries
+its doubts along (``carry_doubts``); what a path claims the reading shows (``claim``) groups
+the paths for the decision (``groups``, ``lead``). The decisions themselves are the
+reconciler's (``reconciler.py``); how the paths hold up is described in docs/reconciler.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TypeAlias
+
+from companion.reconciler.accounts import Explanation, Kind, Settings
+from companion.reconciler.decoder import fits
+from companion.reconciler.likelihood import View
+from companion.reconciler.referee import Action, ActionKind, PhysicalKey, physical_key
+from companion.rules.codes import MoveCode, code_origin, code_size, code_squares, code_to, is_board_move
+from companion.rules.position import Position
+from companion.rules.square import Square, square_name
+from companion.vision.observation import class_top
+
+NEW_ROOT = -1  # the start of paths that saw the board cleared for a new game
+UNSEEN_COST, UNSEEN_LIMIT = 2, 4  # readings that need two moves: at most two close together
+
+PathKey: TypeAlias = tuple[
+    int, tuple[MoveCode, ...], Square | None, Square | None, Action | None, Square | None
+]
+LineKey: TypeAlias = tuple[int, tuple[MoveCode, ...]]
+Claim: TypeAlias = tuple[object, ...]
+Group: TypeAlias = tuple[float, list["GamePath"]]
+Candidate: TypeAlias = tuple[float, "GamePath", Explanation, View, bool]
+"""One account of a reading from a path: (score, path, explanation, view, whether the game is over)."""
+ScoringKey: TypeAlias = tuple[int, tuple[MoveCode, ...], bool]  # a line, and whether two moves are scored
+Accounts: TypeAlias = tuple[View, bool, list[Explanation]]  # a line's view, over, ranked accounts
+
+
+@dataclass(slots=True, eq=False)
+class GamePath:
+    """One way the game may have gone, and the referee's state at the latest reading."""
+
+    root: int  # the start it grows from (key of the reconciler's starts)
+    codes: tuple[MoveCode, ...]  # legal moves from that start
+    score: float  # joint log-likelihood of the readings (up to a constant)
+    explanation: Explanation | None = None  # how this path explains the latest reading
+    before: GamePath | None = None  # the path before the latest reading
+    view: View | None = None  # the latest reading scored against ``before``'s position
+    lifted: Square | None = None  # a cup of the side to move is in the air
+    must_move: Square | None = None  # touch rule: a lifted cup was put back and must move
+    pending: Action | None = None  # an illegal action on the board, not yet put right
+    forfeit: Square | None = None  # touch rule: a cup lifted that had nowhere to go
+    doubt: tuple[tuple[Square, int, int], ...] = ()  # squares a reading contradicted: (square, what it
+    #                                  read, moves before that reading), not yet re-read
+    suspect: frozenset[int] = frozenset()  # moves (indices) made around a doubt that can no longer be checked
+    tainted: bool = False  # a later move made a doubted square show what was read there
+    unseen: int = 0  # recent readings that needed two moves (decays by one a reading)
+
+    @property
+    def decent(self) -> bool:
+        """Every reading since the last announced one was explained, but for misreads that
+        the next reading re-read as this path has them, and no two readings close together
+        needed moves made out of sight: only such a path is announced. (A path that needs
+        moves made out of sight again and again is more likely made up to fit a stretch the
+        camera did not see.)"""
+        return not self.tainted and not self.doubt and self.unseen <= UNSEEN_LIMIT
+
+    def key(self) -> PathKey:
+        return (self.root, self.codes, self.lifted, self.must_move, self.pending, self.forfeit)
+
+    def line(self) -> LineKey:
+        return (self.root, self.codes)
+
+
+def extend(
+    path: GamePath, e: Explanation, score: float, view: View, over: bool, touch_rule: bool
+) -> GamePath:
+    """The path after ``path`` explains the reading as ``e`` (the referee's state included)."""
+    child = GamePath(path.root, path.codes, score, e, path, view)
+    kind = e.kind
+    if kind is Kind.NEW_GAME:
+        child.root, child.codes = NEW_ROOT, ()
+        return child
+    if kind is Kind.TAKEBACK:
+        child.codes = path.codes[:-1]
+        return child
+    if over:
+        child.forfeit = path.forfeit
+        return child
+    if path.pending is not None:
+        if kind is Kind.MOVE:
+            child.codes = path.codes + e.codes
+        elif kind is not Kind.NO_CHANGE:
+            child.pending = path.pending
+        return child
+    f = view.tops
+    if kind is Kind.NO_CHANGE:
+        child.must_move = path.lifted if path.lifted is not None and touch_rule else path.must_move
+    elif kind is Kind.LIFT:
+        action = e.action
+        assert action is not None and action.origin is not None
+        if action.color == f.turn:
+            child.lifted = action.origin
+            child.must_move = path.must_move
+            if touch_rule and not f.fits_elsewhere(f.row[action.origin]):
+                child.forfeit = action.origin
+        elif touch_rule:
+            child.pending = action
+    elif kind is Kind.ILLEGAL:
+        child.pending = e.action
+    elif kind in (Kind.MOVE, Kind.TWO_MOVES):
+        first = e.codes[0]
+        touched = path.must_move if path.must_move is not None else path.lifted
+        if touch_rule and touched is not None and code_origin(first) != touched:
+            child.pending = touched_action(view, first)
+        else:
+            child.codes = path.codes + e.codes
+    return child
+
+
+def carry_doubts(child: GamePath, path: GamePath, e: Explanation, view: View, settings: Settings) -> None:
+    """Carry the path's doubts. When a reading contradicts a path on two or more squares
+    (or on one its explanation changes), those squares are doubted: the next reading
+    shows whether they were misread (they read as the path has them: the doubt goes) or
+    the path is wrong. A path that then makes a doubted square show what was read there
+    by a move of its own, or is contradicted there the same way again, is tainted: it
+    explains the board away with made-up moves, and is never announced. A path whose
+    next move changes a doubted square otherwise can never be checked there: its moves
+    since the doubtful reading are suspect (announced as unsure). Moves made out of sight
+    that fit only with a square read against them are two faults at once: the square is
+    doubted too, so the next reading must confirm them before they are announced."""
+    ok, contradicting, misread = fits(view, e, settings)
+    if e.kind is Kind.TWO_MOVES and misread is not None:
+        ok = False
+    child.tainted = path.tainted
+    child.suspect = path.suspect
+    child.unseen = path.unseen + UNSEEN_COST if e.kind is Kind.TWO_MOVES else max(path.unseen - 1, 0)
+    reading = view.reading
+    if path.doubt:
+        changes = dict(e.changes)
+        for sq, read, since in path.doubt:
+            if changes.get(sq) == read or (sq in contradicting and reading[view.row[sq]] == read):
+                child.tainted = True
+            elif sq in changes:
+                child.suspect = child.suspect | frozenset(range(since, len(child.codes)))
+    if not ok:
+        since = len(path.codes)
+        child.doubt = tuple((sq, reading[view.row[sq]], since) for sq in contradicting)
+
+
+# ----- grouping paths by what they claim --------------------------------------------------
+
+
+def group_by_claim(paths: list[GamePath]) -> list[Group]:
+    """Paths grouped by what they say this reading shows (the same move, the same action,
+    no change), best group first; each group's score is its best path's."""
+    grouped: dict[Claim, list[GamePath]] = {}
+    for path in paths:
+        grouped.setdefault(claim(path), []).append(path)
+    return sorted(((members[0].score, members) for members in grouped.values()), key=lambda g: -g[0])
+
+
+def lead(grouped: list[Group]) -> float:
+    """How far the best group leads. When it is an illegal action, the groups close behind
+    that are illegal actions too do not count against it: the referee can say that the board
+    shows an illegal action (and the position to restore) without knowing which; no move is
+    accepted either way."""
+    top = grouped[0]
+    rest = grouped[1:]
+    if is_illegal(top):
+        rest = [group for group in rest if not is_illegal(group)]
+    return top[0] - rest[0][0] if rest else float("inf")
+
+
+def is_illegal(group: Group) -> bool:
+    e = group[1][0].explanation
+    return e is not None and e.kind is Kind.ILLEGAL
+
+
+def claim(path: GamePath) -> Claim:
+    e = path.explanation
+    assert e is not None
+    if e.codes:
+        keys: tuple[PhysicalKey, ...] = tuple(physical_key(code) for code in e.codes)
+        return ("moves", *keys)
+    if e.action is not None:
+        return (str(e.kind), e.action)
+    return (str(e.kind),)
+
+
+# ----- move codes in words ----------------------------------------------------------------
+
+
+def code_text(code: MoveCode) -> str:
+    """A move code as the physical action's text (``2b3``, ``a1-c3``), without a position."""
+    if is_board_move(code):
+        return "-".join(square_name(sq) for sq in code_squares(code))
+    return f"{code_size(code)}{square_name(code_to(code))}"
+
+
+def code_square_names(code: MoveCode) -> tuple[str, ...]:
+    return tuple(square_name(sq) for sq in code_squares(code))
+
+
+def common_prefix(a: Sequence[MoveCode], b: Sequence[MoveCode]) -> int:
+    """How many moves two lines share from their start."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def touched_action(view: View, code: MoveCode) -> Action:
+    """A legal move's code as the physical action (for a move the touch rule forbids)."""
+    to = code_to(code)
+    f = view.tops
+    if is_board_move(code):
+        origin = code_origin(code)
+        top = class_top(f.current_list[f.row[origin]], view.max_piece)
+        assert top is not None
+        return Action(ActionKind.MOVE, top[0], top[1], to=to, origin=origin)
+    return Action(ActionKind.PLACE, f.turn, code_size(code), to=to)
+
+
+# ----- what a position shows ----------------------------------------------------------------
+
+
+def board_shows(position: Position) -> tuple[tuple[int, ...], int, int]:
+    """What the board shows of a position (each square's top, the side to move), and the
+    position itself (hidden cups and reserves included: its hash)."""
+    return (tuple(stack[-1] if stack else 0 for stack in position.piece_stacks), position.turn, position.hash)
+
+
+def game_over_now(position: Position) -> bool:
+    """``game_over`` without the position's tops (generating the moves)."""
+    return position.line_decided or position.repetitions() >= 3 or not position.legal_codes()
+
+
+def game_over(position: Position, view: View) -> bool:
+    """A full line, threefold repetition or no legal move (``Position.outcome`` without
+    generating the moves again)."""
+    return position.line_decided or position.repetitions() >= 3 or not view.tops.codes
