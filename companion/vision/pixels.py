@@ -5,8 +5,8 @@ calibration, as a log ratio per channel. That removes the board's own texture an
 and splits cleanly into a brightness part ``m`` (mean log ratio) and a colour part ``q`` (the
 rest, two numbers). A smooth gain measured on the board margin takes out exposure and white
 balance drift and the gradient a lamp that moved or changed colour lays across the board (a
-quadratic in board position per channel, fitted robustly so a hand or a shadow on the margin
-does not bend it), so a room getting 20 % darker, or warmer on one side, changes nothing.
+plane in board position per channel, fitted robustly so a hand or a shadow on the margin
+does not tilt it), so a room getting 20 % darker, or warmer on one side, changes nothing.
 
 The board model accepts shadows: a shadow darkens the wood and, because the light filling a
 shadow is usually of another colour than the light casting it, tints it along a fixed
@@ -55,8 +55,12 @@ TABLE_Q = (-0.3, 97, 0.00625)
 """Lookup grids (first value, count, step) for brightness and the two colour axes."""
 GAIN_SAMPLES = 3000
 GAIN_TRIM = 2.5
-"""Band samples further than this many robust spreads from the first fit (a hand, a cup's
-shadow across the margin) are left out of the second."""
+"""Band samples further than this many median residuals from the fit so far (a hand, a cup's
+shadow across the margin) are left out of the next: the fit starts from the median gain and
+refits twice on what is left."""
+GAIN_ROUNDS = 2
+GAIN_FLOOR = 0.02
+"""Residuals (summed over channels) below this are never trimmed: JPEG and sensor noise."""
 GAIN_STEP = 4
 """The gain field is evaluated on a grid this many view pixels apart, then interpolated."""
 TEXTURE_MM = 7.0
@@ -96,8 +100,8 @@ class Background:
     scale: float
     band: np.ndarray  # margin pixels for the exposure correction
     band_sample: np.ndarray  # flat indices of up to GAIN_SAMPLES band pixels, spread evenly
-    band_basis: np.ndarray  # (samples, 6) quadratic terms of each sample's board position
-    view_basis: np.ndarray  # (h/GAIN_STEP, w/GAIN_STEP, 6) the same over a coarse grid of the view
+    band_basis: np.ndarray  # (samples, 3) 1, x, y of each sample's board position
+    view_basis: np.ndarray  # (h/GAIN_STEP, w/GAIN_STEP, 3) the same over a coarse grid of the view
     log: np.ndarray
     gray: np.ndarray
     gray_mean: np.ndarray
@@ -120,8 +124,8 @@ class Background:
             scale,
             band,
             sample,
-            quadratic_terms(xs / w, ys / h),
-            quadratic_terms(coarse_x / w, coarse_y / h).astype(np.float32),
+            plane_terms(xs / w, ys / h),
+            plane_terms(coarse_x / w, coarse_y / h).astype(np.float32),
             log_image(blurred(image, scale)),
             gray,
             mean,
@@ -131,15 +135,20 @@ class Background:
     def gain_field(self, diff: np.ndarray) -> np.ndarray:
         """Per-pixel log gain (h, w, 3) of the light now against calibration's, from the band.
 
-        A least-squares quadratic per channel over the band samples, fitted again without the
-        samples far from the first fit: an arm across one side or a long shadow is a minority
-        of the ring around the board and falls out, and is then judged against the light."""
+        A least-squares plane per channel over the band samples, starting from the median gain
+        and fitted again without the samples far from the fit so far: an arm across one side
+        or a long shadow is a minority of the ring around the board and falls out, and is then
+        judged against the light. (A quadratic followed the light of a moved lamp better but
+        bent into the long shadows of a low lamp: frames read as covered.)"""
         values = diff.reshape(-1, 3)[self.band_sample].astype(np.float64)
         basis = self.band_basis
-        coef = _least_squares(basis, values)
-        resid = np.abs(values - cv2.gemm(basis, coef, 1.0, None, 0.0)).sum(axis=1)
-        keep = resid <= GAIN_TRIM * max(float(np.median(resid)), 1e-3) + 1e-6
-        if keep.sum() >= basis.shape[1] * 10:
+        coef = np.zeros((basis.shape[1], 3))
+        coef[0] = np.median(values, axis=0)  # the old global gain: robust to half the band
+        for _ in range(GAIN_ROUNDS):
+            resid = np.abs(values - cv2.gemm(basis, coef, 1.0, None, 0.0)).sum(axis=1)
+            keep = resid <= GAIN_TRIM * max(float(np.median(resid)), GAIN_FLOOR)
+            if keep.sum() < basis.shape[1] * 10:
+                break
             coef = _least_squares(basis[keep], values[keep])
         grid = self.view_basis
         coarse = np.empty((*grid.shape[:2], 3), np.float32)
@@ -176,10 +185,10 @@ def _least_squares(basis: np.ndarray, values: np.ndarray) -> np.ndarray:
     return coef
 
 
-def quadratic_terms(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """(..., 6): 1, x, y, x², xy, y² of positions in 0..1 across the view."""
+def plane_terms(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """(..., 3): 1, x, y of positions in 0..1 across the view."""
     x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)
-    return np.stack([np.ones_like(x), x, y, x * x, x * y, y * y], axis=-1)
+    return np.stack([np.ones_like(x), x, y], axis=-1)
 
 
 def table_index(f: np.ndarray) -> np.ndarray:
