@@ -3,10 +3,8 @@
 Each pixel of the rectified frame is compared with the same pixel of the empty board seen at
 calibration, as a log ratio per channel. That removes the board's own texture and grid lines,
 and splits cleanly into a brightness part ``m`` (mean log ratio) and a colour part ``q`` (the
-rest, two numbers). A smooth gain measured on the board margin takes out exposure and white
-balance drift and the gradient a lamp that moved or changed colour lays across the board (a
-plane in board position per channel, fitted robustly so a hand or a shadow on the margin
-does not tilt it), so a room getting 20 % darker, or warmer on one side, changes nothing.
+rest, two numbers). A global gain measured on the board margin takes out exposure and white
+balance drift, so a room getting 20 % darker changes nothing.
 
 The board model accepts shadows: a shadow darkens the wood and, because the light filling a
 shadow is usually of another colour than the light casting it, tints it along a fixed
@@ -54,15 +52,6 @@ TABLE_M = (-2.6, 84, 0.04)
 TABLE_Q = (-0.3, 97, 0.00625)
 """Lookup grids (first value, count, step) for brightness and the two colour axes."""
 GAIN_SAMPLES = 3000
-GAIN_TRIM = 2.5
-"""Band samples further than this many median residuals from the fit so far (a hand, a cup's
-shadow across the margin) are left out of the next: the fit starts from the median gain and
-refits twice on what is left."""
-GAIN_ROUNDS = 2
-GAIN_FLOOR = 0.02
-"""Residuals (summed over channels) below this are never trimmed: JPEG and sensor noise."""
-GAIN_STEP = 4
-"""The gain field is evaluated on a grid this many view pixels apart, then interpolated."""
 TEXTURE_MM = 7.0
 TEXTURE_BINS = 10
 NOISE_VAR = 1.0
@@ -100,8 +89,6 @@ class Background:
     scale: float
     band: np.ndarray  # margin pixels for the exposure correction
     band_sample: np.ndarray  # flat indices of up to GAIN_SAMPLES band pixels, spread evenly
-    band_basis: np.ndarray  # (samples, 3) 1, x, y of each sample's board position
-    view_basis: np.ndarray  # (h/GAIN_STEP, w/GAIN_STEP, 3) the same over a coarse grid of the view
     log: np.ndarray
     gray: np.ndarray
     gray_mean: np.ndarray
@@ -116,50 +103,7 @@ class Background:
         dev = np.sqrt(np.maximum(var, NOISE_VAR))
         flat = np.flatnonzero(band)
         sample = flat[:: max(1, len(flat) // GAIN_SAMPLES)]
-        h, w = band.shape
-        ys, xs = np.divmod(sample, w)
-        coarse_y, coarse_x = np.mgrid[0 : h + GAIN_STEP - 1 : GAIN_STEP, 0 : w + GAIN_STEP - 1 : GAIN_STEP]
-        return cls(
-            image,
-            scale,
-            band,
-            sample,
-            plane_terms(xs / w, ys / h),
-            plane_terms(coarse_x / w, coarse_y / h).astype(np.float32),
-            log_image(blurred(image, scale)),
-            gray,
-            mean,
-            dev,
-        )
-
-    def gain_field(self, diff: np.ndarray) -> np.ndarray:
-        """Per-pixel log gain (h, w, 3) of the light now against calibration's, from the band.
-
-        A least-squares plane per channel over the band samples, starting from the median gain
-        and fitted again without the samples far from the fit so far: an arm across one side
-        or a long shadow is a minority of the ring around the board and falls out, and is then
-        judged against the light. (A quadratic followed the light of a moved lamp better but
-        bent into the long shadows of a low lamp: frames read as covered.)"""
-        values = diff.reshape(-1, 3)[self.band_sample].astype(np.float64)
-        basis = self.band_basis
-        coef = np.zeros((basis.shape[1], 3))
-        coef[0] = np.median(values, axis=0)  # the old global gain: robust to half the band
-        for _ in range(GAIN_ROUNDS):
-            resid = np.abs(values - cv2.gemm(basis, coef, 1.0, None, 0.0)).sum(axis=1)
-            keep = resid <= GAIN_TRIM * max(float(np.median(resid)), GAIN_FLOOR)
-            if keep.sum() < basis.shape[1] * 10:
-                break
-            coef = _least_squares(basis[keep], values[keep])
-        grid = self.view_basis
-        coarse = np.empty((*grid.shape[:2], 3), np.float32)
-        for channel in range(3):  # by hand: numpy's matrix product may wake BLAS threads
-            plane = grid[..., 0] * np.float32(coef[0, channel])
-            for k in range(1, grid.shape[2]):
-                plane += grid[..., k] * np.float32(coef[k, channel])
-            coarse[..., channel] = plane
-        h, w = diff.shape[:2]
-        full = cv2.resize(coarse, (coarse.shape[1] * GAIN_STEP, coarse.shape[0] * GAIN_STEP))
-        return full[:h, :w]
+        return cls(image, scale, band, sample, log_image(blurred(image, scale)), gray, mean, dev)
 
     def features(self, rectified: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(m, q1, q2) per pixel after the gain correction, and the texture correlation.
@@ -168,7 +112,9 @@ class Background:
         exposure/white-balance change since calibration.
         """
         diff = cv2.subtract(log_image(blurred(rectified, self.scale)), self.log)
-        f = cv2.transform(cv2.subtract(diff, self.gain_field(diff)), _CHROMA.astype(np.float32))
+        gain = np.median(diff.reshape(-1, 3)[self.band_sample], axis=0)
+        matrix = np.c_[_CHROMA, -_CHROMA @ gain].astype(np.float32)
+        f = cv2.transform(diff, matrix)
         gray = cv2.cvtColor(rectified, cv2.COLOR_BGR2GRAY).astype(np.float32)
         window = texture_window(self.scale)
         mean = _box(gray, window)
@@ -176,19 +122,6 @@ class Background:
         cross = cv2.subtract(_box(cv2.multiply(gray, self.gray), window), cv2.multiply(mean, self.gray_mean))
         dev = cv2.multiply(cv2.sqrt(cv2.max(var, NOISE_VAR)), self.gray_dev)
         return f, cv2.divide(cross, dev)
-
-
-def _least_squares(basis: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Least-squares coefficients by OpenCV (one thread): LAPACK's solver through numpy wakes
-    BLAS threads that cost more CPU than the reading itself on a busy machine."""
-    _, coef = cv2.solve(basis, values, flags=cv2.DECOMP_CHOLESKY | cv2.DECOMP_NORMAL)
-    return coef
-
-
-def plane_terms(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """(..., 3): 1, x, y of positions in 0..1 across the view."""
-    x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)
-    return np.stack([np.ones_like(x), x, y], axis=-1)
 
 
 def table_index(f: np.ndarray) -> np.ndarray:
