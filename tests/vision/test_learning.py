@@ -95,7 +95,7 @@ def test_a_position_gives_each_squares_top() -> None:
 def board(setup_for: Callable) -> tuple:
     """A synthetic set-up, its calibration and frames of one position with its labels."""
     setup = setup_for(7)
-    frames = [setup.renderer.render(TOPS) for _ in range(3)]
+    frames = [setup.renderer.render(TOPS) for _ in range(5)]
     return setup, setup.calibration, frames
 
 
@@ -122,7 +122,7 @@ def test_a_misjudged_size_is_learned_back_within_bounds(board: tuple) -> None:
     learned = reader.models.cups.radii[0][2]
     assert abs(learned - right) < abs(wrong.cups.radii[0][2] - right) / 2
     assert reader.calibration.cups == wrong.cups  # the calibration's own models are kept
-    assert reader.calibration.learned is not None and reader.calibration.learned.frames == 3
+    assert reader.calibration.learned is not None and reader.calibration.learned.frames == 5
 
 
 @pytest.mark.slow
