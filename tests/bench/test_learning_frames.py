@@ -15,7 +15,7 @@ import pytest
 
 from companion.rules.square import board_squares, square_name
 from companion.vision.calibration import Calibration, calibrate
-from companion.vision.learning import LabelledFrame, Learner
+from companion.vision.learning import Learner, label
 from companion.vision.reader import BoardReader
 
 SCENE = Path(__file__).resolve().parents[2] / "tests" / "data" / "bench" / "bench-08"
@@ -53,7 +53,7 @@ def learned_then_read(calibration: Calibration, shown: list[Board]) -> tuple[int
     reader = BoardReader(calibration)
     learner = Learner(reader)
     for image, tops in shown[:half]:
-        learner.learn(LabelledFrame(reader.rectified(image), tops))
+        learner.learn(label(reader.rectified(image), tops, reader.read(image)))
     return before, wrong_squares(reader, shown[half:])
 
 
