@@ -24,6 +24,7 @@ from companion.vision.learning import (
     LabelledFrame,
     Learner,
     SureFrames,
+    label,
     tops_of,
 )
 from companion.vision.observation import Observation
@@ -79,6 +80,18 @@ def test_a_frame_read_far_from_its_label_is_not_learned() -> None:
     sure.judged(["move"], labelled(far), seen())  # read without those cups
     assert sure.judged(["move"], labelled(), seen()) is None
     assert sure.refused == 1
+
+
+def test_sizes_are_taught_by_the_squares_read_wrong_or_doubted() -> None:
+    reading = dict(TOPS)
+    reading["a1"] = (0, 2)  # a white 3 read as a 2
+    doubtful = seen(reading)
+    c3 = [square_name(sq) for sq in board_squares(4)].index("c3")
+    doubtful.probabilities[c3] = 0.0
+    doubtful.probabilities[c3, [2, 3]] = [0.6, 0.4]  # the white 2 on c3 read at 0.6
+    frame = label(np.zeros((4, 4, 3), np.uint8), rows_of(TOPS), doubtful)
+    assert frame.misread == frozenset(rows_of({"a1": (0, 3), "c3": (0, 2)}))
+    assert label(frame.rectified, rows_of(TOPS), seen()).misread == frozenset()
 
 
 def test_a_position_gives_each_squares_top() -> None:
