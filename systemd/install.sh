@@ -6,7 +6,8 @@
 #
 # What it does, in order:
 #   1. apt: python3-picamera2 (the camera), python3-lgpio (gpiozero's pin library on a Pi 5
-#      and on Bookworm), python3-gpiozero, python3-numpy, python3-venv.
+#      and on Bookworm), python3-gpiozero, python3-numpy, python3-aiohttp (the web page),
+#      python3-venv.
 #   2. a system user "gobblet" in the gpio and video groups.
 #   3. the program in /opt/gobblet-companion/src and a venv in /opt/gobblet-companion/venv made
 #      with --system-site-packages, so the venv sees apt's picamera2 and lgpio.
@@ -24,7 +25,7 @@ SERVICE_USER="${SERVICE_USER:-gobblet}"
 UNIT_NAME="gobblet-companion.service"
 STATE_DIR="/var/lib/gobblet-companion"
 CONFIG_DIR="/etc/gobblet-companion"
-APT_PACKAGES=(python3-venv python3-pip python3-picamera2 python3-lgpio python3-gpiozero python3-numpy)
+APT_PACKAGES=(python3-venv python3-pip python3-picamera2 python3-lgpio python3-gpiozero python3-numpy python3-aiohttp)
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source_dir="$(dirname "$here")"

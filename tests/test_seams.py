@@ -16,11 +16,9 @@ The check reads the source (no imports, no execution):
   the names are specific enough (``_stacks``, ``_undo``, ``_TAKES``) that this finds the
   breaches without false alarms.
 
-``ALLOWED`` lists the breaches that are known and scheduled: the engine and the reconciler
-still read the rules' fast layer through its private names, because their rewrites were in
-flight when the public API (``companion.rules.codes``, ``reserves``, ``tables`` and the
-``Position`` accessors) was made. Issue 14's second part switches them and empties the list;
-an entry that is no longer needed fails the test, so the list only shrinks.
+There are no exceptions: the engine and the reconciler, the rules' fastest readers, use its
+public fast layer (``companion.rules.codes``, ``reserves``, ``tables`` and the ``Position``
+accessors). A package that needs more of another asks it for a public name.
 """
 
 from __future__ import annotations
@@ -32,17 +30,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "companion"
-
-ALLOWED: dict[str, set[str]] = {
-    # module -> private names of companion.rules it still reads (see the docstring)
-    "companion/engine/board.py": {
-        *("_RESERVE_OPTIONS", "_TAKES", "_take"),  # reserves.PLACEMENT_OPTIONS, TAKES, take
-        *("_stacks", "_rid", "_hash", "_seen", "_result"),  # Position.piece_stacks, reserve_ids,
-        # hash, repetition_counts(), line_result()
-    },
-    "companion/engine/search.py": {"_TAKES", "_take"},  # reserves.TAKES, take
-    "companion/engine/evaluate.py": {"_RESERVES"},  # reserves.RESERVES
-}
 
 
 def sub_package(path: Path) -> str:
@@ -63,6 +50,12 @@ def modules() -> dict[Path, ast.Module]:
     return {path: ast.parse(path.read_text(encoding="utf-8")) for path in sorted(PACKAGE.rglob("*.py"))}
 
 
+@cache
+def flat(tree: ast.Module) -> tuple[ast.AST, ...]:
+    """Every node of a module, in ``ast.walk``'s order, walked once for all the checks below."""
+    return tuple(ast.walk(tree))
+
+
 def is_private(name: str) -> bool:
     return name.startswith("_") and not name.startswith("__")
 
@@ -72,7 +65,7 @@ def private_names(tree: ast.Module) -> tuple[set[str], set[str]]:
     slots and module-level names; functions, methods and classes."""
     data: set[str] = set()
     callables: set[str] = set()
-    for node in ast.walk(tree):
+    for node in flat(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
             data.add(node.attr)
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
@@ -100,9 +93,9 @@ def breaches(trees: dict[Path, ast.Module] | None = None) -> dict[str, set[str]]
     for path, tree in trees.items():
         own = sub_package(path)
         others = set().union(*(data[p] | callables[p] for p in data if p != own))
-        called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+        called = {id(n.func) for n in flat(tree) if isinstance(n, ast.Call)}
         where = str(path.relative_to(ROOT))
-        for node in ast.walk(tree):
+        for node in flat(tree):
             if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 source = module_sub_package(node.module)
                 if source is not None and source != own:
@@ -118,22 +111,8 @@ def breaches(trees: dict[Path, ast.Module] | None = None) -> dict[str, set[str]]
 
 
 def test_no_package_reaches_into_another() -> None:
-    unexpected = {
-        where: sorted(names - ALLOWED.get(where, set()))
-        for where, names in breaches().items()
-        if names - ALLOWED.get(where, set())
-    }
-    assert not unexpected, f"private names of another package used (use or add a public name): {unexpected}"
-
-
-def test_the_allowlist_only_shrinks() -> None:
-    found = breaches()
-    stale = {
-        where: sorted(names - found.get(where, set()))
-        for where, names in ALLOWED.items()
-        if names - found.get(where, set())
-    }
-    assert not stale, f"no longer needed: remove from ALLOWED in tests/test_seams.py: {stale}"
+    found = {where: sorted(names) for where, names in breaches().items()}
+    assert not found, f"private names of another package used (use or add a public name): {found}"
 
 
 LAYERS: dict[str, set[str]] = {
@@ -144,17 +123,19 @@ LAYERS: dict[str, set[str]] = {
     "log": {"rules", "reconciler"},
     "testing": {"rules", "vision", "reconciler"},
     "device": {"rules", "engine", "vision", "reconciler", "log"},
-    "cli": {"rules", "engine", "vision", "reconciler", "log", "device"},
+    "web": {"rules", "vision", "reconciler", "log", "device"},
+    "cli": {"rules", "engine", "vision", "reconciler", "log", "device", "web"},
 }
 """Which sub-packages each may import: data flows one way, rules <- engine; vision ->
-reconciler -> events -> device and log; the command line on top; the test harnesses
-(``testing``) beside the product, used only by tests and benchmarks. The top-level modules
+reconciler -> events -> device and log; the web page reads the device (its ``Remote``) and
+the log; the command line on top; the test harnesses (``testing``) beside the product, used
+only by tests and benchmarks. The top-level modules
 (``errors``, ``component``) are for everyone."""
 
 
 def imported_sub_packages(tree: ast.Module) -> set[str]:
     found: set[str] = set()
-    for node in ast.walk(tree):
+    for node in flat(tree):
         names: list[str] = []
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names = [node.module]
@@ -191,3 +172,91 @@ def test_the_check_sees_a_breach() -> None:
     assert found == {"companion/device/made_up.py": {"_TAKES", "_stacks"}}
     assert module_sub_package("companion.rules.position") == "rules"
     assert module_sub_package("companion.errors") == "companion"
+
+
+def module_name(path: Path) -> str:
+    """``companion.rules.position`` for companion/rules/position.py, ``companion.rules`` for its
+    ``__init__.py``."""
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def runtime_imports(tree: ast.Module, known: set[str]) -> set[str]:
+    """The modules of ``known`` a module imports when it runs: every ``import`` and ``from``,
+    in functions too, but not those only a type checker reads (``if TYPE_CHECKING:``). ``from
+    package import name`` imports the submodule when ``name`` is one, else the package."""
+    checker_only = {
+        id(inner)
+        for node in flat(tree)
+        if isinstance(node, ast.If) and is_type_checking(node.test)
+        for inner in ast.walk(node)
+    }
+    found: set[str] = set()
+    for node in flat(tree):
+        if id(node) in checker_only:
+            continue
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                submodule = f"{node.module}.{alias.name}"
+                found.add(submodule if submodule in known else node.module)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return found & known
+
+
+def is_type_checking(test: ast.expr) -> bool:
+    """``TYPE_CHECKING`` or ``typing.TYPE_CHECKING``."""
+    name = test.id if isinstance(test, ast.Name) else test.attr if isinstance(test, ast.Attribute) else ""
+    return name == "TYPE_CHECKING"
+
+
+def import_cycles(trees: dict[Path, ast.Module]) -> list[list[str]]:
+    """The groups of modules that import each other, directly or round a loop (Tarjan's
+    strongly connected components of the import graph, those of more than one module)."""
+    names = {module_name(path): tree for path, tree in trees.items()}
+    graph = {name: runtime_imports(tree, set(names)) - {name} for name, tree in names.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(name: str) -> None:
+        index[name] = low[name] = len(index)
+        stack.append(name)
+        for other in graph[name]:
+            if other not in index:
+                visit(other)
+                low[name] = min(low[name], low[other])
+            elif other in stack:
+                low[name] = min(low[name], index[other])
+        if low[name] == index[name]:
+            group = [stack.pop()]
+            while group[-1] != name:
+                group.append(stack.pop())
+            if len(group) > 1:
+                cycles.append(sorted(group))
+
+    for name in sorted(graph):
+        if name not in index:
+            visit(name)
+    return cycles
+
+
+def test_no_import_cycles() -> None:
+    """Modules that import each other (as fen.py and position.py once did) can only be read,
+    tested and changed together, and break depending on which is imported first."""
+    assert import_cycles(modules()) == []
+
+
+def test_the_cycle_check_sees_a_cycle() -> None:
+    rules = PACKAGE / "rules"
+    trees = {
+        rules / "__init__.py": ast.parse("from companion.rules.a import A\n"),
+        rules / "a.py": ast.parse("def f():\n    from companion.rules import b\n"),
+        rules / "b.py": ast.parse("import companion.rules.a\n"),
+        rules / "c.py": ast.parse(
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import companion.rules.a\n"
+        ),
+        rules / "d.py": ast.parse("from companion.rules.a import A\n"),
+    }
+    assert import_cycles(trees) == [["companion.rules.a", "companion.rules.b"]]

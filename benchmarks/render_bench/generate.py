@@ -362,7 +362,7 @@ def hand_over(
 
 
 def cup_reach(size: int) -> float:
-    """Millimetres from the palm down to the base of a held cup (BOARD.md's sizes, roughly)."""
+    """Millimetres from the palm down to the base of a held cup (docs/board.md's sizes, roughly)."""
     return BOARD_MD_HEIGHT[size - 1] * 0.85 + BOARD_MD_BASE[size - 1] * 0.3
 
 

@@ -153,7 +153,7 @@ def sq_center(name):
 
 
 def cup_measures(look):
-    """Base diameter and height per size, in metres: the spec's set, else BOARD.md's."""
+    """Base diameter and height per size, in metres: the spec's set, else docs/board.md's."""
     base = {int(k): v / 1000 for k, v in look.get("cup_base_mm", {}).items()}
     height = {int(k): v / 1000 for k, v in look.get("cup_height_mm", {}).items()}
     return {**BASE_D, **base}, {**HEIGHT, **height}

@@ -32,6 +32,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "calibrate",
     "read",
     "markers",
+    "web",
 )
 
 EXIT_OK = 0

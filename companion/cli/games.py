@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from datetime import datetime
 from pathlib import Path
 
 from companion.cli.common import add_json_argument, print_json, whole_number, write_output
 from companion.device.config import database_path, default_config_path, load_config
 from companion.errors import CompanionError
-from companion.log.store import GameRow, GameStore, UnreplayableGameError
+from companion.log.store import GameRow, GameStore, UnreplayableGameError, local_time
 from companion.rules.record import format_timestamp, write_record
 
 
@@ -73,14 +72,7 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     export.set_defaults(handler=export_games)
 
 
-def _when(timestamp: float | None, pattern: str = "%Y-%m-%d %H:%M") -> str:
-    """A stored time as text; ``?`` for one that is not a time (a hand-edited row)."""
-    if timestamp is None:
-        return "-"
-    try:
-        return datetime.fromtimestamp(timestamp).strftime(pattern)
-    except (TypeError, ValueError, OverflowError, OSError):
-        return "?"
+_when = local_time
 
 
 def _stamp(timestamp: float | None) -> str | None:

@@ -16,7 +16,7 @@ from companion.engine.levels import LEVELS
 from companion.engine.protocol import score_text
 from companion.errors import CompanionError
 
-MAX_DEPTH = 64  # plies: the search goes no deeper
+MAX_SEARCH_DEPTH = 64  # plies: the search goes no deeper
 
 
 def register(subcommands: argparse._SubParsersAction) -> None:
@@ -29,9 +29,9 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     parser.add_argument("--time", type=seconds, default=1.0, help="seconds to think (default: 1)")
     parser.add_argument(
         "--depth",
-        type=whole_number(1, MAX_DEPTH),
+        type=whole_number(1, MAX_SEARCH_DEPTH),
         default=None,
-        help=f"search depth (1 to {MAX_DEPTH}) instead of a time limit",
+        help=f"search depth (1 to {MAX_SEARCH_DEPTH}) instead of a time limit",
     )
     parser.add_argument("--level", default="strong", choices=list(LEVELS), help="level (default: strong)")
     add_json_argument(parser)

@@ -14,7 +14,7 @@ from companion.cli.common import (
 )
 from companion.rules.perft import divide, perft
 
-MAX_DEPTH = 64  # plies; each ply multiplies the count by ~100: 10 already takes years
+MAX_PERFT_DEPTH = 64  # plies; each ply multiplies the count by ~100: 10 already takes years
 
 
 def register(subcommands: argparse._SubParsersAction) -> None:
@@ -27,9 +27,9 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     add_game_arguments(parser)
     parser.add_argument(
         "--depth",
-        type=whole_number(0, MAX_DEPTH),
+        type=whole_number(0, MAX_PERFT_DEPTH),
         required=True,
-        help=f"plies to search (0 to {MAX_DEPTH})",
+        help=f"plies to search (0 to {MAX_PERFT_DEPTH})",
     )
     parser.add_argument("--divide", action="store_true", help="also count per first move")
     add_json_argument(parser)

@@ -19,8 +19,8 @@ from companion.rules.diagram import diagram, stack_text
 from companion.rules.record import write_record
 from companion.rules.square import on_board
 
-# A computer player gets the game and returns its move; a person is None.
-Player = Callable[[Game], Move] | None
+# Who plays one side at the terminal: a computer gets the game and returns its move; a person is None.
+SidePlayer = Callable[[Game], Move] | None
 
 HELP = """Commands:
   4a1, a1-c3     play a move (placement: size and square; move: from-to)
@@ -50,7 +50,7 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
-def make_players(args: argparse.Namespace, game: Game) -> tuple[Player, Player]:
+def make_players(args: argparse.Namespace, game: Game) -> tuple[SidePlayer, SidePlayer]:
     """Who plays each colour: ``None`` is a person at the keyboard."""
     if not getattr(args, "ai", None):
         return (None, None)
@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 class Session:
-    def __init__(self, game: Game, players: tuple[Player, Player]) -> None:
+    def __init__(self, game: Game, players: tuple[SidePlayer, SidePlayer]) -> None:
         self.game = game
         self.players = players
         self.announced = False

@@ -9,8 +9,10 @@ import argparse
 import logging
 import os
 import sys
+from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from companion.cli.common import number, seconds, whole_number
 from companion.cli.games import add_database_arguments
@@ -18,13 +20,21 @@ from companion.device.app import RunOptions, RunSummary, is_raspberry_pi, requir
 from companion.device.config import (
     DeviceConfig,
     calibration_path,
+    data_dir,
     database_path,
     default_config_path,
     load_config,
 )
 from companion.device.loop import Players
+from companion.device.remote import Remote
 from companion.errors import CompanionError
 from companion.rules import VARIANT_NAMES, Variant
+
+if TYPE_CHECKING:
+    from companion.web import WebServer
+
+
+DEFAULT_WEB_ADDRESS = "127.0.0.1:8080"
 
 
 def register(subcommands: argparse._SubParsersAction) -> None:
@@ -77,6 +87,15 @@ def register(subcommands: argparse._SubParsersAction) -> None:
         default=None,
         help="simulation: frames per second, like a camera (default: as fast as it goes)",
     )
+    parser.add_argument(
+        "--web",
+        nargs="?",
+        const=DEFAULT_WEB_ADDRESS,
+        default=None,
+        metavar="HOST:PORT",
+        help=f"serve the web page (default address {DEFAULT_WEB_ADDRESS}); in simulation, pace the "
+        "camera like a real one and keep serving after the game until Ctrl-C",
+    )
     parser.add_argument("--quiet", action="store_true", help="simulation: do not print the panel's actions")
     parser.add_argument("--verbose", action="store_true", help="log every event and decision")
     parser.add_argument("--max-seconds", type=seconds, default=None, help="stop after this many seconds")
@@ -107,15 +126,72 @@ def run(args: argparse.Namespace) -> int:
         max_seconds=args.max_seconds,
         fps=args.fps,
     )
+    address = _web_address(args, config)
+    if address is not None and simulate and args.fps is None:
+        options.fps = config.camera.fps  # a person watches: frames come as from a real camera
     if simulate:
         print(
             f"gobblet-companion: no Raspberry Pi here: simulated camera and mock GPIO pins "
             f"({variant.spec}, seed {args.seed}); game log {options.database}"
         )
-    summary = run_device(options)
+    with ExitStack() as stack:
+        if address is not None:
+            options.remote = Remote()
+            options.linger = simulate  # the game ends; the page stays until Ctrl-C
+            server = _web_server(options, address, required=args.web is not None)
+            if server is not None:
+                stack.enter_context(server)
+                stopping = " (Ctrl-C stops)" if simulate else ""
+                print(f"gobblet-companion: the web page is at {server.url}{stopping}", flush=True)
+        summary = run_device(options)
     if simulate:
         _report(summary, options)
     return 0
+
+
+def _web_address(args: argparse.Namespace, config: DeviceConfig) -> tuple[str, int] | None:
+    """``--web [HOST:PORT]`` at a terminal; the service (under systemd) serves ``[web]``'s
+    address unless ``web.enabled`` is false."""
+    if args.web is not None:
+        return parse_address(args.web)
+    if config.web.enabled and "NOTIFY_SOCKET" in os.environ:
+        return config.web.host, config.web.port
+    return None
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """``HOST:PORT``, ``:PORT`` or ``PORT`` (on 127.0.0.1), ``[::1]:PORT``."""
+    host, _, port = text.strip().rpartition(":")
+    host = host.strip("[]") or "127.0.0.1"
+    if not (port.isascii() and port.isdigit()) or not 0 <= int(port) <= 65535:
+        raise CompanionError(f"--web {text!r}: give HOST:PORT, such as 127.0.0.1:8080 or 0.0.0.0:8080")
+    return host, int(port)
+
+
+def _web_server(options: RunOptions, address: tuple[str, int], required: bool) -> WebServer | None:
+    """The page's server, listening. Asked for with --web, a server that cannot start is an
+    error; the service's (``[web]``) only says why in the journal: the referee runs without it."""
+    from companion.web import WebServer, WebSettings  # only when asked: aiohttp is not light
+
+    assert options.remote is not None
+    settings = WebSettings(
+        database=options.database,
+        calibration=options.calibration,
+        data=data_dir(),
+        size=options.variant.size,
+        max_piece=options.variant.max_piece,
+        config=options.config,
+        host=address[0],
+        port=address[1],
+    )
+    try:
+        return WebServer(options.remote, settings).start()
+    except CompanionError as error:
+        if required:
+            raise
+        logging.getLogger("gobblet-companion").warning("no web page: %s", error)
+        options.remote = None
+        return None
 
 
 def _simulate(args: argparse.Namespace, config: DeviceConfig) -> bool:

@@ -25,6 +25,7 @@ from companion.device.loop import Companion, Players
 from companion.device.notify import Notifier
 from companion.device.panel import Panel, mock_pin_factory
 from companion.device.presenter import Presenter
+from companion.device.remote import Remote
 from companion.device.scenario import build_scenario
 from companion.device.simulate import SimulatedTable, TruthRenderer
 from companion.errors import CompanionError
@@ -59,6 +60,9 @@ class RunOptions:
     searcher: Searcher | None = None  # default: the project's engine
     max_seconds: float | None = None
     fps: float | None = None  # simulation only: pace the simulated camera
+    remote: Remote | None = None  # the web page's view of the device and its commands
+    linger: bool = False  # simulation only: after the game, keep showing the board until stopped
+    stop: threading.Event | None = None  # set from another thread to end the run
 
 
 @dataclass
@@ -88,9 +92,9 @@ def _settle_memory() -> None:
 
 
 def run_device(options: RunOptions) -> RunSummary:
-    stop = threading.Event()
+    stop = options.stop or threading.Event()
     with ExitStack() as stack:
-        _stop_on_sigterm(stop, stack)
+        _stop_on_sigterm(stop, stack, interrupt=options.linger)
         parts = _open_parts(options, stack)
         companion = stack.enter_context(Companion(**parts.companion_kwargs))
         companion.start(resume=options.resume)
@@ -119,12 +123,14 @@ def run_device(options: RunOptions) -> RunSummary:
         )
 
 
-def _stop_on_sigterm(stop: threading.Event, stack: ExitStack) -> None:
-    """systemd stops the service with SIGTERM: finish the frame, close pins, camera and log."""
+def _stop_on_sigterm(stop: threading.Event, stack: ExitStack, interrupt: bool = False) -> None:
+    """systemd stops the service with SIGTERM: finish the frame, close pins, camera and log.
+    With ``interrupt`` (a simulation that lingers for the web page), Ctrl-C ends it the same way."""
     if threading.current_thread() is not threading.main_thread():
         return
-    previous = signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
-    stack.callback(signal.signal, signal.SIGTERM, previous)
+    for number in (signal.SIGTERM, signal.SIGINT) if interrupt else (signal.SIGTERM,):
+        previous = signal.signal(number, lambda signum, frame: stop.set())
+        stack.callback(signal.signal, number, previous)
 
 
 @dataclass
@@ -154,6 +160,7 @@ def _open_parts(options: RunOptions, stack: ExitStack) -> _Parts:
         players=options.players,
         snapshots=config.log.snapshots,
         encode_jpeg=encode_jpeg,
+        remote=options.remote,
     )
     if options.simulate:
         table = _simulated_table(options, panel, presenter, factory)
@@ -201,7 +208,12 @@ def _simulated_table(options: RunOptions, panel: Panel, presenter: Presenter, fa
 
         renderer = SynthRenderer(options.variant, options.seed)
     table = SimulatedTable(
-        scenario, renderer, button=button, showing=lambda: presenter.scene.name, fps=options.fps
+        scenario,
+        renderer,
+        button=button,
+        showing=lambda: presenter.scene.name,
+        fps=options.fps,
+        linger=options.linger,
     )
     holder.append(table)
     log.info(

@@ -1,10 +1,12 @@
-"""One button, three gestures: press for a hint, hold for a new game, double press to confirm a
-takeback.
+"""One button, four gestures: press for a hint, hold for a new game, double press to confirm a
+takeback, triple press to accept what the camera sees when the referee asks for help.
 
 A pure state machine fed with press/release times, because gpiozero's own ``when_held`` runs
 on a thread with the wall clock: tests could only check a 2-second hold by waiting 2 seconds,
-and a single press could not be told from the first half of a double press. Here a single
-press is reported once the double-press window has passed without a second press.
+and a single press could not be told from the first half of a double press. Presses are
+counted until the window after the last release closes without another: one is a press, two a
+double press; the third release reports the triple at once. So no gesture is the beginning of
+another that is reported: a double press waits out the window (0.4 s) in case a third comes.
 """
 
 from __future__ import annotations
@@ -15,7 +17,11 @@ from enum import StrEnum
 class Gesture(StrEnum):
     PRESS = "press"
     DOUBLE = "double press"
+    TRIPLE = "triple press"
     HOLD = "hold"
+
+
+_BY_CLICKS = {1: Gesture.PRESS, 2: Gesture.DOUBLE}
 
 
 class ButtonGestures:
@@ -43,13 +49,13 @@ class ButtonGestures:
             return gestures
         self._clicks += 1
         self._last_up = t
-        if self._clicks == 2:
+        if self._clicks == 3:
             self._clicks = 0
-            gestures.append(Gesture.DOUBLE)
+            gestures.append(Gesture.TRIPLE)
         return gestures
 
     def poll(self, t: float) -> list[Gesture]:
-        """Gestures that time alone completes: a hold reached, a lone press whose window closed."""
+        """Gestures that time alone completes: a hold reached, presses whose window closed."""
         return self._hold(t) + self._expire(t)
 
     def _hold(self, t: float) -> list[Gesture]:
@@ -60,7 +66,8 @@ class ButtonGestures:
         return []
 
     def _expire(self, t: float) -> list[Gesture]:
-        if self._clicks == 1 and self._down_at is None and t - self._last_up > self.double_window:
+        if self._clicks and self._down_at is None and t - self._last_up > self.double_window:
+            gesture = _BY_CLICKS[self._clicks]
             self._clicks = 0
-            return [Gesture.PRESS]
+            return [gesture]
         return []

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from companion.device.component import Component
+from companion.component import Component
 from companion.errors import CompanionError
 
 log = logging.getLogger("gobblet-companion.camera")

@@ -94,12 +94,20 @@ class LogConfig:
 
 
 @dataclass(frozen=True)
+class WebConfig:
+    enabled: bool = True  # the service serves the web page; at a terminal only `run --web` does
+    host: str = "0.0.0.0"  # every address of the device (the LAN); "127.0.0.1": this machine only
+    port: int = 8080
+
+
+@dataclass(frozen=True)
 class DeviceConfig:
     pins: PinConfig = field(default_factory=PinConfig)
     panel: PanelConfig = field(default_factory=PanelConfig)
     hint: HintConfig = field(default_factory=HintConfig)
     camera: CameraConfig = field(default_factory=CameraConfig)
     log: LogConfig = field(default_factory=LogConfig)
+    web: WebConfig = field(default_factory=WebConfig)
 
     def validate(self, origin: str = "configuration") -> DeviceConfig:
         _check_pins(self.pins, origin)
@@ -135,6 +143,8 @@ class DeviceConfig:
             )
         if self.camera.mains_hz not in MAINS_FREQUENCIES:
             raise CompanionError(f"{origin}: camera.mains_hz must be 50, 60 or 0 (no anti-flicker)")
+        if not 1 <= self.web.port <= 65535:
+            raise CompanionError(f"{origin}: web.port must be 1 to 65535, not {self.web.port}")
         if self.panel.double_press >= self.panel.hold_time:
             raise CompanionError(f"{origin}: panel.double_press must be shorter than panel.hold_time")
         return self
@@ -163,6 +173,7 @@ SECTIONS: dict[str, type] = {
     "hint": HintConfig,
     "camera": CameraConfig,
     "log": LogConfig,
+    "web": WebConfig,
 }
 
 

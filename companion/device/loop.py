@@ -18,12 +18,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from companion.component import Component
 from companion.device.button import Gesture
 from companion.device.camera import CameraLink
-from companion.device.component import Component
 from companion.device.hint import HintWorker
 from companion.device.notify import Notifier
 from companion.device.presenter import Presenter
+from companion.device.remote import Remote
 from companion.device.scene import idle
 from companion.log.store import GameStore
 from companion.reconciler.accounts import Kind
@@ -73,6 +74,7 @@ class Companion(Component):
         players: Players | None = None,
         snapshots: bool = False,
         encode_jpeg: Callable[[np.ndarray], bytes | None] | None = None,
+        remote: Remote | None = None,
     ) -> None:
         self.variant = variant
         self.camera = camera
@@ -84,6 +86,7 @@ class Companion(Component):
         self.players = players or Players()
         self.snapshots = snapshots
         self.encode_jpeg = encode_jpeg
+        self.remote = remote  # the web page's view of the device and its commands
         self.reconciler: Reconciler = Reconciler(variant, takeback=False)
         self.game_id = 0
         self._finished = False
@@ -145,7 +148,18 @@ class Companion(Component):
         if announce:
             event = Event(EventType.NEW_GAME, detail={"variant": self.variant.spec})
             self.store.add_events(self.game_id, (event,))
+            self._tell_remote([event])
             self.presenter.event(event, self.turn_name())
+
+    def start_new_game(
+        self, reason: str, variant: Variant | None = None, white: str | None = None, black: str | None = None
+    ) -> None:
+        """Close the game in progress as abandoned and start another (the button's hold, the
+        web page's "new game"); ``variant`` must read on the same board as the current one."""
+        self._abandon(reason)
+        self.variant = variant or self.variant
+        self.players = Players(white or self.players.white, black or self.players.black, self.players.place)
+        self._new_game(announce=True)
 
     def _open_record(self, start: str | None) -> int:
         """Start a record in the log (from ``start``, a position text, when the game does not
@@ -175,7 +189,7 @@ class Companion(Component):
             frame = self.camera.read()
         except EOFError:
             return False
-        self.presenter.fault(self.camera.fault or getattr(self.observe, "fault", None))
+        self.presenter.fault(self.fault)
         if frame is not None:
             self.frames += 1
             observation = self.observe(frame, self.camera.timestamp)
@@ -185,8 +199,15 @@ class Companion(Component):
         for gesture in self.presenter.panel.gestures():
             self.on_gesture(gesture)
         self._collect_hint()
+        if self.remote is not None:
+            self.remote.serve(self, frame)
         self.notifier.watchdog()
         return True
+
+    @property
+    def fault(self) -> str | None:
+        """Camera or calibration trouble, in words (the alert LED blinks for it)."""
+        return self.camera.fault or getattr(self.observe, "fault", None)
 
     def run(self, stop: threading.Event | None = None, idle_sleep: float = 0.005) -> None:
         """Step until stopped or the camera ends; the camera paces the loop."""
@@ -207,21 +228,41 @@ class Companion(Component):
         withdrawn, self._offer = self._offer is not None, None
         events = self.reconciler.feed(observation)
         position = self.game.position
+        self._referee_said(events, frame, observation)
+        if withdrawn and not events:
+            self.show_waiting_state()
+        judged = getattr(self.observe, "judged", None)
+        if judged is not None:  # the reader learns from positions the referee is sure of, once shown
+            judged(events, position)
+        return events
+
+    def _referee_said(
+        self, events: list[Event], frame: np.ndarray | None, observation: Observation | None = None
+    ) -> None:
+        """Log, show and announce what the reconciler made of a reading (or of the camera's
+        view accepted as the board)."""
         for event in events:
             log.info("event %s", _event_text(event))
         self._persist(events, frame)
         if any(e.type in _MOVED for e in events):
             self.hints.cancel()
+        self._tell_remote(events, observation)
         for event in events:
             self.presenter.event(event, self.turn_name())
-        if withdrawn and not events:
-            self._show_waiting_state()
         if any(e.type is EventType.MOVE for e in events):
             self.notifier.status(f"game {self.game_id}, ply {self.game.ply}, {self.turn_name()} to play")
-        judged = getattr(self.observe, "judged", None)
-        if judged is not None:  # the reader learns from positions the referee is sure of, once shown
-            judged(events, position)
-        return events
+
+    def _tell_remote(self, events: list[Event], observation: Observation | None = None) -> None:
+        if self.remote is not None:
+            self.remote.record(events, observation, self.game.position)
+
+    def reload_calibration(self) -> bool:
+        """A new calibration file was written (the web page's wizard): read frames with it."""
+        reload = getattr(self.observe, "reload", None)
+        if reload is None:
+            return False
+        reload()
+        return True
 
     def _persist(self, events: list[Event], frame: np.ndarray | None) -> None:
         """Follow the referee's events into the log (the reconciler's game changes only
@@ -289,7 +330,16 @@ class Companion(Component):
         )
         return decision.accepted is not None and decision.accepted.kind is Kind.TAKEBACK
 
-    def _show_waiting_state(self) -> None:
+    @property
+    def takeback_offer(self) -> int | None:
+        """The ply whose move the board offers to take back (a double press confirms)."""
+        return self._offer
+
+    @property
+    def takeback_offer_move(self) -> str | None:
+        return self.game.played[-1].move.text() if self._offer is not None and self.game.played else None
+
+    def show_waiting_state(self) -> None:
         """Back to what the reconciler waits for: the board restored, or the next move."""
         pending = self.reconciler.awaiting_restore
         if pending is not None:
@@ -306,6 +356,7 @@ class Companion(Component):
         event = Event(EventType.TAKEBACK, ply=game.ply, move=move.text(), position=game.position.text())
         self._adopt(Reconciler(self.variant, game, takeback=False), self.game_id)
         self._persist([event], None)
+        self._tell_remote([event])
         log.info("event %s", _event_text(event))
         self.presenter.event(event, self.turn_name())
         return event
@@ -315,12 +366,26 @@ class Companion(Component):
     def on_gesture(self, gesture: Gesture) -> None:
         log.info("button: %s", gesture)
         if gesture is Gesture.PRESS:
-            self.ask_hint()
+            if self.remote is None or not self.remote.confirm_pairing():  # a pending pairing takes the press
+                self.ask_hint()
         elif gesture is Gesture.HOLD:
-            self._abandon("a new game was started with the button")
-            self._new_game(announce=True)
+            self.start_new_game("a new game was started with the button")
         elif gesture is Gesture.DOUBLE:
             self.confirm_takeback()
+        elif gesture is Gesture.TRIPLE:
+            self.accept_board()
+
+    def accept_board(self) -> list[Event]:
+        """The player's answer to the referee's help request: the board is as the camera sees
+        it (a triple press, or a page's button). The game goes on from it (a resync, in a new
+        record); nothing happens when no help is asked for."""
+        events = self.reconciler.accept_board()
+        if not events:
+            log.info("accept ignored: the referee asks for no help")
+            return []
+        self.hints.cancel()
+        self._referee_said(events, None)
+        return events
 
     def ask_hint(self) -> bool:
         if self.game.is_over() or self.reconciler.awaiting_restore is not None:
@@ -340,17 +405,16 @@ class Companion(Component):
             log.warning("no hint: %s", hint.error or "the engine found no move")
             return
         log.info("hint for %s: %s (%.2f s)", self.turn_name(), hint.move.text(), hint.seconds)
-        self.store.add_events(
-            self.game_id,
-            (
-                Event(
-                    EventType.HINT,
-                    ply=self.game.ply,
-                    move=hint.move.text(),
-                    detail={"seconds": round(hint.seconds, 3)},
-                ),
-            ),
+        event = Event(
+            EventType.HINT,
+            ply=self.game.ply,
+            move=hint.move.text(),
+            detail={"seconds": round(hint.seconds, 3)},
         )
+        self.store.add_events(self.game_id, (event,))
+        if self.remote is not None:
+            self.remote.note_hint(hint.key, hint.move.text())
+        self._tell_remote([event])
         self.presenter.hint(hint.move, self.turn_name())
 
     def close(self) -> None:

@@ -45,6 +45,8 @@ class Presenter:
                 return scenes.illegal(event.squares, turn, event.reason or "illegal move")
             case EventType.NEEDS_ATTENTION:
                 return scenes.attention(event.squares, turn, event.reason or "the board is unclear")
+            case EventType.HELP:
+                return scenes.help_requested(event.squares, turn, event.reason or "the board differs")
             case EventType.RESTORED:
                 return scenes.idle(turn, f"board restored, {turn} to play")
             case EventType.TAKEBACK:

@@ -159,6 +159,13 @@ def attention(squares: Iterable[str], turn: str, reason: str) -> Scene:
     return _pointing("attention", f"check the board: {reason}", squares, BLINK, turn, BLINK)
 
 
+def help_requested(squares: Iterable[str], turn: str, reason: str) -> Scene:
+    """The referee asks for help: the squares where the camera and the game disagree steady,
+    the alert LED blinking, one low beep; until the board is put right or a triple press
+    accepts what the camera sees."""
+    return _pointing("help", f"help: {reason} (triple press: accept)", squares, STEADY, turn, BLINK, BEEP)
+
+
 def won(line: Iterable[str], winner: str, reason: str) -> Scene:
     return Scene("win", reason, squares=_lights(line, STEADY), turn={winner: BLINK}, sound=WIN_TUNE)
 
@@ -206,6 +213,18 @@ def taken_back(squares: Iterable[str], turn: str, move_text: str) -> Scene:
         sound=TAKEBACK_TUNE,
         seconds=1.0,
         after=idle(turn, f"took back {move_text}, {turn} to play"),
+    )
+
+
+def pairing() -> Scene:
+    """A browser asks to be paired: the four corner squares and both turn LEDs blink until the
+    button is pressed (or 30 s pass), like a smart-home bridge's link button."""
+    return Scene(
+        "pairing",
+        "a browser asks to pair: press the button to allow it",
+        squares=_lights(("a1", "d1", "a4", "d4"), BLINK),
+        turn={WHITE_NAME: BLINK, BLACK_NAME: BLINK},
+        sound=CHIRP,
     )
 
 

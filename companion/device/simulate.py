@@ -23,6 +23,7 @@ from companion.vision.observation import Observation
 
 PRESS_SECONDS = 0.05
 BETWEEN_PRESSES = 0.1
+PAIRING_PRESS_GAP = 2.0  # seconds: the player presses once for a pairing, not again while it ends
 
 
 class Renderer(Protocol):
@@ -47,6 +48,7 @@ class SimulatedTable(Component):
         showing: Callable[[], str] = lambda: "",
         wait_timeout: float = 10.0,
         fps: float | None = None,
+        linger: bool = False,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
@@ -68,6 +70,8 @@ class SimulatedTable(Component):
         self._waiting: tuple[str, float] | None = None
         self._after_wait: Callable[[], None] | None = None
         self.missed: list[str] = []  # scenes the player waited for in vain
+        self.linger = linger  # after the last shot, keep showing it (a web page is watching)
+        self._paired_at = float("-inf")
 
     @property
     def shot(self) -> Shot:
@@ -75,10 +79,13 @@ class SimulatedTable(Component):
 
     def read(self) -> np.ndarray:
         self._pace()
+        self._answer_pairing()
         if self._waiting is not None:
             self._wait_over()  # the player keeps waiting (or gives up); the board stays as it is
             return self._image()
         if self.index >= len(self.scenario.shots):
+            if self.linger:
+                return self._image()
             raise EOFError
         shot = self.shot
         image = self._image()
@@ -149,6 +156,12 @@ class SimulatedTable(Component):
         then, self._after_wait = self._after_wait, None
         if then is not None:
             then()
+
+    def _answer_pairing(self) -> None:
+        """A browser asks to pair (the panel shows it): the player presses the button, once."""
+        if self.showing() == "pairing" and self._clock() - self._paired_at > PAIRING_PRESS_GAP:
+            self._paired_at = self._clock()
+            self.press(Press.HINT)
 
     def resume_at(self, position: Position) -> None:
         """After a restart the log has the game so far: go on from the last shot that shows

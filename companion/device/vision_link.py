@@ -260,6 +260,12 @@ class BoardObserver:
         except CompanionError as error:
             log.warning("%s", error)
 
+    def reload(self) -> None:
+        """The calibration file was replaced (the web page's wizard): read with the new one."""
+        self._use(Calibration.load(self.path, self.variant.size))
+        if self._on_calibrated is not None and self.calibration_id is not None:
+            self._on_calibrated(self.calibration_id)
+
     def __call__(self, frame: np.ndarray, timestamp: float) -> Observation | None:
         if self._observe is not None:
             return self._observe(frame, timestamp)

@@ -26,22 +26,30 @@ from __future__ import annotations
 from functools import cache
 
 from companion.rules import Position, Variant
-from companion.rules.geometry import ZOBRIST, ZOBRIST_BLACK_TO_MOVE, geometry
-from companion.rules.position import (  # the rules engine's interned reserves
-    _RESERVE_OPTIONS,
-    _TAKES,
+from companion.rules.codes import (
     BOARD_FLAG,
-    LineTables,
-    _take,
+    CODE_BITS,
+    ORIGIN_SHIFT,
+    PLACED_PIECE_SHIFT,
+    PLACED_SIZE_MASK,
+    PLACEMENT_SHIFT,
+    SIZE_MASK,
+    SIZE_SHIFT,
+    SQUARE_MASK,
+    STACK_SHIFT,
+    MoveCode,
+    translate_code,
 )
+from companion.rules.geometry import ZOBRIST, ZOBRIST_BLACK_TO_MOVE, geometry
+from companion.rules.reserves import PLACEMENT_OPTIONS, TAKES, take
 from companion.rules.square import square
+from companion.rules.tables import CACHE_LIMIT, LineTables
 
 PIECE_BITS = 5
 PIECE_MASK = 31
-CACHE_LIMIT = 100_000  # entries per cache of a Tables before it is cleared
 
 
-class Tables(LineTables):
+class BoardTables(LineTables):
     """One variant's lines and caches in compact square numbers (what ``Position``'s own
     tables are in the rules engine's numbers): line masks, move codes by destination mask,
     and, from ``LineTables``, the squares rule 4 lets a placement gobble and the squares
@@ -79,21 +87,15 @@ class Tables(LineTables):
         """A compact bitboard in the rules engine's square numbers."""
         return sum(1 << sq for i, sq in enumerate(self.rules_square) if mask >> i & 1)
 
-    def to_rules(self, code: int) -> int:
+    def to_rules(self, code: MoveCode) -> MoveCode:
         """A board code as the rules engine's code (same layout, the rules' square numbers)."""
-        moved = self.rules_square[code & 0xFF]
-        if code & BOARD_FLAG:
-            return code & ~0xFFFF | self.rules_square[code >> 8 & 0xFF] << 8 | moved
-        return code & ~0xFF | moved
+        return translate_code(code, self.rules_square)
 
-    def from_rules(self, code: int) -> int:
+    def from_rules(self, code: MoveCode) -> MoveCode:
         """The board code of a rules engine's code."""
-        moved = self.compact_square[code & 0xFF]
-        if code & BOARD_FLAG:
-            return code & ~0xFFFF | self.compact_square[code >> 8 & 0xFF] << 8 | moved
-        return code & ~0xFF | moved
+        return translate_code(code, self.compact_square)
 
-    def move_codes(self, key: int, base: int, mask: int) -> tuple[int, ...]:
+    def move_codes(self, key: int, base: MoveCode, mask: int) -> tuple[MoveCode, ...]:
         codes = []
         while mask:
             low = mask & -mask
@@ -106,11 +108,11 @@ class Tables(LineTables):
 
 
 @cache
-def tables_for(variant: Variant) -> Tables:
-    return Tables(variant)
+def board_tables_for(variant: Variant) -> BoardTables:
+    return BoardTables(variant)
 
 
-class Board:
+class SearchBoard:
     """A position for the search: see the module docstring for the representation."""
 
     __slots__ = (
@@ -134,7 +136,7 @@ class Board:
     def __init__(self, position: Position, piece_values: tuple[int, ...]) -> None:
         """The state of ``position`` (history of seen positions included); ``piece_values[p]``
         is what a visible top of piece code ``p`` adds to ``material``."""
-        self.tables = tables = tables_for(position.variant)
+        self.tables = tables = board_tables_for(position.variant)
         self.board_mask = tables.board_mask
         self.line_masks = tables.line_masks
         self.zobrist = tables.zobrist
@@ -144,17 +146,18 @@ class Board:
         self.tops = [0, 0]
         self.size_tops = [0] * tables.sizes
         for i, sq in enumerate(tables.rules_square):
-            for piece in position._stacks[sq]:
+            for piece in position.piece_stacks[sq]:
                 self.stacks[i] = self.stacks[i] << PIECE_BITS | piece
             if self.stacks[i]:
                 top = self.stacks[i] & PIECE_MASK
                 self.tops[top & 1] |= 1 << i
                 self.size_tops[top >> 1] |= 1 << i
-        self.rid = list(position._rid)
-        self.hash = position._hash
+        self.rid = list(position.reserve_ids)
+        self.hash = position.hash
         self.turn = position.turn
-        self.seen = dict(position._seen)
-        self.result = None if position._result is None else position._result[1]
+        self.seen = position.repetition_counts()
+        decided = position.line_result()
+        self.result = None if decided is None else decided.winner
         self.material = sum(piece_values[stack & PIECE_MASK] for stack in self.stacks if stack)
 
     # ----- making and unmaking --------------------------------------------------------------
@@ -164,7 +167,7 @@ class Board:
         winner's colour or None. Returns what ``unmake`` needs besides the code (the caller
         keeps both: a move stack here would cost a tuple per move)."""
         mover = self.turn
-        to = code & 0xFF
+        to = code & SQUARE_MASK
         tops, size_tops, stacks, values = self.tops, self.size_tops, self.stacks, self.piece_values
         zobrist = self.zobrist
         h = self.hash ^ ZOBRIST_BLACK_TO_MOVE
@@ -172,7 +175,7 @@ class Board:
         origin = -1
         old_rid = -1
         if code & BOARD_FLAG:
-            origin = code >> 8 & 0xFF
+            origin = code >> ORIGIN_SHIFT & SQUARE_MASK
             b = 1 << origin
             stack = stacks[origin]
             piece = stack & PIECE_MASK
@@ -189,10 +192,10 @@ class Board:
                 material += values[under]
         else:
             old_rid = self.rid[mover]
-            entry = _TAKES[old_rid].get(code >> 8) or _take(old_rid, code >> 8)
+            entry = TAKES[old_rid].get(code >> PLACEMENT_SHIFT) or take(old_rid, code >> PLACEMENT_SHIFT)
             self.rid[mover] = entry[0]
             h ^= entry[1 + mover]
-            piece = (code >> 7 & 0x1E) | mover
+            piece = (code >> PLACED_PIECE_SHIFT & PLACED_SIZE_MASK) | mover
         b = 1 << to
         below = stacks[to]
         if below:
@@ -243,7 +246,7 @@ class Board:
         zobrist = self.zobrist
         h = self.hash ^ ZOBRIST_BLACK_TO_MOVE
         material = self.material
-        to = code & 0xFF
+        to = code & SQUARE_MASK
         b = 1 << to
         above = stacks[to]
         piece = above & PIECE_MASK
@@ -259,7 +262,7 @@ class Board:
             size_tops[covered >> 1] |= b
             material += values[covered]
         if code & BOARD_FLAG:
-            origin = code >> 8 & 0xFF
+            origin = code >> ORIGIN_SHIFT & SQUARE_MASK
             b = 1 << origin
             rest = stacks[origin]
             if rest:
@@ -273,7 +276,7 @@ class Board:
             material += values[piece]
             h ^= zobrist[piece][origin]
         else:
-            entry = _TAKES[old_rid][code >> 8]
+            entry = TAKES[old_rid][code >> PLACEMENT_SHIFT]
             self.rid[mover] = old_rid
             h ^= entry[1 + mover]
         self.hash = h
@@ -304,14 +307,14 @@ class Board:
             acc |= size_tops[s]
         cache = tables.codes
         codes: list[int] = []
-        options = _RESERVE_OPTIONS[self.rid[turn]]
+        options = PLACEMENT_OPTIONS[self.rid[turn]]
         if options:
             gobble = self.gobble_mask(turn)
             for size, index, _ in options:
                 m = (empty & targets) | (lt[size] & gobble)
                 if m:
-                    base = size << 8 | index << 12
-                    key = m << 21 | base
+                    base = size << SIZE_SHIFT | index << STACK_SHIFT
+                    key = m << CODE_BITS | base
                     got = cache.get(key)
                     codes += got if got is not None else tables.move_codes(key, base, m)
         stacks = self.stacks
@@ -321,8 +324,8 @@ class Board:
             own ^= low
             m = lt[(stacks[origin] & PIECE_MASK) >> 1]
             if m:
-                base = BOARD_FLAG | origin << 8
-                key = m << 21 | base
+                base = BOARD_FLAG | origin << ORIGIN_SHIFT
+                key = m << CODE_BITS | base
                 got = cache.get(key)
                 codes += got if got is not None else tables.move_codes(key, base, m)
         return codes
@@ -332,16 +335,17 @@ class Board:
         if self.result is not None:
             return False
         turn = self.turn
-        to = code & 0xFF
+        to = code & SQUARE_MASK
         if not self.board_mask >> to & 1:
             return False
         below = self.stacks[to] & PIECE_MASK
         if code & BOARD_FLAG:
-            top = self.stacks[code >> 8 & 0xFF] & PIECE_MASK
+            top = self.stacks[code >> ORIGIN_SHIFT & SQUARE_MASK] & PIECE_MASK
             return bool(top) and top & 1 == turn and top >> 1 > below >> 1  # (and so origin != to)
-        size = code >> 8 & 0xF
+        size = code >> SIZE_SHIFT & SIZE_MASK
         if not any(
-            option[0] == size and option[1] == code >> 12 for option in _RESERVE_OPTIONS[self.rid[turn]]
+            option[0] == size and option[1] == code >> STACK_SHIFT
+            for option in PLACEMENT_OPTIONS[self.rid[turn]]
         ):
             return False
         return not below or (below >> 1 < size and bool(self.gobble_mask(turn) >> to & 1))
@@ -362,7 +366,7 @@ class Board:
         if not threats:
             return False
         stacks = self.stacks
-        options = _RESERVE_OPTIONS[self.rid[turn]]
+        options = PLACEMENT_OPTIONS[self.rid[turn]]
         for x, xb, lines, span in threats:
             xstack = stacks[x]
             movers = own

@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 import threading
 import time as _time
+from collections.abc import Callable
 
 from companion.engine.evaluate import MATE_BOUND
 from companion.engine.junior import JuniorSolver
@@ -49,7 +50,7 @@ class Engine:
         time: float | None = None,
         depth: int | None = None,
         nodes: int | None = None,
-        on_iteration=None,
+        on_iteration: Callable[[SearchResult], None] | None = None,
     ) -> SearchResult:
         """The move to play in ``position`` (a copy is searched) within the limits given;
         with no limit at all, the level's own (``DEFAULT_TIME`` seconds for ``strong``)."""
@@ -65,14 +66,16 @@ class Engine:
             )
         if time is None and depth is None and nodes is None:
             time = DEFAULT_TIME
-        if self.uses_solver and depth is None and nodes is None:
-            return self._solve(position, time)
+        if self.solver is not None and depth is None and nodes is None:
+            return self._solve(self.solver, position, time)
         self.searcher.on_iteration = on_iteration
         return self.searcher.search(position, Limits(time=time, depth=depth, nodes=nodes), self._stop)
 
-    def _solve(self, position: Position, time: float | None) -> SearchResult:
+    def _solve(self, solver: JuniorSolver, position: Position, time: float | None) -> SearchResult:
         start = _time.perf_counter()
-        answer = self.solver.solve(position, time, self._stop)  # type: ignore[union-attr]
+        answer = solver.solve(position, time, self._stop)
+        if answer.code is None:  # the solver has no move only in a finished game, refused above
+            raise CompanionError("the junior solver found no move")
         move = position.move_from_code(answer.code)
         # a proven result whose distance was not found in time scores as "mate 999"
         distance = answer.distance if answer.distance is not None else UNKNOWN_DISTANCE

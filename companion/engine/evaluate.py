@@ -23,10 +23,10 @@ from __future__ import annotations
 from functools import cache
 from itertools import islice
 
-from companion.engine.board import PIECE_BITS, PIECE_MASK, Board, tables_for
+from companion.engine.board import PIECE_BITS, PIECE_MASK, SearchBoard, board_tables_for
 from companion.rules import GobbleRule, Position, Variant
 from companion.rules.geometry import geometry
-from companion.rules.position import _RESERVES
+from companion.rules.reserves import RESERVES
 
 WIN_SCORE = 100_000  # MATE: a won game; scores within MATE_BOUND of it are mates
 MATE_BOUND = WIN_SCORE - 1_000
@@ -58,7 +58,7 @@ class Evaluator:
 
     def __init__(self, variant: Variant) -> None:
         geo = geometry(variant.size, variant.win_length)
-        tables = tables_for(variant)  # the search board's compact square numbers
+        tables = board_tables_for(variant)  # the search board's compact square numbers
         self.variant = variant
         self.win = variant.win_length
         self.lines = tables.lines
@@ -94,13 +94,13 @@ class Evaluator:
             (SIZE_VALUE[code >> 1] if code & 1 == 0 else -SIZE_VALUE[code >> 1]) if code >= 2 else 0
             for code in range(2 * self.max_size + 2)
         )
-        self.hand_cache: dict[tuple[int, int], int] = {}
+        self.hand_cache: dict[int, int] = {}  # white's reserve id << 16 | black's -> hand term
 
     def evaluate(self, position: Position) -> int:
         """Score from the side to move's point of view (positive: good for the mover)."""
-        return self.score(Board(position, self.piece_values))
+        return self.score(SearchBoard(position, self.piece_values))
 
-    def score(self, board: Board) -> int:
+    def score(self, board: SearchBoard) -> int:
         """``evaluate`` on the search's board. This runs at most nodes of the search, so it
         only looks things up: the line terms by the pair of colour bitboards, the tops' sizes
         from the board's running ``material``, the pieces in hand by the pair of reserves."""
@@ -127,9 +127,9 @@ class Evaluator:
                 score -= DOUBLE_THREAT
         rids = board.rid
         if self.stack_gobble:  # rule 4: the opponent may gobble into a line of W-1 from a stack
-            if white_lines and _RESERVES[rids[1]]:
+            if white_lines and RESERVES[rids[1]]:
                 score -= STACK_GOBBLE_DISCOUNT * white_lines
-            if black_lines and _RESERVES[rids[0]]:
+            if black_lines and RESERVES[rids[0]]:
                 score += STACK_GOBBLE_DISCOUNT * black_lines
         hands = rids[0] << 16 | rids[1]
         hand = self.hand_cache.get(hands)
@@ -140,8 +140,8 @@ class Evaluator:
         return score + board.material + hand + TEMPO
 
     def _hand(self, white_rid: int, black_rid: int) -> int:
-        in_white, white_hand = reserve_summary(_RESERVES[white_rid])
-        in_black, black_hand = reserve_summary(_RESERVES[black_rid])
+        in_white, white_hand = reserve_summary(RESERVES[white_rid])
+        in_black, black_hand = reserve_summary(RESERVES[black_rid])
         # buried(w) - buried(b) = (in hand(b) - in hand(w)) + (visible(b) - visible(w));
         # the visible part is in the lines' entry
         hand = self.hand_cache[white_rid << 16 | black_rid] = (

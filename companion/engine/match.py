@@ -39,17 +39,20 @@ class CommandPlayer:
         self.process = subprocess.Popen(
             shlex.split(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
         )
+        # Popen gives both pipes when asked for PIPE; the types cannot say so
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.to_engine, self.from_engine = self.process.stdin, self.process.stdout
         self.movetime_ms = movetime_ms
         self._send(f"variant {variant.spec}")
         self._send("isready")
         self._wait_for("readyok")
 
     def _send(self, line: str) -> None:
-        self.process.stdin.write(line + "\n")  # type: ignore[union-attr]
-        self.process.stdin.flush()  # type: ignore[union-attr]
+        self.to_engine.write(line + "\n")
+        self.to_engine.flush()
 
     def _wait_for(self, prefix: str) -> str:
-        for line in self.process.stdout:  # type: ignore[union-attr]
+        for line in self.from_engine:
             if line.startswith(prefix):
                 return line.strip()
         raise RuntimeError(f"engine command ended before answering {prefix!r}")

@@ -1,12 +1,12 @@
 """Iterative-deepening negamax with alpha-beta for every variant.
 
-The tree is searched on the engine's own ``Board`` (``board.py``: int stacks, compact
+The tree is searched on the engine's own ``SearchBoard`` (``board.py``: int stacks, compact
 bitboards, the rules engine's hash and move-code layout), built from the ``Position`` at the
 root and checked against the rules engine move for move in the tests. What makes it strong
 in little time:
 
 - at every node, an exact check for an immediate win of the side to move by a bitboard
-  detector (``Board.has_win``, the rules engine's ``winning_codes``), without generating
+  detector (``SearchBoard.has_win``, the rules engine's ``winning_codes``), without generating
   moves: a node with a win in one is scored at once, and a threat line at the horizon is
   never mistaken for a quiet position. The evaluation cache remembers it (an evaluation is
   only stored for a position without a win in one), so a position seen before costs one
@@ -38,14 +38,23 @@ from __future__ import annotations
 import threading
 import time as _time
 from collections import defaultdict
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from companion.engine.board import PIECE_BITS, PIECE_MASK, Board
+from companion.engine.board import PIECE_BITS, PIECE_MASK, SearchBoard
 from companion.engine.evaluate import MATE_BOUND, WIN_SCORE, evaluator_for
 from companion.errors import CompanionError
-from companion.rules import Move, Position
+from companion.rules import Move, Position, Variant
+from companion.rules.codes import (
+    BOARD_FLAG,
+    ORIGIN_SHIFT,
+    PLACED_PIECE_SHIFT,
+    PLACED_SIZE_MASK,
+    PLACEMENT_SHIFT,
+    SQUARE_MASK,
+)
 from companion.rules.geometry import ZOBRIST_BLACK_TO_MOVE
-from companion.rules.position import _TAKES, BOARD_FLAG, _take
+from companion.rules.reserves import TAKES, take
 
 MATE = WIN_SCORE
 EXACT, LOWER, UPPER = 0, 1, 2
@@ -63,7 +72,7 @@ class SearchStopped(Exception):
 
 @dataclass
 class SearchResult:
-    move: Move | None
+    move: Move  # a search is only asked for a position where the game goes on
     score: int
     depth: int
     nodes: int
@@ -73,7 +82,7 @@ class SearchResult:
 
     def to_json(self) -> dict[str, object]:
         return {
-            "move": self.move.text() if self.move else None,
+            "move": self.move.text(),
             "score": self.score,
             "depth": self.depth,
             "nodes": self.nodes,
@@ -102,10 +111,10 @@ class Limits:
 class Searcher:
     """One search engine for one variant; keeps its tables between searches of a game."""
 
-    def __init__(self, variant, max_depth: int = 64) -> None:
+    def __init__(self, variant: Variant, max_depth: int = 64) -> None:
         self.variant = variant
         self.evaluator = evaluator_for(variant)
-        self.evaluate = self.evaluator.score  # on the search's Board
+        self.evaluate = self.evaluator.score  # on the search board
         self.max_depth = max_depth
         self.tt: dict[int, tuple[int, int, int, int]] = {}
         self.eval_cache: dict[int, int] = {}
@@ -117,7 +126,8 @@ class Searcher:
         self.completing: dict[int, int] = {}  # tops -> squares completing a line of W-1 of them
         self.stop_event = threading.Event()
         self.nodes = 0
-        self.on_iteration = None  # callback(result) after each finished depth (engine protocol)
+        self.on_iteration: Callable[[SearchResult], None] | None = None  # after each finished depth
+        self.root_best: tuple[int, int] | None = None  # (code, score): the best root move so far
 
     # ----- public ---------------------------------------------------------------------------
 
@@ -144,12 +154,12 @@ class Searcher:
         for depth in range(1, max_depth + 1):
             self.root_best = None
             try:
-                score = self._root(depth, root_codes, best_code)
+                best_code, score = self._root(depth, root_codes, best_code)
             except SearchStopped:
                 if self.root_best is not None:
                     best_code, best_score = self.root_best
                 break
-            best_code, best_score, done_depth = self.root_best[0], score, depth
+            best_score, done_depth = score, depth
             if self.on_iteration is not None:
                 self.on_iteration(self._result(best_code, best_score, depth))
             if abs(score) >= MATE_BOUND and MATE - abs(score) <= depth:
@@ -171,10 +181,11 @@ class Searcher:
         return scored
 
     def _prepare(self, position: Position, limits: Limits, stop_event: threading.Event | None) -> None:
-        if position.outcome() is not None:
-            raise CompanionError(f"the game is over ({position.outcome().reason}): there is no move to find")
+        outcome = position.outcome()
+        if outcome is not None:
+            raise CompanionError(f"the game is over ({outcome.reason}): there is no move to find")
         self.pos = position.copy()  # for the root's moves and the principal variation
-        self.board = Board(self.pos, self.evaluator.piece_values)
+        self.board = SearchBoard(self.pos, self.evaluator.piece_values)
         self.stop_event = stop_event or threading.Event()
         self.start = _time.perf_counter()
         # A safety margin: the clock is read every few hundred nodes and the answer must be built.
@@ -190,17 +201,22 @@ class Searcher:
 
     # ----- the tree -------------------------------------------------------------------------
 
-    def _root(self, depth: int, codes: list[int], previous_best: int) -> int:
+    def _root(self, depth: int, codes: list[int], previous_best: int) -> tuple[int, int]:
+        """One iteration at the root: its best move and score (also kept in ``root_best`` as
+        they improve, for a search stopped half-way)."""
         board = self.board
         ordered = self._order(codes, self.tt.get(board.hash, (0, 0, 0, previous_best))[3] or previous_best, 0)
         alpha, beta = -MATE - 1, MATE + 1
+        best: tuple[int, int] | None = None
         for index, code in enumerate(ordered):
             score = self._child(code, depth, alpha, beta, 0, index)
-            if score > alpha or self.root_best is None:
+            if score > alpha or best is None:
                 alpha = max(alpha, score)
-                self.root_best = (code, score)
-        self.tt[board.hash] = (depth, EXACT, alpha, self.root_best[0])
-        return alpha
+                best = self.root_best = (code, score)
+        if best is None:
+            raise CompanionError("the game is over: there is no move to find")  # _prepare said so
+        self.tt[board.hash] = (depth, EXACT, alpha, best[0])
+        return best
 
     def _child(self, code: int, depth: int, alpha: int, beta: int, ply: int, index: int) -> int:
         """Play ``code`` and score it for the mover (principal-variation search with LMR)."""
@@ -281,7 +297,7 @@ class Searcher:
         immediate win found exactly. One loop instead of a call per leaf.
 
         The hot path of the whole search, written out deliberately: each leaf is made and
-        unmade inline on the board's arrays (``Board.make``/``unmake`` do the same with the
+        unmade inline on the board's arrays (``SearchBoard.make``/``unmake`` do the same with the
         move stack and the seen positions, which a leaf does not need), and the end-of-turn
         check only looks at the mover's lines when the move lands on a square completing one
         (a line of the mover's can only be made through ``to``, and only on such a square)."""
@@ -312,13 +328,15 @@ class Searcher:
         won = MATE - ply - 1  # the mover completes a line with this move
         lost = -(MATE - ply - 2)  # the opponent completes one with the next
         threat_squares = board.tables.threats
+        takes = TAKES[rid]  # what each placement leaves of the mover's external stacks
+        square_mask = SQUARE_MASK
         nodes = self.nodes
         original_alpha = alpha
         best_score, best_code = -MATE - 1, 0
         for code in self._staged(tt_move, ply, True):
             # The leaf's colour bitboards and hash, read without changing the board: a leaf
             # that ends the game, repeats or is in the cache needs nothing else.
-            to = code & 0xFF
+            to = code & square_mask
             to_bit = 1 << to
             below = stacks[to]
             leaf_own = own | to_bit
@@ -326,7 +344,7 @@ class Searcher:
             if below & 1 == other and below:  # the top covered here was the opponent's
                 leaf_theirs ^= to_bit
             if code & BOARD_FLAG:
-                origin = code >> 8 & 0xFF
+                origin = code >> ORIGIN_SHIFT & square_mask
                 origin_bit = 1 << origin
                 above = stacks[origin]
                 piece = above & PIECE_MASK
@@ -340,10 +358,10 @@ class Searcher:
                         leaf_theirs |= origin_bit
             else:
                 origin = rest = -1
-                entry = _TAKES[rid].get(code >> 8) or _take(rid, code >> 8)
-                piece = (code >> 7 & 0x1E) | mover
+                entry = takes.get(code >> PLACEMENT_SHIFT) or take(rid, code >> PLACEMENT_SHIFT)
+                piece = (code >> PLACED_PIECE_SHIFT & PLACED_SIZE_MASK) | mover
                 leaf_hash = parent_hash ^ entry[1 + mover] ^ zobrist[piece][to]
-            # the end-of-turn check (as in Board.make)
+            # the end-of-turn check (as in SearchBoard.make)
             decided = -1
             if rest > 0 and leaf_theirs & origin_bit:
                 for mask in line_masks[origin]:
@@ -362,9 +380,9 @@ class Searcher:
                 if leaf_hash in seen:
                     score = 0  # a repetition
                 else:
-                    score = cache.get(leaf_hash)
-                    if score is None:
-                        # make the leaf on the board (as Board.make, without the move stack)
+                    cached = cache.get(leaf_hash)
+                    if cached is None:
+                        # make the leaf on the board (as SearchBoard.make, without the move stack)
                         # for the win detector and the evaluation, then unmake it
                         leaf_material = material + values[piece]
                         stacks[to] = below << PIECE_BITS | piece
@@ -387,7 +405,7 @@ class Searcher:
                         tops[other] = leaf_theirs
                         board.turn = other
                         board.material = leaf_material
-                        threats = threat_squares.get(leaf_theirs)  # Board.has_win's first look, inline
+                        threats = threat_squares.get(leaf_theirs)  # SearchBoard.has_win's first look, inline
                         if threats is None:
                             threats = board.tables.threat_squares(leaf_theirs)
                         if threats and has_win():
@@ -408,6 +426,8 @@ class Searcher:
                                 size_tops[revealed >> 1] ^= origin_bit
                         else:
                             rids[mover] = rid
+                    else:
+                        score = cached
                     score = lost if score == WIN_IN_ONE else -score
                 if not nodes & CHECK_EVERY:
                     self.nodes = nodes
@@ -452,7 +472,7 @@ class Searcher:
 
     # ----- move ordering --------------------------------------------------------------------
 
-    def _staged(self, tt_move: int, ply: int, lazy: bool = False):
+    def _staged(self, tt_move: int, ply: int, lazy: bool = False) -> Iterator[int]:
         """Moves in the order of the module docstring: the hash move, tried before any move is
         generated, then blocks, killers and the rest by history. At the last ply (``lazy``)
         the rest is generated in stages too, since most of those nodes are cut off by their
@@ -466,7 +486,7 @@ class Searcher:
         else:
             yield from list(self._after_hash_move(tt_move, ply))
 
-    def _after_hash_move(self, tt_move: int, ply: int):
+    def _after_hash_move(self, tt_move: int, ply: int) -> Iterator[int]:
         """Every move but the hash move, in order, generated lazily: the blocks alone (only
         moves landing on the opponent's completing squares), then the killers checked alone,
         then the full list, built and sorted only when all of those failed. The order is that
@@ -483,7 +503,7 @@ class Searcher:
             front.sort(key=history.__getitem__, reverse=True)
             yield from front
         for killer in self.killers[ply]:
-            if killer != tt_move and not blocks >> (killer & 0xFF) & 1 and board.is_legal(killer):
+            if killer != tt_move and not blocks >> (killer & SQUARE_MASK) & 1 and board.is_legal(killer):
                 front.append(killer)
                 yield killer
         codes = board.legal_codes()

@@ -414,6 +414,17 @@ def _replay(row: GameRow, moves: list[MoveRow]) -> Game:
     return game
 
 
+def local_time(timestamp: float | None, pattern: str = "%Y-%m-%d %H:%M") -> str:
+    """A stored time as local text; ``-`` for none, ``?`` for one that is not a time (a
+    hand-edited row)."""
+    if timestamp is None:
+        return "-"
+    try:
+        return datetime.fromtimestamp(timestamp).strftime(pattern)
+    except (TypeError, ValueError, OverflowError, OSError):
+        return "?"
+
+
 def _time_or_none(value: object) -> float | None:
     """A stored time stamp, or None for one that is not a time (a hand-edited row): the move
     is kept without its time rather than the game being lost."""

@@ -37,6 +37,11 @@ class EventType(StrEnum):
     # position (the other side to move after a resync)
     RESYNC = "resync"  # the board could not be followed: the game restarts
     # from what it shows (position; detail.unknown)
+    HELP = "help"  # the board keeps differing from the game and cannot be restarted from
+    # with confidence: squares (where they differ), detail.camera and
+    # detail.game (what each shows there), position (the game's); answered
+    # by putting the board right (restored) or accepting the camera's view
+    # (resync with detail.accepted)
     HINT = "hint"  # the device showed an AI hint: move, ply, detail.seconds
 
 

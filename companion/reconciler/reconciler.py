@@ -8,7 +8,8 @@ It acts like a referee at the table:
 - a lifted cup is announced (the touch rule, a peek under an opponent's stack, a lift that
   uncovers the opponent's line, a lifted cup with nowhere to go);
 - the board returning to the previous position takes the last move back (if enabled);
-- anything it cannot explain with confidence is reported as needing attention, and it waits.
+- anything it cannot explain with confidence is reported as needing attention, and it waits,
+  but not for long: two unclear readings in a row open a help request (below).
 
 Wins, losses and draws are announced as soon as the move that decides them is played.
 
@@ -33,10 +34,12 @@ reported as needing attention and do not count as known.
 **Recovery.** When no path explains the board for two readings in a row, or one reading leaves
 three squares unexplained (more moves were made out of sight than one reading can tell), the
 reconciler does not guess the moves it did not see: it re-synchronises. The game restarts
-from the tops the board shows,
-keeping every stack whose top did not change (and so every cup known under it), with the other
-hidden cups open as in a game started mid-way, and both sides to move kept until a move tells
-(``resync`` event).
+from the tops the board shows, keeping every stack whose top did not change (and so every cup
+known under it), with the other hidden cups open as in a game started mid-way, and both sides
+to move kept until a move tells (``resync`` event). Only from a reading sure of every square:
+otherwise, and whenever two readings in a row are left unclear, it asks for help (``help``
+event, ``help_squares``): the player puts the board right or accepts what the camera sees
+(``accept_board``). docs/reconciler.md tells the whole story.
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ from __future__ import annotations
 import difflib
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from companion.errors import CompanionError
@@ -102,6 +105,18 @@ LOST_SQUARES = 3  # squares no path explains that mean more happened than a read
 SECOND_FAULT = 2.0  # log-odds against another illegal action before the board is put right
 PER_LINE = 3  # paths kept per line of moves (with different referee states)
 RESYNC_CONFIDENCE = 0.8  # every square must be read at least this sure to restart from the tops
+HELP_AFTER = 2  # unclear readings in a row before the referee asks for help
+
+
+@dataclass(slots=True)
+class HelpRequest:
+    """An open request for help: the squares where the camera disagrees with the game, as
+    (the game's class, the camera's class); the reading to restart from if the player accepts
+    what the camera sees; the event that opened it."""
+
+    squares: dict[Square, tuple[int, int]]
+    reading: tuple[Observation, Likelihood]
+    event: Event
 
 
 class Reconciler:
@@ -136,8 +151,11 @@ class Reconciler:
         )  # a game started mid-way (or re-synchronised): what stacks may hide
         self._timestamp = 0.0
         self._attention: tuple[int, ...] | None = None  # the reading last reported as unclear
+        self._attention_event: Event | None = None  # the needs-attention event it was reported with
         self._pending_event: Event | None = None
         self._unfit = 0  # readings in a row that no path explains
+        self._unclear_run = 0  # readings in a row left unclear (nothing announced from them)
+        self._help: HelpRequest | None = None  # the board differs from the game: the player is asked
         self.corrections = 0  # moves withdrawn by corrections so far
         self.resyncs = 0
         self._explained: dict[ScoringKey, Accounts] = {}
@@ -165,6 +183,34 @@ class Reconciler:
     def unknowns(self) -> HiddenContents | None:
         """What the stacks may hide (a game started mid-way or resynchronised), None when known."""
         return self.hidden.contents
+
+    @property
+    def attention(self) -> Event | None:
+        """The request the referee holds open, None when it asks for nothing: the help request
+        (``help_squares``), or the unclear reading it last reported, until a reading is clear."""
+        if self._help is not None:
+            return self._help.event
+        return self._attention_event if self._attention is not None else None
+
+    @property
+    def help_squares(self) -> dict[Square, tuple[int, int]] | None:
+        """While the referee asks for help: each square where the camera disagrees with the
+        game, as (the class the game has there, the class the camera reads); else None."""
+        return dict(self._help.squares) if self._help is not None else None
+
+    def accept_board(self) -> list[Event]:
+        """The player's answer to a help request: the board is as the camera sees it. The game
+        restarts from the camera's last reading (a ``resync``, hidden cups kept from history
+        where the top did not change), however unsure the reading; nothing when no help is
+        asked for, a ``needs-attention`` when the reading is no possible board."""
+        if self._help is None:
+            return []
+        observation, likelihood = self._help.reading
+        events = self._resync(observation, likelihood, accepted=True)
+        if events is None:
+            reason = "what the camera sees is no possible board: put the board as the game has it"
+            return [self._event(EventType.NEEDS_ATTENTION, reason=reason, squares=self._help.event.squares)]
+        return events
 
     @property
     def position(self) -> Position:
@@ -302,12 +348,22 @@ class Reconciler:
         if clear and not wrong_side:
             events = self._announce(chosen, margin)
             self._attention = None
+            self._unclear_run = 0
+            closed = self._close_help()
+            events = events or closed  # (a move said is answer enough: the panel shows it)
         else:
             # (the side not to move seen acting after moves out of sight, on a reading too
             # unsure to restart from: the next reading is waited for)
             events = self._unclear(observation, best, groups, rival)
             if not wrong_side:
                 events += self._announce_agreed(kept)
+            self._unclear_run += 1
+            if self._unfit >= RESYNC_AFTER or self._unclear_run >= HELP_AFTER:
+                # lost and the reading too unsure to restart from, or unclear for as long (a
+                # restart would throw away the paths that a later reading may still settle):
+                # the player is asked rather than left waiting
+                events = [e for e in events if e.type is not EventType.NEEDS_ATTENTION]
+                events += self._ask_for_help(observation, likelihood)
         for path in kept:  # only the latest step's parents are kept
             if path.before is not None:
                 path.before.before = None
@@ -923,24 +979,74 @@ class Reconciler:
             return []
         self._attention = reading
         detail: dict[str, object] = {"candidates": candidates} if candidates else {}
-        return [
-            self._event(
-                EventType.NEEDS_ATTENTION,
-                reason=reason,
-                squares=tuple(square_name(sq) for sq in squares),
-                detail=detail,
-            )
-        ]
+        self._attention_event = self._event(
+            EventType.NEEDS_ATTENTION,
+            reason=reason,
+            squares=tuple(square_name(sq) for sq in squares),
+            detail=detail,
+        )
+        return [self._attention_event]
+
+    # ----- asking for help ----------------------------------------------------------------
+
+    def _ask_for_help(self, observation: Observation, likelihood: Likelihood) -> list[Event]:
+        """No path has explained the board for ``RESYNC_AFTER`` readings and the reading is too
+        unsure to restart from: light the squares where the camera disagrees with the game and
+        say what each shows and what the game has there. The player puts the board right (a
+        reading the game explains closes the request) or accepts what the camera sees
+        (``accept_board``). The request is said again only when the squares change."""
+        view = View(self.game.position, None, likelihood=likelihood)
+        differ = {
+            sq: (view.current[r], view.reading[r])
+            for r, sq in enumerate(view.squares)
+            if view.current[r] != view.reading[r]
+        }
+        if not differ:  # the board shows the game's own tops: nothing to light (yet)
+            return self._close_help()
+        if self._help is not None and self._help.squares == differ:
+            self._help.reading = (observation, likelihood)
+            return []
+        names = ", ".join(square_name(sq) for sq in differ)
+        event = self._event(
+            EventType.HELP,
+            squares=tuple(square_name(sq) for sq in differ),
+            reason=f"the board differs from the game on {names}: put it as the game has it, "
+            "or accept what the camera sees",
+            position=self.game.position.text(),
+            detail={
+                "camera": {square_name(sq): self._class_text(read) for sq, (_, read) in differ.items()},
+                "game": {square_name(sq): self._class_text(has) for sq, (has, _) in differ.items()},
+            },
+        )
+        self._help = HelpRequest(differ, (observation, likelihood), event)
+        return [event]
+
+    def _close_help(self) -> list[Event]:
+        """A clear reading answers an open help request: the board was put right (said with
+        ``restored`` when nothing else was announced, so the panel stops pointing)."""
+        if self._help is None:
+            return []
+        self._help = None
+        return [self._event(EventType.RESTORED, position=self.game.position.text())]
+
+    def _class_text(self, cls: int) -> str:
+        top = class_top(cls, self.variant.max_piece)
+        return "empty" if top is None else f"{color_name(top[0])} {top[1]}"
 
     # ----- recovery -----------------------------------------------------------------------
 
     def _resync(
-        self, observation: Observation, likelihood: Likelihood, doubt_from: int | None = None
+        self,
+        observation: Observation,
+        likelihood: Likelihood,
+        doubt_from: int | None = None,
+        accepted: bool = False,
     ) -> list[Event] | None:
         """Restart from the tops the board shows; stacks whose top is unchanged keep their
         known contents. The side to move is unknown: both are kept until a move tells. Plies
-        from ``doubt_from`` on (moves announced out of sight) are reported unsure."""
-        if float(observation.probabilities.max(axis=1).min()) < RESYNC_CONFIDENCE:
+        from ``doubt_from`` on (moves announced out of sight) are reported unsure. Only from a
+        reading sure of every square, unless the player ``accepted`` it."""
+        if not accepted and float(observation.probabilities.max(axis=1).min()) < RESYNC_CONFIDENCE:
             return None
         max_piece = self.variant.max_piece
         position = self.game.position
@@ -969,8 +1075,9 @@ class Reconciler:
             self._starts[1] = options[1][1]
             self._resync_options = {0: options[0][0], 1: options[1][0]}
             self._beam.append(GamePath(1, (), 0.0))
-        self._unfit = 0
+        self._unfit = self._unclear_run = 0
         self._attention = None
+        self._help = None
         self._pending_event = None
         self._guard = 1
         self.resyncs += 1
@@ -978,9 +1085,16 @@ class Reconciler:
             self._event(
                 EventType.RESYNC,
                 position=self.game.position.text(),
-                reason="the board could not be followed from the last position: "
+                reason="the player accepted what the camera sees: the game goes on from it"
+                if accepted
+                else "the board could not be followed from the last position: "
                 "the game goes on from what the board shows",
-                detail={"unknown": options[0][0].unknown(), "record": record, "unsure": doubted},
+                detail={
+                    "unknown": options[0][0].unknown(),
+                    "record": record,
+                    "unsure": doubted,
+                    **({"accepted": True} if accepted else {}),
+                },
             )
         ]
 

@@ -28,6 +28,7 @@ inline the same bit operations with the constants below, and name them here.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import TypeAlias
 
 from companion.rules.square import Color, Square
@@ -42,6 +43,9 @@ SIZE_SHIFT = 8  # a placement's size: (code >> SIZE_SHIFT) & SIZE_MASK
 SIZE_MASK = 0xF
 STACK_SHIFT = 12  # a placement's stack index: code >> STACK_SHIFT (no higher bits are set)
 PLACEMENT_SHIFT = 8  # placement_key(code) == code >> PLACEMENT_SHIFT
+PLACED_PIECE_SHIFT = SIZE_SHIFT - 1  # code >> PLACED_PIECE_SHIFT & PLACED_SIZE_MASK == size << 1,
+PLACED_SIZE_MASK = SIZE_MASK << 1  # the piece code a placement puts down, but for its colour bit
+CODE_BITS = 21  # every move code is below 1 << CODE_BITS: caches key codes by mask << CODE_BITS | code
 
 
 # ----- move codes ------------------------------------------------------------------------
@@ -95,6 +99,15 @@ def code_squares(code: MoveCode) -> tuple[Square, ...]:
     return (to,)
 
 
+def translate_code(code: MoveCode, square_map: Mapping[Square, Square] | Sequence[Square]) -> MoveCode:
+    """The same move with its squares renumbered: ``square_map[sq]`` for each square it
+    touches (the engine's board numbers squares compactly and translates at the root)."""
+    to = square_map[code & SQUARE_MASK]
+    if code & BOARD_FLAG:
+        return to | square_map[code >> ORIGIN_SHIFT & SQUARE_MASK] << ORIGIN_SHIFT | BOARD_FLAG
+    return code & ~SQUARE_MASK | to
+
+
 def placement_key(code: MoveCode) -> int:
     """A placement's size and stack index as one int, ``size | stack_index << 4``: the key
     under which ``reserves.take`` finds the external stacks the placement leaves."""
@@ -118,4 +131,4 @@ def piece_size(piece: PieceCode) -> int:
 
 def placed_piece(code: MoveCode, color: Color) -> PieceCode:
     """The piece a placement puts down when ``color`` plays it."""
-    return (code >> (SIZE_SHIFT - 1) & SIZE_MASK << 1) | color
+    return (code >> PLACED_PIECE_SHIFT & PLACED_SIZE_MASK) | color

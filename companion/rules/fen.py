@@ -25,7 +25,7 @@ from typing import Protocol
 from companion.errors import CompanionError
 from companion.rules.reserves import Reserve, canonical_reserve
 from companion.rules.square import BLACK, WHITE, Color, Piece, Square, square, square_name
-from companion.rules.variant import Variant, VariantError, stack_text
+from companion.rules.variant import Variant, VariantError, stack_digits
 
 _PIECE = re.compile(r"([WB])([1-9])")
 COLOR_LETTERS = "WB"
@@ -91,7 +91,7 @@ def position_text(position: PositionLike) -> str:
 
 
 def _reserve_text(reserve: Reserve) -> str:
-    return ".".join(stack_text(stack) for stack in reserve) or "-"
+    return ".".join(stack_digits(stack) for stack in reserve) or "-"
 
 
 def parse_position_text(text: str) -> PositionParts:
@@ -168,8 +168,8 @@ def _parse_reserve(text: str, variant: Variant) -> Reserve:
     for stack in stacks:
         if not variant.any_order and stack not in suffixes:
             raise PositionSyntaxError(
-                f"position text: external stack {stack_text(stack)} cannot occur: stacks lose "
-                f"pieces from the top of {'/'.join(stack_text(s) for s in variant.stacks)}"
+                f"position text: external stack {stack_digits(stack)} cannot occur: stacks lose "
+                f"pieces from the top of {'/'.join(stack_digits(s) for s in variant.stacks)}"
             )
     return canonical_reserve(stacks, variant.any_order)
 

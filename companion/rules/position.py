@@ -22,6 +22,14 @@ from collections.abc import Iterator
 
 from companion.rules.codes import (
     BOARD_FLAG,
+    CODE_BITS,
+    ORIGIN_SHIFT,
+    PLACED_PIECE_SHIFT,
+    PLACED_SIZE_MASK,
+    PLACEMENT_SHIFT,
+    SIZE_SHIFT,
+    SQUARE_MASK,
+    STACK_SHIFT,
     MoveCode,
     PieceCode,
     code_from,
@@ -41,7 +49,7 @@ from companion.rules.geometry import (
     reserve_key,
     squares_of,
 )
-from companion.rules.move import AmbiguousMoveError, BoardMove, IllegalMoveError, Move, Placement
+from companion.rules.move import IllegalMoveError, Move
 from companion.rules.outcome import Outcome, Termination
 from companion.rules.reserves import (
     PLACEMENT_OPTIONS,
@@ -62,28 +70,14 @@ from companion.rules.square import (
     Color,
     Piece,
     Square,
-    color_name,
     on_board,
-    square_name,
 )
 from companion.rules.tables import CACHE_LIMIT, LineTables, VariantTables, tables_for
-from companion.rules.variant import CLASSIC, GobbleRule, Variant
+from companion.rules.variant import CLASSIC, Variant
+from companion.rules.verdicts import examine
 
-NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 LineResult = tuple[Termination, Color, tuple[Square, ...]]  # a full line at the end of a turn
 PositionKey = tuple[str, Color, tuple[tuple[PieceCode, ...], ...], tuple[Reserve, ...]]
-
-# Names this module held before the fast layer had public modules of its own (codes,
-# reserves, tables). The engine and the reconciler still import some of them; issue 14's
-# second part switches them to the public names and removes these aliases.
-_RESERVES = RESERVES
-_RESERVE_OPTIONS = PLACEMENT_OPTIONS
-_RESERVE_KEYS = RESERVE_KEYS
-_TAKES = TAKES
-_take = take
-_reserve_id = reserve_id
-_Tables = VariantTables
-_tables_for = tables_for
 
 __all__ = [
     "BOARD_FLAG",
@@ -339,13 +333,13 @@ class Position:
         # Lift, drop and the end-of-turn check are written out here, and the code's fields
         # read with the bit operations of codes.py's layout: this runs at every node.
         mover = self.turn
-        to = code & 0xFF
+        to = code & SQUARE_MASK
         tops = self._color_tops
         size_tops = self._size_tops
         stacks = self._stacks
         h = self._hash ^ ZOBRIST_BLACK_TO_MOVE
         if code & BOARD_FLAG:
-            origin = code >> 8 & 0xFF
+            origin = code >> ORIGIN_SHIFT & SQUARE_MASK
             stack = stacks[origin]
             piece = stack.pop()
             b = 1 << origin
@@ -360,11 +354,11 @@ class Position:
         else:
             origin = -1
             old_rid = self._rid[mover]
-            entry = TAKES[old_rid].get(code >> 8) or take(old_rid, code >> 8)
+            entry = TAKES[old_rid].get(code >> PLACEMENT_SHIFT) or take(old_rid, code >> PLACEMENT_SHIFT)
             self._rid[mover] = entry[0]
             self._reserve[mover] = RESERVES[entry[0]]
             h ^= entry[1 + mover]
-            piece = (code >> 7 & 0x1E) | mover  # size << 1 | colour
+            piece = (code >> PLACED_PIECE_SHIFT & PLACED_SIZE_MASK) | mover  # size << 1 | colour
         stack = stacks[to]
         b = 1 << to
         if stack:
@@ -417,7 +411,7 @@ class Position:
         h ^= ZOBRIST_BLACK_TO_MOVE
         tops = self._color_tops
         size_tops = self._size_tops
-        to = code & 0xFF
+        to = code & SQUARE_MASK
         stack = self._stacks[to]
         piece = stack.pop()
         b = 1 << to
@@ -429,7 +423,7 @@ class Position:
             tops[under & 1] |= b
             size_tops[under >> 1] |= b
         if code & BOARD_FLAG:
-            origin = code >> 8 & 0xFF
+            origin = code >> ORIGIN_SHIFT & SQUARE_MASK
             stack = self._stacks[origin]
             b = 1 << origin
             if stack:
@@ -522,8 +516,8 @@ class Position:
             for size, index, _ in options:
                 m = empty | (lt[size] & gobble)
                 if m:
-                    base = size << 8 | index << 12
-                    key = m << 21 | base
+                    base = size << SIZE_SHIFT | index << STACK_SHIFT
+                    key = m << CODE_BITS | base
                     got = cache.get(key)
                     codes += got if got is not None else tables.move_codes(key, base, m)
         stacks = self._stacks
@@ -533,8 +527,8 @@ class Position:
             own ^= low
             m = lt[stacks[origin][-1] >> 1]
             if m:
-                base = BOARD_FLAG | origin << 8
-                key = m << 21 | base
+                base = BOARD_FLAG | origin << ORIGIN_SHIFT
+                key = m << CODE_BITS | base
                 got = cache.get(key)
                 codes += got if got is not None else tables.move_codes(key, base, m)
         return codes
@@ -603,7 +597,7 @@ class Position:
             if placing:
                 for size, index, _ in options:
                     if size > xsize:  # a placement lifts nothing, so it cannot uncover
-                        wins.append(x | size << 8 | index << 12)
+                        wins.append(encode_placement(size, index, x))
                         if first:
                             return wins
             while movers:
@@ -623,7 +617,7 @@ class Position:
                     revealed = (tops[turn ^ 1] | b) & ~xb
                     if any(revealed & mask == mask for mask in tables.line_masks[origin]):
                         continue
-                wins.append(x | origin << 8 | BOARD_FLAG)
+                wins.append(encode_board_move(origin, x))
                 if first:
                     return wins
         return wins
@@ -654,7 +648,7 @@ class Position:
 
     def code_from_move(self, move: Move) -> MoveCode:
         """The code of a legal move; ``IllegalMoveError`` (saying why) or ``AmbiguousMoveError``."""
-        verdict = self._examine(move)
+        verdict = examine(self, move)
         if isinstance(verdict, str):
             raise IllegalMoveError(f"{move.text()} is illegal: {verdict}")
         return verdict
@@ -689,115 +683,9 @@ class Position:
     def is_game_over(self) -> bool:
         return self.outcome() is not None
 
-    # ----- why a move is illegal --------------------------------------------------------
-
-    def _placement_index(self, move: Placement) -> int | str:
-        """The external stack a placement takes from, or the reason there is none."""
-        reserve = self._reserve[self.turn]
-        size = move.size
-        if not reserve:
-            return "all your pieces are on the board"
-        if self.variant.any_order:
-            if move.stack not in (None, 1):
-                return "in this variant your pieces off the board count as one stack (1)"
-            if size not in reserve[0]:
-                return f"you have no {size} off the board; you have {_sizes_text(set(reserve[0]))}"
-            return 0
-        if move.stack is not None:
-            if move.stack > len(reserve):
-                return f"you have {len(reserve)} external stacks, not {move.stack}"
-            stack = reserve[move.stack - 1]
-            if stack[0] != size:
-                return f"your stack {move.stack} shows a {stack[0]}, not a {size}"
-            return reserve.index(stack)
-        candidates = [o for o in placement_options(reserve, False) if o[0] == size]
-        if not candidates:
-            return f"your stacks show {_sizes_text({s[0] for s in reserve})}, not {size}"
-        if len(candidates) > 1:
-            numbers = " and ".join(str(o[1] + 1) for o in candidates)
-            raise AmbiguousMoveError(
-                f"{move.text()} is ambiguous: your stacks {numbers} all show a {size} but hold "
-                f"different pieces; name one, as {size}({candidates[0][1] + 1}){square_name(move.to_square)}"
-            )
-        return candidates[0][1]
+    # ----- why a move is illegal (the words are in verdicts.py) -------------------------
 
     def check(self, move: Move) -> str | None:
         """None if ``move`` is legal here; otherwise why not, in a player's words."""
-        verdict = self._examine(move)
+        verdict = examine(self, move)
         return verdict if isinstance(verdict, str) else None
-
-    def _examine(self, move: Move) -> MoveCode | str:
-        """The move's code if it is legal here, else why it is not (``AmbiguousMoveError`` for
-        a placement that could come from stacks holding different pieces)."""
-        outcome = self.outcome()
-        if outcome is not None:
-            return f"the game is over ({outcome.reason})"
-        for sq in (move.to_square, move.from_square):
-            if sq is not None and not on_board(sq, self.size):
-                return f"{square_name(sq)} is not on the {self.size}x{self.size} board"
-        player = color_name(self.turn).capitalize()
-        if isinstance(move, Placement):
-            index = self._placement_index(move)
-            if isinstance(index, str):
-                return index
-            code = encode_placement(move.size, index, move.to_square)
-            reason = self._landing_reason(move.to_square, move.size)
-            if reason is None and self._stacks[move.to_square]:
-                reason = self._stack_gobble_reason(player, move.to_square)
-        elif isinstance(move, BoardMove):
-            code = encode_board_move(move.from_square, move.to_square)
-            reason = self._board_move_reason(player, move.from_square, move.to_square)
-        else:
-            raise TypeError(f"{move!r} is neither a placement nor a move on the board")
-        if reason is None and code not in self.legal_codes():
-            reason = "not a legal move here"  # a gap between check() and the generator: a bug
-        return code if reason is None else reason
-
-    def _landing_reason(self, to: Square, size: int) -> str | None:
-        stack = self._stacks[to]
-        if stack and stack[-1] >> 1 >= size:
-            word = "larger" if stack[-1] >> 1 > size else "same-size"
-            return f"{square_name(to)} holds a {word} piece"
-        return None
-
-    def _stack_gobble_reason(self, player: str, to: Square) -> str | None:
-        if (self.gobble_mask(self.turn) >> to) & 1:
-            return None
-        rule = self.variant.gobble_rule
-        name = square_name(to)
-        them = color_name(self.turn ^ 1)
-        count = NUMBER_WORDS[self.variant.win_length - 1]
-        if rule is GobbleRule.NEVER:
-            return "a piece from an external stack may go only on an empty square"
-        if rule is GobbleRule.STORER:
-            return (
-                f"{player} may gobble {name} from a stack only if {name} lies on a line "
-                f"with {count} {them} pieces"
-            )
-        if self._stacks[to][-1] & 1 == self.turn:
-            return f"{player} may not gobble its own piece on {name} from a stack"
-        return (
-            f"{player} may gobble {name} from a stack only if {name} is one of {count} "
-            f"{them} pieces in a line"
-        )
-
-    def _board_move_reason(self, player: str, origin: Square, to: Square) -> str | None:
-        stack = self._stacks[origin]
-        if not stack:
-            return f"{square_name(origin)} is empty"
-        if stack[-1] & 1 != self.turn:
-            touch = " or touch" if self.variant.touch_rule else ""
-            return (
-                f"{square_name(origin)} shows a {color_name(stack[-1] & 1)} piece: "
-                f"{player} may move{touch} only stacks showing {color_name(self.turn)}"
-            )
-        if to == origin:
-            return "a piece may not return to the square it was lifted from"
-        return self._landing_reason(to, stack[-1] >> 1)
-
-
-def _sizes_text(sizes: set[int]) -> str:
-    ordered = [str(s) for s in sorted(sizes, reverse=True)]
-    if len(ordered) == 1:
-        return f"size {ordered[0]}"
-    return "sizes " + ", ".join(ordered[:-1]) + " and " + ordered[-1]

@@ -20,6 +20,7 @@ import threading
 from functools import cache
 from typing import TypeAlias
 
+from companion.rules.codes import PLACEMENT_SHIFT, SIZE_MASK, STACK_SHIFT
 from companion.rules.geometry import reserve_key
 from companion.rules.square import BLACK, WHITE
 from companion.rules.variant import Stack
@@ -94,7 +95,8 @@ def take(rid: ReserveId, placement: int) -> Take:
     stored in ``TAKES[rid]``, where the hot loops look first:
     ``TAKES[rid].get(key) or take(rid, key)``."""
     reserve, any_order = RESERVES[rid], RESERVE_ANY_ORDER[rid]
-    new = reserve_id(take_from_reserve(reserve, placement >> 4, placement & 0xF, any_order), any_order)
+    stack_index, size = placement >> STACK_SHIFT - PLACEMENT_SHIFT, placement & SIZE_MASK
+    new = reserve_id(take_from_reserve(reserve, stack_index, size, any_order), any_order)
     old_keys, new_keys = RESERVE_KEYS[rid], RESERVE_KEYS[new]
     entry = (new, old_keys[WHITE] ^ new_keys[WHITE], old_keys[BLACK] ^ new_keys[BLACK])
     TAKES[rid][placement] = entry

@@ -105,12 +105,12 @@ class VariantTables(LineTables):
         for sq in geo.squares:
             self.line_masks[sq] = tuple(line.mask for line in geo.lines_through[sq])
         self.line_squares = {line.mask: line.squares for line in geo.lines}
-        self.codes: dict[int, tuple[MoveCode, ...]] = {}  # mask << 21 | base -> move codes
+        self.codes: dict[int, tuple[MoveCode, ...]] = {}  # mask << CODE_BITS | base -> move codes
         self.squares: dict[int, tuple[Square, ...]] = {}  # mask -> its squares
 
     def move_codes(self, key: int, base: MoveCode, mask: int) -> tuple[MoveCode, ...]:
         """The codes ``base | square`` for every square of ``mask``, cached under ``key``
-        (``mask << 21 | base``, which ``Position.legal_codes`` looks up first)."""
+        (``mask << CODE_BITS | base``, which ``Position.legal_codes`` looks up first)."""
         squares = self.squares.get(mask)
         if squares is None:
             if len(self.squares) > CACHE_LIMIT:

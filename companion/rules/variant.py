@@ -55,7 +55,7 @@ class Variant:
                 or len(set(stack)) != len(stack)
             ):
                 raise VariantError(
-                    f"external stack {stack_text(stack)} must hold distinct sizes 1..9, largest on top"
+                    f"external stack {stack_digits(stack)} must hold distinct sizes 1..9, largest on top"
                 )
 
     @property
@@ -84,7 +84,7 @@ class Variant:
         return {
             "size": str(self.size),
             "win": str(self.win_length),
-            "stacks": ".".join(stack_text(s) for s in self.stacks),
+            "stacks": ".".join(stack_digits(s) for s in self.stacks),
             "order": "any" if self.any_order else "top",
             "gobble": str(self.gobble_rule),
             "touch": "on" if self.touch_rule else "off",
@@ -116,7 +116,8 @@ class Variant:
         return replace(variant, **fields)
 
 
-def stack_text(stack: Stack) -> str:
+def stack_digits(stack: Stack) -> str:
+    """A stack as its sizes, top first, as texts write it: ``4321``."""
     return "".join(str(s) for s in stack)
 
 

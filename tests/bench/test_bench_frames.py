@@ -184,6 +184,7 @@ def test_the_product_reads_the_bench_frames_well(report: dict) -> None:
     assert total["games"]["wrong"] == 0  # a wrong move accepted is never right
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scene", GAMES, ids=lambda p: p.name)
 def test_calibrate_read_and_replay_commands_on_a_bench_scene(scene: Path, tmp_path: Path, capsys) -> None:
     """The user's path: ``calibrate`` from the empty and reference frames, ``read`` a frame,

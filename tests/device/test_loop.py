@@ -135,13 +135,19 @@ def test_an_illegal_move_and_its_restoration(rig, tmp_path):
     assert companion.game.ply == 1
 
 
-def double_press(rig) -> None:
+def presses(rig, count: int) -> None:
+    """``count`` quick presses, then time for the gesture's window to close."""
     button = rig.pin(rig.config.pins.button)
-    for _ in range(2):
+    for _ in range(count):
         button.drive_low()
         rig.clock.now += 0.1
         button.drive_high()
         rig.clock.now += 0.1
+    rig.clock.now += rig.config.panel.double_press
+
+
+def double_press(rig) -> None:
+    presses(rig, 2)
 
 
 def test_a_takeback_is_offered_and_confirmed_with_a_double_press(rig, tmp_path):
@@ -182,6 +188,40 @@ def test_holding_the_button_starts_a_new_game(rig, tmp_path):
     assert companion.store.game(old).termination == "abandoned"
     assert rig.states(rig.square_pin("d4")) == [False, True]
     assert rig.panel.tone_history[0] == "C5"
+
+
+def unsure_black_four_on_a1(position: Position) -> Observation:
+    """The board of ``position`` but a1 read, unsurely, as a Black 4 (no move makes that)."""
+    observation = seen(position)
+    probabilities = observation.probabilities.copy()
+    row = observation.row("a1")
+    probabilities[row] = 0.0
+    probabilities[row, -1], probabilities[row, 1] = 0.6, 0.4  # Black 4, or a White 1
+    return Observation(observation.size, observation.max_piece, probabilities, False)
+
+
+def test_a_triple_press_accepts_what_the_camera_sees(rig, tmp_path):
+    """Readings that keep differing from the game on a1, too unsure to restart from: the panel
+    lights a1 with the alert; three presses accept the camera's view, and the game goes on
+    from it in a new record."""
+    game = Game()
+    for text in ("4a1", "4d4"):
+        game.push_text(text)
+    table = ScriptedTable([*positions(["4a1", "4d4"]), *[unsure_black_four_on_a1(game.position)] * 2])
+    companion = make_companion(rig, tmp_path / "g.sqlite3", table)
+    for _ in range(4):
+        companion.step()
+    assert companion.presenter.scene.name == "help" and companion.reconciler.help_squares
+    assert rig.states(rig.square_pin("a1"))[-1] is True
+    old = companion.game_id
+    presses(rig, 3)
+    table.add(unsure_black_four_on_a1(game.position))
+    companion.step()
+    assert companion.reconciler.help_squares is None
+    assert companion.game.position.top(0) == (1, 4) and companion.game_id != old
+    assert companion.store.game(old).termination == "abandoned"
+    assert companion.store.game(companion.game_id).start_position == companion.game.start.text()
+    assert companion.accept_board() == []  # nothing asked any more
 
 
 def step_until(companion: Companion, condition, seconds: float = 3.0) -> None:

@@ -123,7 +123,7 @@ def press(rig, seconds: float) -> None:
     button.drive_high()
 
 
-def test_button_press_hold_and_double_press(rig):
+def test_button_press_hold_double_and_triple_press(rig):
     press(rig, 0.1)
     assert rig.panel.gestures() == []  # could still become a double press
     rig.clock.now += 0.5
@@ -131,7 +131,15 @@ def test_button_press_hold_and_double_press(rig):
     press(rig, 0.1)
     rig.clock.now += 0.2
     press(rig, 0.1)
+    assert rig.panel.gestures() == []  # could still become a triple press
+    rig.clock.now += 0.5
     assert rig.panel.gestures() == [Gesture.DOUBLE]
+    for _ in range(3):
+        press(rig, 0.1)
+        rig.clock.now += 0.2
+    assert rig.panel.gestures() == [Gesture.TRIPLE]  # at once, and never a press or double too
+    rig.clock.now += 1.0
+    assert rig.panel.gestures() == []
     button = rig.pin(rig.config.pins.button)
     button.drive_low()
     rig.clock.now += 2.1
@@ -151,6 +159,28 @@ def test_other_boards_keep_the_square_leds_dark(rig):
         for pin in rig.config.pins.squares:
             assert [bool(s.state) for s in factory.pin(pin).states] == [OFF]
         assert panel.tone_history == ["A5"]
+
+
+def test_a_help_request_lights_the_squares_in_disagreement_with_the_alert(rig):
+    help_event = Event(
+        EventType.HELP,
+        squares=("b2", "c3"),
+        reason="the board differs from the game on b2, c3",
+        detail={"camera": {"b2": "white 3", "c3": "empty"}, "game": {"b2": "white 4", "c3": "black 2"}},
+    )
+    rig.presenter.event(help_event, "white")
+    rig.run_for(1.2)
+    for square in ("b2", "c3"):
+        assert rig.states(rig.square_pin(square)) == [OFF, ON]
+    assert untouched(rig, except_squares=("b2", "c3")) == []
+    assert rig.states(rig.pin(rig.config.pins.alert))[:4] == [OFF, ON, OFF, ON]  # blinking
+    assert rig.panel.tone_history[0] == "A5"
+    assert "triple press" in rig.presenter.scene.text
+    rig.presenter.event(Event(EventType.RESTORED), "white")  # the board was put right
+    rig.run_for(0.3)
+    for square in ("b2", "c3"):
+        assert rig.states(rig.square_pin(square))[-1] == OFF
+    assert rig.states(rig.pin(rig.config.pins.alert))[-1] == OFF
 
 
 def test_a_correction_is_told_with_a_beep(rig):

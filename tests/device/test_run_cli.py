@@ -188,6 +188,7 @@ def test_board_pictures_are_kept_when_asked(data, capsys):
 SHARED_FRAMES = ROOT.parent / "shared" / "data" / "frames-dev" / "dev-00"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not SHARED_FRAMES.is_dir(), reason="shared/ frames are not beside the repository")
 def test_a_camera_path_through_opencv_referees_rendered_photographs(data, capsys):
     """The hardware path with a video for a camera: OpenCV source, the calibration file, the

@@ -8,9 +8,10 @@ import random
 
 import pytest
 
-from companion.engine.board import Board
+from companion.engine.board import SearchBoard
 from companion.engine.evaluate import evaluator_for
 from companion.rules import PRESETS, Position, Variant
+from companion.rules.codes import code_to
 
 VARIANTS = [
     "classic",
@@ -28,7 +29,7 @@ def variant_of(spec: str) -> Variant:
     return PRESETS[spec] if spec in PRESETS else Variant.from_spec(spec)
 
 
-def assert_same(board: Board, position: Position) -> None:
+def assert_same(board: SearchBoard, position: Position) -> None:
     tables = board.tables
     assert [tables.to_rules(c) for c in board.legal_codes()] == position.legal_codes()
     assert [tables.from_rules(c) for c in position.legal_codes()] == board.legal_codes()
@@ -38,12 +39,12 @@ def assert_same(board: Board, position: Position) -> None:
     assert [tables.rules_mask(m) for m in board.size_tops] == [
         position.size_tops_mask(s) for s in range(len(board.size_tops))
     ]
-    assert board.rid == position._rid
-    assert board.seen == position._seen
+    assert board.rid == list(position.reserve_ids)
+    assert board.seen == position.repetition_counts()
     decided = position.line_result()
     assert board.result == (None if decided is None else decided.winner)
     assert board.has_win() == bool(position.winning_codes(True))
-    fresh = Board(position, board.piece_values)
+    fresh = SearchBoard(position, board.piece_values)
     assert (
         board.material == fresh.material
         and board.stacks == fresh.stacks
@@ -60,7 +61,7 @@ def test_board_follows_the_rules_engine_through_random_games(spec):
     small = variant.size <= 4
     for _ in range(3 if small else 1):
         position = Position(variant)
-        board = Board(position, values)
+        board = SearchBoard(position, values)
         played = []
         while position.outcome() is None and len(played) < (50 if small else 12):
             codes = position.legal_codes()
@@ -93,11 +94,11 @@ def test_targets_killers_and_evaluation(spec):
                 break
             codes = position.legal_codes()
             every_code.update(codes)
-            board = Board(position, evaluator.piece_values)
+            board = SearchBoard(position, evaluator.piece_values)
             targets = rng.getrandbits(64)
             rules_targets = board.tables.rules_mask(targets)
             assert [board.tables.to_rules(c) for c in board.legal_codes(targets)] == [
-                c for c in codes if rules_targets >> (c & 0xFF) & 1
+                c for c in codes if rules_targets >> code_to(c) & 1
             ]
             for code in list(every_code)[:200]:  # codes of other positions: legal here or not
                 assert board.is_legal(board.tables.from_rules(code)) == (code in codes)

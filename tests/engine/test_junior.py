@@ -3,7 +3,11 @@ and it wins every game it should, against random play and against itself."""
 
 from __future__ import annotations
 
+import gzip
+import json
 import random
+import subprocess
+import sys
 
 import pytest
 
@@ -19,6 +23,8 @@ from companion.engine.junior import (
     piece_count,
     unpack,
 )
+from companion.engine.junior.book import BOOK_PATH, load_book, write_book
+from companion.engine.junior.builder import build_book
 from companion.rules import PRESETS, Position, perft
 from tests.engine.helpers import random_positions
 
@@ -220,3 +226,36 @@ def test_weaker_levels_play_legal_moves_in_junior(level):
     position = Position(JUNIOR)
     while position.outcome() is None and position.ply < 40:
         position.push(engine.search(position).move)
+
+
+@pytest.mark.slow
+def test_the_book_reads_back_as_it_is_written(tmp_path):
+    shipped = load_book()
+    copy = tmp_path / "book.json.gz"
+    assert write_book(shipped, copy) == len(shipped) > 1000
+    assert load_book(copy) == shipped
+    assert json.loads(gzip.decompress(copy.read_bytes())) == json.loads(
+        gzip.decompress(BOOK_PATH.read_bytes())
+    )
+    assert load_book(tmp_path / "missing.json.gz") == {}
+
+
+def test_the_builder_solves_layer_by_layer_into_the_same_entries():
+    """With the shipped book to lean on, every position the builder solves answers from it:
+    the builder's layers, chunks and entries reproduce the book's own."""
+    shipped = load_book()
+    seen: list[tuple[int, int]] = []
+    built = build_book(dict(shipped), 2, jobs=1, progress=lambda done, total: seen.append((done, total)))
+    wanted = book_positions(2)
+    assert seen[-1] == (len(wanted), len(wanted))
+    assert {key: built[key] for key in wanted} == {key: shipped[key] for key in wanted}
+
+
+def test_the_module_runs_as_a_command():
+    done = subprocess.run(
+        [sys.executable, "-m", "companion.engine.junior", "--jobs", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "--jobs must be 1 or more" in done.stderr

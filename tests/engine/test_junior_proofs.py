@@ -12,15 +12,15 @@ import pytest
 from companion.engine import Engine
 from companion.engine.junior import (
     JuniorSolver,
-    _ProofProcess,
     canonical,
     expand,
     has_line_move,
     pack,
     threatens,
 )
+from companion.engine.junior.proof import ProofProcess
 from companion.rules import PRESETS, Position
-from companion.rules.position import BOARD_FLAG
+from companion.rules.codes import is_board_move
 from tests.engine.helpers import random_positions
 
 pytestmark = pytest.mark.slow  # proofs that take seconds each (and a module fixture that does)
@@ -130,7 +130,7 @@ def test_the_value_proof_in_a_second_process_answers_as_this_one():
         position = Position.from_text(text)
         k = pack(position)
         far = time.perf_counter() + 3600
-        proof = _ProofProcess.start(
+        proof = ProofProcess.start(
             JuniorSolver.with_book(), (k, canonical(k), expand(k), position.turn), (far, far)
         )
         value, distance, code = proof.result(far)
@@ -172,7 +172,7 @@ def test_the_distance_searchs_shortcuts_agree_with_expand():
             if not moves:
                 break
             if not threatens(k):
-                placements = [child for _, child, code in moves if not code & BOARD_FLAG]
+                placements = [child for _, child, code in moves if not is_board_move(code)]
                 assert placements and not any(has_line_move(child) for child in placements), k
                 quiet += 1
             k = rng.choice(moves)[1]

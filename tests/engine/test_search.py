@@ -12,6 +12,7 @@ import pytest
 from companion.engine import MATE, Engine
 from companion.engine.search import Limits, Searcher
 from companion.rules import PRESETS, Position
+from companion.rules.codes import code_to
 from tests.engine.helpers import (
     forced_win_in_3,
     is_uncover_loss,
@@ -173,7 +174,7 @@ def test_staged_move_order_is_blocks_then_killers_then_history():
         tt_move = rng.choice([*codes, 0])
         expected = sorted((c for c in codes if c != tt_move), key=history.__getitem__, reverse=True)
         blocks = searcher._line_squares(board.tops[board.turn ^ 1])
-        front = [c for c in expected if blocks >> (c & 0xFF) & 1]
+        front = [c for c in expected if blocks >> code_to(c) & 1]
         front += [k for k in killers if k in expected and k not in front]
         expected = ([tt_move] if tt_move else []) + front + [c for c in expected if c not in front]
         assert list(searcher._staged(tt_move, 0, True)) == expected

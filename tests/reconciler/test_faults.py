@@ -73,6 +73,7 @@ def test_misreads_the_reader_is_sure_of() -> None:
     assert result.right >= 0.9 * result.moves, result.summary()
 
 
+@pytest.mark.slow
 def test_moves_unseen_for_a_while_are_recovered_from() -> None:
     """Now and then 3 to 5 moves are made while the camera sees nothing: the reconciler
     re-synchronises from the board instead of waiting for a position that never comes back."""

@@ -25,6 +25,7 @@ def calibration_file(scene: Path, tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not SCENES, reason="../shared/data/frames-dev is not there")
 @pytest.mark.parametrize("scene", SCENES, ids=lambda p: p.name)
 def test_replay_prints_the_scene_moves(scene: Path, tmp_path: Path, capsys) -> None:

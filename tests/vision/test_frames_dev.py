@@ -23,6 +23,7 @@ def scenes():
     return sorted(p for p in root.iterdir() if (p / "frames").is_dir())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scene", scenes() or [None], ids=lambda p: getattr(p, "name", "absent"))
 def test_scene_is_read_right(scene):
     if scene is None:

@@ -65,6 +65,7 @@ def test_light_cups_on_light_wood(setup_for, rng):
     read_right(s, tops)
 
 
+@pytest.mark.slow
 def test_dark_cups_in_shadow(setup_for):
     s = setup_for(7)
     tops = {"a1": (1, 1), "a2": (1, 2), "b3": (1, 3), "b4": (1, 4), "a4": (0, 2), "c1": (1, 4)}

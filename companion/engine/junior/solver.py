@@ -49,248 +49,28 @@ tests.
 
 from __future__ import annotations
 
-import contextlib
-import gzip
-import json
-import os
-import select
-import signal
-import sys
 import threading
 import time as _time
 from bisect import bisect_right
+from collections.abc import Container, Mapping
 from dataclasses import dataclass
-from operator import itemgetter
 from pathlib import Path
 
+from companion.engine.junior.bits import (
+    SIDE_BIT,
+    Moves,
+    canonical,
+    expand,
+    has_line_move,
+    pack,
+    threatens,
+    unpack,
+)
+from companion.engine.junior.book import BOOK_PATH, Book, load_book
+from companion.engine.junior.proof import ProofProcess
 from companion.rules import Position
-from companion.rules.position import BOARD_FLAG
 
-M27 = (1 << 27) - 1
-LINES = (0o7, 0o70, 0o700, 0o111, 0o222, 0o444, 0o421, 0o124)
-HAS_LINE = tuple(any(m & line == line for line in LINES) for m in range(512))
-BITS = tuple(tuple(1 << i for i in range(9) if m >> i & 1) for m in range(512))
-POP = tuple(bin(m).count("1") for m in range(512))
-BIT_SQUARE = {1 << i: i % 3 + 16 * (i // 3) for i in range(9)}  # bit -> rules square number
 MAX_DISTANCE = 60  # plies: the distance search never looks further (the longest junior win is far shorter)
-PIECES_PER_SIZE = 2
-BOOK_PATH = Path(__file__).with_name("data") / "junior_book.json.gz"
-BOOK_PIECES = 4  # the book holds every position with at most this many pieces on the board
-BUILD_CHUNK = 25  # positions handed to a build process at a time
-
-
-def _completing_squares(mask: int) -> int:
-    """Squares that would complete a line together with the tops in ``mask``."""
-    squares = 0
-    for line in LINES:
-        rest = line & ~mask
-        if rest and rest & (rest - 1) == 0:
-            squares |= rest
-    return squares
-
-
-WIN_SQUARES = tuple(_completing_squares(m) for m in range(512))
-THREATS = tuple(POP[squares] for squares in WIN_SQUARES)  # squares completing a line, counted
-
-
-def _symmetry_tables() -> tuple[tuple[int, ...], ...]:
-    """For each of the 8 board symmetries, the image of every 9-bit mask."""
-    maps = (
-        lambda x, y: (x, y),
-        lambda x, y: (2 - x, y),
-        lambda x, y: (x, 2 - y),
-        lambda x, y: (2 - x, 2 - y),
-        lambda x, y: (y, x),
-        lambda x, y: (2 - y, x),
-        lambda x, y: (y, 2 - x),
-        lambda x, y: (2 - y, 2 - x),
-    )
-    tables = []
-    for f in maps:
-        image = [0] * 9
-        for i in range(9):
-            x, y = f(i % 3, i // 3)
-            image[i] = x + 3 * y
-        tables.append(tuple(sum(1 << image[i] for i in range(9) if m >> i & 1) for m in range(512)))
-    return tuple(tables)
-
-
-SYMMETRIES = _symmetry_tables()
-_OTHER_SYMMETRIES = SYMMETRIES[1:]
-
-
-def canonical(k: int) -> int:
-    """The smallest of the 8 board-symmetric images of a packed position. An image whose
-    highest field (the opponent's large pieces) is above the best one's is larger whatever
-    the rest: it is skipped without being put together."""
-    f0, f1, f2 = k & 511, k >> 9 & 511, k >> 18 & 511
-    f3, f4, f5 = k >> 27 & 511, k >> 36 & 511, k >> 45
-    best = k
-    top = f5
-    for t in _OTHER_SYMMETRIES:
-        high = t[f5]
-        if high > top:
-            continue
-        c = t[f0] | t[f1] << 9 | t[f2] << 18 | t[f3] << 27 | t[f4] << 36 | high << 45
-        if c < best:
-            best, top = c, high
-    return best
-
-
-def book_positions(max_pieces: int) -> list[int]:
-    """Every game position with at most ``max_pieces`` pieces on the board, canonical, the
-    most pieces first: no line shows (the game would be over), and a side with no piece on
-    the board is the first player before its first move (the opponent has one piece at most)."""
-    per_size: dict[int, list[tuple[int, int]]] = {}
-    few = [m for m in range(512) if POP[m] <= PIECES_PER_SIZE]
-    for a in few:
-        for b in few:
-            if not a & b:
-                per_size.setdefault(POP[a] + POP[b], []).append((a, b))
-    keys = set()
-    for n1, n2, n3 in _splits(max_pieces):
-        for a1, b1 in per_size[n1]:
-            for a2, b2 in per_size[n2]:
-                for a3, b3 in per_size[n3]:
-                    o3 = a3 | b3
-                    o23 = o3 | a2 | b2
-                    if HAS_LINE[a3 | a2 & ~o3 | a1 & ~o23] or HAS_LINE[b3 | b2 & ~o3 | b1 & ~o23]:
-                        continue
-                    mine, theirs = a1 | a2 << 9 | a3 << 18, b1 | b2 << 9 | b3 << 18
-                    if (mine or theirs.bit_count() > 1) and not (mine and theirs):
-                        continue
-                    keys.add(canonical(mine | theirs << 27))
-    return sorted(keys, key=lambda k: (-k.bit_count(), k))
-
-
-def _splits(total: int) -> list[tuple[int, int, int]]:
-    """Piece counts per size (small, medium, large), each 0..4, adding up to at most ``total``."""
-    top = 2 * PIECES_PER_SIZE
-    return [
-        (a, b, c)
-        for a in range(top + 1)
-        for b in range(top + 1)
-        for c in range(top + 1)
-        if a + b + c <= total
-    ]
-
-
-def pack(position: Position) -> int:
-    """The packed 54-bit key of a junior position, from the side to move's view."""
-    mover = position.turn
-    key = 0
-    for sq in position.squares:
-        bit = 1 << (sq % 16 + 3 * (sq // 16))
-        for color, size in position.stack(sq):
-            key |= bit << (9 * (size - 1) + (0 if color == mover else 27))
-    return key
-
-
-def expand(k: int) -> list[tuple[int, int, int]] | None:
-    """The mover's moves as (priority, child key, move code), best-looking first; None when
-    the mover has a move that completes a line (the search needs nothing more then).
-
-    Moves that uncover an opponent line lose at once and are left out; a position whose
-    list is empty is lost for the mover (no move, or only losing ones)."""
-    mine = k & M27
-    theirs = k >> 27
-    a1, a2, a3 = mine & 511, mine >> 9 & 511, mine >> 18
-    b1, b2, b3 = theirs & 511, theirs >> 9 & 511, theirs >> 18
-    o3 = a3 | b3
-    o23 = o3 | a2 | b2
-    visible = a3 | a2 & ~o3 | a1 & ~o23
-    targets = (511 & ~(o23 | a1 | b1), 511 & ~o23, 511 & ~o3)
-    out = []
-    for size, own in ((1, a1), (2, a2), (3, a3)):
-        if POP[own] < PIECES_PER_SIZE:
-            shift = 9 * (size - 1)
-            for t in BITS[targets[size - 1]]:
-                seen = visible | t
-                if HAS_LINE[seen]:
-                    return None
-                out.append((THREATS[seen], theirs | (mine | t << shift) << 27, BIT_SQUARE[t] | size << 8))
-    for size, own, cover in ((1, a1, o23), (2, a2, o3), (3, a3, 0)):
-        shift = 9 * (size - 1)
-        for f in BITS[own & ~cover]:
-            origin = BIT_SQUARE[f] << 8 | BOARD_FLAG
-            # the tops once f is lifted; the drop on t then shows the mover at t and covers
-            # whatever showed there (every piece at a target is smaller)
-            lifted = mine ^ f << shift
-            n1, n2, n3 = lifted & 511, lifted >> 9 & 511, lifted >> 18
-            p3 = n3 | b3
-            p23 = p3 | n2 | b2
-            mine_lifted = n3 | n2 & ~p3 | n1 & ~p23
-            theirs_lifted = b3 | b2 & ~p3 | b1 & ~p23
-            for t in BITS[targets[size - 1] & ~f]:
-                their_seen = theirs_lifted & ~t
-                if HAS_LINE[their_seen]:
-                    continue
-                seen = mine_lifted | t
-                if HAS_LINE[seen]:
-                    return None
-                priority = THREATS[seen] - THREATS[their_seen]
-                out.append((priority, theirs | (lifted | t << shift) << 27, BIT_SQUARE[t] | origin))
-    out.sort(key=_PRIORITY, reverse=True)
-    return out
-
-
-def has_line_move(k: int) -> bool:
-    """``expand(k) is None`` without generating the moves: can the mover complete a line?
-    Only the squares that complete a line with the mover's tops (after the lift, for a board
-    move) are tried, so the leaves of the distance search cost a fraction of ``expand``."""
-    mine = k & M27
-    theirs = k >> 27
-    a1, a2, a3 = mine & 511, mine >> 9 & 511, mine >> 18
-    b1, b2, b3 = theirs & 511, theirs >> 9 & 511, theirs >> 18
-    o3 = a3 | b3
-    o23 = o3 | a2 | b2
-    targets = (511 & ~(o23 | a1 | b1), 511 & ~o23, 511 & ~o3)
-    completing = WIN_SQUARES[a3 | a2 & ~o3 | a1 & ~o23]
-    if completing:  # a placement lifts nothing: it wins wherever it completes a line
-        if POP[a1] < PIECES_PER_SIZE and targets[0] & completing:
-            return True
-        if POP[a2] < PIECES_PER_SIZE and targets[1] & completing:
-            return True
-        if POP[a3] < PIECES_PER_SIZE and targets[2] & completing:
-            return True
-    for size, own, cover in ((1, a1, o23), (2, a2, o3), (3, a3, 0)):
-        shift = 9 * (size - 1)
-        for f in BITS[own & ~cover]:
-            nm = mine ^ f << shift  # the tops once f is lifted
-            n1, n2, n3 = nm & 511, nm >> 9 & 511, nm >> 18
-            p3 = n3 | b3
-            p23 = p3 | n2 | b2
-            candidates = targets[size - 1] & ~f & WIN_SQUARES[n3 | n2 & ~p3 | n1 & ~p23]
-            if candidates:
-                their_seen = b3 | b2 & ~p3 | b1 & ~p23
-                for t in BITS[candidates]:
-                    if not HAS_LINE[their_seen & ~t]:  # the drop must not leave their line shown
-                        return True
-    return False
-
-
-def threatens(k: int) -> bool:
-    """Might the player *not* to move in ``k`` complete a line on their next move, whatever
-    the mover does? False only when it surely cannot: no square completes a line of its
-    visible tops and the mover has a piece to place. (A placement only covers; afterwards the
-    other player's tops are a subset of these, even after lifting one of its own pieces, and
-    a subset completes no more lines.) When the mover cannot place, its board moves might
-    reveal pieces, so the answer is True."""
-    mover, other = k & M27, k >> 27
-    b1, b2, b3 = other & 511, other >> 9 & 511, other >> 18
-    a1, a2, a3 = mover & 511, mover >> 9 & 511, mover >> 18
-    o3 = a3 | b3
-    o23 = o3 | a2 | b2
-    if WIN_SQUARES[b3 | b2 & ~o3 | b1 & ~o23]:
-        return True
-    return not (
-        (POP[a1] < PIECES_PER_SIZE and 511 & ~(o23 | a1 | b1))
-        or (POP[a2] < PIECES_PER_SIZE and 511 & ~o23)
-        or (POP[a3] < PIECES_PER_SIZE and 511 & ~o3)
-    )
-
-
-_PRIORITY = itemgetter(0)  # a move's priority, the sort key of ``expand``
 
 
 class SolverStopped(Exception):
@@ -310,8 +90,7 @@ TABLE_BUDGET = 1_000_000  # entries in all tables before they are cleared (memor
 CHILDREN_BUDGET = (
     100_000  # positions whose children are kept (a few hundred bytes each) before they are forgotten
 )
-_UNSEEN = object()  # not in the children cache (None and () are answers of ``expand``)
-SIDE_BIT = 1 << 54
+_UNSEEN: tuple[int, ...] = (-1,)  # not in the children cache (None and () are answers of ``expand``)
 DISTANCE_SHARE = 0.6  # of the time limit: the distance search (iterative deepening) first,
 SEARCH_SHARE = 0.8  # then the proof of the value without a distance,
 QUICK_SHARE = 0.1  # (with a second process: the distance search alone to 0.1 T, then
@@ -348,7 +127,7 @@ class JuniorSolver:
         self.no_win: dict[int, int] = {}  # canonical key -> largest n proven not a win
         self.best: dict[int, int] = {}  # exact key -> child that won
         self.refute: dict[int, int] = {}  # exact key -> grandchild that refuted it
-        self.book: dict[int, tuple[str, int, int]] = {}  # canonical -> (value, distance, child canon)
+        self.book: Book = {}  # canonical -> (value, distance, child canon)
         # the value proof: proven outright ...
         self.won: dict[int, tuple[int, int]] = {}  # canonical -> (rank, child the opponent cannot hold)
         self.lost: dict[int, int] = {}  # canonical -> rank
@@ -370,7 +149,7 @@ class JuniorSolver:
         self.path: set[int] = set()
         self.deadline: float | None = None
         self.stop_event = threading.Event()
-        self._proof: _ProofProcess | None = None  # a value proof running in another process
+        self._proof: ProofProcess | None = None  # a value proof running in another process
 
     # ----- the distance search ----------------------------------------------------------------
 
@@ -568,13 +347,24 @@ class JuniorSolver:
         """Record a trial answer (``kind`` 1: the defender holds with ``trial``'s child, 0:
         the attacker has no forced win) that leans on depth ``low``; once that is not above
         ``ck`` itself, verify it with everything recorded since ``mark``."""
-        (self._trial_holds if kind else self._trial_cannot_win)[ck] = (*trial, low, len(self._journal))
+        if kind:
+            self._trial_holds[ck] = (trial[0], low, len(self._journal))
+        else:
+            self._trial_cannot_win[ck] = (low, len(self._journal))
         self._journal.append((kind, ck))
         if low >= depth:
             return self._commit(mark, (kind, ck))
         return low
 
-    def _known(self, ck: int, losing: str, lost, held, trials: dict, line: dict[int, int]) -> int | None:
+    def _known(
+        self,
+        ck: int,
+        losing: str,
+        lost: Container[int],
+        held: Container[int],
+        trials: Mapping[int, tuple[int, ...]],
+        line: dict[int, int],
+    ) -> int | None:
         """What one side's tables already say of ``ck``: ``LOST``, ``CLOSED`` (verified, or
         the book's value is not ``losing`` for this side), a trial's lowest depth (and what it
         was made under), the depth on the current line (a repetition: held), or None when it
@@ -756,6 +546,7 @@ class JuniorSolver:
         )
         # 1. the distance search, for the short wins and losses that most positions have
         self.deadline = start + QUICK_SHARE * time_limit if time_limit is not None else None
+        distance: int | None
         value, distance, _ = self.value(
             k, side, root, UNTIMED_HORIZON if time_limit is None else MAX_DISTANCE
         )
@@ -769,7 +560,7 @@ class JuniorSolver:
         ):
             # 2. the value proof in a second process (then the distance of what it proves,
             # and its move), while this one carries on with the distance search
-            proof = _ProofProcess.start(self, (k, ck, moves, side), (search_end, choice_end))
+            proof = ProofProcess.start(self, (k, ck, moves, side), (search_end, choice_end))
         if value is None and proof is not None:
             self.deadline, self._proof = search_end, proof
             try:
@@ -788,13 +579,13 @@ class JuniorSolver:
             horizon = distance if value is None else horizon
             if value is None:
                 self.deadline = search_end
-                value, distance = self._proven_value(k, ck, side, root)
+                value, distance = self.proven_value(k, ck, side, root)
         nodes = self.nodes - start_nodes
         self.deadline = choice_end
-        code = self._move(k, ck, moves, side, value, distance)
+        code = self.choose_move(k, ck, moves, side, value, distance)
         return JuniorAnswer(value, distance if value in ("win", "loss") else None, code, horizon, nodes)
 
-    def _proven_value(self, k: int, ck: int, side: int, root: set[int]) -> tuple[str | None, int | None]:
+    def proven_value(self, k: int, ck: int, side: int, root: set[int]) -> tuple[str | None, int | None]:
         """The value proof (draws, and wins too long for the distance search), then the
         distance of the proven result if the time allows (one side's iterations only)."""
         proved = self.known(ck) or self.prove(ck)
@@ -803,16 +594,17 @@ class JuniorSolver:
         value, distance, _ = self.value(k, side, root, MAX_DISTANCE, proved)
         return (value, distance) if value is not None else (proved, None)
 
-    def _move(
+    def choose_move(
         self,
         k: int,
         ck: int,
-        moves: list[tuple[int, int, int]],
+        moves: Moves,
         side: int,
         value: str | None,
         distance: int | None,
     ) -> int:
-        """``_choose`` within the deadline already set, else the fallback."""
+        """The move for a proven (or unsettled) ``value``: ``_choose`` within the deadline
+        already set, else the fallback. Also what the proof process answers with."""
         try:
             return self._choose(k, ck, moves, side, {k | side * SIDE_BIT}, value, distance)
         except SolverStopped:
@@ -824,7 +616,7 @@ class JuniorSolver:
         self,
         k: int,
         ck: int,
-        moves: list[tuple[int, int, int]],
+        moves: Moves,
         side: int,
         root: set[int],
         value: str | None,
@@ -853,7 +645,7 @@ class JuniorSolver:
             return max(moves, key=lambda m: self.won.get(self._canon(m[1]), (0, 0))[0])[2]
         return self._defend(moves, side, root, value)
 
-    def _fallback(self, k: int, moves: list[tuple[int, int, int]]) -> int:
+    def _fallback(self, k: int, moves: Moves) -> int:
         """When the time is up: the child that last proved a win, else a move into a position
         proven not won for the opponent, else one where the opponent has no line at once
         and no proven win, else the first."""
@@ -870,7 +662,7 @@ class JuniorSolver:
                 return code
         return moves[0][2]
 
-    def _from_book(self, k: int, moves: list[tuple[int, int, int]] | None) -> JuniorAnswer | None:
+    def _from_book(self, k: int, moves: Moves | None) -> JuniorAnswer | None:
         entry = self.book.get(canonical(k))
         if entry is None or not moves:
             return None
@@ -884,38 +676,10 @@ class JuniorSolver:
     def with_book(cls, path: Path = BOOK_PATH) -> JuniorSolver:
         """A solver that knows the shipped book (if the file is there)."""
         solver = cls()
-        if path.exists():
-            data = json.loads(gzip.decompress(path.read_bytes()))
-            solver.book = {
-                int(key): (value, distance, int(child)) for key, value, distance, child in data["entries"]
-            }
+        solver.book = load_book(path)
         return solver
 
-    def build_book(self, max_pieces: int, jobs: int = 1, progress=None) -> dict[int, tuple[str, int, int]]:
-        """Solve every position (up to symmetry) with at most ``max_pieces`` pieces on the
-        board, without a time limit: the positions a 1-second answer cannot settle, since
-        their wins are longest. One layer of positions with the same number of pieces at a
-        time, the most pieces first: a placement adds a piece, so the book already answers
-        every placement of a position by the time it is solved, and its proofs stop there.
-        The positions of a layer are shared among ``jobs`` processes."""
-        todo = book_positions(max_pieces)
-        layers: dict[int, list[int]] = {}
-        for ck in todo:
-            layers.setdefault(piece_count(ck), []).append(ck)
-        done = 0
-        for pieces in sorted(layers, reverse=True):
-            chunks = [layers[pieces][i : i + BUILD_CHUNK] for i in range(0, len(layers[pieces]), BUILD_CHUNK)]
-            for entries in _map_chunks(self.book, chunks, jobs):
-                for ck, value, distance, child in entries:
-                    self.book[ck] = (value, distance, child)
-                done += len(entries)
-                if progress is not None:
-                    progress(done, len(todo))
-        return self.book
-
-    def _winning_child(
-        self, k: int, moves: list[tuple[int, int, int]], side: int, distance: int, root: set[int]
-    ) -> int:
+    def _winning_child(self, k: int, moves: Moves, side: int, distance: int, root: set[int]) -> int:
         """A child that keeps the win in ``distance`` plies: the one that proved it, else the
         first that proves it again (the tables make that quick); the book's choice too."""
         book = self.book.get(canonical(k))
@@ -927,7 +691,7 @@ class JuniorSolver:
                 return child
         raise AssertionError("a proven win has no winning move")
 
-    def _defend(self, moves: list[tuple[int, int, int]], side: int, root: set[int], value: str | None) -> int:
+    def _defend(self, moves: Moves, side: int, root: set[int], value: str | None) -> int:
         """A lost or unsettled position: a move into a position proven not won for the
         opponent if there is one (unsettled only); else the move whose win for the opponent
         is furthest, by deepening over all moves together (n = 1, 3, 5, ...: the moves the
@@ -991,87 +755,6 @@ class JuniorSolver:
                 table.clear()
 
 
-class _ProofProcess:
-    """The value proof of one position (then the distance of what it proves, and the move)
-    run in a forked copy of the solver while the distance search goes on in this process:
-    both cores of the machine, or two shares of a loaded one, each for the whole budget. The
-    copy starts with every table learnt so far; only its answer comes back."""
-
-    def __init__(self, pid: int, fd: int) -> None:
-        self.pid, self.fd = pid, fd
-
-    @classmethod
-    def start(
-        cls,
-        solver: JuniorSolver,
-        root: tuple[int, int, list[tuple[int, int, int]], int],
-        ends: tuple[float, float],
-    ) -> _ProofProcess | None:
-        """Fork the proof of ``root`` (key, canonical key, moves, side); None where processes
-        cannot be forked (then the caller proves it itself)."""
-        if not hasattr(os, "fork"):
-            return None
-        read, write = os.pipe()
-        try:
-            pid = os.fork()
-        except OSError:
-            os.close(read)
-            os.close(write)
-            return None
-        if pid == 0:  # the copy: prove, measure, choose, report, and leave without cleaning up
-            status = 1
-            try:
-                os.close(read)
-                os.write(write, cls._answer(solver, root, ends).encode())
-                status = 0
-            finally:
-                os._exit(status)
-        os.close(write)
-        return cls(pid, read)
-
-    @staticmethod
-    def _answer(
-        solver: JuniorSolver,
-        root: tuple[int, int, list[tuple[int, int, int]], int],
-        ends: tuple[float, float],
-    ) -> str:
-        k, ck, moves, side = root
-        solver.deadline = ends[0]
-        value, distance = solver._proven_value(k, ck, side, {k | side * SIDE_BIT})
-        if value is None:
-            return ""
-        solver.deadline = ends[1]
-        return f"{value} {distance or 0} {solver._move(k, ck, moves, side, value, distance)}"
-
-    def ready(self) -> bool:
-        return bool(select.select([self.fd], [], [], 0)[0])
-
-    def result(self, until: float | None) -> tuple[str, int | None, int] | None:
-        """(value, distance, move code) if the proof has answered by ``until`` (None: do not
-        wait), else None; the process is ended either way."""
-        try:
-            wait = 0.0 if until is None else max(0.0, until - _time.perf_counter())
-            if not select.select([self.fd], [], [], wait)[0]:
-                return None
-            text = os.read(self.fd, 64).decode()
-            if not text:
-                return None
-            value, distance, code = text.split()
-            return value, int(distance) or None, int(code)
-        finally:
-            self.close()
-
-    def close(self) -> None:
-        """End the process (if it still runs) and reap it; once."""
-        if self.fd < 0:
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(self.pid, signal.SIGKILL)
-        os.waitpid(self.pid, 0)
-        os.close(self.fd)
-        self.fd = -1
-
-
 def _codes_and_lines(k: int, turn: int) -> list[tuple[int, bool]]:
     """Every legal move code of the mover with whether it completes the mover's line."""
     position = unpack(k, turn)
@@ -1089,113 +772,8 @@ def _any_code(k: int, turn: int) -> int | None:
     return codes[0] if codes else None
 
 
-def piece_count(k: int) -> int:
-    return (k & (SIDE_BIT - 1)).bit_count()
-
-
-def _code_of(moves: list[tuple[int, int, int]], child: int) -> int:
+def _code_of(moves: Moves, child: int) -> int:
     for _, c, code in moves:
         if c == child:
             return code
     raise AssertionError("the proven child is not a move of this position")
-
-
-def unpack(k: int, turn: int = 0) -> Position:
-    """A rules position for a packed key, ``turn`` to move (for checks and tests)."""
-    from companion.rules import PRESETS
-
-    stacks: dict[int, list[tuple[int, int]]] = {}
-    reserves: list[list[int]] = [[3, 3, 2, 2, 1, 1], [3, 3, 2, 2, 1, 1]]
-    for size in (1, 2, 3):
-        for half, color in ((0, turn), (27, turn ^ 1)):
-            for bit in BITS[k >> (half + 9 * (size - 1)) & 511]:
-                stacks.setdefault(BIT_SQUARE[bit], []).append((color, size))
-                reserves[color].remove(size)
-    for pieces in stacks.values():
-        pieces.sort(key=lambda piece: piece[1])
-    return Position.from_parts(
-        PRESETS["junior"], stacks, ((tuple(reserves[0]),), (tuple(reserves[1]),)), turn
-    )
-
-
-_worker: JuniorSolver | None = None  # a build process's solver, kept for all its chunks of a layer
-
-
-def _start_worker(book: dict[int, tuple[str, int, int]]) -> None:
-    global _worker
-    _worker = JuniorSolver()
-    _worker.book = book
-
-
-def _solve_chunk(chunk: list[int]) -> list[tuple[int, str, int, int]]:
-    """Book entries for canonical keys: (key, value, distance or horizon, child's key)."""
-    assert _worker is not None
-    out = []
-    for ck in chunk:
-        position = unpack(ck)
-        answer = _worker.solve(position)
-        position.push_code(answer.code)
-        out.append((ck, answer.value, answer.distance or answer.horizon, canonical(pack(position))))
-    return out
-
-
-def _map_chunks(book: dict[int, tuple[str, int, int]], chunks: list[list[int]], jobs: int):
-    """The entries of each chunk as it is done, in this process or in ``jobs`` others."""
-    if jobs <= 1:
-        _start_worker(book)
-        yield from map(_solve_chunk, chunks)
-        return
-    import multiprocessing
-
-    with multiprocessing.get_context("fork").Pool(jobs, _start_worker, (book,)) as pool:
-        yield from pool.imap_unordered(_solve_chunk, chunks)
-
-
-def _progress(done: int, total: int) -> None:
-    width = 40
-    filled = width * done // total
-    sys.stderr.write(f"\rjunior book [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
-    if done == total:
-        sys.stderr.write("\n")
-    sys.stderr.flush()
-
-
-def main(argv: list[str]) -> int:
-    """``python -m companion.engine.junior [--build-book [--jobs N]]``: the solved opening,
-    or rebuild the shipped book (every position with at most ``BOOK_PIECES`` pieces on the
-    board) in N processes."""
-    from companion.rules import PRESETS
-
-    if "--build-book" in argv:
-        t0 = _time.perf_counter()
-        jobs = int(argv[argv.index("--jobs") + 1]) if "--jobs" in argv else 1
-        book = JuniorSolver().build_book(BOOK_PIECES, jobs, _progress)
-        BOOK_PATH.parent.mkdir(exist_ok=True)
-        entries = sorted([key, *entry] for key, entry in book.items())
-        text = json.dumps({"version": 3, "pieces": BOOK_PIECES, "entries": entries}, separators=(",", ":"))
-        BOOK_PATH.write_bytes(gzip.compress(text.encode(), 9, mtime=0))
-        print(f"{len(entries)} positions in {_time.perf_counter() - t0:.0f} s -> {BOOK_PATH}")
-        return 0
-    solver = JuniorSolver()
-    start = Position(PRESETS["junior"])
-    t0 = _time.perf_counter()
-    answer = solver.solve(start)
-    print(
-        f"start: {answer.value} in {answer.distance} plies, play {start.move_from_code(answer.code)} "
-        f"({_time.perf_counter() - t0:.1f} s)"
-    )
-    for code in start.legal_codes():
-        t0 = _time.perf_counter()
-        start.push_code(code)
-        reply = solver.solve(start)
-        move = start.move_from_code(reply.code)
-        start.pop_code()
-        print(
-            f"{start.move_from_code(code)}: second player {reply.value} in {reply.distance} "
-            f"(reply {move}, {_time.perf_counter() - t0:.2f} s)"
-        )
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,109 @@
+"""A referee never lost for long: when two readings in a row leave it unsure it asks for help
+(a restart from a board no path explains, on a sure reading, is in test_paths.py), and the
+player's answer (the board put right, or what the camera sees accepted) ends the request."""
+
+from __future__ import annotations
+
+from companion.rules import Game, Move, parse_square, square_name
+from companion.testing.faults import tops_of
+from companion.vision.observation import Observation, class_index
+from tests.reconciler.helpers import observe, played, types
+
+B4, W4 = (1, 4), (0, 4)
+
+
+def read_as(game: Game, square: str, top: tuple[int, int], sure: float) -> Observation:
+    """The board as it is, but ``square`` read as ``top`` with probability ``sure``, the rest
+    on a Black 1 (nothing on what is really there)."""
+    tops = {square_name(sq): t for sq, t in tops_of(game.position).items()}
+    observation = Observation.from_tops(tops, game.position.size, game.variant.max_piece)
+    probabilities = observation.probabilities.copy()
+    row = observation.row(square)
+    probabilities[row] = 0.0
+    probabilities[row, class_index(top, game.variant.max_piece)] = sure
+    probabilities[row, class_index((1, 1), game.variant.max_piece)] = 1.0 - sure
+    return Observation(observation.size, observation.max_piece, probabilities, False)
+
+
+def test_an_unsure_disagreement_asks_for_help_on_the_second_reading() -> None:
+    # a1 holds White's 4; the camera reads a Black 4 there (no legal move makes that), at
+    # 0.6: too unsure to restart from. The first reading may be a passing misread; on the
+    # second the referee asks for help on a1, saying what each side has there.
+    reconciler, game = played("classic", "4a1 4d4")
+    first = reconciler.feed(read_as(game, "a1", B4, 0.6))
+    assert types(first) == ["needs-attention"] and reconciler.help_squares is None
+    assert reconciler.attention is not None
+    second = reconciler.feed(read_as(game, "a1", B4, 0.6))
+    assert types(second) == ["help"]
+    help_event = second[0]
+    assert help_event.squares == ("a1",)
+    assert help_event.detail == {"camera": {"a1": "black 4"}, "game": {"a1": "white 4"}}
+    a1 = parse_square("a1")
+    assert reconciler.help_squares == {a1: (class_index(W4, 4), class_index(B4, 4))}
+    assert reconciler.attention is help_event
+    assert reconciler.feed(read_as(game, "a1", B4, 0.6)) == []  # asked once, not on every reading
+
+
+def test_putting_the_board_right_ends_the_request() -> None:
+    reconciler, game = played("classic", "4a1 4d4")
+    for _ in range(2):
+        reconciler.feed(read_as(game, "a1", B4, 0.6))
+    assert reconciler.help_squares is not None
+    events = reconciler.feed(observe(game.position))
+    assert types(events) == ["restored"]
+    assert reconciler.help_squares is None and reconciler.attention is None
+    game.push(Move.from_text("3b2"))
+    assert [e.move for e in reconciler.feed(observe(game.position)) if e.type == "move"] == ["3b2"]
+
+
+def test_accepting_what_the_camera_sees_restarts_from_it() -> None:
+    reconciler, game = played("classic", "4a1 4d4")
+    assert reconciler.accept_board() == []  # nothing is asked: nothing to accept
+    for _ in range(2):
+        reconciler.feed(read_as(game, "a1", B4, 0.6))
+    events = reconciler.accept_board()
+    assert types(events) == ["resync"] and events[0].detail["accepted"] is True
+    assert events[0].detail["record"] == ["4a1", "4d4"]
+    assert reconciler.game.position.top(parse_square("a1")) == B4
+    assert reconciler.game.position.top(parse_square("d4")) == B4
+    assert reconciler.help_squares is None and reconciler.attention is None
+
+
+def test_a_sure_misread_that_stays_is_asked_about_not_restarted_from() -> None:
+    # one square read surely against the game, reading after reading: a restart would build
+    # the game on it; the player is asked instead (the paths keep the game as it was)
+    reconciler, game = played("classic", "4a1 4d4")
+    reconciler.feed(read_as(game, "a1", B4, 0.95))
+    assert types(reconciler.feed(read_as(game, "a1", B4, 0.95))) == ["help"]
+    assert [m.text() for m in reconciler.game.moves] == ["4a1", "4d4"]
+
+
+def test_no_possible_board_cannot_be_accepted() -> None:
+    # a White 1 on a1 while three of White's stacks still hold their 2, 3 and 4: no board
+    reconciler, game = played("classic", "4a1 4d4")
+    for _ in range(2):
+        reconciler.feed(read_as(game, "a1", (0, 1), 0.6))
+    events = reconciler.accept_board()
+    assert types(events) == ["needs-attention"] and "no possible board" in (events[0].reason or "")
+    assert reconciler.help_squares is not None and [m.text() for m in reconciler.game.moves] == ["4a1", "4d4"]
+
+
+def test_a_lone_passing_misread_asks_nothing_of_the_player() -> None:
+    reconciler, game = played("classic", "4a1 4d4")
+    reconciler.feed(read_as(game, "a1", B4, 0.6))
+    game.push(Move.from_text("3b2"))
+    events = reconciler.feed(observe(game.position))
+    assert "help" not in types(events) and reconciler.help_squares is None
+    assert [m.text() for m in reconciler.game.moves] == ["4a1", "4d4", "3b2"]
+
+
+def test_a_move_seen_clearly_closes_the_request_without_a_restored() -> None:
+    # the board put right and the next move made before the referee looked again: the move is
+    # what it says (the panel shows the move, not "restored" over it)
+    reconciler, game = played("classic", "4a1 4d4")
+    for _ in range(2):
+        reconciler.feed(read_as(game, "a1", B4, 0.6))
+    game.push(Move.from_text("3b2"))
+    events = reconciler.feed(observe(game.position))
+    assert types(events)[0] == "move" and events[0].move == "3b2" and "restored" not in types(events)
+    assert reconciler.help_squares is None and reconciler.attention is None
