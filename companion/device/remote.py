@@ -123,6 +123,7 @@ class Remote:
         self._pairing_until: float | None = None
         self._pairing_shown = False
         self._granted: Future[bool] | None = None
+        self.health: Any = None  # the device's health record (its own lock), where it keeps one
 
     # ----- viewers' side (any thread) --------------------------------------------------------
 
@@ -205,6 +206,8 @@ class Remote:
 
     def serve(self, companion: Companion, frame: np.ndarray | None) -> None:
         """Once per loop step: run the waiting commands, keep the frame, publish what changed."""
+        if self.health is None:
+            self.health = getattr(companion, "health", None)
         if frame is not None:
             self._frames += 1
             self.frame = Frame(frame, time.time(), self._frames)

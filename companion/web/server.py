@@ -504,7 +504,32 @@ def status_facts(site: Site) -> list[tuple[str, str]]:
     except OSError as error:
         facts.append(("disk", f"unknown ({error.strerror})"))
     facts.append(("game log", str(site.settings.database)))
+    health = health_of(site.remote)
+    if health is not None:
+        open_faults = "; ".join(f"{f.get('part')}: {f.get('text')}" for f in health.get("faults", []))
+        facts.append(("health", f"needs service: {open_faults}" if open_faults else "no open fault"))
+        facts.append(("faults ridden out since start", str(health.get("survived", 0))))
     return facts
+
+
+def health_of(remote: Remote) -> dict[str, Any] | None:
+    """The device's health record as data, where the device keeps one."""
+    snapshot = getattr(remote.health, "snapshot", None)
+    if not callable(snapshot):
+        return None
+    data = snapshot()
+    return data if isinstance(data, dict) else None
+
+
+def past_faults(remote: Remote) -> list[tuple[float, str]]:
+    """The camera's faults and the repairs the device made by itself, oldest first."""
+    faults = list(remote.faults)
+    health = health_of(remote) or {}
+    faults += [
+        (float(r.get("at", 0.0)), f"repaired {r.get('part')}: {r.get('text')}")
+        for r in health.get("repairs", [])
+    ]
+    return sorted(faults)
 
 
 def pin_table(config: DeviceConfig) -> list[tuple[str, str]]:
@@ -525,7 +550,7 @@ async def status(request: web.Request) -> web.StreamResponse:
     pins = pin_table(site.settings.config)
     token: TokenEntry = request[TOKEN]
     html = pages.status_page(
-        site.csrf(request[SESSION]), facts, pins, list(site.remote.faults), site.tokens.entries(), token.id
+        site.csrf(request[SESSION]), facts, pins, past_faults(site.remote), site.tokens.entries(), token.id
     )
     return web.Response(text=html, content_type="text/html")
 

@@ -254,6 +254,34 @@ def test_games_list_replay_and_a_record_that_replays(device) -> None:
     assert [m.text() for m in game.moves] == ["4a1", "4d4", "3a2"]
 
 
+class Health:
+    """The device's health record as the hardening work keeps it (``Health.snapshot``)."""
+
+    def snapshot(self) -> dict:
+        return {
+            "ok": False,
+            "needs_service": True,
+            "faults": [
+                {"part": "log", "text": "the disk is full: free some space", "since": 1.0, "count": 3}
+            ],
+            "repairs": [{"part": "calibration", "text": "a damaged file was moved aside", "at": 2.0}],
+            "survived": 4,
+        }
+
+
+def test_status_says_what_needs_service(device) -> None:
+    device.remote.health = Health()
+
+    async def test(client):
+        await paired(client)
+        return await (await client.get("/status")).text()
+
+    page = serve(device, test)
+    assert "needs service: log: the disk is full: free some space" in page
+    assert "repaired calibration: a damaged file was moved aside" in page
+    assert "faults ridden out since start</th><td>4" in page
+
+
 def test_status_lists_tokens_and_revokes_one(device) -> None:
     async def test(client):
         csrf = await paired(client)
