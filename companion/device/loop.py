@@ -337,9 +337,13 @@ class Companion(Component):
             return []
         withdrawn, self._offer = self._offer is not None, None
         events = self.reconciler.feed(observation)
+        position = self.game.position
         self._referee_said(events, frame, observation)
         if withdrawn and not events:
             self.show_waiting_state()
+        judged = getattr(self.observe, "judged", None)
+        if judged is not None:  # the reader learns from positions the referee is sure of, once shown
+            judged(events, position)
         return events
 
     def _referee_said(

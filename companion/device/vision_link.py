@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -20,10 +20,12 @@ from companion.device.log_keeper import move_aside
 from companion.device.scenario import Shot
 from companion.device.simulate import tops_of
 from companion.errors import CompanionError
+from companion.reconciler.events import Event
 from companion.rules.variant import Variant
 from companion.vision.calibration import Calibration, calibrate
 from companion.vision.gate import StabilityGate
 from companion.vision.geometry import BoardLayout
+from companion.vision.learning import ObserverLearning, PositionLike
 from companion.vision.observation import Observation
 from companion.vision.reader import BoardReader
 from companion.vision.sources import PI_CAMERA_ADVICE, ExposureLock, FrameSource, open_source
@@ -39,23 +41,62 @@ MIN_FRAMES = 3
 Observe = Callable[[np.ndarray, float], Observation | None]
 
 
-def reader_observer(
-    reader: BoardReader, gate: StabilityGate, clock: Callable[[], float] = time.time
-) -> Observe:
+class ReaderObserver:
     """(frame, camera time) -> the stable observation, when this frame completes a settled
     period. The gate runs on the camera's time (a video's own time line); the observation it
-    passes is stamped with the wall clock, which the reconciler gives the move (and the log)."""
+    passes is stamped with the wall clock, which the reconciler gives the move (and the log).
 
-    def observe(frame: np.ndarray, timestamp: float) -> Observation | None:
+    ``judged(events, position)``, called by the device loop after each stable observation was
+    fed to the referee, lets the reader learn from the frames the referee is sure of
+    (``companion.vision.learning``); with ``learn=False`` it only listens."""
+
+    def __init__(
+        self,
+        reader: BoardReader,
+        gate: StabilityGate,
+        clock: Callable[[], float] = time.time,
+        learn: bool = True,
+    ) -> None:
+        self.reader = reader
+        self.gate = gate
+        self.clock = clock
+        self.learning = ObserverLearning(reader) if learn else None
+
+    def __call__(self, frame: np.ndarray, timestamp: float) -> Observation | None:
         try:
-            observation = reader.read(frame, timestamp)
+            observation = self.reader.read(frame, timestamp)
         except CompanionError as error:
             log.warning("unreadable frame: %s", error)
             return None
-        stable = gate.feed(timestamp, observation)
-        return None if stable is None else replace(stable, timestamp=clock())
+        stable = self.gate.feed(timestamp, observation)
+        if stable is None:
+            return None
+        if self.learning is not None:
+            self.learning.stable(frame, stable)
+        return replace(stable, timestamp=self.clock())
 
-    return observe
+    def judged(self, events: Sequence[Event], position: PositionLike) -> bool:
+        """The referee's events after the last stable observation and its position then;
+        True when the reader learned from a frame (the calibration to save changed)."""
+        if self.learning is None:
+            return False
+        try:
+            return self.learning.judged([str(e.type) for e in events], position)
+        except CompanionError as error:  # learning is a bonus: the game never stops for it
+            log.warning("not learned from a frame: %s", error)
+            return False
+
+    @property
+    def calibration(self) -> Calibration:
+        """The calibration with what was learned during the game."""
+        return self.reader.calibration
+
+
+def reader_observer(
+    reader: BoardReader, gate: StabilityGate, clock: Callable[[], float] = time.time, learn: bool = True
+) -> ReaderObserver:
+    """The device's frame -> stable observation function (see ``ReaderObserver``)."""
+    return ReaderObserver(reader, gate, clock, learn)
 
 
 class SynthRenderer:
@@ -201,7 +242,7 @@ class BoardObserver:
         self._clock = clock
         self._on_calibrated = on_calibrated
         self._next_try = float("-inf")
-        self._observe: Observe | None = None
+        self._observe: ReaderObserver | None = None
         self.fault: str | None = None
         self.calibration_id: str | None = None  # the calibration's time stamp, when there is one
         self.health = health
@@ -230,6 +271,17 @@ class BoardObserver:
         reader = BoardReader(calibration, self.variant.size)
         self._observe = reader_observer(reader, StabilityGate(HOLD_SECONDS, MIN_FRAMES), self._clock)
         self.fault = None
+
+    def judged(self, events: Sequence[Event], position: PositionLike) -> None:
+        """After each stable observation the referee judged: learn from the frames it is sure
+        of, and save what was learned with the calibration (a failed write is said in the
+        journal; the reader keeps what it learned)."""
+        if self._observe is None or not self._observe.judged(events, position):
+            return
+        try:
+            self._observe.calibration.save(self.path)
+        except CompanionError as error:
+            log.warning("%s", error)
 
     def reload(self) -> None:
         """The calibration file was replaced (the web page's wizard): read with the new one."""
