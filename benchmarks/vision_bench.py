@@ -538,13 +538,14 @@ def replay(
     hand_seconds: float,
     frame_noise: float,
     player: Player | None = None,
+    learn: bool = True,
 ) -> tuple[GameResult, list[Showing]]:
     """The scene's frames shown to the device's own observer (a fresh reader and stability
     gate, ``vision_link.reader_observer``) and a fresh reconciler, on the camera's clock. After
     each stable observation the observer's ``judged(events, position)`` is called when it has
     one, as the device loop does, so a reader that learns during the game learns here too."""
     clock = [0.0]
-    observe = reader_observer(BoardReader(calibration), StabilityGate(), clock=lambda: clock[0])
+    observe = reader_observer(BoardReader(calibration), StabilityGate(), clock=lambda: clock[0], learn=learn)
     judged = getattr(observe, "judged", None)
     reconciler = Reconciler(scene.variant)
     truth = TruthGames(scene.variant, scene.moves)
@@ -748,6 +749,7 @@ def run_scene(scene: BenchScene, source: BenchScene | None, args: argparse.Names
             args.hand_seconds,
             args.frame_noise,
             None if args.player == "none" else Player(args.answer_seconds),
+            not args.no_learning,
         )
         run.replay_seconds = time.perf_counter() - started
         run.longest = run.game.longest(shown, shown[-1].start + shown[-1].seconds)
@@ -981,6 +983,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--misjudge", metavar="COLOUR:SIZE:FACTOR", help="scale one learned cup size in every calibration"
     )
     parser.add_argument("--show-errors", action="store_true", help="list every wrong square")
+    parser.add_argument(
+        "--no-learning", action="store_true", help="the replay's reader does not learn during the game"
+    )
     args = parser.parse_args(argv)
     if args.fps <= 0 or args.board_seconds <= 0 or args.hand_seconds <= 0 or args.frame_noise < 0:
         parser.error("--fps, --board-seconds and --hand-seconds must be positive, --frame-noise 0 or more")

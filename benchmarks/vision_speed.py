@@ -3,7 +3,8 @@
 Reads every frame of ../shared/data/frames-dev (or, without it, synthetic scenes) round and
 round, so no frame is read twice in a row, and prints the median and 90th percentile wall
 time, plus the median CPU time with OpenCV on one thread (what the work costs when the
-machine is not shared with anything else). Development machines are noisy: quote medians.
+machine is not shared with anything else); and a step of learning during the game, on frames
+labelled with their own reading. Development machines are noisy: quote medians.
 
     PYTHONPATH=. python benchmarks/vision_speed.py [--reads 300] [--calibrations 10]
 """
@@ -21,6 +22,7 @@ import cv2
 import numpy as np
 
 from companion.vision.calibration import calibrate
+from companion.vision.learning import LabelledFrame, Learner
 from companion.vision.reader import BoardReader
 from companion.vision.synth import SceneRenderer, random_tops
 
@@ -79,9 +81,19 @@ def bench(resolution: tuple[int, int], reads: int, calibrations: int) -> None:
         reader.read(frame)
 
     read_walls, read_cpus = timed(one, reads)
+
+    def learn_one() -> None:
+        """A learning step, its worst case: every cup's size refitted (``misread`` unknown)."""
+        reader, frame = jobs[state["i"] % len(jobs)]
+        state["i"] += 1
+        tops = {row: top for row, top in enumerate(reader.read(frame).tops().values()) if top is not None}
+        Learner(reader).learn(LabelledFrame(reader.rectified(frame), tops))
+
+    learn_walls, learn_cpus = timed(learn_one, max(5, reads // 20))
     w, h = resolution
     print(summary(f"calibrate {w}x{h} (empty + reference)", cal_walls, cal_cpus))
     print(summary(f"read {w}x{h} frame", read_walls, read_cpus))
+    print(summary(f"learn from a {w}x{h} frame (every cup refitted)", learn_walls, learn_cpus))
 
 
 def main() -> None:

@@ -9,8 +9,10 @@
 #      and on Bookworm), python3-gpiozero, python3-numpy, python3-aiohttp (the web page),
 #      python3-venv.
 #   2. a system user "gobblet" in the gpio and video groups.
-#   3. the program in /opt/gobblet-companion/src and a venv in /opt/gobblet-companion/venv made
-#      with --system-site-packages, so the venv sees apt's picamera2 and lgpio.
+#   3. the program in /opt/gobblet-companion/src (owned by root, not by whoever owns the
+#      checkout; copied afresh, so files removed from the program are removed there too) and a
+#      venv in /opt/gobblet-companion/venv made with --system-site-packages, so the venv sees
+#      apt's picamera2 and lgpio.
 #   4. numpy stays apt's: picamera2 and simplejpeg from apt are built against it, and a numpy
 #      2.x from pip in the venv breaks them ("numpy.dtype size changed"). pip gets a constraint
 #      file pinning numpy to apt's version, and opencv-python-headless below 4.12 (4.12 and
@@ -19,11 +21,13 @@
 #
 # Variables: PREFIX (default /opt/gobblet-companion), SERVICE_USER (default gobblet).
 set -euo pipefail
+umask 022
 
 PREFIX="${PREFIX:-/opt/gobblet-companion}"
 SERVICE_USER="${SERVICE_USER:-gobblet}"
 UNIT_NAME="gobblet-companion.service"
 STATE_DIR="/var/lib/gobblet-companion"
+STATE_MODE=0750 # the unit's StateDirectoryMode: systemd would otherwise change it at every start
 CONFIG_DIR="/etc/gobblet-companion"
 APT_PACKAGES=(python3-venv python3-pip python3-picamera2 python3-lgpio python3-gpiozero python3-numpy python3-aiohttp)
 
@@ -38,7 +42,7 @@ parse_arguments() {
   for argument in "$@"; do
     case "$argument" in
       --no-start) start_now=0 ;;
-      -h|--help) sed -n '2,20p' "${BASH_SOURCE[0]}"; exit 0 ;;
+      -h|--help) sed -n '/^set -euo/q; 2,$p' "${BASH_SOURCE[0]}"; exit 0 ;;
       *) die "unknown option $argument (use --no-start or --help)" ;;
     esac
   done
@@ -76,9 +80,21 @@ make_user() {
 }
 
 copy_program() {
+  # A fresh copy beside the old one, then swapped in: files the new version no longer has do
+  # not linger, and an interrupted copy leaves the old program whole. Owned by root (tar
+  # would keep the checkout owner's uid), not writable by the service.
+  local new="$PREFIX/src.new" old="$PREFIX/src.old"
   say "copying the program to $PREFIX/src"
-  install -d -m 0755 "$PREFIX/src"
-  tar -C "$source_dir" --exclude=.git --exclude=.venv --exclude='__pycache__' -cf - . | tar -C "$PREFIX/src" -xf -
+  install -d -m 0755 "$PREFIX"
+  rm -rf "$new" "$old"
+  install -d -m 0755 "$new"
+  tar -C "$source_dir" --exclude=.git --exclude=.venv --exclude='__pycache__' --owner=0 --group=0 -cf - . \
+    | tar -C "$new" --no-same-owner --no-same-permissions -xf -
+  chown -R 0:0 "$new"
+  chmod -R u+rwX,go+rX,go-w "$new"
+  if [ -d "$PREFIX/src" ]; then mv "$PREFIX/src" "$old"; fi
+  mv "$new" "$PREFIX/src"
+  rm -rf "$old"
 }
 
 make_venv() {
@@ -101,7 +117,7 @@ install_config() {
     say "writing the default pin table to $CONFIG_DIR/config.toml"
     install -m 0644 "$source_dir/hardware/config.toml" "$CONFIG_DIR/config.toml"
   fi
-  install -d -m 0750 -o "$SERVICE_USER" -g "$SERVICE_USER" "$STATE_DIR"
+  install -d -m "$STATE_MODE" -o "$SERVICE_USER" -g "$SERVICE_USER" "$STATE_DIR"
 }
 
 install_unit() {
@@ -120,11 +136,18 @@ install_unit() {
   fi
 }
 
-parse_arguments "$@"
-check_machine
-install_packages
-make_user
-copy_program
-make_venv
-install_config
-install_unit
+main() {
+  parse_arguments "$@"
+  check_machine
+  install_packages
+  make_user
+  copy_program
+  make_venv
+  install_config
+  install_unit
+}
+
+# Sourced (the tests call one step at a time), nothing runs.
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  main "$@"
+fi

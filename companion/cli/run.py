@@ -25,6 +25,7 @@ from companion.device.config import (
     default_config_path,
     load_config,
 )
+from companion.device.journal import JournalFormatter, under_journal
 from companion.device.loop import Players
 from companion.device.remote import Remote
 from companion.errors import CompanionError
@@ -210,12 +211,15 @@ def _echo(text: str) -> None:
 
 
 def _setup_logging(verbose: bool, simulate: bool) -> None:
-    """INFO to the journal on the device (systemd sets JOURNAL_STREAM); quieter in simulation,
-    where the panel's lines are the story."""
-    under_systemd = "JOURNAL_STREAM" in os.environ or "INVOCATION_ID" in os.environ
+    """INFO to the journal on the device, each line with its priority (``journalctl -p
+    warning`` works); quieter in simulation, where the panel's lines are the story."""
     level = logging.INFO if verbose or not simulate else logging.WARNING
-    fmt = "%(levelname)s %(message)s" if under_systemd else "%(asctime)s %(levelname)s %(message)s"
-    logging.basicConfig(level=level, format=fmt, stream=sys.stderr, force=True)
+    handler = logging.StreamHandler(sys.stderr)
+    if under_journal():
+        handler.setFormatter(JournalFormatter())
+    else:
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    logging.basicConfig(level=level, handlers=[handler], force=True)
 
 
 def _report(summary: RunSummary, options: RunOptions) -> None:

@@ -20,7 +20,9 @@ from typing import Any
 
 from companion.device.camera import CameraLink
 from companion.device.config import DeviceConfig
+from companion.device.health import Health
 from companion.device.hint import EngineSearcher, HintWorker, Searcher
+from companion.device.log_keeper import LogKeeper
 from companion.device.loop import Companion, Players
 from companion.device.notify import Notifier
 from companion.device.panel import Panel, mock_pin_factory
@@ -29,7 +31,6 @@ from companion.device.remote import Remote
 from companion.device.scenario import build_scenario
 from companion.device.simulate import SimulatedTable, TruthRenderer
 from companion.errors import CompanionError
-from companion.log.store import GameStore
 from companion.rules.variant import Variant
 
 log = logging.getLogger("gobblet-companion")
@@ -60,6 +61,8 @@ class RunOptions:
     searcher: Searcher | None = None  # default: the project's engine
     max_seconds: float | None = None
     fps: float | None = None  # simulation only: pace the simulated camera
+    health: Health = field(default_factory=Health)  # what is wrong now: the web page's status reads it
+    service: bool | None = None  # degrade instead of failing at start (None: when systemd runs us)
     remote: Remote | None = None  # the web page's view of the device and its commands
     linger: bool = False  # simulation only: after the game, keep showing the board until stopped
     stop: threading.Event | None = None  # set from another thread to end the run
@@ -110,8 +113,9 @@ def run_device(options: RunOptions) -> RunSummary:
         companion.run(stop, idle_sleep=0.0 if options.simulate else 0.005)
         seconds = time.monotonic() - started
         outcome = companion.game.outcome()
+        keeper = parts.companion_kwargs["store"]
         return RunSummary(
-            game_id=companion.game_id,
+            game_id=keeper.real_id(companion.game_id),
             plies=companion.game.ply,
             result=companion.game.result,
             reason=outcome.reason if outcome else None,
@@ -147,16 +151,18 @@ def _open_parts(options: RunOptions, stack: ExitStack) -> _Parts:
         Panel(config, pin_factory=factory, board_size=variant.size, echo=options.echo)
     ).start()
     presenter = Presenter(panel)
-    store = stack.enter_context(GameStore(options.database))
+    notifier = stack.enter_context(Notifier())
+    service = notifier.enabled if options.service is None else options.service
+    store = stack.enter_context(LogKeeper(options.database, options.health, repair=service))
     budget = min(config.hint.time, SIMULATED_HINT_SECONDS) if options.simulate else config.hint.time
     hints = stack.enter_context(HintWorker(options.searcher or EngineSearcher(config.hint.level), budget))
-    notifier = stack.enter_context(Notifier())
     kwargs: dict[str, Any] = dict(
         variant=variant,
         presenter=presenter,
         store=store,
         hints=hints,
         notifier=notifier,
+        health=options.health,
         players=options.players,
         snapshots=config.log.snapshots,
         encode_jpeg=encode_jpeg,
@@ -176,7 +182,9 @@ def _open_parts(options: RunOptions, stack: ExitStack) -> _Parts:
     from companion.device.vision_link import BoardObserver, ExposureStore, camera_advice, camera_opener
 
     exposure = ExposureStore(options.calibration.with_suffix(".camera.json"))
-    observe = BoardObserver(options.calibration, variant, on_calibrated=exposure.adopt)
+    observe = BoardObserver(
+        options.calibration, variant, on_calibrated=exposure.adopt, health=options.health if service else None
+    )
     exposure.calibration_id = observe.calibration_id
     camera = stack.enter_context(
         CameraLink(
@@ -187,7 +195,7 @@ def _open_parts(options: RunOptions, stack: ExitStack) -> _Parts:
             advice=camera_advice(config.camera.source),
         )
     )
-    if not notifier.enabled:  # at a terminal a missing camera is an error; the service waits for it
+    if not service:  # at a terminal a missing camera is an error; the service waits for it
         camera.open_now()
     kwargs["camera"] = camera
     kwargs["observe"] = observe

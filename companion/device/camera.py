@@ -80,6 +80,11 @@ class CameraLink(Component):
     def ok(self) -> bool:
         return self.fault is None
 
+    @property
+    def is_open(self) -> bool:
+        """A camera is open (it may still be sending nothing good)."""
+        return self._source is not None
+
     def read(self) -> np.ndarray | None:
         """The next good frame, or None (no frame now, or the camera is lost and being
         reopened: see ``fault``). ``EOFError`` passes through: a finite source has ended."""

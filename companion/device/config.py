@@ -21,16 +21,20 @@ from companion.errors import CompanionError
 
 APP_NAME = "gobblet-companion"
 
-# BCM numbers. The 16 square LEDs in a1, b1, c1, d1, a2, ... d4 order. GPIO 2/3 (I2C, fixed
-# pull-ups) and 14/15 (serial console) are left free; GPIO 18 is hardware PWM channel 0,
-# the best pin for a passive buzzer.
-DEFAULT_SQUARE_PINS: tuple[int, ...] = (4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 19, 20, 21, 22)
-DEFAULT_TURN_WHITE_PIN = 24
-DEFAULT_TURN_BLACK_PIN = 25
-DEFAULT_ALERT_PIN = 26
+# BCM numbers. The 16 square LEDs in a1, b1, c1, d1, a2, ... d4 order. SPI0 (GPIO 7-11) is
+# left free, for the LED strip or any SPI part; that takes GPIO 2/3 (I2C's pins: their fixed
+# pull-ups suit the button, and the alert LED) and 14/15 (the serial port, off by default).
+# gpiozero with lgpio makes the buzzer's tones in software, so any pin would do for it.
+DEFAULT_SQUARE_PINS: tuple[int, ...] = (4, 5, 6, 12, 13, 16, 17, 19, 20, 21, 22, 23, 24, 25, 26, 27)
+DEFAULT_TURN_WHITE_PIN = 14
+DEFAULT_TURN_BLACK_PIN = 15
+DEFAULT_ALERT_PIN = 2
 DEFAULT_BUZZER_PIN = 18
-DEFAULT_BUTTON_PIN = 23
+DEFAULT_BUTTON_PIN = 3
 USABLE_GPIOS = range(2, 28)
+SPI0_PINS = {10: "MOSI", 11: "SCLK"}  # what an APA102/SK9822 strip is wired to
+LED_KINDS = ("discrete", "strip")
+STRIP_PIXEL_ORDERS = ("BGR", "BRG", "GBR", "GRB", "RBG", "RGB")
 MIN_CAMERA_SIDE, MAX_CAMERA_SIDE = 160, 4608  # pixels: the calibration's minimum, Camera Module 3's width
 MAINS_FREQUENCIES = (0, 50, 60)
 BUZZER_KINDS = ("tonal", "active")
@@ -60,13 +64,33 @@ class PinConfig:
 
 @dataclass(frozen=True)
 class PanelConfig:
-    active_high: bool = True  # False for LEDs sunk through a driver (ULN2803) to ground
+    leds: str = "discrete"  # "discrete": 19 LEDs on GPIO pins; "strip": one APA102/SK9822 strip on SPI0
+    active_high: bool = True  # True also behind a ULN2803; False for LEDs from 3.3 V into the pin
     buzzer: str = "tonal"  # "tonal": passive piezo (TonalBuzzer); "active": on/off buzzer
     blink_period: float = 0.5  # seconds, one on+off of a blinking LED
     count_pause: float = 1.0  # seconds dark between two rounds of counted blinks
     hold_time: float = 2.0  # button held this long: new game
     double_press: float = 0.4  # seconds within which a second press makes a double press
     sounds: bool = True  # False keeps the buzzer silent (the log still records all)
+
+
+@dataclass(frozen=True)
+class StripConfig:
+    """An addressable LED strip (APA102 or SK9822, "DotStar") on SPI0 in place of the 19
+    LEDs: which pixel shows which LED, counted from the strip's input end."""
+
+    pixels: int = 19  # LEDs on the strip
+    squares: tuple[int, ...] = tuple(range(16))  # the pixels of a1, b1, c1, d1, a2, ..., d4
+    turn_white: int = 16
+    turn_black: int = 17
+    alert: int = 18
+    brightness: float = 0.2  # 0..1: the strip's global brightness (full is blinding on a table)
+    pixel_order: str = "BGR"  # the colour order the chips expect (APA102 and SK9822: BGR)
+
+    def all_pixels(self) -> dict[str, int]:
+        named = {f"squares[{i}]": pixel for i, pixel in enumerate(self.squares)}
+        named.update(turn_white=self.turn_white, turn_black=self.turn_black, alert=self.alert)
+        return named
 
 
 @dataclass(frozen=True)
@@ -104,6 +128,7 @@ class WebConfig:
 class DeviceConfig:
     pins: PinConfig = field(default_factory=PinConfig)
     panel: PanelConfig = field(default_factory=PanelConfig)
+    strip: StripConfig = field(default_factory=StripConfig)
     hint: HintConfig = field(default_factory=HintConfig)
     camera: CameraConfig = field(default_factory=CameraConfig)
     log: LogConfig = field(default_factory=LogConfig)
@@ -111,6 +136,7 @@ class DeviceConfig:
 
     def validate(self, origin: str = "configuration") -> DeviceConfig:
         _check_pins(self.pins, origin)
+        _check_strip(self, origin)
         if self.panel.buzzer not in BUZZER_KINDS:
             raise CompanionError(f"{origin}: panel.buzzer must be one of {', '.join(BUZZER_KINDS)}")
         positive = {
@@ -164,12 +190,47 @@ def _check_pins(pins: PinConfig, origin: str) -> None:
         seen[pin] = name
 
 
+def _check_strip(config: DeviceConfig, origin: str) -> None:
+    if config.panel.leds not in LED_KINDS:
+        raise CompanionError(f"{origin}: panel.leds must be one of {', '.join(LED_KINDS)}")
+    strip = config.strip
+    if not 19 <= strip.pixels <= 1000:
+        raise CompanionError(f"{origin}: strip.pixels must be 19 to 1000, not {strip.pixels}")
+    if len(strip.squares) != 16:
+        raise CompanionError(
+            f"{origin}: strip.squares needs 16 pixel numbers (a1..d4), got {len(strip.squares)}"
+        )
+    seen: dict[int, str] = {}
+    for name, pixel in strip.all_pixels().items():
+        if not 0 <= pixel < strip.pixels:
+            raise CompanionError(f"{origin}: strip.{name} = {pixel} is not a pixel 0..{strip.pixels - 1}")
+        if pixel in seen:
+            raise CompanionError(
+                f"{origin}: pixel {pixel} is used twice (strip.{seen[pixel]} and strip.{name})"
+            )
+        seen[pixel] = name
+    if not (math.isfinite(strip.brightness) and 0 < strip.brightness <= 1):
+        raise CompanionError(
+            f"{origin}: strip.brightness must be above 0 and at most 1, not {strip.brightness}"
+        )
+    if strip.pixel_order not in STRIP_PIXEL_ORDERS:
+        raise CompanionError(f"{origin}: strip.pixel_order must be one of {', '.join(STRIP_PIXEL_ORDERS)}")
+    if config.panel.leds == "strip":
+        for name in ("buzzer", "button"):
+            pin = getattr(config.pins, name)
+            if pin in SPI0_PINS:
+                raise CompanionError(
+                    f"{origin}: pins.{name} = {pin} is SPI0 {SPI0_PINS[pin]}, which the LED strip uses"
+                )
+
+
 # ----- reading a file ----------------------------------------------------------------------
 
 
 SECTIONS: dict[str, type] = {
     "pins": PinConfig,
     "panel": PanelConfig,
+    "strip": StripConfig,
     "hint": HintConfig,
     "camera": CameraConfig,
     "log": LogConfig,

@@ -21,17 +21,20 @@ import numpy as np
 from companion.component import Component
 from companion.device.button import Gesture
 from companion.device.camera import CameraLink
+from companion.device.health import Health
 from companion.device.hint import HintWorker
+from companion.device.log_keeper import LogKeeper
 from companion.device.notify import Notifier
 from companion.device.presenter import Presenter
 from companion.device.remote import Remote
 from companion.device.scene import idle
-from companion.log.store import GameStore
+from companion.log.store import GameRow, GameStore, UnreplayableGameError
 from companion.reconciler.accounts import Kind
 from companion.reconciler.decoder import decide
 from companion.reconciler.events import Event, EventType
 from companion.reconciler.reconciler import Reconciler
 from companion.rules.game import Game
+from companion.rules.move import Move
 from companion.rules.position import Position
 from companion.rules.square import color_name
 from companion.rules.variant import Variant
@@ -44,6 +47,9 @@ Observe = Callable[[np.ndarray, float], Observation | None]
 together. None while the board is not stable (hands over it, a cup in the air)."""
 
 ABANDONED = "abandoned"
+UNREPLAYABLE = "unreplayable"
+QUIET_STEPS = 100  # error-free steps after which an error outside a board counts as over
+READY_GRACE = 30.0  # seconds: READY=1 without a camera, before systemd's start timeout (90 s)
 _MOVED = (  # the position changed: hints go stale
     EventType.MOVE,
     EventType.TAKEBACK,
@@ -51,6 +57,13 @@ _MOVED = (  # the position changed: hints go stale
     EventType.RESYNC,
     EventType.CORRECTION,
 )
+
+
+@dataclass(frozen=True)
+class _Line:
+    game_id: int
+    start: Position
+    moves: list[Move]
 
 
 @dataclass
@@ -68,9 +81,10 @@ class Companion(Component):
         camera: CameraLink,
         observe: Observe,
         presenter: Presenter,
-        store: GameStore,
+        store: GameStore | LogKeeper,
         hints: HintWorker,
         notifier: Notifier | None = None,
+        health: Health | None = None,
         players: Players | None = None,
         snapshots: bool = False,
         encode_jpeg: Callable[[np.ndarray], bytes | None] | None = None,
@@ -83,6 +97,7 @@ class Companion(Component):
         self.store = store
         self.hints = hints
         self.notifier = notifier or Notifier(environ={})
+        self.health = health or Health()
         self.players = players or Players()
         self.snapshots = snapshots
         self.encode_jpeg = encode_jpeg
@@ -94,6 +109,11 @@ class Companion(Component):
         self.frames = 0
         self.observations = 0
         self.resumed = False
+        self.step_errors = 0  # exceptions a step survived (reconciler, log, panel, hint)
+        self._refused: bytes | None = None  # the board the referee failed on, skipped until it changes
+        self._started_at = time.monotonic()
+        self._ready = False
+        self._quiet_steps = 0  # steps since the last exception
 
     # ----- the game ------------------------------------------------------------------------
 
@@ -112,8 +132,8 @@ class Companion(Component):
         for other in waiting:
             if other is not row:
                 self.store.finish(other.id, "*", termination=ABANDONED, reason="a new game was started")
-        if row is not None:
-            game = self.store.load_game(row.id)
+        game = self._replayed(row) if row is not None else None
+        if row is not None and game is not None:
             self._adopt(Reconciler(self.variant, game, takeback=False), row.id)
             self.resumed = True
             log.info(
@@ -133,7 +153,27 @@ class Companion(Component):
                     self.turn_name(), f"game {self.game_id}: {self.variant.spec}, {self.turn_name()} to play"
                 )
             )
-        self.notifier.ready(f"game {self.game_id}, ply {self.game.ply}")
+
+    def _replayed(self, row: GameRow) -> Game | None:
+        """The stored game, replayed; one that no longer replays stays in the log unfinished
+        (result ``*``, its moves kept for a person to look at) and a new game starts, rather
+        than the service failing at every start."""
+        try:
+            return self.store.load_game(row.id)
+        except UnreplayableGameError as error:
+            self.store.finish(row.id, "*", termination=UNREPLAYABLE, reason=str(error))
+            self.health.repaired("game", f"{error}: it is kept in the log unfinished; a new game was started")
+            return None
+
+    def _announce_ready(self) -> None:
+        """READY=1 once the camera is open, or after ``READY_GRACE`` without it: a service
+        that never became ready would be killed and restarted until systemd gave up, with the
+        panel dark; a ready one blinks the fault and keeps trying the camera."""
+        if self._ready or not (self.camera.is_open or time.monotonic() - self._started_at >= READY_GRACE):
+            return
+        self._ready = True
+        camera = "" if self.camera.is_open else f"; {self.camera.fault or 'no camera yet'}"
+        self.notifier.ready(f"game {self.game_id}, ply {self.game.ply}{camera}")
 
     def _adopt(self, reconciler: Reconciler, game_id: int) -> None:
         self.reconciler = reconciler
@@ -184,23 +224,37 @@ class Companion(Component):
     # ----- one frame -----------------------------------------------------------------------
 
     def step(self) -> bool:
-        """Read and referee one frame; False once a finite camera (simulation) has ended."""
+        """Read and referee one frame; False once a finite camera (simulation) has ended.
+        An exception in the step does not end the referee (see ``_survive``)."""
         try:
             frame = self.camera.read()
         except EOFError:
             return False
-        self.presenter.fault(self.fault)
-        if frame is not None:
-            self.frames += 1
-            observation = self.observe(frame, self.camera.timestamp)
-            if observation is not None:
-                self.observations += 1
-                self.on_observation(observation, frame)
-        for gesture in self.presenter.panel.gestures():
-            self.on_gesture(gesture)
-        self._collect_hint()
-        if self.remote is not None:
-            self.remote.serve(self, frame)
+        observation, before = None, None
+        try:
+            self._announce_ready()
+            if isinstance(self.store, LogKeeper):
+                self.store.flush()
+            self._track("camera", self.camera.fault)
+            self._track("vision", getattr(self.observe, "fault", None))  # "calibrate me"
+            self.presenter.fault(self.fault, self.health.needs_service())
+            if frame is not None:
+                self.frames += 1
+                observation = self.observe(frame, self.camera.timestamp)
+                if observation is not None and not self._is_refused(observation):
+                    self.observations += 1
+                    before = self._line()
+                    self.on_observation(observation, frame)
+            for gesture in self.presenter.panel.gestures():
+                self.on_gesture(gesture)
+            self._collect_hint()
+            if self.remote is not None:
+                self.remote.serve(self, frame)
+            self._quiet_steps += 1
+            if self._quiet_steps == QUIET_STEPS and self._refused is None:
+                self.health.clear("referee", f"{QUIET_STEPS} steps without an error")
+        except Exception as error:  # the referee degrades; it does not stop
+            self._survive(error, observation, before)
         self.notifier.watchdog()
         return True
 
@@ -208,6 +262,62 @@ class Companion(Component):
     def fault(self) -> str | None:
         """Camera or calibration trouble, in words (the alert LED blinks for it)."""
         return self.camera.fault or getattr(self.observe, "fault", None)
+
+    def _track(self, part: str, fault: str | None) -> None:
+        """Camera trouble and "calibrate me" in ``Health`` too (the web page's status), as
+        faults a person fixes at the table, not "needs service"; the camera link and the
+        observer already say them in the journal."""
+        current = self.health.fault(part)
+        if fault is None:
+            if current is not None:
+                self.health.clear(part, say=False)
+        elif current is None or current.text != fault:
+            self.health.report(part, fault, needs_service=False, say=False)
+
+    def _is_refused(self, observation: Observation) -> bool:
+        if self._refused is None:
+            return False
+        if _board_key(observation) == self._refused:
+            return True
+        self._refused = None  # the board changed: try the referee again
+        self.health.clear("referee", "the board changed")
+        return False
+
+    def _line(self) -> _Line:
+        """The game as it stands (its record, start and moves): what a failed step goes back to."""
+        return _Line(self.game_id, self.game.start.copy(), [played.move for played in self.game.played])
+
+    def _survive(self, error: Exception, observation: Observation | None, before: _Line | None) -> None:
+        """Count and report an exception in a step. When the referee failed on a board, that
+        board is skipped until it changes (so the same error does not recur every frame) and
+        the referee is rebuilt as the game stood before the step, dropping whatever half-made
+        state the failure left (a move it logged meanwhile is logged again, in its place)."""
+        self.step_errors += 1
+        self._quiet_steps = 0
+        where = "on a board" if observation is not None else "in the loop"
+        text = f"{type(error).__name__} {where}: {error}; the game goes on as it stood before"
+        if self.health.report("referee", text).count == 1:
+            log.error("the referee survived an error", exc_info=error)
+        if observation is not None and before is not None:
+            self._refused = _board_key(observation)
+            try:
+                self._rebuild(before)
+            except Exception as again:  # the log refused too: the keeper holds the writes
+                log.error("rebuilding the referee failed: %s", again)
+
+    def _rebuild(self, before: _Line) -> None:
+        try:
+            if before.game_id != self.game_id:
+                raise RuntimeError("the step had opened another record")
+            game = Game(self.variant, start=before.start)
+            for move in before.moves:
+                game.push(move)
+            self._adopt(Reconciler(self.variant, game, takeback=False), self.game_id)
+        except Exception as error:  # the game cannot be put back: a fresh one, announced
+            log.error("the referee could not be rebuilt (%s); a new game starts", error)
+            self._abandon("the referee failed and could not be rebuilt")
+            self._new_game(announce=True)
+        self.show_waiting_state()
 
     def run(self, stop: threading.Event | None = None, idle_sleep: float = 0.005) -> None:
         """Step until stopped or the camera ends; the camera paces the loop."""
@@ -227,9 +337,13 @@ class Companion(Component):
             return []
         withdrawn, self._offer = self._offer is not None, None
         events = self.reconciler.feed(observation)
+        position = self.game.position
         self._referee_said(events, frame, observation)
         if withdrawn and not events:
             self.show_waiting_state()
+        judged = getattr(self.observe, "judged", None)
+        if judged is not None:  # the reader learns from positions the referee is sure of, once shown
+            judged(events, position)
         return events
 
     def _referee_said(
@@ -398,8 +512,12 @@ class Companion(Component):
         if hint.key != self.game.position.text():
             return
         if hint.move is None:
-            log.warning("no hint: %s", hint.error or "the engine found no move")
+            reason = hint.error or "the engine found no move"
+            log.warning("no hint: %s", reason)
+            self.health.report("hint", reason, needs_service=False)
+            self.presenter.hint_failed(self.turn_name(), reason)
             return
+        self.health.clear("hint")
         log.info("hint for %s: %s (%.2f s)", self.turn_name(), hint.move.text(), hint.seconds)
         event = Event(
             EventType.HINT,
@@ -437,6 +555,11 @@ def _new_record_start(event: Event, variant: Variant) -> str | None:
         start = event.detail.get("start")
         return str(start) if start is not None else None
     return None
+
+
+def _board_key(observation: Observation) -> bytes:
+    """What a board looks like, without its time: the same board gives the same key."""
+    return observation.probabilities.round(2).tobytes() + bytes([observation.occluded])
 
 
 def _event_text(event: Event) -> str:

@@ -10,6 +10,7 @@ into pin writes at a steady tick, so blinking never waits for the camera or the 
 from __future__ import annotations
 
 import contextlib
+import logging
 import queue
 import threading
 import time
@@ -20,10 +21,14 @@ from companion.component import Component
 from companion.device.button import ButtonGestures, Gesture
 from companion.device.config import DeviceConfig
 from companion.device.scene import BLACK_NAME, WHITE_NAME, PanelOutputs, Scene, Timing, idle, outputs_at
+from companion.device.strip import StripLights
 from companion.errors import CompanionError
 from companion.rules.square import board_squares, square_name
 
+log = logging.getLogger("gobblet-companion.panel")
+
 PANEL_BOARD_SIZE = 4
+RENDER_ERRORS_LOGGED_EVERY = 500  # a render failing every tick is said every 10 s, not 50 times a second
 TICK = 0.02  # seconds between two renders of the animator
 BUZZER_MID_TONE = "A4"
 BUZZER_OCTAVES = 2  # A2..A6: every note the scenes use
@@ -65,27 +70,21 @@ class Panel(Component):
         self._stop = threading.Event()
         self._animator: threading.Thread | None = None
         self._devices: list[Any] = []
+        self.render_errors = 0
+        self.strip: StripLights | None = None  # panel.leds = "strip": the LEDs are one strip's pixels
         self._open_devices(pin_factory)
 
     # ----- devices ------------------------------------------------------------------------
 
     def _open_devices(self, pin_factory: Any) -> None:
-        from gpiozero import LED, Button, Buzzer, GPIOZeroError, LEDBoard, TonalBuzzer
+        from gpiozero import Button, Buzzer, GPIOZeroError, TonalBuzzer
 
         pins, panel = self.config.pins, self.config.panel
         try:
-            self.squares = self._own(
-                LEDBoard(*pins.squares, active_high=panel.active_high, pin_factory=pin_factory)
-            )
-            self.turn_leds = {
-                WHITE_NAME: self._own(
-                    LED(pins.turn_white, active_high=panel.active_high, pin_factory=pin_factory)
-                ),
-                BLACK_NAME: self._own(
-                    LED(pins.turn_black, active_high=panel.active_high, pin_factory=pin_factory)
-                ),
-            }
-            self.alert = self._own(LED(pins.alert, active_high=panel.active_high, pin_factory=pin_factory))
+            if panel.leds == "strip":
+                self.strip = self._own(StripLights(self.config.strip))
+            else:
+                self._open_leds(pin_factory)
             if panel.buzzer == "tonal":
                 self.buzzer = self._own(
                     TonalBuzzer(
@@ -106,8 +105,29 @@ class Panel(Component):
         except (GPIOZeroError, OSError, RuntimeError, ValueError) as error:
             self.close()
             raise CompanionError(f"cannot open the GPIO panel: {error}") from None
+        except CompanionError:
+            self.close()
+            raise
         self.button.when_pressed = lambda: self._button_event(self._gestures.down)
         self.button.when_released = lambda: self._button_event(self._gestures.up)
+
+    def _open_leds(self, pin_factory: Any) -> None:
+        """The 19 discrete LEDs, one GPIO pin each."""
+        from gpiozero import LED, LEDBoard
+
+        pins, panel = self.config.pins, self.config.panel
+        self.squares = self._own(
+            LEDBoard(*pins.squares, active_high=panel.active_high, pin_factory=pin_factory)
+        )
+        self.turn_leds = {
+            WHITE_NAME: self._own(
+                LED(pins.turn_white, active_high=panel.active_high, pin_factory=pin_factory)
+            ),
+            BLACK_NAME: self._own(
+                LED(pins.turn_black, active_high=panel.active_high, pin_factory=pin_factory)
+            ),
+        }
+        self.alert = self._own(LED(pins.alert, active_high=panel.active_high, pin_factory=pin_factory))
 
     def _own(self, device: Any) -> Any:
         self._devices.append(device)
@@ -150,14 +170,22 @@ class Panel(Component):
 
     def _render_locked(self) -> PanelOutputs:
         outputs = outputs_at(self._scene, self._clock() - self._shown_at, self._timing)
+        squares: tuple[bool, ...] = ()
         if self.board_size == PANEL_BOARD_SIZE:
-            lit = outputs.squares
-            self.squares.value = tuple(square_name(sq) in lit for sq in board_squares(PANEL_BOARD_SIZE))
+            squares = tuple(square_name(sq) in outputs.squares for sq in board_squares(PANEL_BOARD_SIZE))
+        if self.strip is not None:
+            self.strip.write(squares, outputs.turn, outputs.alert)
+        else:
+            self._write_leds(squares, outputs)
+        self._sound(outputs.tone if self.config.panel.sounds else None)
+        return outputs
+
+    def _write_leds(self, squares: tuple[bool, ...], outputs: PanelOutputs) -> None:
+        if squares:
+            self.squares.value = squares
         for side, led in self.turn_leds.items():
             led.value = side in outputs.turn
         self.alert.value = outputs.alert
-        self._sound(outputs.tone if self.config.panel.sounds else None)
-        return outputs
 
     def _sound(self, tone: str | None) -> None:
         if tone == self._tone:
@@ -184,11 +212,21 @@ class Panel(Component):
         return self
 
     def _animate(self) -> None:
+        """Render every tick. A failing render is said in the journal (once per kind of
+        error, then every ``RENDER_ERRORS_LOGGED_EVERY``th) and the next tick tries again: a
+        panel that silently stopped would look like a device that stopped."""
+        last: str | None = None
         while not self._stop.wait(TICK):
             try:
                 self.render()
-            except Exception:  # a closed device during shutdown: stop quietly
-                return
+            except Exception as error:
+                if self._stop.is_set():  # a device closed during shutdown
+                    return
+                self.render_errors += 1
+                kind = f"{type(error).__name__}: {error}"
+                if kind != last or self.render_errors % RENDER_ERRORS_LOGGED_EVERY == 0:
+                    log.error("panel: rendering failed (%d so far): %s", self.render_errors, kind)
+                last = kind
 
     def close(self) -> None:
         self._stop.set()

@@ -22,6 +22,7 @@ class Presenter:
         self.panel = panel
         self._scene: Scene = scenes.idle(None, "starting")
         self._fault: str | None = None
+        self._service: str | None = None
 
     @property
     def scene(self) -> Scene:
@@ -29,7 +30,14 @@ class Presenter:
 
     def show(self, scene: Scene) -> None:
         self._scene = scene
-        self.panel.show(scenes.with_fault(scene, self._fault) if self._fault else scene)
+        self.panel.show(self._overlaid(scene))
+
+    def _overlaid(self, scene: Scene) -> Scene:
+        """``scene`` with the open faults over it: "needs service" before camera trouble."""
+        if self._service:
+            named = f"needs service: {self._service}" + (f"; {self._fault}" if self._fault else "")
+            return scenes.with_fault(scene, named, scenes.NEEDS_SERVICE)
+        return scenes.with_fault(scene, self._fault) if self._fault else scene
 
     def event(self, event: Event, turn: str) -> None:
         """Show one referee event; ``turn`` is the side to move after it."""
@@ -81,15 +89,18 @@ class Presenter:
     def takeback_offered(self, move_text: str, turn: str) -> None:
         self.show(scenes.takeback_offered(scenes.move_squares(move_text), turn, move_text))
 
-    def fault(self, text: str | None) -> None:
-        """Start or end a fault (camera lost): the alert LED blinks over whatever is shown.
-        The scene is not replayed from the start, so a win tune does not sound again."""
-        if text == self._fault:
+    def hint_failed(self, turn: str, reason: str) -> None:
+        self.show(scenes.hint_failed(turn, reason))
+
+    def fault(self, text: str | None, service: str | None = None) -> None:
+        """Start or end a fault: camera trouble (``text``) blinks the alert LED, a fault that
+        needs a person (``service``) blinks it in the "needs service" pattern, over whatever is
+        shown. The scene is not replayed from the start, so a win tune does not sound again."""
+        if (text, service) == (self._fault, self._service):
             return
-        self._fault = text
+        starting = (text, service) != (None, None) and (self._fault, self._service) == (None, None)
+        self._fault, self._service = text, service
         quiet = replace(self._scene.after or self._scene, sound=None)
         self._scene = quiet
-        if text is None:
-            self.panel.show(quiet)
-        else:
-            self.panel.show(replace(scenes.with_fault(quiet, text), sound=scenes.FAULT_TONE))
+        overlaid = self._overlaid(quiet)
+        self.panel.show(replace(overlaid, sound=scenes.FAULT_TONE) if starting else overlaid)

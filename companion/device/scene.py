@@ -228,11 +228,29 @@ def pairing() -> Scene:
     )
 
 
-def with_fault(scene: Scene, fault: str) -> Scene:
-    """Any scene with the alert LED blinking and the fault named: the camera is gone, the
-    game is not."""
-    after = with_fault(scene.after, fault) if scene.after is not None else None
-    return replace(scene, alert=BLINK, text=f"{scene.text} [{fault}]", after=after)
+NEEDS_SERVICE = counted(3)
+"""The alert LED's "needs service" pattern: three blinks, a pause, again, over whatever is
+shown, for as long as a fault needs a person (the game log cannot be written, ...)."""
+
+
+def hint_failed(turn: str, reason: str) -> Scene:
+    """The button was pressed and no hint came: say so, so the press does not look ignored."""
+    return Scene(
+        "hint-failed",
+        f"no hint: {reason}",
+        turn={turn: STEADY},
+        alert=BLINK,
+        sound=FAULT_TONE,
+        seconds=3.0,
+        after=idle(turn, f"{turn} to play"),
+    )
+
+
+def with_fault(scene: Scene, fault: str, alert: Light = BLINK) -> Scene:
+    """Any scene with the alert LED blinking (``alert``: in another pattern) and the fault
+    named: the camera is gone, the game is not."""
+    after = with_fault(scene.after, fault, alert) if scene.after is not None else None
+    return replace(scene, alert=alert, text=f"{scene.text} [{fault}]", after=after)
 
 
 def move_squares(move_text: str) -> list[str]:

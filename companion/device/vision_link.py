@@ -8,20 +8,24 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from companion.device.config import CameraConfig
+from companion.device.health import Health
+from companion.device.log_keeper import move_aside
 from companion.device.scenario import Shot
 from companion.device.simulate import tops_of
 from companion.errors import CompanionError
+from companion.reconciler.events import Event
 from companion.rules.variant import Variant
 from companion.vision.calibration import Calibration, calibrate
 from companion.vision.gate import StabilityGate
 from companion.vision.geometry import BoardLayout
+from companion.vision.learning import ObserverLearning, PositionLike
 from companion.vision.observation import Observation
 from companion.vision.reader import BoardReader
 from companion.vision.sources import PI_CAMERA_ADVICE, ExposureLock, FrameSource, open_source
@@ -37,23 +41,62 @@ MIN_FRAMES = 3
 Observe = Callable[[np.ndarray, float], Observation | None]
 
 
-def reader_observer(
-    reader: BoardReader, gate: StabilityGate, clock: Callable[[], float] = time.time
-) -> Observe:
+class ReaderObserver:
     """(frame, camera time) -> the stable observation, when this frame completes a settled
     period. The gate runs on the camera's time (a video's own time line); the observation it
-    passes is stamped with the wall clock, which the reconciler gives the move (and the log)."""
+    passes is stamped with the wall clock, which the reconciler gives the move (and the log).
 
-    def observe(frame: np.ndarray, timestamp: float) -> Observation | None:
+    ``judged(events, position)``, called by the device loop after each stable observation was
+    fed to the referee, lets the reader learn from the frames the referee is sure of
+    (``companion.vision.learning``); with ``learn=False`` it only listens."""
+
+    def __init__(
+        self,
+        reader: BoardReader,
+        gate: StabilityGate,
+        clock: Callable[[], float] = time.time,
+        learn: bool = True,
+    ) -> None:
+        self.reader = reader
+        self.gate = gate
+        self.clock = clock
+        self.learning = ObserverLearning(reader) if learn else None
+
+    def __call__(self, frame: np.ndarray, timestamp: float) -> Observation | None:
         try:
-            observation = reader.read(frame, timestamp)
+            observation = self.reader.read(frame, timestamp)
         except CompanionError as error:
             log.warning("unreadable frame: %s", error)
             return None
-        stable = gate.feed(timestamp, observation)
-        return None if stable is None else replace(stable, timestamp=clock())
+        stable = self.gate.feed(timestamp, observation)
+        if stable is None:
+            return None
+        if self.learning is not None:
+            self.learning.stable(frame, stable)
+        return replace(stable, timestamp=self.clock())
 
-    return observe
+    def judged(self, events: Sequence[Event], position: PositionLike) -> bool:
+        """The referee's events after the last stable observation and its position then;
+        True when the reader learned from a frame (the calibration to save changed)."""
+        if self.learning is None:
+            return False
+        try:
+            return self.learning.judged([str(e.type) for e in events], position)
+        except CompanionError as error:  # learning is a bonus: the game never stops for it
+            log.warning("not learned from a frame: %s", error)
+            return False
+
+    @property
+    def calibration(self) -> Calibration:
+        """The calibration with what was learned during the game."""
+        return self.reader.calibration
+
+
+def reader_observer(
+    reader: BoardReader, gate: StabilityGate, clock: Callable[[], float] = time.time, learn: bool = True
+) -> ReaderObserver:
+    """The device's frame -> stable observation function (see ``ReaderObserver``)."""
+    return ReaderObserver(reader, gate, clock, learn)
 
 
 class SynthRenderer:
@@ -178,7 +221,11 @@ class BoardObserver:
     With no calibration file yet (a freshly installed device), it calibrates itself from the
     camera once the empty board with its four markers is in view, saves the calibration, and
     says so meanwhile through ``fault`` (the alert LED blinks). A damaged calibration file is
-    an error at start: the user must know, not get a silently wrong board."""
+    never used (it would read a silently wrong board): at a terminal it is an error at start;
+    on the service (``health`` given) it is moved aside with a time stamp and the device
+    falls back to calibrating itself, so a bad file does not leave the service failing at
+    every start with the panel dark. A calibration that cannot be saved (a read-only data
+    folder) is used all the same and reported."""
 
     def __init__(
         self,
@@ -187,6 +234,7 @@ class BoardObserver:
         retry_seconds: float = 5.0,
         clock: Callable[[], float] = time.time,
         on_calibrated: Callable[[str], None] | None = None,
+        health: Health | None = None,
     ) -> None:
         self.path = calibration
         self.variant = variant
@@ -194,19 +242,46 @@ class BoardObserver:
         self._clock = clock
         self._on_calibrated = on_calibrated
         self._next_try = float("-inf")
-        self._observe: Observe | None = None
+        self._observe: ReaderObserver | None = None
         self.fault: str | None = None
         self.calibration_id: str | None = None  # the calibration's time stamp, when there is one
-        if calibration.exists():
+        self.health = health
+        if not calibration.exists():
+            self.fault = f"no calibration at {calibration}: show the empty board with its four markers"
+        elif health is None:
             self._use(Calibration.load(calibration, variant.size))
         else:
-            self.fault = f"no calibration at {calibration}: show the empty board with its four markers"
+            self._load_or_set_aside(health)
+
+    def _load_or_set_aside(self, health: Health) -> None:
+        try:
+            self._use(Calibration.load(self.path, self.variant.size))
+            return
+        except CompanionError as error:
+            why = str(error)
+        try:
+            aside = f"moved aside to {move_aside(self.path, 'bad').name}"
+        except OSError as error:
+            aside = f"could not be moved aside ({error.strerror or error})"
+        health.repaired("calibration", f"{why}: {aside}; calibrating again from the empty board")
+        self.fault = f"calibrate me: {why}; show the empty board with its four markers"
 
     def _use(self, calibration: Calibration) -> None:
         self.calibration_id = calibration.created or str(self.path)
         reader = BoardReader(calibration, self.variant.size)
         self._observe = reader_observer(reader, StabilityGate(HOLD_SECONDS, MIN_FRAMES), self._clock)
         self.fault = None
+
+    def judged(self, events: Sequence[Event], position: PositionLike) -> None:
+        """After each stable observation the referee judged: learn from the frames it is sure
+        of, and save what was learned with the calibration (a failed write is said in the
+        journal; the reader keeps what it learned)."""
+        if self._observe is None or not self._observe.judged(events, position):
+            return
+        try:
+            self._observe.calibration.save(self.path)
+        except CompanionError as error:
+            log.warning("%s", error)
 
     def reload(self) -> None:
         """The calibration file was replaced (the web page's wizard): read with the new one."""
@@ -229,11 +304,16 @@ class BoardObserver:
             calibration = calibrate(
                 frame, layout=BoardLayout(size=self.variant.size), max_piece=self.variant.max_piece
             )
-            calibration.save(self.path)
         except CompanionError as error:
             log.info("not calibrated yet: %s", error)
             return
-        log.warning("calibrated from the empty board; saved %s", self.path)
+        try:
+            calibration.save(self.path)
+            log.warning("calibrated from the empty board; saved %s", self.path)
+        except CompanionError as error:  # a read-only data folder: use it, say it is not kept
+            log.error("calibrated from the empty board, but %s: it is lost at the next start", error)
+            if self.health is not None:
+                self.health.report("calibration", f"{error}: the device calibrates again at every start")
         self._use(calibration)
         if self._on_calibrated is not None and self.calibration_id is not None:
             self._on_calibrated(self.calibration_id)

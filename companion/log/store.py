@@ -176,8 +176,10 @@ class GameStore(Component):
         return sqlite3.connect(self.path, timeout=5.0, isolation_level=None, check_same_thread=False)
 
     def _connect_read_only(self) -> sqlite3.Connection:
-        """``mode=ro``; on a read-only folder, where SQLite cannot make the WAL's shared-memory
-        file, ``immutable=1`` (nothing can write there, so nothing can change under us)."""
+        """``mode=ro``; where SQLite cannot make the WAL's shared-memory file, ``immutable=1``:
+        on a read-only folder (nothing can write there, so nothing can change under us), and
+        on a full disk when the log was closed cleanly (no write-ahead log holds anything the
+        file lacks, and nothing can be written to the full disk meanwhile)."""
         uri = self.path.resolve().as_uri()
         db = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=5.0, check_same_thread=False)
         try:
@@ -185,7 +187,7 @@ class GameStore(Component):
             return db
         except sqlite3.OperationalError:
             db.close()
-            if not _folder_read_only(self.path):
+            if not (_folder_read_only(self.path) or _checkpointed(self.path)):
                 raise
         return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, check_same_thread=False)
 
@@ -485,6 +487,17 @@ def _folder_read_only(path: Path) -> bool:
     except OSError:
         return False
     return not os.access(folder, os.W_OK)
+
+
+def _checkpointed(path: Path) -> bool:
+    """The file holds every committed change: its write-ahead log is gone or empty."""
+    wal = path.with_name(path.name + "-wal")
+    try:
+        return wal.stat().st_size == 0
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
 
 
 def log_error(path: Path, error: BaseException, doing: str) -> LogError:

@@ -16,7 +16,7 @@ import base64
 import itertools
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -56,9 +56,53 @@ FIT_PAD_MM = 40.0
 BOARD_DILATE_MM = 4.0
 
 
+@dataclass(frozen=True, eq=False)
+class Adaptation:
+    """What the reader learned during games, on top of what calibration taught it.
+
+    Kept apart from the calibration's own models, so forgetting it (``Calibration.learned =
+    None``) returns the reader to exactly what calibration made, and saved beside them in the
+    same file. ``frames`` counts the frames it was learned from."""
+
+    cups: CupSet
+    pixels: PixelModel
+    background: np.ndarray  # the empty board on the board plane as the game's light shows it
+    frames: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "frames": self.frames,
+            "cups": self.cups.to_json(),
+            "pixels": self.pixels.to_json(),
+            "background_png": _png_text(self.background),
+        }
+
+    @classmethod
+    def from_json(cls, data: Any, shape: tuple[int, int]) -> Adaptation:
+        background = decode_image(base64.b64decode(data["background_png"], validate=True), "learned board")
+        if background.shape[:2] != shape:
+            raise CompanionError("the learned board image has the wrong size")
+        return cls(
+            CupSet.from_json(data["cups"]),
+            PixelModel.from_json(data["pixels"]),
+            background,
+            int(data["frames"]),
+        )
+
+
+def _png_text(image: np.ndarray) -> str:
+    ok, png = cv2.imencode(".png", image)
+    if not ok:
+        raise CompanionError("could not encode the background image")
+    return base64.b64encode(png.tobytes()).decode("ascii")
+
+
 @dataclass(frozen=True)
 class Calibration:
-    """Everything the reader needs about one board, camera and cup set."""
+    """Everything the reader needs about one board, camera and cup set.
+
+    ``learned``, when there is one, holds the models adapted during games (issue 11, part 3):
+    the reader reads with ``in_use()``, this calibration with the learned models in place."""
 
     layout: BoardLayout
     camera: Camera
@@ -69,6 +113,15 @@ class Calibration:
     markers: dict[int, np.ndarray] = field(default_factory=dict)  # id -> image corners at calibration
     reference: bool = False
     created: str = ""
+    learned: Adaptation | None = None
+
+    def in_use(self) -> Calibration:
+        """The calibration the reader reads with: the learned models in place of the
+        calibration's own, when something was learned."""
+        a = self.learned
+        if a is None:
+            return self
+        return replace(self, cups=a.cups, pixels=a.pixels, background=a.background)
 
     @property
     def size(self) -> int:
@@ -92,10 +145,7 @@ class Calibration:
     # -- file format ---------------------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
-        ok, png = cv2.imencode(".png", self.background)
-        if not ok:
-            raise CompanionError("could not encode the background image")
-        return {
+        data = {
             "format": FORMAT,
             "version": VERSION,
             "created": self.created,
@@ -107,8 +157,11 @@ class Calibration:
             "reference_learned": self.reference,
             "cups": self.cups.to_json(),
             "pixels": self.pixels.to_json(),
-            "background_png": base64.b64encode(png.tobytes()).decode("ascii"),
+            "background_png": _png_text(self.background),
         }
+        if self.learned is not None:
+            data["learned"] = self.learned.to_json()
+        return data
 
     def save(self, path: Path) -> None:
         text = json.dumps(self.to_json(), indent=1)
@@ -166,7 +219,17 @@ class Calibration:
             raise CompanionError(f"{source} is corrupt (background image); run calibrate again")
         if cups.max_piece != int(data.get("max_piece", cups.max_piece)):
             raise CompanionError(f"{source} is corrupt (cup sizes); run calibrate again")
-        return cls(layout, camera, scale, cups, pixels, background, markers, reference, created)
+        learned = None
+        if data.get("learned") is not None:  # files from before learning have none
+            try:
+                learned = Adaptation.from_json(data["learned"], view.shape)
+            except (CompanionError, KeyError, TypeError, ValueError, AttributeError) as error:
+                raise CompanionError(
+                    f"{source} is corrupt (what was learned during games: {error}); run calibrate again"
+                ) from None
+            if learned.cups.max_piece != cups.max_piece:
+                raise CompanionError(f"{source} is corrupt (learned cup sizes); run calibrate again")
+        return cls(layout, camera, scale, cups, pixels, background, markers, reference, created, learned)
 
     @classmethod
     def load(cls, path: Path, size: int | None = None) -> Calibration:
@@ -324,7 +387,7 @@ def reference_layout(size: int, max_piece: int) -> dict[int, tuple[int, int]]:
 
 
 @dataclass
-class _Scene:
+class BoardScene:
     """One calibration's fixed parts, for learning from the reference frame."""
 
     layout: BoardLayout
@@ -368,11 +431,24 @@ class _Scene:
         smoothed toward the set's default proportions: ``radius = k * default + offset[colour]``
         fitted over all reference cups, each cup keeping a share of its own deviation.
         """
-        lo, hi, step = RADIUS_SCAN
+        scores, raw = self.raw_radii(fg, pad, cups, ref, RADIUS_SCAN)
+        return _smoothed_radii(cups, ref, raw), scores
+
+    def raw_radii(
+        self,
+        fg: np.ndarray,
+        pad: int,
+        cups: CupSet,
+        cups_at: dict[int, tuple[int, int]],
+        scan: tuple[float, float, float],
+    ) -> tuple[dict[int, float], dict[int, float]]:
+        """(best score, best radius) of each cup in ``cups_at`` (row -> colour, size), the
+        radii tried from/to ``scan``'s fractions of the cup's radius in ``cups``, by its step."""
+        lo, hi, step = scan
         reach = int(np.ceil(MAX_OFFSET_MM * self.view.scale))
         raw: dict[int, float] = {}
         scores = {}
-        for row, (colour, size) in ref.items():
+        for row, (colour, size) in cups_at.items():
             default = cups.radii[colour][size - 1]
             best = (-np.inf, default)
             for radius in np.arange(default * lo, default * hi, step):
@@ -381,7 +457,7 @@ class _Scene:
                 if score > best[0]:
                     best = (score, float(radius))
             scores[row], raw[row] = best
-        return _smoothed_radii(cups, ref, raw), scores
+        return scores, raw
 
 
 def _smoothed_radii(cups: CupSet, ref: dict[int, tuple[int, int]], raw: dict[int, float]) -> CupSet:
@@ -433,7 +509,7 @@ def _check_reference(
         )
 
 
-def learn_reference(scene: _Scene, reference: np.ndarray, cups: CupSet) -> tuple[CupSet, PixelModel]:
+def learn_reference(scene: BoardScene, reference: np.ndarray, cups: CupSet) -> tuple[CupSet, PixelModel]:
     """Colours, shadow tint and apparent cup radii from the reference layout frame.
 
     Two rounds: the default sizes give first masks to learn colours from; the fitted radii
@@ -491,7 +567,7 @@ def calibrate(
                 f"is {empty.shape[1]}x{empty.shape[0]}: take both with the same camera setting"
             )
         _check_same_place(reference, markers)
-        scene = _Scene(
+        scene = BoardScene(
             layout,
             view,
             camera,

@@ -22,6 +22,7 @@ from companion.vision.markers import QUIET_MM, detect_markers, marker_correspond
 from companion.vision.matching import SquareMatch, coverage, evidence, match_all
 from companion.vision.observation import Observation
 from companion.vision.occlusion import OcclusionTest
+from companion.vision.pixels import Background
 from companion.vision.templates import build_bank
 
 SIZE_SURENESS = 0.5
@@ -65,28 +66,51 @@ class BoardReader:
                 f"{size}x{size}: calibrate this board"
             )
         self.calibration = calibration
-        self._background = calibration.comparison()
+        """The calibration as given (with what was learned during games, if anything)."""
+        self.models = calibration.in_use()
+        """The same with the learned models in place: what every frame is read with."""
+        self._set_models(calibration.camera, calibration.markers)
+
+    def _set_models(self, camera: Camera, markers: dict[int, np.ndarray]) -> None:
+        c = self.models
+        self._background = c.comparison()
         self._band = self._background.band
-        self._grid = grid_mask(calibration.layout, calibration.view, 2.0).astype(np.uint8) * 255
+        self._grid = grid_mask(c.layout, c.view, 2.0).astype(np.uint8) * 255
         self._occlusion = OcclusionTest(
-            calibration.background,
-            calibration.scale,
-            calibration.pixels,
+            c.background,
+            c.scale,
+            c.pixels,
             self._band.astype(np.uint8) * 255,
             self._grid,
         )
         self._marker_masks = self._marker_regions()
-        radii = np.array(calibration.cups.radii)
+        radii = np.array(c.cups.radii)
         rings = np.diff(np.concatenate([np.zeros((2, 1)), radii], axis=1) ** 2, axis=1)
-        self._ring_px = float(np.pi * rings.mean() * calibration.scale**2)
-        gray = cv2.cvtColor(calibration.background, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        self._ring_px = float(np.pi * rings.mean() * c.scale**2)
+        gray = cv2.cvtColor(self.calibration.background, cv2.COLOR_BGR2GRAY).astype(np.float32)
         self._marker_refs = [gray.ravel()[m] - gray.ravel()[m].mean() for m in self._marker_masks]
-        self._set_camera(calibration.camera, calibration.markers)
+        self._set_camera(camera, markers)
+
+    def adopt(self, calibration: Calibration) -> None:
+        """Read with ``calibration``'s models from now on (what was learned, or forgotten),
+        keeping the board's geometry as found since (a nudged board stays found)."""
+        self.calibration = calibration
+        self.models = calibration.in_use()
+        self._set_models(self.camera, self.markers)
+
+    def rectified(self, image: np.ndarray) -> np.ndarray:
+        """A frame on the board plane, as the reader compares it (for learning from it)."""
+        return self._rectify(check_frame(image, "the frame"))
+
+    @property
+    def background(self) -> Background:
+        """What frames are compared with now."""
+        return self._background
 
     # -- geometry --------------------------------------------------------------------------------
 
     def _set_camera(self, camera: Camera, markers: dict[int, np.ndarray]) -> None:
-        c = self.calibration
+        c = self.models
         self.camera = camera
         self.markers = markers
         self.bank = build_bank(c.layout, c.view, camera.centre, c.cups)
@@ -94,7 +118,7 @@ class BoardReader:
 
     def _marker_regions(self) -> list[np.ndarray]:
         """Flat rectified-view indices of each marker's black square, to notice it moving."""
-        c = self.calibration
+        c = self.models
         if not c.markers:
             return []
         regions = []
@@ -133,7 +157,7 @@ class BoardReader:
         key = (id(self.camera), image.shape[:2])
         if self._maps_key != key:
             camera = self._camera_for(image)
-            view = self.calibration.view
+            view = self.models.view
             matrix = camera.homography @ np.linalg.inv(view.board_to_pixel())
             h, w = view.shape
             ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
@@ -144,7 +168,7 @@ class BoardReader:
 
     def relocate(self, image: np.ndarray) -> bool:
         """Find the markers again; adopt the new geometry if the board moved. True if it did."""
-        c = self.calibration
+        c = self.models
         found = detect_markers(image)
         if any(i not in found for i in c.layout.marker_ids):
             return False
@@ -181,7 +205,7 @@ class BoardReader:
         return reading
 
     def _read_once(self, image: np.ndarray, timestamp: float) -> Reading:
-        c = self.calibration
+        c = self.models
         view = c.view
         rect = self._rectify(image)
         ev = evidence(rect, self._background, c.pixels, self.bank.pad)

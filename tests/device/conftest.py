@@ -58,7 +58,9 @@ def rig() -> Iterator[Rig]:
     factory = mock_pin_factory()
     clock = FakeClock()
     panel = Panel(config, pin_factory=factory, clock=clock)
+    rig = Rig(config, factory, clock, panel, Presenter(panel))
+    rig.clear()  # histories start with the panel open (GPIO 2 and 3 idle high: their pull-ups)
     try:
-        yield Rig(config, factory, clock, panel, Presenter(panel))
+        yield rig
     finally:
         panel.close()

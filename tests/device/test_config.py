@@ -37,9 +37,9 @@ def test_the_pin_table_matches_the_defaults():
 
 def test_a_file_names_only_what_differs(tmp_path):
     path = tmp_path / "config.toml"
-    path.write_text("[pins]\nbutton = 27\n[hint]\ntime = 1\n")
+    path.write_text("[pins]\nbutton = 9\n[hint]\ntime = 1\n")
     config = load_config(path)
-    assert config.pins.button == 27 and config.hint.time == 1.0
+    assert config.pins.button == 9 and config.hint.time == 1.0
     assert config.pins.squares == DeviceConfig().pins.squares
 
 
@@ -77,3 +77,14 @@ def test_data_dir_follows_the_environment(monkeypatch, tmp_path):
     monkeypatch.delenv("GOBBLET_COMPANION_DATA")
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "x"))
     assert data_dir() == tmp_path / "x" / "gobblet-companion"
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/device.md"])
+def test_the_brief_wiring_tables_match_the_defaults(page):
+    text = (HARDWARE.parent / page).read_text()
+    pins = DeviceConfig().pins
+    rows = [" / ".join(" ".join(str(p) for p in pins.squares[i : i + 4]) for i in range(0, 16, 4))]
+    rows += [f"{pins.turn_white}, {pins.turn_black}", str(pins.alert), str(pins.buzzer), str(pins.button)]
+    cells = re.findall(r"^\|[^|]+\| ([^|]+) \|$", text, re.M)
+    for row in rows:
+        assert row in cells, f"{page}: no wiring row with {row}"

@@ -232,3 +232,30 @@ def test_a_start_time_that_is_not_a_time_still_lists_and_exports(tmp_path, capsy
         store._db.execute("UPDATE moves SET timestamp = 1e300 WHERE game_id = ?", (game_id,))
     for argv in (["list"], ["show", str(game_id)], ["show", str(game_id), "--json"], ["export"]):
         assert main(["games", *argv, "--db", str(path)]) == 0, argv
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a tiny disk needs a tmpfs mount (root)")
+def test_readers_read_a_log_on_a_really_full_disk(tmp_path, capsys):
+    """Defect 4 on a real full disk: the log was closed cleanly (no WAL files left), then the
+    disk filled up; list, show and export must read it, not call it damaged."""
+    folder = tmp_path / "tiny"
+    folder.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(folder)]).returncode:
+        pytest.skip("no tmpfs can be mounted here")
+    try:
+        path = folder / "games.sqlite3"
+        with GameStore(path) as store:
+            game_id, _ = store_game(store, legal_prefix())
+        with contextlib.suppress(OSError), open(folder / "filler", "wb") as filler:
+            while True:
+                filler.write(b"\0" * 4096)
+                filler.flush()
+        capsys.readouterr()
+        assert main(["games", "list", "--db", str(path)]) == 0
+        assert main(["games", "show", str(game_id), "--db", str(path)]) == 0
+        assert main(["games", "export", "--db", str(path)]) == 0
+        out = capsys.readouterr()
+        assert "4a1" in out.out and "damaged" not in out.err, out.err
+    finally:
+        if subprocess.run(["umount", str(folder)], capture_output=True).returncode:
+            subprocess.run(["umount", "-l", str(folder)], capture_output=True)

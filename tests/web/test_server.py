@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from companion.device.config import DeviceConfig
 from companion.rules.record import read_record
 from companion.web.server import MAX_BODY, PAIRING_LIMIT, TOKEN_COOKIE, site_of
 from tests.reconciler.test_help import read_as
@@ -287,7 +288,8 @@ def test_status_lists_tokens_and_revokes_one(device) -> None:
         csrf = await paired(client)
         other, _ = site_of(client.app).tokens.issue("the kitchen tablet")
         page = await (await client.get("/status")).text()
-        for words in ("version", "camera", "alert LED", "calibration", "disk", "kitchen tablet", "GPIO 23"):
+        button = f"GPIO {DeviceConfig().pins.button}"
+        for words in ("version", "camera", "alert LED", "calibration", "disk", "kitchen tablet", button):
             assert words in page, words
         form = {"csrf": csrf}
         response = await client.post(f"/api/tokens/{other.id}/revoke", data=form, allow_redirects=False)

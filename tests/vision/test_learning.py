@@ -1,0 +1,212 @@
+"""Learning during the game (companion.vision.learning): which frames are labels, and that what
+is learned is bounded, reversible, saved with the calibration and makes the reading better."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from companion.device.vision_link import reader_observer
+from companion.errors import CompanionError
+from companion.reconciler.events import Event, EventType
+from companion.rules import Game
+from companion.rules.square import board_squares, square_name
+from companion.vision.calibration import Calibration
+from companion.vision.gate import StabilityGate
+from companion.vision.learning import (
+    MAX_DISAGREEMENT,
+    RADIUS_BOUNDS,
+    LabelledFrame,
+    Learner,
+    SureFrames,
+    label,
+    tops_of,
+)
+from companion.vision.observation import Observation
+from companion.vision.reader import BoardReader
+
+TOPS = {"a1": (0, 3), "b2": (1, 3), "c3": (0, 2), "d4": (1, 4), "a4": (1, 1), "c1": (0, 4)}
+
+
+def rows_of(tops: dict[str, tuple[int, int]]) -> dict[int, tuple[int, int]]:
+    order = [square_name(sq) for sq in board_squares(4)]
+    return {order.index(name): top for name, top in tops.items()}
+
+
+def labelled(tops: dict[str, tuple[int, int]] = TOPS) -> LabelledFrame:
+    return LabelledFrame(np.zeros((4, 4, 3), np.uint8), rows_of(tops))
+
+
+def seen(tops: dict[str, tuple[int, int]] = TOPS) -> Observation:
+    return Observation.from_tops(tops)
+
+
+# -- which frames are labels -------------------------------------------------------------------
+
+
+def test_a_frame_is_learned_once_the_next_clean_move_confirms_it() -> None:
+    sure = SureFrames()
+    first, second = labelled(), labelled()
+    assert sure.judged(["move"], first, seen()) is None  # nothing confirms it yet
+    assert sure.judged([], None, None) is None  # the same board again changes nothing
+    assert sure.judged(["move"], second, seen()) is first
+    assert sure.judged(["move", "win"], labelled(), seen()) is second
+
+
+@pytest.mark.parametrize(
+    "kind", ["needs-attention", "illegal", "resync", "correction", "lifted", "takeback", "help", "restored"]
+)
+def test_any_doubt_drops_the_waiting_frame_and_needs_two_clean_moves_again(kind: str) -> None:
+    sure = SureFrames()
+    sure.judged(["move"], labelled(), seen())
+    sure.judged(["move"], labelled(), seen())  # learning has started
+    assert sure.judged([kind], labelled(), seen()) is None
+    assert sure.judged(["move", kind], labelled(), seen()) is None  # a move with doubt is no label
+    after = labelled()
+    assert sure.judged(["move"], after, seen()) is None  # the frame before it is not confirmed
+    assert sure.judged(["move"], labelled(), seen()) is after
+
+
+def test_a_frame_read_far_from_its_label_is_not_learned() -> None:
+    sure = SureFrames()
+    far = dict(TOPS)
+    for name in ["a2", "b3", "c4", "d1"][: MAX_DISAGREEMENT + 1]:
+        far[name] = (0, 1)
+    sure.judged(["move"], labelled(far), seen())  # read without those cups
+    assert sure.judged(["move"], labelled(), seen()) is None
+    assert sure.refused == 1
+
+
+def test_sizes_are_taught_by_the_squares_read_wrong_or_doubted() -> None:
+    reading = dict(TOPS)
+    reading["a1"] = (0, 2)  # a white 3 read as a 2
+    doubtful = seen(reading)
+    c3 = [square_name(sq) for sq in board_squares(4)].index("c3")
+    doubtful.probabilities[c3] = 0.0
+    doubtful.probabilities[c3, [2, 3]] = [0.6, 0.4]  # the white 2 on c3 read at 0.6
+    frame = label(np.zeros((4, 4, 3), np.uint8), rows_of(TOPS), doubtful)
+    assert frame.misread == frozenset(rows_of({"a1": (0, 3), "c3": (0, 2)}))
+    assert label(frame.rectified, rows_of(TOPS), seen()).misread == frozenset()
+
+
+def test_a_position_gives_each_squares_top() -> None:
+    game = Game()
+    game.push_text("4a1")
+    game.push_text("4b2")
+    assert tops_of(game.position, 4) == rows_of({"a1": (0, 4), "b2": (1, 4)})
+
+
+# -- what is learned ----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def board(setup_for: Callable) -> tuple:
+    """A synthetic set-up, its calibration and frames of one position with its labels."""
+    setup = setup_for(7)
+    frames = [setup.renderer.render(TOPS) for _ in range(5)]
+    return setup, setup.calibration, frames
+
+
+def misjudged(calibration: Calibration, factor: float) -> Calibration:
+    """The calibration with White's size 3 taken ``factor`` times its learned size."""
+    cups = calibration.cups
+    return dataclasses.replace(calibration, cups=cups.with_radius(0, 3, cups.radii[0][2] * factor))
+
+
+def squares_wrong(reader: BoardReader, frame: np.ndarray) -> int:
+    observation = reader.read(frame)
+    return sum(observation.top(name) != TOPS.get(name) for name in map(square_name, board_squares(4)))
+
+
+@pytest.mark.slow
+def test_a_misjudged_size_is_learned_back_within_bounds(board: tuple) -> None:
+    _, calibration, frames = board
+    wrong = misjudged(calibration, 0.8)
+    reader = BoardReader(wrong)
+    learner = Learner(reader)
+    right = calibration.cups.radii[0][2]
+    for frame in frames:
+        learner.learn(LabelledFrame(reader.rectified(frame), rows_of(TOPS)))
+    learned = reader.models.cups.radii[0][2]
+    assert abs(learned - right) < abs(wrong.cups.radii[0][2] - right) / 2
+    assert reader.calibration.cups == wrong.cups  # the calibration's own models are kept
+    assert reader.calibration.learned is not None and reader.calibration.learned.frames == 5
+
+
+@pytest.mark.slow
+def test_wrong_labels_cannot_push_a_size_beyond_its_bounds(board: tuple) -> None:
+    _, calibration, frames = board
+    reader = BoardReader(calibration)
+    learner = Learner(reader)
+    lie = {name: ((c, 4) if (c, s) == (0, 3) else (c, s)) for name, (c, s) in TOPS.items()}
+    for _ in range(6):  # every white 3 said to be a 4, over and over
+        learner.learn(LabelledFrame(reader.rectified(frames[0]), rows_of(lie)))
+    for colour in (0, 1):
+        radii = np.array(reader.models.cups.radii[colour])
+        own = np.array(calibration.cups.radii[colour])
+        assert np.all(radii >= own * RADIUS_BOUNDS[0] - 1e-9)
+        assert np.all(radii <= own * RADIUS_BOUNDS[1] + 1e-9)
+        assert np.all(np.diff(radii) > 0)
+
+
+@pytest.mark.slow
+def test_forgetting_returns_to_the_calibration(board: tuple) -> None:
+    _, calibration, frames = board
+    reader = BoardReader(misjudged(calibration, 0.8))
+    learner = Learner(reader)
+    learner.learn(LabelledFrame(reader.rectified(frames[0]), rows_of(TOPS)))
+    assert reader.models.cups != reader.calibration.cups
+    learner.forget()
+    assert reader.calibration.learned is None
+    assert reader.models.cups == misjudged(calibration, 0.8).cups
+    assert np.array_equal(reader.models.background, calibration.background)
+
+
+@pytest.mark.slow
+def test_what_was_learned_is_saved_and_loaded_with_the_calibration(board: tuple, tmp_path: Path) -> None:
+    _, calibration, frames = board
+    reader = BoardReader(misjudged(calibration, 0.8))
+    Learner(reader).learn(LabelledFrame(reader.rectified(frames[0]), rows_of(TOPS)))
+    path = tmp_path / "board.json"
+    reader.calibration.save(path)
+    loaded = Calibration.load(path)
+    assert loaded.learned is not None and loaded.learned.frames == 1
+    assert loaded.learned.cups == reader.calibration.learned.cups  # type: ignore[union-attr]
+    assert np.array_equal(loaded.learned.background, reader.calibration.learned.background)  # type: ignore[union-attr]
+    assert loaded.cups == reader.calibration.cups
+    again = BoardReader(loaded).read(frames[1])
+    assert again.tops() == BoardReader(reader.calibration).read(frames[1]).tops()
+
+    data = json.loads(path.read_text())
+    del data["learned"]  # a file from before learning
+    path.write_text(json.dumps(data))
+    assert Calibration.load(path).learned is None
+    data["learned"] = {"frames": 1, "cups": {"radii_mm": "?"}}
+    path.write_text(json.dumps(data))
+    with pytest.raises(CompanionError, match=r"learned during games.*calibrate again"):
+        Calibration.load(path)
+
+
+@pytest.mark.slow
+def test_the_device_observer_learns_only_what_the_referee_is_sure_of(board: tuple) -> None:
+    setup, calibration, _ = board
+    game = Game()
+    observe = reader_observer(BoardReader(misjudged(calibration, 0.8)), StabilityGate(0.0, 1))
+    moves = ["4a1", "4b2", "3c3", "3d4", "2a4", "2c1"]
+    learned = []
+    for ply, text in enumerate(moves, start=1):
+        game.push_text(text)
+        tops = {square_name(sq): game.position.top(sq) for sq in board_squares(4) if game.position.top(sq)}
+        frame = setup.renderer.render(tops)
+        assert observe(frame, ply - 0.5) is None  # the gate wants two agreeing frames
+        assert observe(frame, float(ply)) is not None
+        kinds = [EventType.MOVE] if ply != 3 else [EventType.MOVE, EventType.NEEDS_ATTENTION]
+        learned.append(observe.judged([Event(kind) for kind in kinds], game.position))
+    # ply 2 confirms ply 1; ply 3 doubts; ply 4 starts again, ply 5 confirms it, ply 6 ply 5
+    assert learned == [False, True, False, False, True, True]
+    assert observe.calibration.learned is not None and observe.calibration.learned.frames == 3
