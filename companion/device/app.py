@@ -21,7 +21,7 @@ from typing import Any
 from companion.device.camera import CameraLink
 from companion.device.config import DeviceConfig
 from companion.device.health import Health
-from companion.device.hint import EngineSearcher, HintWorker, Searcher
+from companion.device.hint import EngineSearcher, HintWorker, MoveFinder
 from companion.device.log_keeper import LogKeeper
 from companion.device.loop import Companion, Players
 from companion.device.notify import Notifier
@@ -58,7 +58,7 @@ class RunOptions:
     renderer: str = "synth"  # simulation only: "synth" pictures or "truth" observations
     resume: bool = True
     echo: Callable[[str], None] | None = print
-    searcher: Searcher | None = None  # default: the project's engine
+    searcher: MoveFinder | None = None  # default: the project's engine
     max_seconds: float | None = None
     fps: float | None = None  # simulation only: pace the simulated camera
     health: Health = field(default_factory=Health)  # what is wrong now: the web page's status reads it

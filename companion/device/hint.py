@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeAlias
+from typing import Any, Protocol
 
 from companion.component import Component
 from companion.rules.move import Move
@@ -170,8 +170,3 @@ def _stop_on(cancel: threading.Event, engine: Any) -> None:
     """``Engine.stop()`` once the hint is no longer wanted (a move was made)."""
     cancel.wait()
     engine.stop()
-
-
-# The old name, still imported by device/app.py while other work owns that file: remove it
-# once app.py imports MoveFinder.
-Searcher: TypeAlias = MoveFinder
