@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from companion.rules import COLOR_NAMES, Game, Variant, square_name
+from companion.testing.faults import choose_move
 
 HERE = Path(__file__).resolve().parent
 SPECS = HERE / "specs"
@@ -366,21 +367,6 @@ def cup_reach(size: int) -> float:
     return BOARD_MD_HEIGHT[size - 1] * 0.85 + BOARD_MD_BASE[size - 1] * 0.3
 
 
-def choose(game: Game, rng: random.Random) -> str:
-    """A random legal move, a winning one most of the time (games end by lines)."""
-    position = game.position
-    codes = position.legal_codes()
-    winning = []
-    for code in codes:
-        position.push_code(code)
-        result = position.line_result()
-        position.pop_code()
-        if result is not None and result.winner == position.turn:
-            winning.append(code)
-    code = rng.choice(winning) if winning and rng.random() < 0.7 else rng.choice(codes)
-    return position.move_from_code(code).text()
-
-
 def reference_table(rng: random.Random, wrong: tuple[str, int] | None = None) -> Table:
     """The reference layout; ``wrong`` (square, size) puts a cup of that size there instead."""
     table = Table()
@@ -402,7 +388,7 @@ def play(rng: random.Random, plan: Plan) -> tuple[list[dict], list[dict], list[s
     max_plies = rng.randint(14, 28)
     while not game.is_over() and game.ply < max_plies:
         colour = COLOR_NAMES[game.turn]
-        text = choose(game, rng)
+        text = choose_move(game, rng)
         move = game.position.parse_move(text)
         to = square_name(move.to_square)
         number = game.ply + 2  # 00 empty, 01 reference, 02 the first move
