@@ -49,6 +49,7 @@ def test_rectified_view_puts_rank_n_at_the_top():
     assert view.shape == (310, 310)
 
 
+@pytest.mark.slow
 def test_grid_lines_correct_a_board_of_other_dimensions(setup_for, rng):
     from companion.vision.synth import random_tops
 

@@ -52,12 +52,13 @@ def test_adjacent_sizes_side_by_side(setup_for):
     )
 
 
-@pytest.mark.parametrize("rotation", [90, 180])
+@pytest.mark.parametrize("rotation", [90, pytest.param(180, marks=pytest.mark.slow)])
 def test_board_rotated_in_the_image(setup_for, rng, rotation):
     s = setup_for(4, rotation_deg=rotation)
     read_right(s, random_tops(rng, fill=0.6))
 
 
+@pytest.mark.slow
 def test_light_cups_on_light_wood(setup_for, rng):
     pale = SceneRenderer(6).look.board * 1.12
     s = setup_for(6, look_overrides={"light_cup": tuple(np.clip(pale, 0, 1))})
@@ -125,6 +126,7 @@ def test_frames_at_another_resolution(setup_for):
         reader.read(np.zeros((480, 480, 3), np.uint8))
 
 
+@pytest.mark.slow
 def test_a_3x3_board_with_three_sizes(rng):
     from companion.vision.calibration import calibrate
     from companion.vision.geometry import BoardLayout

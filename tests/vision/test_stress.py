@@ -16,6 +16,7 @@ def test_stress_renderer_keeps_the_default_scenes():
     assert not np.allclose(plain.look.board, stressed.look.board) or stressed.look.cup_scale[0] != 1.0
 
 
+@pytest.mark.slow
 def test_warm_light_and_larger_cups_then_a_tint_change(setup_for, rng):
     s = setup_for(1062, stress=True)  # strongly warm light, cups 7-11 % larger than docs/board.md's
     assert s.renderer.look.cup_scale.min() > 1.05
@@ -27,6 +28,7 @@ def test_warm_light_and_larger_cups_then_a_tint_change(setup_for, rng):
         assert observation.tops() == s.renderer.truth(tops)
 
 
+@pytest.mark.slow
 def test_a_steep_arm_from_inside_the_grid_is_flagged(setup_for, rng):
     """A fist over the cups whose arm rises steeply toward the camera, missing the margin band.
     (A fist alone with no arm in view is still missed about one time in ten: see the README.)"""
