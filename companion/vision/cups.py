@@ -11,6 +11,7 @@ when there is one; the reference set of docs/board.md gives the defaults.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 import cv2
 import numpy as np
@@ -86,10 +87,10 @@ class CupSet:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, object]) -> CupSet:
+    def from_json(cls, data: dict[str, Any]) -> CupSet:
         try:
-            radii = tuple(tuple(float(v) for v in row) for row in data["radii_mm"])  # type: ignore[union-attr]
-            heights = tuple(tuple(float(v) for v in row) for row in data["heights_mm"])  # type: ignore[union-attr]
+            radii = tuple(tuple(float(v) for v in row) for row in data["radii_mm"])
+            heights = tuple(tuple(float(v) for v in row) for row in data["heights_mm"])
         except (TypeError, ValueError) as error:
             raise CompanionError("calibration file: cup sizes are malformed") from error
         if (
@@ -99,7 +100,7 @@ class CupSet:
             or min(min(r) for r in radii) <= 0
         ):
             raise CompanionError("calibration file: cup sizes are malformed")
-        return cls((radii[0], radii[1]), (heights[0], heights[1]), float(data.get("shape", 3.0)))  # type: ignore[arg-type]
+        return cls((radii[0], radii[1]), (heights[0], heights[1]), float(data.get("shape", 3.0)))
 
 
 def cross_sections(

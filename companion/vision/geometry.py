@@ -13,6 +13,7 @@ covering the board and its margin, seen from White's side (rank n at the top).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import numpy as np
@@ -86,19 +87,19 @@ class BoardLayout:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, object]) -> BoardLayout:
-        ids = tuple(int(i) for i in data["marker_ids"])  # type: ignore[union-attr]
-        frame = tuple(float(v) for v in data.get("marker_frame", (0.0, 0.0, 1.0, 1.0)))  # type: ignore[union-attr, attr-defined]
+    def from_json(cls, data: dict[str, Any]) -> BoardLayout:
+        ids = tuple(int(i) for i in data["marker_ids"])
+        frame = tuple(float(v) for v in data.get("marker_frame", (0.0, 0.0, 1.0, 1.0)))
         if len(ids) != 4 or len(frame) != 4 or not 0.5 < min(frame[2:]) <= max(frame[2:]) < 2:
             raise CompanionError("calibration file: the marker layout is malformed")
         return cls(
-            size=int(data["size"]),  # type: ignore[arg-type]
-            square_mm=float(data["square_mm"]),  # type: ignore[arg-type]
-            margin_mm=float(data["margin_mm"]),  # type: ignore[arg-type]
-            marker_mm=float(data["marker_mm"]),  # type: ignore[arg-type]
-            marker_offset_mm=float(data["marker_offset_mm"]),  # type: ignore[arg-type]
-            marker_ids=ids,  # type: ignore[arg-type]
-            marker_frame=frame,  # type: ignore[arg-type]
+            size=int(data["size"]),
+            square_mm=float(data["square_mm"]),
+            margin_mm=float(data["margin_mm"]),
+            marker_mm=float(data["marker_mm"]),
+            marker_offset_mm=float(data["marker_offset_mm"]),
+            marker_ids=ids,
+            marker_frame=frame,
         )
 
 
@@ -137,13 +138,13 @@ class Camera:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, object]) -> Camera:
+    def from_json(cls, data: dict[str, Any]) -> Camera:
         h = np.array(data["homography"], dtype=np.float64)
         c = np.array(data["centre_mm"], dtype=np.float64)
         if h.shape != (3, 3) or c.shape != (3,) or not np.all(np.isfinite(h)):
             raise CompanionError("calibration file: camera geometry is malformed")
-        w, hgt = (int(v) for v in data["image_size"])  # type: ignore[union-attr]
-        return cls(h, c, float(data["focal_px"]), (w, hgt))  # type: ignore[arg-type]
+        w, hgt = (int(v) for v in data["image_size"])
+        return cls(h, c, float(data["focal_px"]), (w, hgt))
 
 
 def focal_from_homography(homography: np.ndarray, image_size: tuple[int, int]) -> float | None:

@@ -21,6 +21,7 @@ import numpy as np
 
 from companion.vision.geometry import Camera, RectifiedView
 from companion.vision.pixels import Background, PixelModel
+from companion.vision.scalars import at_least
 from companion.vision.templates import SquareTemplates, TemplateBank
 
 MAX_CLIMB = 24
@@ -50,7 +51,7 @@ def evidence(rectified: np.ndarray, background: Background, model: PixelModel, p
     if pad:
         fg = cv2.copyMakeBorder(fg, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0.0)
         colour = cv2.copyMakeBorder(colour, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0.0)
-    return Evidence(fg, colour, cv2.max(fg, 0.0), pad, f, ncc)
+    return Evidence(fg, colour, at_least(fg, 0.0), pad, f, ncc)
 
 
 def best_shift(

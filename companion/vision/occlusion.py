@@ -24,6 +24,7 @@ import cv2
 import numpy as np
 
 from companion.vision.pixels import CLIP_FG, TEXTURE_BINS, PixelModel, texture_bin
+from companion.vision.scalars import at_least, at_most, compare_with
 
 MAP_MM = 2.0
 """The occlusion map has a pixel per 2 mm of board (a half or a quarter of the board-plane view's
@@ -135,25 +136,25 @@ class OcclusionTest:
         f, ncc = shrink(f, self.shape), shrink(ncc, self.shape)
         m, q1, q2 = cv2.split(f)
         tint = self.pixels.shadow_tint.astype(np.float32)
-        gone = cv2.min(cv2.max(m, 0.0), self.forgiven)  # a shadow at calibration, gone: undone
+        gone = cv2.min(at_least(m, 0.0), self.forgiven)  # a shadow at calibration, gone: undone
         m, q1, q2 = m - gone, q1 - gone * tint[0], q2 - gone * tint[1]  # along the shadow line
-        shade = cv2.min(m, 0.0)
+        shade = at_most(m, 0.0)
         line1, line2 = shade * tint[0], shade * tint[1]
         sigma = np.float32(self.pixels.chroma_sigma)
-        keep = sigma / cv2.sqrt(cv2.max(unit * np.float32(NOISE_GREY**2), float(sigma * sigma)))
+        keep = sigma / cv2.sqrt(at_least(unit * np.float32(NOISE_GREY**2), float(sigma * sigma)))
         calm = cv2.merge([m, line1 + (q1 - line1) * keep, line2 + (q2 - line2) * keep])
         fg = self.pixels.colour_fg(calm)
         fg = cv2.add(fg, cv2.LUT(texture_bin(ncc), self.texture_lut))
-        return cv2.min(cv2.max(fg, -CLIP_FG), CLIP_FG)
+        return at_most(at_least(fg, -CLIP_FG), CLIP_FG)
 
     def judge(
         self, f: np.ndarray, ncc: np.ndarray, rect: np.ndarray, free: np.ndarray, fg: np.ndarray
     ) -> Occlusion:
         """``free``: full-resolution uint8 mask (255) of pixels no cup found explains; ``fg``:
         the reading's own (unpadded) evidence, to tell how rough this frame reads."""
-        free = cv2.compare(shrink(free, self.shape), 255, cv2.CMP_EQ)
-        band_free = cv2.bitwise_and(free, cv2.compare(self.band, 127, cv2.CMP_GT))
-        grid_free = cv2.bitwise_and(free, cv2.compare(self.grid, 127, cv2.CMP_GT))
+        free = compare_with(shrink(free, self.shape), 255, cv2.CMP_EQ)
+        band_free = cv2.bitwise_and(free, compare_with(self.band, 127, cv2.CMP_GT))
+        grid_free = cv2.bitwise_and(free, compare_with(self.grid, 127, cv2.CMP_GT))
         unexplained = self._unexplained(self.evidence(f, ncc, rect), free)
         band_mm2, grid_mm2 = self._areas(self._averaged(unexplained, self.window), band_free, grid_free)
         fist = self._averaged(unexplained, self.fist_window)
@@ -177,6 +178,6 @@ class OcclusionTest:
         self, averaged: np.ndarray, band_free: np.ndarray, grid_free: np.ndarray
     ) -> tuple[float, float]:
         """Areas (mm²) of the band and of the grid where the averaged evidence means a hand."""
-        band = cv2.bitwise_and(cv2.compare(averaged, BAND_FG_LOG_ODDS, cv2.CMP_GT), band_free)
-        grid = cv2.bitwise_and(cv2.compare(averaged, GRID_FG_LOG_ODDS, cv2.CMP_GT), grid_free)
+        band = cv2.bitwise_and(compare_with(averaged, BAND_FG_LOG_ODDS, cv2.CMP_GT), band_free)
+        grid = cv2.bitwise_and(compare_with(averaged, GRID_FG_LOG_ODDS, cv2.CMP_GT), grid_free)
         return cv2.countNonZero(band) / self.scale**2, cv2.countNonZero(grid) / self.scale**2

@@ -22,11 +22,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import cv2
 import numpy as np
 
 from companion.errors import CompanionError
+from companion.vision.scalars import at_least, at_most
 
 _CHROMA = np.array(
     [
@@ -120,7 +122,7 @@ class Background:
         mean = _box(gray, window)
         var = cv2.subtract(_box(cv2.multiply(gray, gray), window), cv2.multiply(mean, mean))
         cross = cv2.subtract(_box(cv2.multiply(gray, self.gray), window), cv2.multiply(mean, self.gray_mean))
-        dev = cv2.multiply(cv2.sqrt(cv2.max(var, NOISE_VAR)), self.gray_dev)
+        dev = cv2.multiply(cv2.sqrt(at_least(var, NOISE_VAR)), self.gray_dev)
         return f, cv2.divide(cross, dev)
 
 
@@ -131,7 +133,7 @@ def table_index(f: np.ndarray) -> np.ndarray:
         [[1 / dm, 0, 0, -m0 / dm], [0, 1 / dq, 0, -q0 / dq], [0, 0, 1 / dq, -q0 / dq]], np.float32
     )
     u = np.rint(cv2.transform(f, matrix))
-    u = cv2.min(cv2.max(u, 0.0), (nm - 1.0, nq - 1.0, nq - 1.0, 0.0))
+    u = at_most(at_least(u, 0.0), (nm - 1.0, nq - 1.0, nq - 1.0, 0.0))
     flat = cv2.transform(u, np.array([[nq * nq, nq, 1]], np.float32))
     return flat.astype(np.int32)
 
@@ -144,7 +146,7 @@ def texture_window(scale: float) -> int:
 def texture_bin(ncc: np.ndarray) -> np.ndarray:
     """Bin 0..TEXTURE_BINS-1 of each correlation in -1..1 (uint8)."""
     half = TEXTURE_BINS / 2
-    return cv2.min(cv2.convertScaleAbs(cv2.max(ncc, -1.0), alpha=half, beta=half - 0.5), TEXTURE_BINS - 1)
+    return at_most(cv2.convertScaleAbs(at_least(ncc, -1.0), alpha=half, beta=half - 0.5), TEXTURE_BINS - 1)
 
 
 @dataclass(frozen=True)
@@ -176,7 +178,7 @@ class Gaussian:
         return {"mean": self.mean.tolist(), "cov": self.cov.tolist()}
 
     @classmethod
-    def from_json(cls, data: dict[str, object]) -> Gaussian:
+    def from_json(cls, data: dict[str, Any]) -> Gaussian:
         mean = np.array(data["mean"], dtype=np.float64)
         cov = np.array(data["cov"], dtype=np.float64)
         if mean.shape != (3,) or cov.shape != (3, 3) or np.any(np.linalg.eigvalsh(cov) <= 0):
@@ -265,7 +267,7 @@ class PixelModel:
         lut = np.zeros((256, 1), np.float32)
         lut[:TEXTURE_BINS, 0] = self.texture
         fg = cv2.add(fg_table.take(index), cv2.LUT(texture_bin(ncc), lut))
-        fg = cv2.min(cv2.max(fg, -CLIP_FG), CLIP_FG)
+        fg = at_most(at_least(fg, -CLIP_FG), CLIP_FG)
         return fg, colour_table.take(index)
 
     @classmethod
@@ -304,18 +306,18 @@ class PixelModel:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, object]) -> PixelModel:
+    def from_json(cls, data: dict[str, Any]) -> PixelModel:
         tint = np.array(data["shadow_tint"], dtype=np.float64)
         texture = np.array(data["texture"], dtype=np.float64)
         if tint.shape != (2,) or texture.shape != (TEXTURE_BINS,):
             raise CompanionError("calibration file: the pixel model is malformed")
         return cls(
             shadow_tint=tint,
-            chroma_sigma=float(data["chroma_sigma"]),  # type: ignore[arg-type]
-            dark_limit=float(data["dark_limit"]),  # type: ignore[arg-type]
-            bright_limit=float(data["bright_limit"]),  # type: ignore[arg-type]
-            light=Gaussian.from_json(data["light"]),  # type: ignore[arg-type]
-            dark=Gaussian.from_json(data["dark"]),  # type: ignore[arg-type]
+            chroma_sigma=float(data["chroma_sigma"]),
+            dark_limit=float(data["dark_limit"]),
+            bright_limit=float(data["bright_limit"]),
+            light=Gaussian.from_json(data["light"]),
+            dark=Gaussian.from_json(data["dark"]),
             texture=texture,
         )
 

@@ -164,7 +164,9 @@ class BoardReader:
             pts = np.stack([xs, ys, np.ones_like(xs)], axis=-1) @ matrix.T.astype(np.float32)
             self._maps = cv2.convertMaps(pts[..., 0] / pts[..., 2], pts[..., 1] / pts[..., 2], cv2.CV_16SC2)
             self._maps_key = key
-        return cv2.remap(image, *self._maps, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        return cv2.remap(
+            image, self._maps[0], self._maps[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        )
 
     def relocate(self, image: np.ndarray) -> bool:
         """Find the markers again; adopt the new geometry if the board moved. True if it did."""

@@ -15,6 +15,7 @@ square) and knows nothing of the rules.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import cv2
@@ -24,6 +25,7 @@ from companion.rules.square import board_squares, parse_square, square_name
 from companion.vision.cups import REFERENCE_DIAMETERS, REFERENCE_HEIGHTS
 from companion.vision.geometry import BoardLayout
 from companion.vision.markers import DICTIONARY
+from companion.vision.scalars import fill_normal
 
 Top = tuple[int, int] | None
 TEXTURE_PX_PER_MM = 2.0
@@ -329,7 +331,7 @@ class SceneRenderer:
         grain = np.repeat(stripes, side, axis=0) * np.float32(look.grain * 3)
         fine = np.empty((side, side), np.float32)
         cv2.setRNGSeed(int(self.rng.integers(1 << 30)))
-        cv2.randn(fine, 0.0, float(look.grain))
+        fill_normal(fine, 0.0, float(look.grain))
         grain += cv2.blur(fine, (3, 3)) * 2
         wood = look.board.astype(np.float32)[None, None, :] * (1 + grain)[..., None]
         tex[board_mask.astype(bool)] = wood[board_mask.astype(bool)]
@@ -344,18 +346,18 @@ class SceneRenderer:
             self._draw_markers(tex, px)
         return tex
 
-    def _draw_markers(self, tex: np.ndarray, px: object) -> None:
+    def _draw_markers(self, tex: np.ndarray, px: Callable[[np.ndarray], np.ndarray]) -> None:
         lay = self.layout
         dictionary = cv2.aruco.getPredefinedDictionary(DICTIONARY)
         for k, marker_id in enumerate(lay.marker_ids):
             corners = lay.marker_corners(k)
             quiet = (corners - corners.mean(0)) * (32.0 / 24.0) + corners.mean(0)
-            cv2.fillConvexPoly(tex, np.round(px(quiet)).astype(np.int32), (0.92, 0.92, 0.92))  # type: ignore[operator]
+            cv2.fillConvexPoly(tex, np.round(px(quiet)).astype(np.int32), (0.92, 0.92, 0.92))
             cells = cv2.aruco.generateImageMarker(dictionary, marker_id, 6).astype(np.float32) / 255
             size = round(lay.marker_mm * TEXTURE_PX_PER_MM)
             patch = cv2.resize(cells, (size, size), interpolation=cv2.INTER_NEAREST) * 0.9 + 0.04
-            src = np.float32([[0, 0], [size, 0], [size, size], [0, size]])
-            dst = px(corners).astype(np.float32)  # type: ignore[operator]
+            src = np.array([[0, 0], [size, 0], [size, size], [0, size]], np.float32)
+            dst = px(corners).astype(np.float32)
             warped = cv2.warpPerspective(
                 patch,
                 cv2.getPerspectiveTransform(src, dst),
@@ -457,7 +459,7 @@ class SceneRenderer:
         coarser grid than the albedo (shadows are soft)."""
         k = SHADOW_PX_PER_MM
         side = int((self.layout.grid_mm + 2 * SHADOW_MM) * k)
-        mask = np.zeros((side, side), np.float32)
+        mask: np.ndarray = np.zeros((side, side), np.float32)
         x0, y1 = self._shadow_origin()
         lx, ly, lz = self.look.light_dir
         along = -np.array([lx, ly]) / lz
@@ -631,15 +633,16 @@ class SceneRenderer:
 
     def _camera_effects(self, image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         look = self.look
-        image = cv2.GaussianBlur(image.astype(np.float32), (0, 0), look.blur)
+        image = np.asarray(cv2.GaussianBlur(image.astype(np.float32), (0, 0), look.blur))
         noise = np.empty_like(image)
         cv2.setRNGSeed(int(rng.integers(1 << 30)))
-        cv2.randn(noise, 0.0, look.noise)
+        fill_normal(noise, 0.0, look.noise)
         image += noise
         out = np.clip(image, 0, 255).astype(np.uint8)
         if look.jpeg:
             ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, look.jpeg])
-            out = cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else out
+            decoded = cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else None
+            out = out if decoded is None else decoded
         return out
 
 
