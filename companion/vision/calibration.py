@@ -217,7 +217,8 @@ class Calibration:
         view = RectifiedView(layout, scale)
         if background.shape[:2] != view.shape:
             raise CompanionError(f"{source} is corrupt (background image); run calibrate again")
-        if cups.max_piece != int(data.get("max_piece", cups.max_piece)):
+        stated_max_piece = data.get("max_piece", cups.max_piece)
+        if type(stated_max_piece) is not int or stated_max_piece != cups.max_piece:
             raise CompanionError(f"{source} is corrupt (cup sizes); run calibrate again")
         learned = None
         if data.get("learned") is not None:  # files from before learning have none

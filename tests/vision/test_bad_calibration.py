@@ -57,6 +57,9 @@ CASES = {
     "huge image": (set_in("camera", "image_size", [10**9, 10**9]), "image size"),
     "image size text": (set_in("camera", "image_size", ["wide", "tall"]), "corrupt"),
     "markers not a table": (set_in("markers_px", [1, 2]), "corrupt"),
+    # found by tests/test_fuzz.py: int(None) was a TypeError out of load
+    "no cup count": (set_in("max_piece", None), "cup sizes"),
+    "cup count text": (set_in("max_piece", "4"), "cup sizes"),
 }
 
 
