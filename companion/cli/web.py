@@ -5,10 +5,10 @@ revoking one (a lost phone). The running device sees a revocation at the browser
 from __future__ import annotations
 
 import argparse
-from datetime import datetime
 
 from companion.cli.common import add_json_argument, print_json
 from companion.device.config import data_dir
+from companion.log.store import local_time
 from companion.web.tokens import TOKENS_FILE, TokenStore
 
 
@@ -23,10 +23,6 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     tokens.add_argument("--revoke", metavar="ID", default=None, help="unpair the browser with this id")
     add_json_argument(tokens)
     tokens.set_defaults(handler=tokens_command)
-
-
-def _when(timestamp: float) -> str:
-    return datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M")
 
 
 def tokens_command(args: argparse.Namespace) -> int:
@@ -44,5 +40,5 @@ def tokens_command(args: argparse.Namespace) -> int:
     if not entries:
         print("no paired browsers")
     for e in entries:
-        print(f"{e.id}  paired {_when(e.created)}  last used {_when(e.last_used)}  {e.label}")
+        print(f"{e.id}  paired {local_time(e.created)}  last used {local_time(e.last_used)}  {e.label}")
     return 0
