@@ -20,6 +20,7 @@ from companion.device.log_keeper import move_aside
 from companion.device.scenario import Shot
 from companion.device.simulate import tops_of
 from companion.errors import CompanionError
+from companion.files import write_text_atomically
 from companion.reconciler.events import Event
 from companion.rules.variant import Variant
 from companion.vision.calibration import Calibration, calibrate
@@ -161,8 +162,7 @@ class ExposureStore:
         self.current = lock
         data = {"format": LOCK_FORMAT, "calibration": self.calibration_id or "", "lock": lock.to_json()}
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+            write_text_atomically(self.path, json.dumps(data, indent=1) + "\n")
         except OSError as error:
             log.warning("cannot save the camera settings to %s: %s", self.path, error.strerror or error)
 

@@ -25,6 +25,7 @@ import numpy as np
 from numpy.linalg import LinAlgError
 
 from companion.errors import CompanionError
+from companion.files import write_text_atomically
 from companion.rules.square import COLOR_NAMES, board_squares, square_name
 from companion.vision.cups import CupSet
 from companion.vision.geometry import (
@@ -166,8 +167,7 @@ class Calibration:
     def save(self, path: Path) -> None:
         text = json.dumps(self.to_json(), indent=1)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text + "\n", encoding="utf-8")
+            write_text_atomically(path, text + "\n")  # rewritten during games: never half a file
         except OSError as error:
             raise CompanionError(f"cannot write calibration {path}: {error.strerror}") from error
 

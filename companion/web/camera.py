@@ -10,8 +10,6 @@ took, calibrates from them, and on "use it" replaces the device's calibration fi
 
 from __future__ import annotations
 
-import contextlib
-import os
 import shutil
 import threading
 from dataclasses import dataclass
@@ -225,17 +223,13 @@ class Wizard:
 def install_calibration(calibration: Calibration, path: Path) -> Path | None:
     """Write ``calibration`` to ``path`` so that at every instant ``path`` holds a whole file,
     the old one or the new one; the old one is kept as ``path.old``."""
-    temporary = path.with_name(path.name + ".new")
     kept = path.with_name(path.name + ".old") if path.exists() else None
-    try:
-        calibration.save(temporary)
-        with open(temporary, "rb") as handle:
-            os.fsync(handle.fileno())
-        if kept is not None:
+    if kept is not None:
+        try:
             shutil.copy2(path, kept)
-        os.replace(temporary, path)
-    except OSError as error:
-        with contextlib.suppress(OSError):
-            temporary.unlink()
-        raise CompanionError(f"cannot replace the calibration {path}: {error.strerror or error}") from None
+        except OSError as error:
+            raise CompanionError(
+                f"cannot keep the old calibration as {kept}: {error.strerror or error}"
+            ) from None
+    calibration.save(path)  # written beside the path and renamed over it
     return kept

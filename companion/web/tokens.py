@@ -12,7 +12,6 @@ import contextlib
 import hashlib
 import hmac
 import json
-import os
 import secrets
 import threading
 import time
@@ -20,6 +19,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from companion.errors import CompanionError
+from companion.files import write_text_atomically
 
 FORMAT = "gobblet-companion/web-tokens"
 TOKENS_FILE = "web-tokens.json"
@@ -84,19 +84,10 @@ class TokenStore:
 
     def _save(self) -> None:
         data = {"format": FORMAT, "tokens": [asdict(e) for e in self._entries.values()]}
-        temporary = self.path.with_name(self.path.name + ".tmp")
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open(temporary, "w", encoding="utf-8") as handle:
-                json.dump(data, handle, indent=1)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.chmod(temporary, 0o600)
-            os.replace(temporary, self.path)
+            write_text_atomically(self.path, json.dumps(data, indent=1), mode=0o600)
             self._stamp = self._mtime()
         except OSError as error:
-            with contextlib.suppress(OSError):
-                temporary.unlink()
             raise CompanionError(f"cannot write {self.path}: {error.strerror or error}") from None
 
     def entries(self) -> list[TokenEntry]:
