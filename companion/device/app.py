@@ -30,6 +30,7 @@ from companion.device.presenter import Presenter
 from companion.device.remote import Remote
 from companion.device.scenario import build_scenario
 from companion.device.simulate import SimulatedTable, TruthRenderer
+from companion.device.speech import open_speech
 from companion.errors import CompanionError
 from companion.rules.variant import Variant
 
@@ -37,6 +38,7 @@ log = logging.getLogger("gobblet-companion")
 
 SIMULATED_HINT_SECONDS = 0.5  # the embedded default should finish a game in seconds
 SIMULATED_RECONNECT_SECONDS = 0.3
+SIMULATED_SPEECH_DRAIN_SECONDS = 20.0  # `run --speak` in simulation: the last sentences are still heard
 
 
 def is_raspberry_pi() -> bool:
@@ -58,6 +60,8 @@ class RunOptions:
     renderer: str = "synth"  # simulation only: "synth" pictures or "truth" observations
     resume: bool = True
     echo: Callable[[str], None] | None = print
+    say: Callable[[str], None] | None = None  # gets each sentence the voice says (the console's `say:` lines)
+    speak: bool = False  # simulation: say the sentences aloud too (on the device, speech.enabled does)
     searcher: MoveFinder | None = None  # default: the project's engine
     max_seconds: float | None = None
     fps: float | None = None  # simulation only: pace the simulated camera
@@ -150,7 +154,15 @@ def _open_parts(options: RunOptions, stack: ExitStack) -> _Parts:
     panel = stack.enter_context(
         Panel(config, pin_factory=factory, board_size=variant.size, echo=options.echo)
     ).start()
-    presenter = Presenter(panel)
+    speech = open_speech(
+        config.speech,
+        aloud=options.speak or not options.simulate,
+        echo=options.say,
+        drain_seconds=SIMULATED_SPEECH_DRAIN_SECONDS if options.simulate else 0.0,
+    )
+    if speech is not None:
+        stack.enter_context(speech)
+    presenter = Presenter(panel, speech)
     notifier = stack.enter_context(Notifier())
     service = notifier.enabled if options.service is None else options.service
     store = stack.enter_context(LogKeeper(options.database, options.health, repair=service))
