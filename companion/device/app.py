@@ -154,15 +154,7 @@ def _open_parts(options: RunOptions, stack: ExitStack) -> _Parts:
     panel = stack.enter_context(
         Panel(config, pin_factory=factory, board_size=variant.size, echo=options.echo)
     ).start()
-    speech = open_speech(
-        config.speech,
-        aloud=options.speak or not options.simulate,
-        echo=options.say,
-        drain_seconds=SIMULATED_SPEECH_DRAIN_SECONDS if options.simulate else 0.0,
-    )
-    if speech is not None:
-        stack.enter_context(speech)
-    presenter = Presenter(panel, speech)
+    presenter = Presenter(panel)
     notifier = stack.enter_context(Notifier())
     service = notifier.enabled if options.service is None else options.service
     store = stack.enter_context(LogKeeper(options.database, options.health, repair=service))
@@ -190,6 +182,7 @@ def _open_parts(options: RunOptions, stack: ExitStack) -> _Parts:
             name="simulated camera",
         )
         kwargs["observe"] = _simulated_observe(options, table)
+        _give_voice(presenter, options, stack)
         return _Parts(kwargs, table)
     from companion.device.vision_link import BoardObserver, ExposureStore, camera_advice, camera_opener
 
@@ -211,7 +204,21 @@ def _open_parts(options: RunOptions, stack: ExitStack) -> _Parts:
         camera.open_now()
     kwargs["camera"] = camera
     kwargs["observe"] = observe
+    _give_voice(presenter, options, stack)
     return _Parts(kwargs)
+
+
+def _give_voice(presenter: Presenter, options: RunOptions, stack: ExitStack) -> None:
+    """The voice beside the panel (``speech.enabled``), opened last: a run that fails to start
+    says only why it failed, not also that it would have been silent."""
+    speech = open_speech(
+        options.config.speech,
+        aloud=options.speak or not options.simulate,
+        echo=options.say,
+        drain_seconds=SIMULATED_SPEECH_DRAIN_SECONDS if options.simulate else 0.0,
+    )
+    if speech is not None:
+        presenter.speech = stack.enter_context(speech)
 
 
 def _simulated_table(options: RunOptions, panel: Panel, presenter: Presenter, factory: Any) -> SimulatedTable:

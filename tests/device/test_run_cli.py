@@ -42,6 +42,13 @@ def test_simulated_run_plays_a_game_to_the_end_and_logs_it(data, capsys):
     expected = random_game(CLASSIC, 1)
     assert f"{expected.ply} plies, {expected.result}" in out
     assert "panel: hint for" in out and "panel: illegal" in out and "panel: took back" in out
+    said = [line.removeprefix("  say: ") for line in out.splitlines() if line.startswith("  say: ")]
+    assert any(line.startswith("Try ") for line in said) and any(
+        line.startswith("Illegal: ") for line in said
+    )
+    assert any(line.startswith("Take back ") for line in said)
+    moves = [line for line in said if line.startswith(("White: ", "Black: ")) or " gobbles " in line]
+    assert len(moves) >= expected.ply  # every move said (those taken back and replayed twice)
     assert run_cli("games", "list", "--db", db) == 0
     assert expected.result in capsys.readouterr().out
     assert run_cli("games", "export", "--db", db, "1") == 0
@@ -64,6 +71,7 @@ def test_other_variants_are_refereed_and_logged_too(data, capsys):
     [
         (lambda d: (d / "bad.toml").write_text("[pins]\nbutton = 99\n"), "not a GPIO number"),
         (lambda d: (d / "bad.toml").write_text("[pins\n"), "not valid TOML"),
+        (lambda d: (d / "bad.toml").write_text('[speech]\nvoice = "xx"\n'), "no phrases in 'xx'"),
     ],
 )
 def test_a_bad_config_is_one_line_and_exit_2(data, capsys, setup, words):
