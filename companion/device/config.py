@@ -131,7 +131,7 @@ class SpeechConfig:
     """The referee's voice (``espeak-ng``): docs/device.md, "Speech"."""
 
     enabled: bool = True  # say the referee's events aloud (a device without sound says why, once)
-    voice: str = "en"  # a language with phrases (en, de), or an espeak-ng voice of one (en-us)
+    voice: str = "en"  # a language with phrases (en, de, fr), or an espeak-ng voice of one (en-us)
     rate: int = 160  # words a minute
     volume: int = 100  # espeak-ng's amplitude: 0 to 200, 100 its normal
 

@@ -202,6 +202,19 @@ def test_every_english_phrase_is_used_and_every_phrase_used_exists():
                 "Versuch eine Zwei auf a4",
             ],
         ),
+        (
+            "fr",
+            [
+                "Blanc : quatre en a1",
+                "Noir gobe b2 avec le quatre de c3",
+                "Noir gobe b2 avec un quatre",
+                "Interdit : un gobelet de la réserve ne gobe que dans un alignement de trois "
+                "— retirez le gobelet de c4",
+                "Découverte perdante : l'alignement de Noir, de a4 à d1. Noir gagne",
+                "Blanc gagne",
+                "Essayez c3 en b2",
+            ],
+        ),
     ],
 )
 def test_the_sentences_players_expect(language, expected):

@@ -55,7 +55,7 @@ def test_a_file_names_only_what_differs(tmp_path):
         ({"panel": {"blink_period": "fast"}}, "should be float"),
         ({"hint": {"time": 0}}, "must be a finite number above 0"),
         ({"panel": {"active_high": 1}}, "should be bool"),
-        ({"speech": {"voice": "fr"}}, r"speech.voice: there are no phrases in 'fr': use one of en, de"),
+        ({"speech": {"voice": "it"}}, r"speech.voice: there are no phrases in 'it': use one of en, de, fr"),
         ({"speech": {"voice": "en us"}}, "speech.voice: 'en us' is not a voice name"),
         ({"speech": {"rate": 20}}, "speech.rate must be 80 to 450 words a minute, not 20"),
         (

@@ -17,7 +17,7 @@ import pytest
 from companion.device.announce import Announcement, Announcer, Topic
 from companion.device.config import DeviceConfig, SpeechConfig
 from companion.device.panel import Panel, mock_pin_factory
-from companion.device.phrases import phrasebook
+from companion.device.phrases import LANGUAGES, phrasebook
 from companion.device.presenter import Presenter
 from companion.device.speech import (
     STALE,
@@ -324,7 +324,7 @@ def wav_seconds(speaker: EspeakSpeaker, text: str, path: Path) -> float:
 
 
 @needs_espeak
-@pytest.mark.parametrize("voice", ["en", "de"])
+@pytest.mark.parametrize("voice", LANGUAGES)
 def test_espeak_ng_says_a_sentence_for_as_long_as_its_words_take(tmp_path, voice):
     announcer = Announcer(phrasebook(voice))
     short = announcer.event_text(Event(EventType.WIN, winner="white"), "black") or ""

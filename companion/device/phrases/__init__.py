@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 
 REFERENCE_LANGUAGE = "en"
-LANGUAGES: tuple[str, ...] = ("en", "de")
+LANGUAGES: tuple[str, ...] = ("en", "de", "fr")
 """The shipped languages, by code: ``speech.voice`` names one of them (or a regional voice of
 one, such as ``en-us``)."""
 
