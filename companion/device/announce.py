@@ -202,7 +202,7 @@ class Announcer:
             case EventType.RESYNC:
                 return say("resync")
             case EventType.HINT:
-                return self.hint_text(Move.from_text(event.move or ""))
+                return self.hint_text(Move.from_text(event.move)) if event.move else None
         return None
 
     def loss(self, event: Event, turn: str) -> str:
