@@ -1,26 +1,40 @@
 """The words the companion speaks: one table a language, keyed by phrase id.
 
-Each language is a module here named by its language code (``en.py``, ``de.py``) holding
-``NAME`` and ``PHRASES``, a flat dict from a phrase id to a template with named placeholders
-(``"{player}: {size} to {to}"``). A translator copies ``en.py``, translates the values and adds
-the code to ``LANGUAGES``; the tests then check that every phrase id the announcer uses is
-there and that no template asks for a placeholder the announcer does not fill. A phrase a
-table lacks falls back to English, so a half-done translation still says everything.
+Each language is a TOML file here named by its language code (``en.toml``, ``de.toml``) with
+its ``name`` and a ``[phrases]`` table from a phrase id to a template with named placeholders
+(``"move.place" = "{player}: {size} to {to}"``). A translator copies ``en.toml`` and
+translates the values, with no Python to read; the file's presence ships the language. The
+tests then check that every phrase id the announcer uses is there and that no template asks
+for a placeholder the announcer does not fill. A phrase a table lacks falls back to English,
+so a half-done translation still says everything.
 """
 
 from __future__ import annotations
 
-import importlib
 import re
 import string
+import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
+from importlib import resources
 
 REFERENCE_LANGUAGE = "en"
-LANGUAGES: tuple[str, ...] = ("en", "de", "fr")
-"""The shipped languages, by code: ``speech.voice`` names one of them (or a regional voice of
-one, such as ``en-us``)."""
+TABLE_SUFFIX = ".toml"
+
+
+def _shipped() -> tuple[str, ...]:
+    codes = {
+        entry.name.removesuffix(TABLE_SUFFIX)
+        for entry in resources.files(__name__).iterdir()
+        if entry.name.endswith(TABLE_SUFFIX)
+    }
+    return tuple(sorted(codes, key=lambda code: (code != REFERENCE_LANGUAGE, code)))
+
+
+LANGUAGES: tuple[str, ...] = _shipped()
+"""The shipped languages, by code, English first: ``speech.voice`` names one of them (or a
+regional voice of one, such as ``en-us``)."""
 
 VOICE_PATTERN = re.compile(r"[a-z]{2,3}(-[a-z0-9]+)*")
 
@@ -82,8 +96,8 @@ def phrasebook(voice: str) -> Phrasebook:
     if problem is not None:
         raise PhraseError(problem)
     language = language_of(voice)
-    module = importlib.import_module(f"{__name__}.{language}")
-    return Phrasebook(language, module.NAME, dict(module.PHRASES))
+    table = tomllib.loads(resources.files(__name__).joinpath(language + TABLE_SUFFIX).read_text("utf-8"))
+    return Phrasebook(language, str(table["name"]), dict(table["phrases"]))
 
 
 def placeholders(template: str) -> set[str]:
