@@ -104,7 +104,7 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--speak",
         action="store_true",
-        help="say the referee's events aloud with espeak-ng, also in simulation (where there is sound)",
+        help="say the referee's events aloud with espeak-ng off a Pi too (where there is sound)",
     )
     parser.add_argument("--verbose", action="store_true", help="log every event and decision")
     parser.add_argument("--max-seconds", type=seconds, default=None, help="stop after this many seconds")

@@ -61,7 +61,7 @@ class RunOptions:
     resume: bool = True
     echo: Callable[[str], None] | None = print
     say: Callable[[str], None] | None = None  # gets each sentence the voice says (the console's `say:` lines)
-    speak: bool = False  # simulation: say the sentences aloud too (on the device, speech.enabled does)
+    speak: bool = False  # say the sentences aloud off a Pi too (on a Pi, speech.enabled does)
     searcher: MoveFinder | None = None  # default: the project's engine
     max_seconds: float | None = None
     fps: float | None = None  # simulation only: pace the simulated camera
@@ -210,10 +210,11 @@ def _open_parts(options: RunOptions, stack: ExitStack) -> _Parts:
 
 def _give_voice(presenter: Presenter, options: RunOptions, stack: ExitStack) -> None:
     """The voice beside the panel (``speech.enabled``), opened last: a run that fails to start
-    says only why it failed, not also that it would have been silent."""
+    says only why it failed, not also that it would have been silent. Aloud on a Pi (or with
+    ``speak``); elsewhere, as its pins are mock pins, its sentences are only printed."""
     speech = open_speech(
         options.config.speech,
-        aloud=options.speak or not options.simulate,
+        aloud=options.speak or (not options.simulate and is_raspberry_pi()),
         echo=options.say,
         drain_seconds=SIMULATED_SPEECH_DRAIN_SECONDS if options.simulate else 0.0,
     )

@@ -88,11 +88,11 @@ class EspeakSpeaker(Speaker):
         volume: int,
         *,
         program: str = ESPEAK,
-        cards: Path = ALSA_CARDS,
+        cards: Path | None = None,
     ) -> None:
         self.voice, self.rate, self.volume = voice, rate, volume
         self.program = program
-        self.cards = cards
+        self.cards = cards or ALSA_CARDS
         self._closed = threading.Event()
 
     def command(self, wav: Path | None = None) -> list[str]:
@@ -148,7 +148,7 @@ class EspeakSpeaker(Speaker):
         self._closed.set()
 
 
-def sound_device_problem(cards: Path = ALSA_CARDS) -> str | None:
+def sound_device_problem(cards: Path) -> str | None:
     """Why there is no sound device to play through, or None: ALSA lists its cards in ``cards``."""
     try:
         listed = cards.read_text(errors="replace")

@@ -59,6 +59,20 @@ def test_simulated_run_plays_a_game_to_the_end_and_logs_it(data, capsys):
 
 
 @pytest.mark.slow
+def test_speak_without_a_sound_card_says_why_once_and_the_game_goes_on(data, capsys, monkeypatch):
+    cards = data / "cards"
+    cards.write_text("--- no soundcards ---\n")
+    monkeypatch.setattr("companion.device.speech.ALSA_CARDS", cards)
+    db = str(data / "g.sqlite3")
+    assert run_cli("run", "--simulate", "--renderer", "truth", "--db", db, "--speak") == 0
+    captured = capsys.readouterr()
+    silent = [line for line in captured.err.splitlines() if "speech: silent" in line]
+    assert len(silent) == 1, captured.err
+    assert "no sound device (ALSA lists no sound card)" in silent[0] or "is not installed" in silent[0]
+    assert "  say: Try " in captured.out and f"{random_game(CLASSIC, 0).ply} plies" in captured.out
+
+
+@pytest.mark.slow
 def test_other_variants_are_refereed_and_logged_too(data, capsys):
     db = str(data / "g.sqlite3")
     assert run_cli("run", "--simulate", "--renderer", "truth", "--db", db, "--variant", "junior") == 0
