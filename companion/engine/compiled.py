@@ -50,6 +50,9 @@ MAX_STACKS = 9  # external stacks per player (a placement's stack index fits in 
 TT_BITS = 20  # 1,048,576 entries of 16 bytes: 16 MB (a Pi shares its memory with the camera)
 EVAL_BITS = 12  # 4,096 entries, 64 kB: a small cache stays in the CPU's cache; a large one
 # costs more in memory stalls than it saves (measured: ~1.5x the nodes/s of 2**20 entries)
+# what the core reads of evaluate.py and search.py, in the order it reads them
+WEIGHTS = (THREAT, BLOCKED_THREAT, DOUBLE_THREAT, STACK_GOBBLE_DISCOUNT, PINNED, BURIED, CENTRE, TEMPO)
+SEARCH_CONSTANTS = (MATE, MATE_BOUND, FUTILITY_MARGIN)
 
 
 def load_native() -> ModuleType | None:
@@ -92,32 +95,10 @@ class CompiledSearcher(Searcher):
             raise ValueError(f"the compiled core cannot play {variant.spec}")
         super().__init__(variant, max_depth)
         tables, evaluator = self.tables, self.evaluator
-        self.core: Any = NATIVE.Core(
-            size=variant.size,
-            win_length=variant.win_length,
-            gobble_kind=tables.gobble_kind,
-            stack_gobble=evaluator.stack_gobble,
-            max_size=variant.max_piece,
-            lines=tables.lines,
-            zobrist=tables.zobrist,
-            black_key=ZOBRIST_BLACK_TO_MOVE,
-            own_line=evaluator.own_line,
-            centre=evaluator.centre_masks,
-            piece_values=evaluator.piece_values,
-            weights=(
-                THREAT,
-                BLOCKED_THREAT,
-                DOUBLE_THREAT,
-                STACK_GOBBLE_DISCOUNT,
-                PINNED,
-                BURIED,
-                CENTRE,
-                TEMPO,
-            ),
-            search=(MATE, MATE_BOUND, FUTILITY_MARGIN),
-            tt_bits=tt_bits,
-            eval_bits=EVAL_BITS,
-        )
+        shape = (variant.size, variant.win_length, tables.gobble_kind, variant.max_piece)
+        terms = (evaluator.own_line, evaluator.centre_masks, evaluator.piece_values, evaluator.stack_gobble)
+        keys = (tables.lines, tables.zobrist, ZOBRIST_BLACK_TO_MOVE)
+        self.core: Any = NATIVE.Core(shape, *keys, terms, WEIGHTS, SEARCH_CONSTANTS, tt_bits, EVAL_BITS)
         self.added: set[int] = set()  # reserve ids the core knows
         assert len(ZOBRIST) >= 2 * variant.max_piece + 2
 

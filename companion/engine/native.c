@@ -248,53 +248,51 @@ static int line_through_complete(const Core *c, int sq, bb_t tops)
 
 /* ----- making and unmaking (SearchBoard.make / unmake) ------------------------------------ */
 
+/* A piece becomes the visible top of square bit ``b``, or stops being it: its colour's and
+ * size's bitboards toggle and the running material follows. */
+static inline void show(Core *c, bb_t b, int piece)
+{
+    c->tops[piece & 1] ^= b;
+    c->size_tops[piece >> 1] ^= b;
+    c->material += c->piece_values[piece];
+}
+
+static inline void hide(Core *c, bb_t b, int piece)
+{
+    c->tops[piece & 1] ^= b;
+    c->size_tops[piece >> 1] ^= b;
+    c->material -= c->piece_values[piece];
+}
+
 static const Reserve *reserve_of(const Core *c, int rid) { return c->reserves[rid]; }
 
 static int make(Core *c, uint32_t code, int track_seen)
 {
     int mover = c->turn, to = (int)(code & SQUARE_MASK), origin = -1, old_rid = -1, piece;
     uint64_t h = c->hash ^ c->black_key;
-    int material = c->material;
-    const int *values = c->piece_values;
     if (code & BOARD_FLAG) {
         origin = (int)((code >> ORIGIN_SHIFT) & SQUARE_MASK);
-        bb_t b = (bb_t)1 << origin;
+        bb_t o = (bb_t)1 << origin;
         uint64_t stack = c->stacks[origin], rest = stack >> PIECE_BITS;
         piece = (int)(stack & PIECE_MASK);
         c->stacks[origin] = rest;
-        c->tops[mover] ^= b;
-        c->size_tops[piece >> 1] ^= b;
-        material -= values[piece];
+        hide(c, o, piece);
         h ^= c->zobrist[piece][origin];
-        if (rest) {
-            int under = (int)(rest & PIECE_MASK);
-            c->tops[under & 1] |= b;
-            c->size_tops[under >> 1] |= b;
-            material += values[under];
-        }
+        if (rest) show(c, o, (int)(rest & PIECE_MASK));
     } else {
-        const Reserve *r;
-        old_rid = c->rid[mover];
-        r = reserve_of(c, old_rid);
+        const Reserve *r = reserve_of(c, c->rid[mover]);
         int option = r->by_key[(code >> PLACEMENT_SHIFT) & 0xFF];
+        old_rid = c->rid[mover];
         c->rid[mover] = r->opt_next[option];
         h ^= r->opt_delta[option][mover];
         piece = (int)((code >> SIZE_SHIFT) & SIZE_MASK) << 1 | mover;
     }
     bb_t b = (bb_t)1 << to;
     uint64_t below = c->stacks[to];
-    if (below) {
-        int covered = (int)(below & PIECE_MASK);
-        c->tops[covered & 1] ^= b;
-        c->size_tops[covered >> 1] ^= b;
-        material -= values[covered];
-    }
+    if (below) hide(c, b, (int)(below & PIECE_MASK));
     c->stacks[to] = below << PIECE_BITS | (uint64_t)piece;
-    c->tops[mover] |= b;
-    c->size_tops[piece >> 1] |= b;
-    material += values[piece];
+    show(c, b, piece);
     c->hash = h ^ c->zobrist[piece][to];
-    c->material = material;
     c->turn = mover ^ 1;
     /* the end-of-turn check: a line of the opponent's revealed by the lift wins first */
     int result = -1;
@@ -310,39 +308,23 @@ static void unmake(Core *c, uint32_t code, int old_rid, int track_seen)
 {
     if (track_seen) seen_remove(c, c->hash);
     int mover = c->turn ^ 1, to = (int)(code & SQUARE_MASK);
-    const int *values = c->piece_values;
     c->turn = mover;
     c->result = -1;
     uint64_t h = c->hash ^ c->black_key;
-    int material = c->material;
     bb_t b = (bb_t)1 << to;
     uint64_t above = c->stacks[to], below = above >> PIECE_BITS;
     int piece = (int)(above & PIECE_MASK);
     c->stacks[to] = below;
-    c->tops[mover] ^= b;
-    c->size_tops[piece >> 1] ^= b;
-    material -= values[piece];
+    hide(c, b, piece);
     h ^= c->zobrist[piece][to];
-    if (below) {
-        int covered = (int)(below & PIECE_MASK);
-        c->tops[covered & 1] |= b;
-        c->size_tops[covered >> 1] |= b;
-        material += values[covered];
-    }
+    if (below) show(c, b, (int)(below & PIECE_MASK));
     if (code & BOARD_FLAG) {
         int origin = (int)((code >> ORIGIN_SHIFT) & SQUARE_MASK);
         bb_t o = (bb_t)1 << origin;
         uint64_t rest = c->stacks[origin];
-        if (rest) {
-            int under = (int)(rest & PIECE_MASK);
-            c->tops[under & 1] ^= o;
-            c->size_tops[under >> 1] ^= o;
-            material -= values[under];
-        }
+        if (rest) hide(c, o, (int)(rest & PIECE_MASK));
         c->stacks[origin] = rest << PIECE_BITS | (uint64_t)piece;
-        c->tops[mover] |= o;
-        c->size_tops[piece >> 1] |= o;
-        material += values[piece];
+        show(c, o, piece);
         h ^= c->zobrist[piece][origin];
     } else {
         const Reserve *r = reserve_of(c, old_rid);
@@ -350,7 +332,6 @@ static void unmake(Core *c, uint32_t code, int old_rid, int track_seen)
         h ^= r->opt_delta[r->by_key[(code >> PLACEMENT_SHIFT) & 0xFF]][mover];
     }
     c->hash = h;
-    c->material = material;
 }
 
 /* ----- move generation (the codes and order of Position.legal_codes) ---------------------- */
@@ -656,6 +637,21 @@ static void reward(Core *c, uint32_t code, int depth, int ply)
     }
 }
 
+/* A move's score against the node's best so far and its window; 1 when it cuts off (the
+ * move is then rewarded in the history and the killers). */
+static int improve(Core *c, int score, uint32_t code, int *best_score, uint32_t *best_code, int *alpha,
+                   int beta, int depth, int ply)
+{
+    if (score <= *best_score) return 0;
+    *best_score = score;
+    *best_code = code;
+    if (score <= *alpha) return 0;
+    *alpha = score;
+    if (*alpha < beta) return 0;
+    reward(c, code, depth, ply);
+    return 1;
+}
+
 static int negamax(Core *c, int depth, int alpha, int beta, int ply);
 
 static int child(Core *c, uint32_t code, int depth, int alpha, int beta, int ply, int index)
@@ -749,17 +745,7 @@ static int frontier(Core *c, int alpha, int beta, int ply, uint64_t key, uint32_
             }
         }
         unmake(c, code, undo, 0);
-        if (score > best_score) {
-            best_score = score;
-            best_code = code;
-            if (score > alpha) {
-                alpha = score;
-                if (alpha >= beta) {
-                    reward(c, code, 1, ply);
-                    break;
-                }
-            }
-        }
+        if (improve(c, score, code, &best_score, &best_code, &alpha, beta, 1, ply)) break;
     }
     if (best_score == -mate - 1) return -(mate - ply); /* no legal move: the side to move loses */
     int flag = best_score <= original_alpha ? UPPER : best_score >= beta ? LOWER : EXACT;
@@ -820,17 +806,7 @@ static int negamax(Core *c, int depth, int alpha, int beta, int ply)
         int score = child(c, code, depth, alpha, beta, ply, index);
         if (c->stopped) return 0;
         index++;
-        if (score > best_score) {
-            best_score = score;
-            best_code = code;
-            if (score > alpha) {
-                alpha = score;
-                if (alpha >= beta) {
-                    reward(c, code, depth, ply);
-                    cut = 1;
-                }
-            }
-        }
+        cut = improve(c, score, code, &best_score, &best_code, &alpha, beta, depth, ply);
     }
     if (index == 0) return -(mate - ply);
     int flag = best_score <= original_alpha ? UPPER : best_score >= beta ? LOWER : EXACT;
@@ -884,19 +860,20 @@ static int read_ints(PyObject *seq, int *out, int limit, const char *what)
     return PyErr_Occurred() ? -1 : (int)n;
 }
 
-/* Core(size, win_length, gobble_kind, lines, zobrist, black_key, own_line, centre, piece_values,
- *      weights, search, tt_bits, eval_bits) */
+/* Core((size, win_length, gobble_kind, max_size), lines, zobrist, black_key,
+ *      (own_line, centre, piece_values, stack_gobble), weights, search, tt_bits, eval_bits) */
 static int Core_init(Core *c, PyObject *args, PyObject *kwds)
 {
-    int size, win, gobble_kind, stack_gobble, max_size, sizes, tt_bits, eval_bits;
+    int size, win, gobble_kind, stack_gobble, max_size, tt_bits, eval_bits;
     PyObject *lines, *zobrist, *own_line, *centre, *piece_values, *weights, *search;
     unsigned long long black_key;
-    static char *kwlist[] = {"size", "win_length", "gobble_kind", "stack_gobble", "max_size", "lines",
-                             "zobrist", "black_key", "own_line", "centre", "piece_values", "weights",
-                             "search", "tt_bits", "eval_bits", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iiiiiOOKOOOOOii", kwlist, &size, &win, &gobble_kind,
-                                     &stack_gobble, &max_size, &lines, &zobrist, &black_key, &own_line,
-                                     &centre, &piece_values, &weights, &search, &tt_bits, &eval_bits))
+    if (kwds && PyDict_Size(kwds)) {
+        PyErr_SetString(PyExc_TypeError, "Core takes positional arguments only");
+        return -1;
+    }
+    if (!PyArg_ParseTuple(args, "(iiii)OOK(OOOp)OOii", &size, &win, &gobble_kind, &max_size, &lines, &zobrist,
+                          &black_key, &own_line, &centre, &piece_values, &stack_gobble, &weights, &search,
+                          &tt_bits, &eval_bits))
         return -1;
     if (size < 2 || size * size > MAX_SQ || max_size < 1 || max_size + 2 > MAX_SIZES || tt_bits < 4
         || tt_bits > 28 || eval_bits < 4 || eval_bits > 28) {
@@ -1139,15 +1116,30 @@ static PyObject *Core_forget(Core *c, PyObject *unused)
     Py_RETURN_NONE;
 }
 
-static int read_codes(PyObject *seq, uint32_t *out, int limit)
+/* The codes of a Python sequence in a new buffer, with a second buffer of the same size
+ * for the caller (both max_moves + 1 words, freed by the caller); NULL with an exception set
+ * when it fails. */
+static uint32_t *read_codes(const Core *c, PyObject *seq, int *n, uint32_t **second)
 {
-    PyObject *fast = PySequence_Fast(seq, "codes");
-    if (!fast) return -1;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
-    if (n > limit) n = limit;
-    for (Py_ssize_t i = 0; i < n; i++) out[i] = (uint32_t)PyLong_AsUnsignedLong(PySequence_Fast_GET_ITEM(fast, i));
-    Py_DECREF(fast);
-    return PyErr_Occurred() ? -1 : (int)n;
+    size_t bytes = ((size_t)c->max_moves + 1) * sizeof(uint32_t);
+    uint32_t *codes = malloc(bytes), *other = malloc(bytes);
+    PyObject *fast = codes && other ? PySequence_Fast(seq, "codes") : NULL;
+    if (fast) {
+        Py_ssize_t count = PySequence_Fast_GET_SIZE(fast);
+        *n = count > c->max_moves ? c->max_moves : (int)count;
+        for (int i = 0; i < *n; i++)
+            codes[i] = (uint32_t)PyLong_AsUnsignedLong(PySequence_Fast_GET_ITEM(fast, i));
+        Py_DECREF(fast);
+        if (!PyErr_Occurred()) {
+            *second = other;
+            return codes;
+        }
+    } else if (!PyErr_Occurred()) {
+        PyErr_NoMemory();
+    }
+    free(codes);
+    free(other);
+    return NULL;
 }
 
 /* root(depth, codes, previous_best) -> (best_code, score, finished): one iteration at the root
@@ -1159,19 +1151,9 @@ static PyObject *Core_root(Core *c, PyObject *args)
     PyObject *codes_obj;
     unsigned long previous;
     if (!PyArg_ParseTuple(args, "iOk", &depth, &codes_obj, &previous) || !ready(c)) return NULL;
-    uint32_t *allowed = malloc((size_t)c->max_moves * sizeof(uint32_t));
-    uint32_t *ordered = malloc((size_t)(c->max_moves + 1) * sizeof(uint32_t));
-    if (!allowed || !ordered) {
-        free(allowed);
-        free(ordered);
-        return PyErr_NoMemory();
-    }
-    int nallowed = read_codes(codes_obj, allowed, c->max_moves);
-    if (nallowed < 0) {
-        free(allowed);
-        free(ordered);
-        return NULL;
-    }
+    int nallowed;
+    uint32_t *ordered, *allowed = read_codes(c, codes_obj, &nallowed, &ordered);
+    if (!allowed) return NULL;
     uint32_t best_code = 0;
     int best_score = 0, have_best = 0, finished;
     Py_BEGIN_ALLOW_THREADS
@@ -1206,24 +1188,14 @@ static PyObject *Core_score_moves(Core *c, PyObject *args)
     PyObject *codes_obj;
     int depth;
     if (!PyArg_ParseTuple(args, "Oi", &codes_obj, &depth) || !ready(c)) return NULL;
-    uint32_t *codes = malloc((size_t)c->max_moves * sizeof(uint32_t));
-    int *scores = malloc((size_t)c->max_moves * sizeof(int));
-    if (!codes || !scores) {
-        free(codes);
-        free(scores);
-        return PyErr_NoMemory();
-    }
-    int n = read_codes(codes_obj, codes, c->max_moves);
-    if (n < 0) {
-        free(codes);
-        free(scores);
-        return NULL;
-    }
+    int n;
+    uint32_t *scores, *codes = read_codes(c, codes_obj, &n, &scores); /* scores: int32 as words */
+    if (!codes) return NULL;
     Py_BEGIN_ALLOW_THREADS
-    for (int i = 0; i < n; i++) scores[i] = child(c, codes[i], depth, -c->mate - 1, c->mate + 1, 0, 0);
+    for (int i = 0; i < n; i++) scores[i] = (uint32_t)child(c, codes[i], depth, -c->mate - 1, c->mate + 1, 0, 0);
     Py_END_ALLOW_THREADS
     PyObject *out = PyList_New(n);
-    for (int i = 0; out && i < n; i++) PyList_SET_ITEM(out, i, PyLong_FromLong(scores[i]));
+    for (int i = 0; out && i < n; i++) PyList_SET_ITEM(out, i, PyLong_FromLong((int32_t)scores[i]));
     free(codes);
     free(scores);
     return out;

@@ -28,6 +28,7 @@ from companion.engine.compiled import NATIVE, CompiledSearcher, searcher_for
 from companion.engine.evaluate import evaluator_for
 from companion.engine.search import Limits, Searcher
 from companion.rules import PRESETS, Position, Variant
+from tests.rules.helpers import random_game
 
 VARIANTS = [
     *PRESETS,
@@ -107,34 +108,25 @@ def test_targets_and_killer_legality(spec):
     searcher = CompiledSearcher(variant, tt_bits=8)
     rng = random.Random(12)
     every_code: set[int] = set()
-    for _ in range(6):
-        position = Position(variant)
-        for _ in range(rng.randint(0, 30)):
-            if position.outcome() is not None:
-                break
-            codes = position.legal_codes()
-            every_code.update(codes)
-            searcher.set_position(position)
-            targets = rng.getrandbits(variant.size**2)
-            rules_targets = searcher.tables.rules_mask(targets)
-            assert [searcher.tables.to_rules(c) for c in searcher.core.legal_codes(targets)] == [
-                c for c in codes if rules_targets >> (c & 0xFF) & 1
-            ]
-            for code in sorted(every_code)[:150]:  # codes of other positions: legal here or not
-                assert searcher.core.is_legal(searcher.tables.from_rules(code)) == (code in codes)
-            position.push_code(rng.choice(codes))
+    for _ in range(40):
+        position = random_position(variant, rng, rng.randint(0, 30))
+        codes = position.legal_codes()
+        every_code.update(codes)
+        searcher.set_position(position)
+        targets = rng.getrandbits(variant.size**2)
+        rules_targets = searcher.tables.rules_mask(targets)
+        assert [searcher.tables.to_rules(c) for c in searcher.core.legal_codes(targets)] == [
+            c for c in codes if rules_targets >> (c & 0xFF) & 1
+        ]
+        for code in sorted(every_code)[:150]:  # codes of other positions: legal here or not
+            assert searcher.core.is_legal(searcher.tables.from_rules(code)) == (code in codes)
 
 
 def random_position(variant: Variant, rng: random.Random, plies: int) -> Position:
-    position = Position(variant)
-    for _ in range(plies):
-        codes = position.legal_codes()
-        if not codes:
-            break
-        position.push_code(rng.choice(codes))
-        if position.outcome() is not None:
-            position.pop_code()
-            break
+    """Random play, taken back to the last position where the game goes on."""
+    position = random_game(variant, rng, plies)
+    while position.outcome() is not None:
+        position.pop_code()
     return position
 
 
