@@ -394,6 +394,8 @@ class SearchJudge:
         if best_code != played:
             scored = self._finished(position, Limits(depth=depth), [played])
             after = Value(scored.score) if scored is not None else before
+            if before.outcome == "win" and after.outcome != "win":
+                after = self._recheck(position, played, after)
             if after.score > before.score:  # the played move was better than the best found
                 before, best_code = after, played
         others = [code for code in position.legal_codes() if code != played]
@@ -402,6 +404,21 @@ class SearchJudge:
             rest = self._finished(position, Limits(depth=depth), others)
             only = rest is not None and rest.score <= -MATE_BOUND
         return Judged(best_code, before, after, only)
+
+    def _recheck(self, position: Position, played: MoveCode, after: Value) -> Value:
+        """A move that seems to let a win go, looked at again from the opponent's side with
+        the whole budget: a win that takes longer than the best one can lie beyond the depth
+        the moves were compared at, and "missed win" must not be said of a move that keeps it."""
+        position.push_code(played)
+        try:
+            if position.outcome() is not None:
+                return after
+            reply = self._finished(position, Limits(time=self.seconds, nodes=self.nodes), None)
+        finally:
+            position.pop_code()
+        if reply is None or reply.score > -MATE_BOUND:
+            return after
+        return after_move(Value(reply.score))
 
     def _finished(
         self, position: Position, limits: Limits, only: list[MoveCode] | None
