@@ -1,0 +1,64 @@
+"""Games for the coach's tests, played by the engine's levels (seeded, node-limited, so the
+same every run), and a brute-force judge of short forced lines that uses the rules alone."""
+
+from __future__ import annotations
+
+from companion.engine import Engine
+from companion.rules import Game, Position, Variant
+
+
+def engine_game(spec: str, white: str, black: str, seed: int, nodes: int = 2000, limit: int = 80) -> Game:
+    """A game between two levels; ``strong`` searches ``nodes`` nodes a move."""
+    variant = Variant.from_spec(spec)
+    players = (Engine(variant, white, seed), Engine(variant, black, seed + 1))
+    game = Game(variant)
+    while not game.is_over() and game.ply < limit:
+        game.push(players[game.turn].search(game.position, nodes=nodes).move)
+    return game
+
+
+def game_of(spec: str, moves: str) -> Game:
+    game = Game(Variant.from_spec(spec))
+    for text in moves.split():
+        game.push_text(text)
+    return game
+
+
+def wins_within(position: Position, plies: int) -> bool:
+    """Can the side to move force a line of its own within ``plies`` plies (odd)? Every move
+    is played on the rules' position; nothing of the engine is used."""
+    if plies < 1:
+        return False
+    mover = position.turn
+    for code in position.legal_codes():
+        position.push_code(code)
+        try:
+            ended = position.line_result()
+            if ended is not None:
+                if ended.winner == mover:
+                    return True
+            elif plies >= 3 and loses_within(position, plies - 1):
+                return True
+        finally:
+            position.pop_code()
+    return False
+
+
+def loses_within(position: Position, plies: int) -> bool:
+    """Does every move of the side to move lose at once (an uncover) or let the opponent
+    force a line within ``plies - 1`` plies?"""
+    if plies < 1:
+        return False
+    mover = position.turn
+    for code in position.legal_codes():
+        position.push_code(code)
+        try:
+            ended = position.line_result()
+            if ended is not None:
+                if ended.winner == mover:
+                    return False
+            elif plies < 2 or not wins_within(position, plies - 1):
+                return False
+        finally:
+            position.pop_code()
+    return True
