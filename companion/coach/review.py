@@ -144,8 +144,14 @@ class PlyReview:
         return SYMBOLS[self.verdict] if self.verdict is not None else ""
 
     def white_value(self) -> Value:
-        """The value after the move, from White's side: what an evaluation graph plots."""
-        return self.after if self.mover == COLORS[0] else self.after.flipped()
+        """The value of the position after the move, from White's side, a result's plies
+        counted from there: what an evaluation graph plots and a record's ``[%eval]`` holds."""
+        score = self.after.score
+        if score >= MATE_BOUND:
+            score += 1
+        elif score <= -MATE_BOUND:
+            score -= 1
+        return Value(score if self.mover == COLORS[0] else -score, self.after.exact)
 
     def describe(self) -> str:
         """One line a player reads: the verdict and what was better."""

@@ -4,6 +4,7 @@ same every run), and a brute-force judge of short forced lines that uses the rul
 from __future__ import annotations
 
 from companion.engine import Engine
+from companion.log.store import GameStore
 from companion.rules import Game, Position, Variant
 
 
@@ -62,3 +63,18 @@ def loses_within(position: Position, plies: int) -> bool:
         finally:
             position.pop_code()
     return True
+
+
+def log_game(store: GameStore, game: Game, t0: float = 1_700_000_000.0) -> int:
+    """Store a played game as the device logs one (finished when the game is over)."""
+    game_id = store.start_game(game.variant.spec, white="Ann", black="Bob", started=t0)
+    replay = Game(game.variant)
+    for played in game.played:
+        replay.push(played.move)
+        store.add_move(
+            game_id, replay.ply, played.move.text(), replay.position.text(), timestamp=t0 + replay.ply
+        )
+    outcome = game.outcome()
+    if outcome is not None:
+        store.finish(game_id, outcome.result, termination=str(outcome.termination), reason=outcome.reason)
+    return game_id
