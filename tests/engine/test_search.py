@@ -191,7 +191,7 @@ def test_a_search_restricted_to_some_moves_scores_only_those():
     one on d1 and plays elsewhere: the restricted search must answer for that move alone,
     and leave no root entry that a later full search would take for the position's value."""
     position = Position(PRESETS["classic"])
-    for text in "4a1 4d4 4b1 4c4 4c1 4b4".split():
+    for text in ["4a1", "4d4", "4b1", "4c4", "4c1", "4b4"]:
         position.push(position.parse_move(text))
     searcher = Searcher(position.variant)
     elsewhere = position.code_from_move(position.parse_move("3a4"))
