@@ -13,10 +13,20 @@ import sys
 from pathlib import Path
 
 from companion.cli.common import add_json_argument, print_json, seconds, whole_number, write_output
-from companion.coach import DEFAULT_NODES, Summary, evaluation_graph, review_game
+from companion.coach import (
+    DEFAULT_NODES,
+    GameReview,
+    Summary,
+    annotate,
+    evaluation_graph,
+    review_game,
+    review_method,
+    stored_review,
+)
 from companion.device.config import database_path, default_config_path, load_config
 from companion.errors import CompanionError
-from companion.log.store import GameRow, GameStore, UnreplayableGameError, local_time
+from companion.log import GameRow, GameStore, LogError, UnreplayableGameError, local_time
+from companion.rules import Game
 from companion.rules.record import format_timestamp, write_record
 
 
@@ -196,7 +206,9 @@ def export_games(args: argparse.Namespace) -> int:
         ids = args.games or [row.id for row in reversed(store.games())]
         for game_id in ids:
             try:
-                records.append(write_record(store.load_game(game_id)))
+                game = store.load_game(game_id)
+                review = stored_review(store.review(game_id, len(game.played)))
+                records.append(write_record(game if review is None else annotate(game, review)))
             except UnreplayableGameError as error:
                 skipped.append(str(error))
     text = "\n".join(records)
@@ -239,16 +251,17 @@ class ProgressBar:
 
 
 def review_command(args: argparse.Namespace) -> int:
-    with GameStore(database_from_args(args), create=False) as store:
+    """The stored review when it was made the way asked (the default budget, or the same
+    ``--nodes``/``--time``), else a new one, kept in the log for next time."""
+    path = database_from_args(args)
+    with GameStore(path, create=False) as store:
         row = store.game(args.game)
         game = store.load_game(args.game)
+        review = stored_review(store.review(row.id, len(game.played)))
     if not game.played:
         raise CompanionError(f"game {row.id} has no move to review")
-    progress = ProgressBar(f"reviewing game {row.id}")
-    try:
-        review = review_game(game, nodes=args.nodes, seconds=args.time, on_progress=progress)
-    finally:
-        progress.close()
+    if review is None or review.method != review_method(game.variant, args.nodes, args.time):
+        review = _new_review(path, row, game, args)
     if args.svg:
         write_output(args.svg, evaluation_graph(review), "evaluation graph")
     if args.json:
@@ -265,6 +278,21 @@ def review_command(args: argparse.Namespace) -> int:
     for color, name in ((0, row.white), (1, row.black)):
         print(_summary_line(review.summary(color), name))
     return 0
+
+
+def _new_review(path: Path, row: GameRow, game: Game, args: argparse.Namespace) -> GameReview:
+    progress = ProgressBar(f"reviewing game {row.id}")
+    try:
+        review = review_game(game, nodes=args.nodes, seconds=args.time, on_progress=progress)
+    finally:
+        progress.close()
+    if row.finished:  # a game still going changes: its review is not kept
+        try:
+            with GameStore(path) as store:
+                store.save_review(row.id, len(game.played), review.method, review.to_json())
+        except LogError as error:
+            print(f"gobblet-companion: the review is not kept in the log: {error}", file=sys.stderr)
+    return review
 
 
 def _summary_line(summary: Summary, name: str) -> str:

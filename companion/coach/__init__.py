@@ -23,6 +23,8 @@ from companion.coach.review import (
     Verdict,
     judge,
     review_game,
+    review_method,
+    stored_review,
 )
 
 __all__ = [
@@ -43,4 +45,6 @@ __all__ = [
     "evaluation_graph",
     "judge",
     "review_game",
+    "review_method",
+    "stored_review",
 ]

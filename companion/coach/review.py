@@ -34,7 +34,7 @@ from companion.engine.evaluate import MATE_BOUND
 from companion.engine.junior import JuniorSolver
 from companion.engine.search import Limits, Searcher, SearchResult
 from companion.errors import CompanionError
-from companion.rules import Color, Game, MoveCode, Position, Termination, color_name
+from companion.rules import Color, Game, MoveCode, Position, Termination, Variant, color_name
 from companion.rules.square import COLORS
 
 SCORE_CAP = 1000  # a won game, on the scale swings are measured on (two threats score 600)
@@ -261,6 +261,17 @@ class GameReview:
 MARKED = (Verdict.BLUNDER, Verdict.LOSING_UNCOVER, Verdict.MISSED_WIN)
 
 
+def stored_review(data: Mapping[str, object] | None) -> GameReview | None:
+    """A review kept in the log, read back; None when there is none, or it is of another
+    version or does not read (it is then made again, never half-shown)."""
+    if data is None:
+        return None
+    try:
+        return GameReview.from_json(data)
+    except ReviewError:
+        return None
+
+
 def _verdict_counter(plies: list[PlyReview]) -> Callable[..., int]:
     def count(*verdicts: Verdict) -> int:
         return sum(1 for p in plies if p.verdict in verdicts)
@@ -332,10 +343,23 @@ class Judged:
     only_move: bool
 
 
+EXACT_METHOD = "exact (junior solver)"
+
+
+def review_method(variant: Variant, nodes: int | None = None, seconds: float | None = None) -> str:
+    """How a review of a game in ``variant`` with these limits finds its values, in words (a
+    stored review made otherwise is made again when asked for this way)."""
+    if variant.spec == "junior":
+        return EXACT_METHOD
+    if seconds is not None:
+        return f"search, {seconds:g} s per position (not repeatable)"
+    return f"search, {nodes or DEFAULT_NODES} nodes per position"
+
+
 class ExactJudge:
     """Junior: every legal move's value from the solver (a child's value, one ply further)."""
 
-    method = "exact (junior solver)"
+    method = EXACT_METHOD
     exact = True
 
     def __init__(self) -> None:
@@ -381,12 +405,9 @@ class SearchJudge:
 
     def __init__(self, position: Position, nodes: int | None, seconds: float | None) -> None:
         self.searcher = Searcher(position.variant)
-        self.nodes, self.seconds = nodes, seconds
-        if seconds is not None:
-            self.method = f"search, {seconds:g} s per position (not repeatable)"
-        else:
-            self.nodes = nodes or DEFAULT_NODES
-            self.method = f"search, {self.nodes} nodes per position"
+        self.nodes = None if seconds is not None else nodes or DEFAULT_NODES
+        self.seconds = seconds
+        self.method = review_method(position.variant, nodes, seconds)
 
     def judge(self, position: Position, played: MoveCode) -> Judged:
         best = self._finished(position, Limits(time=self.seconds, nodes=self.nodes), None)
@@ -442,7 +463,7 @@ Judge = ExactJudge | SearchJudge
 
 def judge_for(position: Position, nodes: int | None = None, seconds: float | None = None) -> Judge:
     """The exact judge in junior, else the search with its budget."""
-    if position.variant.spec == "junior":
+    if review_method(position.variant) == EXACT_METHOD:
         return ExactJudge()
     return SearchJudge(position, nodes, seconds)
 

@@ -31,7 +31,7 @@ from pathlib import Path
 from companion.coach import DEFAULT_NODES, ReviewError, review_game
 from companion.component import Component
 from companion.errors import CompanionError
-from companion.log.store import GameStore
+from companion.log import GameStore
 
 log = logging.getLogger("gobblet-companion.review")
 
@@ -147,7 +147,7 @@ def review_waiting_games(database: Path, nodes: int, log_line: Callable[[str], N
             with GameStore(database, create=False) as store:
                 game = store.load_game(game_id)
             review = review_game(game, nodes=nodes)
-            with GameStore(database, create=False) as store:
+            with GameStore(database) as store:
                 store.save_review(game_id, len(game.played), review.method, review.to_json())
         except (CompanionError, ReviewError) as error:
             log_line(f"game {game_id} not reviewed: {error}")

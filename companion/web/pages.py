@@ -14,7 +14,7 @@ from html import escape
 from typing import Any
 
 from companion.coach import GameReview, evaluation_graph
-from companion.log.store import local_time
+from companion.log import local_time
 from companion.rules import VARIANT_NAMES
 
 NAV = (("/", "Game"), ("/games", "Games"), ("/camera", "Camera"), ("/status", "Status"))

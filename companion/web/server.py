@@ -35,12 +35,12 @@ from typing import Any
 from aiohttp import web
 
 from companion import __version__
-from companion.coach import GameReview, ReviewError, annotate
+from companion.coach import GameReview, annotate, stored_review
 from companion.component import Component
 from companion.device.config import DeviceConfig
 from companion.device.remote import GameSnapshot, Remote
 from companion.errors import CompanionError
-from companion.log.store import GameStore, UnreplayableGameError
+from companion.log import GameStore, UnreplayableGameError
 from companion.rules import Game
 from companion.rules.record import write_record
 from companion.web import pages
@@ -421,11 +421,7 @@ def _replayed(site: Site, game_id: int) -> Replayed:
             raise web.HTTPNotFound(text="no such game\n") from None
         events = [e.to_json() for e in store.events(game_id)]
         snapshots = {m.ply for m in store.moves(game_id) if store.snapshot(game_id, m.ply) is not None}
-        stored = store.review(game_id, len(game.played))
-    review = None
-    if stored is not None:
-        with contextlib.suppress(ReviewError):  # one of another version: as if there were none
-            review = GameReview.from_json(stored)
+        review = stored_review(store.review(game_id, len(game.played)))
     return Replayed(row, game, events, snapshots, review)
 
 

@@ -4,7 +4,7 @@ same every run), and a brute-force judge of short forced lines that uses the rul
 from __future__ import annotations
 
 from companion.engine import Engine
-from companion.log.store import GameStore
+from companion.log import GameStore
 from companion.rules import Game, Position, Variant
 
 

@@ -13,7 +13,7 @@ from companion.cli import main
 from companion.coach import GameReview, Value, annotate, eval_text, evaluation_graph, review_game
 from companion.coach.graph import HEIGHT, MARGIN
 from companion.engine import MATE
-from companion.log.store import GameStore
+from companion.log import GameStore
 from companion.rules.record import read_record, write_record
 from tests.coach.helpers import game_of, log_game
 
