@@ -112,6 +112,7 @@ class GameStore(Component):
                 "move it aside and a new one is made"
             )
         migrate(db, version)
+        self.version = SCHEMA_VERSION
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:

@@ -129,3 +129,26 @@ def test_games_review_refuses_bad_input_in_one_line(tmp_path, capsys, arguments,
     assert status == 2
     err = capsys.readouterr().err
     assert words in err and err.count("\n") == 1
+
+
+def test_a_review_is_made_once_kept_in_the_log_and_carried_by_the_export(tmp_path, capsys, monkeypatch):
+    game = game_of("junior", "3a1 3b1 3a2 3b2 2a3")
+    assert game.is_over()
+    db = store_with(tmp_path, game)
+    assert main(["games", "review", "1", "--db", db, "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    with GameStore(db, create=False) as store:
+        assert store.review(1, 5) is not None and store.unreviewed() == []
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the stored review should have been used")
+
+    monkeypatch.setattr("companion.cli.games.review_game", refuse)
+    assert main(["games", "review", "1", "--db", db, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == first
+    assert main(["games", "export", "1", "--db", db]) == 0
+    record = read_record(capsys.readouterr().out)
+    assert [p.evaluation for p in record.played] == [
+        eval_text(GameReview.from_json(first).plies[i].white_value()) for i in range(5)
+    ]
+    assert [p.symbol for p in record.played] == [p["symbol"] or None for p in first["plies"]]
