@@ -28,7 +28,6 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from companion.coach import DEFAULT_NODES, ReviewError, review_game
 from companion.component import Component
 from companion.errors import CompanionError
 from companion.log import GameStore
@@ -36,6 +35,7 @@ from companion.log import GameStore
 log = logging.getLogger("gobblet-companion.review")
 
 IDLE_SECONDS = 20.0  # the board still this long (no event) before a review starts
+DEFAULT_NODES = 20_000  # search nodes per position outside junior (the config's log.review_nodes)
 NICENESS = 19  # the lowest priority there is
 
 Launch = Callable[[Sequence[str]], "subprocess.Popen[bytes]"]
@@ -139,6 +139,8 @@ def _say(line: str) -> None:
 def review_waiting_games(database: Path, nodes: int, log_line: Callable[[str], None] = _say) -> int:
     """Review every finished, unreviewed game of the log; returns how many were reviewed. A
     game that cannot be reviewed is named and skipped (its review stays missing)."""
+    from companion.coach import review_game  # the child's: the loop's process never loads the engine for it
+
     done = 0
     with GameStore(database, create=False) as store:
         waiting = store.unreviewed()
@@ -149,7 +151,7 @@ def review_waiting_games(database: Path, nodes: int, log_line: Callable[[str], N
             review = review_game(game, nodes=nodes)
             with GameStore(database) as store:
                 store.save_review(game_id, len(game.played), review.method, review.to_json())
-        except (CompanionError, ReviewError) as error:
+        except CompanionError as error:  # (a ReviewError is one)
             log_line(f"game {game_id} not reviewed: {error}")
             continue
         done += 1
