@@ -1,21 +1,25 @@
 """Does the background review slow the referee? The loop's frame rate and a hint's time, with
 and without the device's review running, measured in one run.
 
-    PYTHONPATH=. python benchmarks/review_load.py [--rounds 3] [--seed 0]
+    PYTHONPATH=. python benchmarks/review_load.py [--pairs 4] [--seed 0]
 
 - **Loop**: a generated classic game's frames, rendered once, fed to the full loop (board
   reader, gate, reconciler, mock panel, log) as fast as it takes them (as device_loop.py).
 - **Hint**: the strong engine on a mid-game classic position for a fixed number of nodes
   (the same work every time), timed: what a player waits for after pressing the button.
-- **The review**: the device's own child, ``python -m companion.device.reviewer`` over a log
-  of long classic games (a fresh copy each time, so it always has work), started a second
-  before the measurement and ended after it.
+- **The review**: the device's own child, ``python -m companion.device.reviewer``, over a log
+  of long classic games (enough work for the whole run).
 
-Conditions, in turn within each round so the machine's load falls on all of them alike:
-``alone``; ``review nice 19`` (as the device runs it); ``review nice 19, stopped`` (the hint
-only: the device stops the child with SIGSTOP while a hint is searched); ``review nice 0``
-(what the niceness buys). Each figure is a median over the rounds, with the ratio to
-``alone`` of the same rounds.
+One child is started and then, pair after pair, stopped (``SIGSTOP``: it uses nothing, the
+loop and the hint run "alone") and let go (``SIGCONT``: the review runs beside them), so both
+halves of a pair see the same machine: on a shared machine the load of everything else
+drifts by more than what is measured. The same is done with a second child at this process's
+own priority (``nice 0`` below: what the niceness buys). Figures are medians over the pairs,
+with the ratio of each pair's halves.
+
+Run it at the loop's own priority or close (``nice -n 5`` at most): under ``nice -n 19`` the
+child cannot be put below the loop, and the comparison means nothing. The device also stops
+the child while a hint is searched, so there a hint always runs "alone".
 """
 
 from __future__ import annotations
@@ -38,7 +42,6 @@ from companion.log import GameStore
 from companion.rules import Game, Variant
 
 HINT_NODES = 30_000
-CONDITIONS = ("alone", "review nice 19", "review nice 19, stopped", "review nice 0")
 CHILD = (
     "import sys, companion.device.reviewer as r; r.NICENESS = int(sys.argv[1]); "
     "sys.exit(r.main(sys.argv[2:]))"
@@ -63,7 +66,7 @@ def review_log(path: Path, games: int, seed: int) -> None:
 
 def hint_position() -> Game:
     game = Game(Variant.from_spec("classic"))
-    for text in "4a1 4d4 4b2 4c3 3c1 3b3 3d1 c3-d2".split():
+    for text in ["4a1", "4d4", "4b2", "4c3", "3c1", "3b3"]:
         game.push_text(text)
     return game
 
@@ -75,44 +78,63 @@ def timed_hint(game: Game) -> float:
     return time.perf_counter() - started
 
 
-def start_review(source: Path, folder: Path, niceness: int) -> subprocess.Popen[bytes]:
-    copy = folder / f"review-{time.monotonic_ns()}.sqlite3"
-    shutil.copy(source, copy)
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(niceness), str(copy), "--nodes", "20000"])
+def start_review(database: Path, niceness: int) -> subprocess.Popen[bytes]:
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(niceness), str(database), "--nodes", "20000"])
     time.sleep(1.0)  # its imports done, reviewing
     return child
 
 
-def measure(condition: str, frames: tuple, game: Game, source: Path, folder: Path) -> tuple[float, float]:
-    child = None
-    if condition != "alone":
-        child = start_review(source, folder, 0 if condition.endswith("nice 0") else 19)
+def one_half(frames: tuple, game: Game, folder: Path) -> tuple[float, float]:
+    """(frames/s of the loop over the frames, seconds of a hint)."""
+    renderer, images = frames
+    database = folder / f"loop-{time.monotonic_ns()}.sqlite3"
+    count, seconds, _, _ = referee_frames(game.variant, renderer, images, database)
+    return count / seconds, timed_hint(game)
+
+
+def pairs_with(child: subprocess.Popen[bytes], pairs: int, frames: tuple, game: Game, folder: Path) -> list:
+    """``pairs`` times: (alone: the child stopped, beside: the child running)."""
+    results = []
     try:
-        renderer, images = frames
-        count, seconds, _, _ = referee_frames(
-            game.variant, renderer, images, folder / f"{time.monotonic_ns()}.db"
-        )
-        fps = count / seconds
-        if child is not None and condition.endswith("stopped"):
+        for _ in range(pairs):
             child.send_signal(signal.SIGSTOP)
-        hint = timed_hint(game)
-        if child is not None and child.poll() is not None:
-            raise RuntimeError(f"the review ended before the measurement did ({condition}): add games")
-    finally:
-        if child is not None:
+            alone = one_half(frames, game, folder)
             child.send_signal(signal.SIGCONT)
-            child.terminate()
-            child.wait()
-    return fps, hint
+            beside = one_half(frames, game, folder)
+            if child.poll() is not None:
+                raise RuntimeError("the review ended before the measurement did: add --games")
+            results.append((alone, beside))
+            print(
+                f"  alone {alone[0]:.1f} frames/s, hint {alone[1]:.2f} s; "
+                f"beside {beside[0]:.1f} frames/s, hint {beside[1]:.2f} s",
+                flush=True,
+            )
+    finally:
+        child.send_signal(signal.SIGCONT)
+        child.terminate()
+        child.wait()
+    return results
+
+
+def report(name: str, results: list) -> None:
+    def median(half: int, what: int) -> float:
+        return statistics.median(pair[half][what] for pair in results)
+
+    fps_ratio = statistics.median(beside[0] / alone[0] for alone, beside in results)
+    hint_ratio = statistics.median(beside[1] / alone[1] for alone, beside in results)
+    print(
+        f"{name}: loop {median(0, 0):.1f} -> {median(1, 0):.1f} frames/s (x{fps_ratio:.2f}); "
+        f"hint {median(0, 1):.2f} -> {median(1, 1):.2f} s (x{hint_ratio:.2f})"
+    )
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--pairs", type=int, default=4)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--games", type=int, default=3, help="classic games in the review's log")
+    parser.add_argument("--games", type=int, default=5, help="classic games in the review's log")
     args = parser.parse_args()
     variant = Variant.from_spec("classic")
     with tempfile.TemporaryDirectory() as tmp:
@@ -121,28 +143,19 @@ def main() -> int:
         review_log(source, args.games, args.seed)
         frames = rendered_game(variant, args.seed)
         game = hint_position()
-        results: dict[str, list[tuple[float, float]]] = {c: [] for c in CONDITIONS}
-        loads = []
-        for number in range(args.rounds):
-            for condition in CONDITIONS:
-                results[condition].append(measure(condition, frames, game, source, folder))
-            loads.append(os.getloadavg()[0])
-            print(
-                f"round {number + 1}: "
-                + ", ".join(f"{c} {r[-1][0]:.1f} fps {r[-1][1]:.2f} s" for c, r in results.items())
-            )
-    alone_fps = statistics.median(r[0] for r in results["alone"])
-    alone_hint = statistics.median(r[1] for r in results["alone"])
+        results = {}
+        for niceness in (19, 0):
+            copy = folder / f"review-{niceness}.sqlite3"
+            shutil.copy(source, copy)
+            print(f"review at nice +{niceness} (relative to this process):", flush=True)
+            results[niceness] = pairs_with(start_review(copy, niceness), args.pairs, frames, game, folder)
+        load = os.getloadavg()
     print(
-        f"{len(frames[1])} frames a loop run, hint {HINT_NODES} nodes; load average {min(loads):.1f}-{max(loads):.1f}"
+        f"{len(frames[1])} frames a loop run, a hint of {HINT_NODES} nodes; this process at nice "
+        f"{os.nice(0)}; load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} at the end"
     )
-    for condition, runs in results.items():
-        fps = statistics.median(r[0] for r in runs)
-        hint = statistics.median(r[1] for r in runs)
-        print(
-            f"{condition:<24} loop {fps:5.1f} frames/s ({fps / alone_fps:4.2f} of alone)   "
-            f"hint {hint:5.2f} s ({hint / alone_hint:4.2f} of alone)"
-        )
+    for niceness, pairs in results.items():
+        report(f"review at nice +{niceness}", pairs)
     return 0
 
 

@@ -159,7 +159,7 @@ class PlyReview:
         if self.verdict is Verdict.LOSING_UNCOVER and self.uncover:
             return f"{words}: lifting it uncovered {self.uncover}"
         if self.verdict is Verdict.MISSED_WIN and self.missed_win is not None:
-            words += f" (a win in {self.missed_win} plies)"
+            words += f" (a win in {self.missed_win} {'ply' if self.missed_win == 1 else 'plies'})"
         if self.verdict is Verdict.ONLY_MOVE or self.best == self.move:
             return words
         return f"{words}; best {self.best} ({self.before.text()})".lstrip("; ")

@@ -3,9 +3,11 @@ same every run), and a brute-force judge of short forced lines that uses the rul
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from companion.engine import Engine
 from companion.log import GameStore
-from companion.rules import Game, Position, Variant
+from companion.rules import Color, Game, Outcome, Position, Variant
 
 
 def engine_game(spec: str, white: str, black: str, seed: int, nodes: int = 2000, limit: int = 80) -> Game:
@@ -26,43 +28,33 @@ def game_of(spec: str, moves: str) -> Game:
 
 
 def wins_within(position: Position, plies: int) -> bool:
-    """Can the side to move force a line of its own within ``plies`` plies (odd)? Every move
-    is played on the rules' position; nothing of the engine is used."""
-    if plies < 1:
-        return False
-    mover = position.turn
-    for code in position.legal_codes():
-        position.push_code(code)
-        try:
-            ended = position.line_result()
-            if ended is not None:
-                if ended.winner == mover:
-                    return True
-            elif plies >= 3 and loses_within(position, plies - 1):
-                return True
-        finally:
-            position.pop_code()
-    return False
+    """Can the side to move force a line of its own within ``plies`` plies? Every move is
+    played on the rules' position; nothing of the engine is used."""
+    return plies >= 1 and any(
+        ended.winner == mover if ended is not None else loses_within(position, plies - 1)
+        for ended, mover in after_each_move(position)
+    )
 
 
 def loses_within(position: Position, plies: int) -> bool:
     """Does every move of the side to move lose at once (an uncover) or let the opponent
     force a line within ``plies - 1`` plies?"""
-    if plies < 1:
-        return False
+    return plies >= 1 and all(
+        ended.winner != mover if ended is not None else wins_within(position, plies - 1)
+        for ended, mover in after_each_move(position)
+    )
+
+
+def after_each_move(position: Position) -> Iterator[tuple[Outcome | None, Color]]:
+    """Each legal move played in turn (and taken back after): the line it ends the game with,
+    if any, and who played it."""
     mover = position.turn
     for code in position.legal_codes():
         position.push_code(code)
         try:
-            ended = position.line_result()
-            if ended is not None:
-                if ended.winner == mover:
-                    return False
-            elif plies < 2 or not wins_within(position, plies - 1):
-                return False
+            yield position.line_result(), mover
         finally:
             position.pop_code()
-    return True
 
 
 def log_game(store: GameStore, game: Game, t0: float = 1_700_000_000.0) -> int:

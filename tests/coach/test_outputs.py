@@ -37,7 +37,7 @@ def test_an_annotated_record_carries_the_review_and_reads_back(missed):
     again = read_record(text)
     assert [p.symbol for p in again.played] == [p.symbol or None for p in review.plies]
     assert [p.evaluation for p in again.played] == [eval_text(p.white_value()) for p in review.plies]
-    assert "Missed win (a win in 1 plies)" in (again.played[-1].comment or "")
+    assert "Missed win (a win in 1 ply)" in (again.played[-1].comment or "")
     assert again.moves == game.moves
 
 
@@ -75,7 +75,7 @@ def test_games_review_prints_verdicts_and_a_summary_per_player(tmp_path, capsys)
     assert main(["games", "review", "1", "--db", db, "--nodes", str(NODES)]) == 0
     out, err = capsys.readouterr()
     assert "values: search, 800 nodes per position" in out
-    assert "3a4?" in out and "Missed win (a win in 1 plies)" in out
+    assert "3a4?" in out and "Missed win (a win in 1 ply)" in out
     assert "Ann (white): 0 blunders, " in out and "1 missed wins" in out
     assert "Bob (black): 1 blunders" in out
     assert err == ""  # no progress bar when stderr is not a terminal

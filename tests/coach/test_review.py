@@ -146,7 +146,7 @@ def test_a_missed_win_in_one_is_marked_a_missed_win():
     last = review_game(game, nodes=CLASSIC_NODES).plies[-1]
     assert last.verdict is Verdict.MISSED_WIN and last.missed_win == 1
     assert last.best.endswith("d1") and last.before.text() == "#1"
-    assert last.symbol == "?" and "a win in 1 plies" in last.describe()
+    assert last.symbol == "?" and "a win in 1 ply" in last.describe()
 
 
 def test_a_move_that_hands_over_a_line_in_one_is_a_blunder():

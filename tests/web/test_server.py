@@ -280,7 +280,7 @@ def test_a_reviewed_game_shows_its_graph_jumps_and_verdicts(device) -> None:
         assert 'data-ply="6"' in section and 'data-ply="7"' in section
         assert ">7. 3a4? missed win</button>" in section and "<td>1</td>" in section
         seventh = await (await client.get(f"/games/{game_id}/ply/7")).json()
-        assert seventh["move_text"].startswith("ply 7: 3a4? — Missed win (a win in 1 plies)")
+        assert seventh["move_text"].startswith("ply 7: 3a4? — Missed win (a win in 1 ply)")
         return await (await client.get(f"/games/{game_id}/record")).text()
 
     record = read_record(serve(device, test))
