@@ -1,7 +1,10 @@
 """Does the background review slow the referee? The loop's frame rate and a hint's time, with
 and without the device's review running, measured in one run.
 
-    PYTHONPATH=. python benchmarks/review_load.py [--pairs 4] [--seed 0]
+    PYTHONPATH=. python benchmarks/review_load.py [--pairs 4] [--seed 0] [--games 5]
+
+First, how long a review takes: junior games between the levels, and a classic game at the
+device's budget (the log's longest; ``--pairs 0`` stops there). Then:
 
 - **Loop**: a generated classic game's frames, rendered once, fed to the full loop (board
   reader, gate, reconciler, mock panel, log) as fast as it takes them (as device_loop.py).
@@ -37,11 +40,13 @@ from pathlib import Path
 
 from device_loop import referee_frames, rendered_game
 
+from companion.coach import DEFAULT_NODES, review_game
 from companion.engine import Engine
 from companion.log import GameStore
 from companion.rules import Game, Variant
 
 HINT_NODES = 30_000
+JUNIOR_PAIRINGS = (("easy", "medium"), ("medium", "easy"), ("easy", "easy"), ("medium", "strong"))
 CHILD = (
     "import sys, companion.device.reviewer as r; r.NICENESS = int(sys.argv[1]); "
     "sys.exit(r.main(sys.argv[2:]))"
@@ -128,11 +133,36 @@ def report(name: str, results: list) -> None:
     )
 
 
+def review_speed(source: Path, seed: int) -> None:
+    """How long a review takes, in this process: junior games between the levels (exact), and
+    the log's longest classic game at the device's budget."""
+    variant = Variant.from_spec("junior")
+    plies, started = 0, time.perf_counter()
+    for white, black in JUNIOR_PAIRINGS:
+        players = (Engine(variant, white, seed), Engine(variant, black, seed + 1))
+        game = Game(variant)
+        while not game.is_over():
+            game.push(players[game.turn].search(game.position, nodes=2000).move)
+        plies += len(review_game(game).plies)
+    print(
+        f"junior: {len(JUNIOR_PAIRINGS)} games, {plies} plies reviewed in "
+        f"{time.perf_counter() - started:.1f} s"
+    )
+    with GameStore(source, create=False) as store:
+        game = store.load_game(max(store.games(), key=lambda row: row.plies).id)
+    started = time.perf_counter()
+    review = review_game(game, nodes=DEFAULT_NODES)
+    print(
+        f"classic: {len(review.plies)} plies at {DEFAULT_NODES} nodes a position in "
+        f"{time.perf_counter() - started:.1f} s"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--pairs", type=int, default=4)
+    parser.add_argument("--pairs", type=int, default=4, help="0: the review's speed only")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--games", type=int, default=5, help="classic games in the review's log")
     args = parser.parse_args()
@@ -141,6 +171,9 @@ def main() -> int:
         folder = Path(tmp)
         source = folder / "games.sqlite3"
         review_log(source, args.games, args.seed)
+        review_speed(source, args.seed)
+        if not args.pairs:
+            return 0
         frames = rendered_game(variant, args.seed)
         game = hint_position()
         results = {}
