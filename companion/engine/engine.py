@@ -13,10 +13,11 @@ import threading
 import time as _time
 from collections.abc import Callable
 
+from companion.engine.compiled import searcher_for
 from companion.engine.evaluate import MATE_BOUND
 from companion.engine.junior import JuniorSolver
 from companion.engine.levels import DEFAULT_TIME, Level, level_named
-from companion.engine.search import MATE, Limits, Searcher, SearchResult, mate_value
+from companion.engine.search import MATE, Limits, SearchResult, mate_value
 from companion.errors import CompanionError
 from companion.rules import Position, Variant
 
@@ -28,7 +29,7 @@ class Engine:
         self.variant = Variant.from_spec(variant) if isinstance(variant, str) else variant
         self.level: Level = level_named(level)
         self.rng = random.Random(seed)
-        self.searcher = Searcher(self.variant)
+        self.searcher = searcher_for(self.variant)
         self.solver = JuniorSolver.with_book() if self.uses_solver else None
         self._stop = threading.Event()
 
@@ -39,10 +40,11 @@ class Engine:
     def stop(self) -> None:
         """Ask a running ``search`` to return now (thread-safe)."""
         self._stop.set()
+        self.searcher.stop()  # the compiled search polls a flag of its own
 
     def new_game(self) -> None:
         """Forget what the tables learnt (a new opponent, or a fresh benchmark)."""
-        self.searcher = Searcher(self.variant)
+        self.searcher = searcher_for(self.variant)
 
     def search(
         self,
