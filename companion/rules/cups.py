@@ -58,7 +58,9 @@ class CupsVariant:
 
     def __post_init__(self) -> None:
         if self.cups < DEFAULT_CUPS or self.cups % 2 or self.cups > MAX_CUPS:
-            raise VariantError(f"cups={self.cups}: Cups needs an even number of cups, {DEFAULT_CUPS}..{MAX_CUPS}")
+            raise VariantError(
+                f"cups={self.cups}: Cups needs an even number of cups, {DEFAULT_CUPS}..{MAX_CUPS}"
+            )
         if not 1 <= self.stock <= MAX_STOCK:
             raise VariantError(f"stock={self.stock}: give 1..{MAX_STOCK} beans per player")
 
@@ -114,7 +116,8 @@ class CupsMove:
         match = _MOVE.match(text.strip().lower())
         if match is None or int(match.group(2)) == 0:
             raise MoveSyntaxError(
-                f"{text.strip()!r} is not a Cups move: write s1..s4 (sow from the stock) or c1, c2, ... (empty a cup)"
+                f"{text.strip()!r} is not a Cups move: write s1..s4 (sow from the stock) "
+                "or c1, c2, ... (empty a cup)"
             )
         return CupsMove(match.group(1), int(match.group(2)))
 
@@ -161,7 +164,7 @@ def apply_code(mine: Row, theirs: Row, code: int) -> tuple[Row, Row, int, int]:
         facing = n - code
         if last_was_empty and theirs[facing]:
             captured = theirs[facing]
-            return tuple(cups), theirs[:facing] + (0,) + theirs[facing + 1 :], code, captured
+            return tuple(cups), (*theirs[:facing], 0, *theirs[facing + 1 :]), code, captured
         return tuple(cups), theirs, code, 0
     cup = code - CUP_CODE - 1
     cups[cup] = 0
@@ -230,7 +233,10 @@ class CupsPosition:
         return sum(map(sum, rows)) + sum(stocks) + sum(pots)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, CupsPosition) and (self.variant, self._state) == (other.variant, other._state)
+        return isinstance(other, CupsPosition) and (self.variant, self._state) == (
+            other.variant,
+            other._state,
+        )
 
     __hash__ = None  # type: ignore[assignment]  # mutable; ``hash`` is the state's
 
@@ -342,7 +348,8 @@ class CupsPosition:
         fields = text.split()
         if len(fields) not in (5, 6):
             raise PositionTextError(
-                f"a Cups position text has 5 or 6 fields (spec cups side stocks pots [ply]), not {len(fields)}"
+                "a Cups position text has 5 or 6 fields (spec cups side stocks pots [ply]), "
+                f"not {len(fields)}"
             )
         try:
             variant = CupsVariant.from_spec(fields[0])
@@ -358,7 +365,9 @@ class CupsPosition:
         state: State = (rows, stocks, pots, SIDE_LETTERS.index(fields[2].lower()))
         total = sum(map(sum, rows)) + sum(stocks) + sum(pots)
         if total != variant.beans:
-            raise PositionTextError(f"the text holds {total} beans; {variant.spec} is played with {variant.beans}")
+            raise PositionTextError(
+                f"the text holds {total} beans; {variant.spec} is played with {variant.beans}"
+            )
         if max(stocks) > variant.stock:
             raise PositionTextError(f"a stock above {variant.stock}, the stock {variant.spec} starts with")
         return cls(variant, state, ply)
