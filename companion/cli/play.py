@@ -1,8 +1,8 @@
-"""``gobblet-companion play``: a game at the terminal.
+"""``gobblet-companion play``: a game at the terminal, of Gobblet or of Cups (``--variant cups``).
 
 Two people type moves in turn; a side may be played by the computer (``--ai``). Illegal
-moves are refused with the reason, ``undo`` takes a move back, ``show a1`` reveals a stack,
-and the record can be saved at any time and is offered when the game ends.
+moves are refused with the reason, ``undo`` takes a move back, ``show a1`` reveals a stack
+(Gobblet), and the record can be saved at any time and is offered when the game ends.
 """
 
 from __future__ import annotations
@@ -14,18 +14,21 @@ from pathlib import Path
 
 from companion.cli.common import add_game_arguments, game_from_args, seconds
 from companion.errors import CompanionError
-from companion.rules import Game, Move, MoveError, color_name, parse_square
-from companion.rules.diagram import diagram, stack_text
+from companion.rules import Game, MoveError, color_name, parse_square
+from companion.rules.diagram import stack_text
+from companion.rules.game import BaseGame
+from companion.rules.games import kind_of
 from companion.rules.record import write_record
 from companion.rules.square import on_board
+from companion.rules.state import GameMove
 
 # Who plays one side at the terminal: a computer gets the game and returns its move; a person is None.
-SidePlayer = Callable[[Game], Move] | None
+SidePlayer = Callable[[BaseGame], GameMove] | None
 
+SHOW_HELP = "\n  show a1        show every piece in the stack on a1, hidden ones included"
 HELP = """Commands:
-  4a1, a1-c3     play a move (placement: size and square; move: from-to)
-  moves          list the legal moves
-  show a1        show every piece in the stack on a1, hidden ones included
+  {moves}
+  moves          list the legal moves{show}
   board          draw the board again
   undo           take back the last move
   draw           the players agree a draw
@@ -39,7 +42,7 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     parser = subcommands.add_parser(
         "play",
         help="play a game at the terminal",
-        description="Play Gobblet at the terminal: two people, or a person against the engine.",
+        description="Play Gobblet or Cups at the terminal: two people, or a person against the engine.",
     )
     add_game_arguments(parser)
     parser.add_argument("--white", default="White", help="White player's name for the record")
@@ -50,7 +53,7 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
-def make_players(args: argparse.Namespace, game: Game) -> tuple[SidePlayer, SidePlayer]:
+def make_players(args: argparse.Namespace, game: BaseGame) -> tuple[SidePlayer, SidePlayer]:
     """Who plays each colour: ``None`` is a person at the keyboard."""
     if not getattr(args, "ai", None):
         return (None, None)
@@ -58,7 +61,7 @@ def make_players(args: argparse.Namespace, game: Game) -> tuple[SidePlayer, Side
 
     engine = Engine(game.variant, args.level)
 
-    def computer(current: Game) -> Move:
+    def computer(current: BaseGame) -> GameMove:
         move = engine.search(current.position, time=args.think).move
         if move is None:  # a search finds no move only in a finished game, never asked here
             raise CompanionError("the engine found no move")
@@ -73,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     game.headers.setdefault("Black", args.black)
     game.headers.setdefault("Date", date.today().strftime("%Y.%m.%d"))
     players = make_players(args, game)
-    print(diagram(game.position))
+    print(kind_of(game.variant).diagram(game.position))
     print("Type a move, or 'help'.")
     session = Session(game, players)
     session.loop()
@@ -81,10 +84,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 class Session:
-    def __init__(self, game: Game, players: tuple[SidePlayer, SidePlayer]) -> None:
+    def __init__(self, game: BaseGame, players: tuple[SidePlayer, SidePlayer]) -> None:
         self.game = game
         self.players = players
         self.announced = False
+        kind = kind_of(game.variant)
+        self.draw = kind.diagram
+        self.help = HELP.format(moves=kind.move_help, show=SHOW_HELP if isinstance(game, Game) else "")
 
     def loop(self) -> None:
         while True:
@@ -106,23 +112,23 @@ class Session:
             if line:
                 self.handle(line)
 
-    def play_computer(self, player: Callable[[Game], Move]) -> None:
-        move = player(self.game)
-        self.game.push(move)
-        print(f"{color_name(self.game.turn ^ 1)} plays {move.text()}")
-        print(diagram(self.game.position))
+    def play_computer(self, player: Callable[[BaseGame], GameMove]) -> None:
+        mover = self.game.turn
+        move = self.game.push(player(self.game))
+        print(f"{color_name(mover)} plays {move.text()}")
+        print(self.draw(self.game.position))
 
     def handle(self, line: str) -> None:
         command, _, rest = line.partition(" ")
         try:
             match command:
                 case "help" | "?":
-                    print(HELP)
+                    print(self.help)
                 case "board":
-                    print(diagram(self.game.position))
+                    print(self.draw(self.game.position))
                 case "moves":
                     print(" ".join(m.text() for m in self.game.legal_moves) or "no legal moves")
-                case "show":
+                case "show" if isinstance(self.game, Game):
                     print(stack_text(self.game.position, self.square_on_board(rest)))
                 case "undo":
                     self.undo()
@@ -141,15 +147,17 @@ class Session:
 
     def square_on_board(self, text: str) -> int:
         square = parse_square(text)
+        assert isinstance(self.game, Game)  # only Gobblet has squares: "show" is refused otherwise
         size = self.game.variant.size
         if not on_board(square, size):
             raise CompanionError(f"{text.strip()} is not on the {size}x{size} board")
         return square
 
     def play(self, text: str) -> None:
-        move = self.game.push(Move.from_text(text))
-        print(f"{color_name(self.game.turn ^ 1)} plays {move.text()}")
-        print(diagram(self.game.position))
+        mover = self.game.turn
+        move = self.game.push_text(text)
+        print(f"{color_name(mover)} plays {move.text()}")
+        print(self.draw(self.game.position))
 
     def undo(self) -> None:
         humans = [p is None for p in self.players]
@@ -157,7 +165,7 @@ class Session:
         for _ in range(count):
             print(f"took back {self.game.pop().text()}")
         self.announced = False
-        print(diagram(self.game.position))
+        print(self.draw(self.game.position))
 
     def announce(self) -> None:
         outcome = self.game.outcome()

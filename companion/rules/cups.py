@@ -406,6 +406,34 @@ def _pair(text: str, what: str) -> tuple[int, int]:
     return _count(first, what), _count(second, what)
 
 
+# ----- text for people ------------------------------------------------------------------------
+
+CELL = 4
+MOVE_HELP = "s3, c2         play a move (s3: sow three beans from the stock; c2: empty cup 2)"
+
+
+def diagram(position: CupsPosition) -> str:
+    """The table as the players see it from White's side: Black's row on top, facing the
+    other way (Black's cup 1 over White's cup n), each pot at its row's right-hand end."""
+    n = position.variant.cups
+    white, black = position.cups(WHITE), position.cups(BLACK)
+    pot_width = CELL + 2
+    lines = [
+        " " * pot_width + "".join(f"{'c' + str(n - j):>{CELL}}" for j in range(n)),
+        f"{position.pot(BLACK):>{pot_width - 1}} "
+        + "".join(f"{black[n - 1 - j]:>{CELL}}" for j in range(n))
+        + f"      Black: stock {position.stock(BLACK)}",
+        " " * pot_width
+        + "".join(f"{beans:>{CELL}}" for beans in white)
+        + f"  {position.pot(WHITE):>3}"
+        + f"  White: stock {position.stock(WHITE)}",
+        " " * pot_width + "".join(f"{'c' + str(j + 1):>{CELL}}" for j in range(n)),
+    ]
+    outcome = position.outcome()
+    lines.append(outcome.reason if outcome is not None else f"{color_name(position.turn)} to move")
+    return "\n".join(lines)
+
+
 class CupsGame(BaseGame):
     """A game of Cups: ``BaseGame`` with Cups positions and moves (no ending off the board
     but an agreed draw and a resignation)."""

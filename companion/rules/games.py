@@ -13,13 +13,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from companion.rules.cups import GAME_NAME as CUPS
+from companion.rules.cups import MOVE_HELP as CUPS_MOVE_HELP
 from companion.rules.cups import CupsGame, CupsPosition, CupsVariant
+from companion.rules.cups import diagram as cups_diagram
+from companion.rules.diagram import diagram
 from companion.rules.game import BaseGame, Game
 from companion.rules.position import Position
 from companion.rules.state import GameState, GameVariant
 from companion.rules.variant import PRESETS, Variant, VariantError
 
 GOBBLET = "gobblet"
+GOBBLET_MOVE_HELP = "4a1, a1-c3     play a move (placement: size and square; move: from-to)"
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,8 @@ class GameKind:
     position_from_text: Callable[[str], GameState[Any]]
     start: Callable[[Any], GameState[Any]]
     new_game: Callable[[Any, Any, dict[str, str] | None], BaseGame]
+    diagram: Callable[[Any], str]  # the position drawn as text for a terminal
+    move_help: str  # one line of the play command's help: how moves are written
 
 
 def _gobblet_game(variant: Variant, start: Position | None, headers: dict[str, str] | None) -> Game:
@@ -46,10 +52,26 @@ def _cups_game(variant: CupsVariant, start: CupsPosition | None, headers: dict[s
 
 GAMES: dict[str, GameKind] = {
     GOBBLET: GameKind(
-        GOBBLET, tuple(PRESETS), Variant, Variant.from_spec, Position.from_text, Position, _gobblet_game
+        GOBBLET,
+        tuple(PRESETS),
+        Variant,
+        Variant.from_spec,
+        Position.from_text,
+        Position,
+        _gobblet_game,
+        diagram,
+        GOBBLET_MOVE_HELP,
     ),
     CUPS: GameKind(
-        CUPS, (CUPS,), CupsVariant, CupsVariant.from_spec, CupsPosition.from_text, CupsPosition, _cups_game
+        CUPS,
+        (CUPS,),
+        CupsVariant,
+        CupsVariant.from_spec,
+        CupsPosition.from_text,
+        CupsPosition,
+        _cups_game,
+        cups_diagram,
+        CUPS_MOVE_HELP,
     ),
 }
 GAME_NAMES: tuple[str, ...] = tuple(GAMES)
