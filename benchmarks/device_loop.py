@@ -26,7 +26,7 @@ from companion.device.panel import Panel, mock_pin_factory
 from companion.device.presenter import Presenter
 from companion.device.scenario import build_scenario
 from companion.device.vision_link import SynthRenderer
-from companion.log.store import GameStore
+from companion.log import GameStore
 from companion.rules import Variant
 
 

@@ -46,7 +46,7 @@ from companion.device.presenter import Presenter
 from companion.device.scenario import build_scenario
 from companion.device.simulate import SimulatedTable
 from companion.device.vision_link import SynthRenderer
-from companion.log.store import GameStore, log_error
+from companion.log import GameStore, log_error
 from companion.rules import Variant
 from companion.rules.position import Position
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from companion.cli import main
-from companion.log.store import GameStore
+from companion.log import GameStore
 from companion.rules.game import Game
 
 ROOT = Path(__file__).resolve().parents[1]

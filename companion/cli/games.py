@@ -13,7 +13,7 @@ from pathlib import Path
 from companion.cli.common import add_json_argument, print_json, whole_number, write_output
 from companion.device.config import database_path, default_config_path, load_config
 from companion.errors import CompanionError
-from companion.log.store import GameRow, GameStore, UnreplayableGameError, local_time
+from companion.log import GameRow, GameStore, UnreplayableGameError, local_time
 from companion.rules.record import format_timestamp, write_record
 
 

@@ -8,7 +8,7 @@ import argparse
 
 from companion.cli.common import add_json_argument, print_json
 from companion.device.config import data_dir
-from companion.log.store import local_time
+from companion.log import local_time
 from companion.web.tokens import TOKENS_FILE, TokenStore
 
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.device.health import Health
-from companion.log.store import GameRow, GameStore, LogDamagedError, LogError
+from companion.log import GameRow, GameStore, LogDamagedError, LogError
 from companion.reconciler.events import Event
 from companion.rules.game import Game
 

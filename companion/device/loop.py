@@ -28,7 +28,7 @@ from companion.device.notify import Notifier
 from companion.device.presenter import Presenter
 from companion.device.remote import Remote
 from companion.device.scene import idle
-from companion.log.store import GameRow, GameStore, UnreplayableGameError
+from companion.log import GameRow, GameStore, UnreplayableGameError
 from companion.reconciler.accounts import Kind
 from companion.reconciler.decoder import decide
 from companion.reconciler.events import Event, EventType

@@ -10,134 +10,32 @@ keeps everything that happened, takebacks and illegal moves included, in order.
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import json
-import os
 import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 from companion import __version__
 from companion.component import Component
 from companion.errors import CompanionError
+from companion.log.errors import (
+    LogDamagedError,
+    LogError,
+    LogNewerError,
+    UnreplayableGameError,
+    folder_read_only,
+    log_error,
+)
+from companion.log.replay import replay_game
+from companion.log.rows import GameRow, MoveRow
+from companion.log.schema import SCHEMA_VERSION, migrate, rollback
 from companion.reconciler.events import Event
-from companion.rules.fen import PositionSyntaxError
 from companion.rules.game import Game
-from companion.rules.move import Move, MoveError
-from companion.rules.position import Position
-from companion.rules.record import apply_result
-from companion.rules.variant import Variant, VariantError
 
-SCHEMA_VERSION = 2
-MIGRATIONS: dict[int, str] = {
-    # 0 -> 1: the first schema
-    1: """
-CREATE TABLE IF NOT EXISTS games (
-    id             INTEGER PRIMARY KEY,
-    variant        TEXT NOT NULL,
-    white          TEXT NOT NULL DEFAULT 'White',
-    black          TEXT NOT NULL DEFAULT 'Black',
-    place          TEXT,
-    started        REAL NOT NULL,
-    ended          REAL,
-    result         TEXT NOT NULL DEFAULT '*',
-    termination    TEXT,
-    reason         TEXT,
-    start_position TEXT
-);
-CREATE TABLE IF NOT EXISTS moves (
-    game_id   INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
-    ply       INTEGER NOT NULL,
-    move      TEXT NOT NULL,
-    timestamp REAL NOT NULL,
-    position  TEXT NOT NULL,
-    PRIMARY KEY (game_id, ply)
-);
-CREATE TABLE IF NOT EXISTS events (
-    id        INTEGER PRIMARY KEY,
-    game_id   INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
-    ply       INTEGER NOT NULL,
-    type      TEXT NOT NULL,
-    timestamp REAL NOT NULL,
-    data      TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS events_by_game ON events (game_id, id);
-CREATE TABLE IF NOT EXISTS snapshots (
-    game_id INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
-    ply     INTEGER NOT NULL,
-    jpeg    BLOB NOT NULL,
-    PRIMARY KEY (game_id, ply)
-);
-""",
-    # 1 -> 2: which program version logged a game (a bug report can say which release
-    # refereed it); resuming looks up the unfinished games of a table by an index.
-    2: """
-ALTER TABLE games ADD COLUMN program TEXT;
-CREATE INDEX IF NOT EXISTS games_unfinished ON games (place, ended);
-""",
-}
-"""``MIGRATIONS[n]`` takes a log from schema version ``n - 1`` to ``n``; each runs in one
-transaction with its ``user_version`` bump, so a log is always at one version or the next.
-A schema change is a new entry here, never an edit of an old one."""
 MAX_ROW_ID = 2**63 - 1
-
-
-class LogError(CompanionError):
-    """The game log cannot be used; the subclass says why, the message what to do."""
-
-
-class LogDamagedError(LogError):
-    """The file is not a readable SQLite database any more (or fails its integrity check)."""
-
-
-class LogReadOnlyError(LogError):
-    """The file or its folder cannot be written (a read-only mount, or permissions)."""
-
-
-class LogFullError(LogError):
-    """The disk holding the log is full."""
-
-
-class LogNewerError(LogError):
-    """The log was written by a newer version of the program."""
-
-
-class UnreplayableGameError(LogError):
-    """A stored game whose moves no longer replay (hand-edited, or from a buggy version)."""
-
-
-@dataclass(frozen=True)
-class GameRow:
-    id: int
-    variant: str
-    white: str
-    black: str
-    place: str | None
-    started: float
-    ended: float | None
-    result: str
-    termination: str | None
-    reason: str | None
-    start_position: str | None
-    plies: int
-
-    @property
-    def finished(self) -> bool:
-        return self.ended is not None
-
-
-@dataclass(frozen=True)
-class MoveRow:
-    ply: int
-    move: str
-    timestamp: float
-    position: str
-
+"""The largest id SQLite's INTEGER PRIMARY KEY holds."""
 
 _GAME_COLUMNS = (
     "g.id, g.variant, g.white, g.black, g.place, g.started, g.ended, g.result, g.termination, "
@@ -187,7 +85,7 @@ class GameStore(Component):
             return db
         except sqlite3.OperationalError:
             db.close()
-            if not (_folder_read_only(self.path) or _checkpointed(self.path)):
+            if not (folder_read_only(self.path) or _checkpointed(self.path)):
                 raise
         return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, check_same_thread=False)
 
@@ -221,10 +119,10 @@ class GameStore(Component):
             yield db
             db.execute("COMMIT")
         except sqlite3.Error as error:
-            _rollback(db)
+            rollback(db)
             raise log_error(self.path, error, "writing to it") from None
         except BaseException:
-            _rollback(db)
+            rollback(db)
             raise
 
     def close(self) -> None:
@@ -387,106 +285,13 @@ class GameStore(Component):
         row = self.game(game_id)
         moves = self.moves(game_id)
         try:
-            return _replay(row, moves)
+            return replay_game(row, moves)
         except UnreplayableGameError as error:
             raise UnreplayableGameError(f"game {game_id} in {self.path} does not replay: {error}") from None
         except (CompanionError, ValueError, TypeError, OverflowError, OSError) as error:
             raise UnreplayableGameError(
                 f"game {game_id} in {self.path} does not replay: {type(error).__name__}: {error}"
             ) from None
-
-
-def _replay(row: GameRow, moves: list[MoveRow]) -> Game:
-    try:
-        start = Position.from_text(row.start_position) if row.start_position else None
-        variant = start.variant if start is not None else Variant.from_spec(row.variant)
-    except (VariantError, PositionSyntaxError) as error:
-        raise UnreplayableGameError(str(error)) from None
-    game = Game(variant, start=start, headers=headers_of(row))
-    for stored in moves:
-        try:
-            game.push(Move.from_text(str(stored.move)), _time_or_none(stored.timestamp))
-        except MoveError as error:
-            raise UnreplayableGameError(f"ply {stored.ply}: {error}") from None
-        if game.position.text() != stored.position:
-            raise UnreplayableGameError(
-                f"ply {stored.ply}: the stored position does not follow from the moves"
-            )
-    _apply_stored_ending(game, row)
-    return game
-
-
-def local_time(timestamp: float | None, pattern: str = "%Y-%m-%d %H:%M") -> str:
-    """A stored time as local text; ``-`` for none, ``?`` for one that is not a time (a
-    hand-edited row)."""
-    if timestamp is None:
-        return "-"
-    try:
-        return datetime.fromtimestamp(timestamp).strftime(pattern)
-    except (TypeError, ValueError, OverflowError, OSError):
-        return "?"
-
-
-def _time_or_none(value: object) -> float | None:
-    """A stored time stamp, or None for one that is not a time (a hand-edited row): the move
-    is kept without its time rather than the game being lost."""
-    try:
-        stamp = float(value)  # type: ignore[arg-type]
-        datetime.fromtimestamp(stamp, UTC)
-    except (TypeError, ValueError, OverflowError, OSError):
-        return None
-    return stamp
-
-
-def headers_of(row: GameRow) -> dict[str, str]:
-    headers = {"White": str(row.white), "Black": str(row.black)}
-    try:
-        headers["Date"] = datetime.fromtimestamp(row.started).strftime("%Y.%m.%d")
-    except (TypeError, ValueError, OverflowError, OSError):
-        headers["Date"] = "????.??.??"  # a start time that is not a time: the record says unknown
-    if row.place:
-        headers["Place"] = row.place
-    return headers
-
-
-def _apply_stored_ending(game: Game, row: GameRow) -> None:
-    """Endings off the board (agreed draw, resignation, touch) are not in the moves; the record
-    reader already knows how to apply them from a result and a termination."""
-    if row.finished and not game.is_over() and row.result != "*":
-        apply_result(game, row.result, row.termination)
-
-
-# ----- schema and errors ----------------------------------------------------------------------
-
-
-def migrate(db: sqlite3.Connection, version: int) -> None:
-    """Bring a log at schema ``version`` to ``SCHEMA_VERSION``, one migration at a time, each
-    in its own transaction with its version bump (a power cut leaves a whole version)."""
-    for target in range(version + 1, SCHEMA_VERSION + 1):
-        try:
-            db.executescript(
-                f"BEGIN IMMEDIATE;\n{MIGRATIONS[target]}\nPRAGMA user_version = {target};\nCOMMIT;"
-            )
-        except sqlite3.Error:
-            _rollback(db)
-            raise
-
-
-def _rollback(db: sqlite3.Connection) -> None:
-    if db.in_transaction:
-        with contextlib.suppress(sqlite3.Error):
-            db.execute("ROLLBACK")
-
-
-def _folder_read_only(path: Path) -> bool:
-    """The folder holding ``path`` is on a read-only mount or cannot be written by us."""
-    folder = path.parent if path.parent.exists() else Path(path.anchor or ".")
-    try:
-        if os.statvfs(folder).f_flag & os.ST_RDONLY:
-            return True
-    except OSError:
-        return False
-    return not os.access(folder, os.W_OK)
 
 
 def _checkpointed(path: Path) -> bool:
@@ -498,35 +303,3 @@ def _checkpointed(path: Path) -> bool:
         return True
     except OSError:
         return False
-
-
-def log_error(path: Path, error: BaseException, doing: str) -> LogError:
-    """What really went wrong with the log at ``path``, as the ``LogError`` that says it: a full
-    disk and a read-only folder are not a damaged log, and must not be reported as one."""
-    name = str(getattr(error, "sqlite_errorname", "") or "")
-    number = getattr(error, "errno", None)
-    text = str(error)
-    if name.startswith("SQLITE_FULL") or number == errno.ENOSPC or "disk is full" in text:
-        return LogFullError(
-            f"the disk holding the game log {path} is full ({doing}): free some space; the log is kept"
-        )
-    if (
-        name.startswith("SQLITE_READONLY")
-        or number in (errno.EROFS, errno.EACCES, errno.EPERM)
-        or (name.startswith("SQLITE_CANTOPEN") and _folder_read_only(path))
-    ):
-        return LogReadOnlyError(
-            f"the game log {path} cannot be written ({doing}): its disk or folder is read-only "
-            "(mounted read-only, or the wrong owner)"
-        )
-    if name in ("SQLITE_CORRUPT", "SQLITE_NOTADB") or "malformed" in text or "not a database" in text:
-        return LogDamagedError(
-            f"the game log {path} is damaged ({text}); move it aside and a new one is made"
-        )
-    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
-        return LogError(f"the game log {path} is locked by another program ({doing}): try again")
-    if name.startswith("SQLITE_IOERR") or number == errno.EIO:
-        return LogError(
-            f"input/output error on the disk holding the game log {path} ({doing}): check the SD card"
-        )
-    return LogError(f"game log {path} ({doing}): {text}")

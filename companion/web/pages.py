@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from html import escape
 from typing import Any
 
-from companion.log.store import local_time
+from companion.log import local_time
 from companion.rules import VARIANT_NAMES
 
 NAV = (("/", "Game"), ("/games", "Games"), ("/camera", "Camera"), ("/status", "Status"))

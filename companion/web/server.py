@@ -39,7 +39,7 @@ from companion.component import Component
 from companion.device.config import DeviceConfig
 from companion.device.remote import GameSnapshot, Remote
 from companion.errors import CompanionError
-from companion.log.store import GameStore, UnreplayableGameError
+from companion.log import GameStore, UnreplayableGameError
 from companion.rules import Game
 from companion.rules.record import write_record
 from companion.web import pages

@@ -27,7 +27,7 @@ from companion.device.scene import NEEDS_SERVICE
 from companion.device.scene import idle as idle_scene
 from companion.device.vision_link import BoardObserver
 from companion.errors import CompanionError
-from companion.log.store import GameStore, LogReadOnlyError, log_error
+from companion.log import GameStore, LogReadOnlyError, log_error
 from companion.reconciler.events import Event, EventType
 from companion.rules.variant import CLASSIC
 from tests.device.test_loop import FRAME, FirstMove, ScriptedTable, drain, positions

@@ -12,7 +12,7 @@ import pytest
 from companion.device.camera import CameraLink
 from companion.device.hint import HintWorker
 from companion.device.loop import Companion
-from companion.log.store import GameStore
+from companion.log import GameStore
 from companion.reconciler.events import Event, EventType
 from companion.rules.game import Game
 from companion.rules.move import Move

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from companion.cli import main
-from companion.log.store import (
+from companion.log import (
     MIGRATIONS,
     SCHEMA_VERSION,
     GameStore,

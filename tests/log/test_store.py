@@ -7,7 +7,7 @@ import sqlite3
 import pytest
 
 from companion.errors import CompanionError
-from companion.log.store import GameStore
+from companion.log import GameStore
 from companion.reconciler.events import Event, EventType
 from companion.rules.game import Game
 from companion.rules.record import read_record, write_record

@@ -23,7 +23,7 @@ from companion.device.loop import Companion
 from companion.device.panel import Panel, mock_pin_factory
 from companion.device.presenter import Presenter
 from companion.device.remote import Remote
-from companion.log.store import GameStore
+from companion.log import GameStore
 from companion.rules.game import Game
 from companion.rules.position import Position
 from companion.rules.square import square_name
