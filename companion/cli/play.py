@@ -2,18 +2,24 @@
 
 Two people type moves in turn; a side may be played by the computer (``--ai``). Illegal
 moves are refused with the reason, ``undo`` takes a move back, ``show a1`` reveals a stack
-(Gobblet), and the record can be saved at any time and is offered when the game ends.
+(Gobblet), and the record can be saved at any time and is offered when the game ends. With
+``--log`` the game goes into the game log as it is played (``companion.log.recorder``), where
+``games list`` and the web page find it.
 """
 
 from __future__ import annotations
 
 import argparse
+import time
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
 from companion.cli.common import add_game_arguments, game_from_args, seconds
+from companion.cli.games import add_database_arguments, database_from_args
 from companion.errors import CompanionError
+from companion.log import GameStore
+from companion.log.recorder import GameRecorder
 from companion.rules import Game, MoveError, color_name, parse_square
 from companion.rules.diagram import stack_text
 from companion.rules.game import BaseGame
@@ -50,6 +56,10 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     parser.add_argument("--ai", choices=["white", "black"], default=None, help="the colour the engine plays")
     parser.add_argument("--level", default="strong", help="engine level: easy, medium, strong (default)")
     parser.add_argument("--think", type=seconds, default=1.0, help="engine seconds per move (default: 1)")
+    parser.add_argument(
+        "--log", action="store_true", help="write the game to the game log as it is played (see --db)"
+    )
+    add_database_arguments(parser)
     parser.set_defaults(handler=run)
 
 
@@ -78,15 +88,27 @@ def run(args: argparse.Namespace) -> int:
     players = make_players(args, game)
     print(kind_of(game.variant).diagram(game.position))
     print("Type a move, or 'help'.")
-    session = Session(game, players)
-    session.loop()
+    if not args.log:
+        Session(game, players).loop()
+        return 0
+    with GameStore(database_from_args(args)) as store:
+        recorder = GameRecorder(store, game)
+        Session(game, players, on_change=recorder.sync).loop()
+        recorder.abandon("left unfinished at the terminal")
+        print(f"logged as game {recorder.game_id}")
     return 0
 
 
 class Session:
-    def __init__(self, game: BaseGame, players: tuple[SidePlayer, SidePlayer]) -> None:
+    def __init__(
+        self,
+        game: BaseGame,
+        players: tuple[SidePlayer, SidePlayer],
+        on_change: Callable[[], None] | None = None,
+    ) -> None:
         self.game = game
         self.players = players
+        self.on_change = on_change  # after every move, takeback and declared ending
         self.announced = False
         kind = kind_of(game.variant)
         self.draw = kind.diagram
@@ -114,7 +136,8 @@ class Session:
 
     def play_computer(self, player: Callable[[BaseGame], GameMove]) -> None:
         mover = self.game.turn
-        move = self.game.push(player(self.game))
+        move = self.game.push(player(self.game), time.time())
+        self.changed()
         print(f"{color_name(mover)} plays {move.text()}")
         print(self.draw(self.game.position))
 
@@ -134,8 +157,10 @@ class Session:
                     self.undo()
                 case "draw":
                     print(self.game.agree_draw().reason)
+                    self.changed()
                 case "resign":
                     print(self.game.resign(self.game.turn).reason)
+                    self.changed()
                 case "save":
                     self.save(rest.strip())
                 case _:
@@ -155,7 +180,8 @@ class Session:
 
     def play(self, text: str) -> None:
         mover = self.game.turn
-        move = self.game.push_text(text)
+        move = self.game.push_text(text, time.time())
+        self.changed()
         print(f"{color_name(mover)} plays {move.text()}")
         print(self.draw(self.game.position))
 
@@ -164,8 +190,13 @@ class Session:
         count = 1 if all(humans) or len(self.game.played) < 2 else 2  # back to a person's turn
         for _ in range(count):
             print(f"took back {self.game.pop().text()}")
+        self.changed()
         self.announced = False
         print(self.draw(self.game.position))
+
+    def changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change()
 
     def announce(self) -> None:
         outcome = self.game.outcome()

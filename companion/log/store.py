@@ -32,7 +32,7 @@ from companion.log.replay import replay_game
 from companion.log.rows import GameRow, MoveRow
 from companion.log.schema import SCHEMA_VERSION, migrate, rollback
 from companion.reconciler.events import Event
-from companion.rules.game import Game
+from companion.rules.game import BaseGame
 
 MAX_ROW_ID = 2**63 - 1
 """The largest id SQLite's INTEGER PRIMARY KEY holds."""
@@ -279,7 +279,7 @@ class GameStore(Component):
 
     # ----- games back from the log --------------------------------------------------------
 
-    def load_game(self, game_id: int) -> Game:
+    def load_game(self, game_id: int) -> BaseGame:
         """Replay a stored game: the full position, every hidden cup included, with time stamps.
         A game that does not replay raises ``UnreplayableGameError`` naming the game and why."""
         row = self.game(game_id)

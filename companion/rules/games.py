@@ -87,6 +87,13 @@ def kind_of_spec(spec: str) -> GameKind:
     raise VariantError(f"unknown variant {spec.strip()!r}: choose one of {', '.join(ALL_SPEC_NAMES)}")
 
 
+def is_gobblet_spec(spec: str) -> bool:
+    """Whether a stored spec is a Gobblet variant's; an unknown one counts as Gobblet (the
+    referee's own), so that a damaged row is still the referee's to close."""
+    name = spec.strip().partition(":")[0].strip().lower()
+    return not any(name in kind.spec_names for kind in GAMES.values() if kind.name != GOBBLET)
+
+
 def kind_of(variant: GameVariant) -> GameKind:
     for kind in GAMES.values():
         if isinstance(variant, kind.variant_type):
