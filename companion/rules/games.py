@@ -14,10 +14,11 @@ from typing import Any
 
 from companion.rules.cups import GAME_NAME as CUPS
 from companion.rules.cups import MOVE_HELP as CUPS_MOVE_HELP
-from companion.rules.cups import CupsGame, CupsPosition, CupsVariant
+from companion.rules.cups import CupsGame, CupsMove, CupsPosition, CupsVariant
 from companion.rules.cups import diagram as cups_diagram
 from companion.rules.diagram import diagram
 from companion.rules.game import BaseGame, Game
+from companion.rules.move import Move
 from companion.rules.position import Position
 from companion.rules.state import GameState, GameVariant
 from companion.rules.variant import PRESETS, Variant, VariantError
@@ -42,6 +43,16 @@ class GameKind:
     move_help: str  # one line of the play command's help: how moves are written
 
 
+def _gobblet_start(variant: Variant) -> GameState[Move]:
+    """Gobblet's start; typed as the seam's state, so mypy checks that ``Position`` is one."""
+    return Position(variant)
+
+
+def _cups_start(variant: CupsVariant) -> GameState[CupsMove]:
+    """Cups' start; typed as the seam's state, so mypy checks that ``CupsPosition`` is one."""
+    return CupsPosition(variant)
+
+
 def _gobblet_game(variant: Variant, start: Position | None, headers: dict[str, str] | None) -> Game:
     return Game(variant, start=start, headers=headers)
 
@@ -57,7 +68,7 @@ GAMES: dict[str, GameKind] = {
         Variant,
         Variant.from_spec,
         Position.from_text,
-        Position,
+        _gobblet_start,
         _gobblet_game,
         diagram,
         GOBBLET_MOVE_HELP,
@@ -68,7 +79,7 @@ GAMES: dict[str, GameKind] = {
         CupsVariant,
         CupsVariant.from_spec,
         CupsPosition.from_text,
-        CupsPosition,
+        _cups_start,
         _cups_game,
         cups_diagram,
         CUPS_MOVE_HELP,

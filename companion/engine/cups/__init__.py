@@ -24,7 +24,7 @@ from companion.rules.state import GameState
 
 SOLVER_RATE = 50_000  # solver nodes a second, about what a Pi 4 does (a PC twice that)
 ROOT_SHARE = 0.5  # of the time given, spent on trying to solve the position outright
-FIXED_SOLVE_NODES = 100_000  # the budget when the search is limited by depth or nodes, not time
+FIXED_SOLVE_NODES = 20_000  # the budget when the search is limited by depth or nodes, not time
 LEAF_EXACT_STOCK = 6  # leaves with at most this many beans in both stocks are solved exactly
 
 
