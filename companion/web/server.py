@@ -40,11 +40,14 @@ from companion.device.config import DeviceConfig
 from companion.device.remote import GameSnapshot, Remote
 from companion.errors import CompanionError
 from companion.log import GameStore, UnreplayableGameError
-from companion.rules import Game
+from companion.rules.cups import CupsPosition
+from companion.rules.game import BaseGame
+from companion.rules.position import Position
 from companion.rules.record import write_record
 from companion.web import pages
 from companion.web.board import BoardView, board_svg, view_of
 from companion.web.camera import Overlay, Preview, Wizard
+from companion.web.cups import CupsTable, cups_page_body, cups_svg
 from companion.web.tokens import TOKENS_FILE, TokenEntry, TokenStore
 
 log = logging.getLogger("gobblet-companion.web")
@@ -99,6 +102,7 @@ class Site:
         self.pairings: deque[float] = deque()
         self._preview: tuple[float, int, Preview] | None = None
         self._svg: tuple[int, dict[str, Any]] | None = None
+        self.cups = CupsTable(settings.database)  # the Cups game played on the page
         self.closing = asyncio.Event()
 
     def csrf(self, session: str) -> str:
@@ -287,6 +291,33 @@ async def live(request: web.Request) -> web.StreamResponse:
     return web.Response(text=html, content_type="text/html")
 
 
+async def cups_page(request: web.Request) -> web.StreamResponse:
+    site = site_of(request.app)
+    view = await site.work(site.cups.view)
+    html = pages.page("Cups", cups_page_body(view), csrf=site.csrf(request[SESSION]), here="/cups")
+    return web.Response(text=html, content_type="text/html")
+
+
+async def cups_action(request: web.Request) -> web.StreamResponse:
+    """A Cups move, a new game, a takeback or a hint: the game's new view, or why not (409)."""
+    site = site_of(request.app)
+    action, form = request.match_info["action"], await _form(request)
+    table = site.cups
+    try:
+        if action == "move":
+            view = await site.work(table.play, form.get("move", "")[:8])
+        elif action == "new":
+            fields = [form.get(key, "")[:40] for key in ("variant", "white", "black")]
+            view = await site.work(table.new, *fields, form.get("opponent", "none")[:10])
+        elif action == "takeback":
+            view = await site.work(table.takeback)
+        else:
+            view = await site.work(table.suggest)
+    except CompanionError as error:
+        return web.json_response({"ok": False, "message": str(error)}, status=409)
+    return web.json_response({"ok": True, **view})
+
+
 async def api_state(request: web.Request) -> web.StreamResponse:
     return web.json_response(site_of(request.app).state())
 
@@ -398,7 +429,7 @@ async def games(request: web.Request) -> web.StreamResponse:
     return web.Response(text=pages.games_page(site.csrf(request[SESSION]), rows), content_type="text/html")
 
 
-def _replayed(site: Site, game_id: int) -> tuple[Any, Game, list[dict[str, Any]], set[int]]:
+def _replayed(site: Site, game_id: int) -> tuple[Any, BaseGame, list[dict[str, Any]], set[int]]:
     with _store(site) as store:
         try:
             row = store.game(game_id)
@@ -412,22 +443,31 @@ def _replayed(site: Site, game_id: int) -> tuple[Any, Game, list[dict[str, Any]]
     return row, game, events, snapshots
 
 
-def ply_view(game: Game, events: list[dict[str, Any]], snapshots: set[int], ply: int) -> dict[str, Any]:
+def ply_view(game: BaseGame, events: list[dict[str, Any]], snapshots: set[int], ply: int) -> dict[str, Any]:
     """The board after ``ply`` plies of the game (0: its start), its move and events."""
     position = game.start.copy()
     played = game.played[: max(0, min(ply, len(game.played)))]
     for item in played:
-        position.push(item.move)
+        position.push_code(position.code_from_move(item.move))
     last = played[-1].move.text() if played else None
     number = game.start.ply + len(played)
     return {
         "ply": len(played),
-        "svg": board_svg(view_of(position, last)),
+        "svg": drawing(position, last),
         "move_text": f"ply {number}: {last}" if last else "the start",
         "events_html": pages.ply_events_html(e for e in events if e.get("ply") == number),
         "snapshot": number in snapshots,
         "snapshot_ply": number,
     }
+
+
+def drawing(position: Any, last: str | None) -> str:
+    """A logged position drawn as its game draws it."""
+    if isinstance(position, CupsPosition):
+        return cups_svg(position, last)
+    if isinstance(position, Position):
+        return board_svg(view_of(position, last))
+    raise CompanionError(f"the page cannot draw a {type(position).__name__}")
 
 
 async def replay(request: web.Request) -> web.StreamResponse:
@@ -670,6 +710,8 @@ def build_app(remote: Remote, settings: WebSettings, tokens: TokenStore | None =
     app.router.add_get("/api/state", api_state)
     app.router.add_get("/events", event_stream)
     app.router.add_post("/api/{name:hint|takeback|new-game|accept}", command)
+    app.router.add_get("/cups", cups_page)
+    app.router.add_post("/api/cups/{action:move|new|takeback|hint}", cups_action)
     app.router.add_get("/games", games)
     app.router.add_get("/games/{game}", replay)
     app.router.add_get("/games/{game}/ply/{ply}", replay_ply)
@@ -686,6 +728,7 @@ def build_app(remote: Remote, settings: WebSettings, tokens: TokenStore | None =
 
     async def cleanup(app: web.Application) -> None:
         site.worker.shutdown(wait=False, cancel_futures=True)
+        site.cups.close()
 
     app.on_shutdown.append(closing)
     app.on_cleanup.append(cleanup)

@@ -1,0 +1,291 @@
+"""Cups on the web page: its table drawn as SVG, and the game played there by tapping.
+
+The camera does not count beans, so a Cups game is entered by the players: on the ``/cups``
+page each legal move is a tappable part of the drawing (a cup that empties into the pot, or
+"sow 1..4" beside the stock), a side may be the engine at any level, and the game goes into
+the game log as it is played (``companion.log.recorder``), where ``/games`` replays it with
+this same drawing.
+
+The table is drawn from White's side: Black's row on top runs the other way (Black's cup 1
+over White's cup n), and each pot sits at its owner's right-hand end, Black's on the left.
+"""
+
+from __future__ import annotations
+
+import threading
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from companion.engine import Engine
+from companion.engine.levels import LEVELS
+from companion.engine.protocol import score_text
+from companion.errors import CompanionError
+from companion.log import GameStore
+from companion.log.recorder import GameRecorder
+from companion.rules.cups import MAX_SOW, CupsGame, CupsMove, CupsPosition, CupsVariant
+from companion.rules.square import COLOR_NAMES, color_name
+
+CELL = 90
+MARGIN = 12
+TOP = 40  # room for Black's name and stock above its row
+SOW_BAND = 70  # the sowing buttons below White's row
+ENGINE_TIME = 0.5  # seconds the engine thinks for its moves and hints on the page
+VARIANTS = ("cups", "cups:cups=6", "cups:stock=8")  # offered by the new-game form (any spec works)
+OPPONENTS = ("none", *LEVELS)
+
+
+def _column_x(column: int) -> float:
+    """The centre of a column: column 0 is Black's pot, 1..n the cups, n + 1 White's pot."""
+    return MARGIN + column * CELL + CELL / 2
+
+
+def _pot(x: float, y: float, beans: int, colour: str) -> str:
+    return (
+        f'<g class="pot {colour}"><rect x="{x - CELL / 2 + 4:.0f}" y="{y - CELL / 2 + 4:.0f}" '
+        f'width="{CELL - 8}" height="{CELL - 8}" rx="18"/>'
+        f'<text class="beans" x="{x:.0f}" y="{y + 9:.0f}">{beans}</text>'
+        f'<text class="label" x="{x:.0f}" y="{y + CELL / 2 - 10:.0f}">pot</text></g>'
+    )
+
+
+def _side_line(x: float, y: float, cls: str, words: str) -> str:
+    return f'<text class="side {cls}" x="{x:.0f}" y="{y:.0f}">{escape(words)}</text>'
+
+
+def _cup(x: float, y: float, number: int, beans: int, colour: str, playable: bool) -> str:
+    move = f"c{number}"
+    action = (
+        f' data-move="{move}" tabindex="0" role="button" aria-label="empty cup {number}"' if playable else ""
+    )
+    cls = "pit playable" if playable else "pit"
+    return (
+        f'<g class="{cls} {colour}" data-cup="{colour} {number}"{action}>'
+        f'<circle cx="{x:.0f}" cy="{y:.0f}" r="{CELL * 0.4:.0f}"/>'
+        f'<text class="beans" x="{x:.0f}" y="{y + 9:.0f}">{beans}</text>'
+        f'<text class="label" x="{x + CELL * 0.36:.0f}" y="{y + CELL * 0.42:.0f}">c{number}</text></g>'
+    )
+
+
+def cups_svg(position: CupsPosition, last_move: str | None = None, playable: bool = False) -> str:
+    """The table; with ``playable``, the side to move's legal moves are tappable
+    (``data-move``): its cups that empty into the pot, and sowing buttons for its stock."""
+    n = position.variant.cups
+    width = 2 * MARGIN + (n + 2) * CELL
+    top_y, bottom_y = TOP + CELL / 2, TOP + 1.5 * CELL
+    height = TOP + 2 * CELL + 30 + (SOW_BAND if playable else 0)
+    legal = {move.text() for move in position.legal_moves} if playable else set()
+    parts = [
+        f'<svg class="board cups" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height:.0f}" '
+        f'role="img" aria-label="Cups: {escape(position.text())}">',
+        f'<rect class="table" x="0" y="{TOP - 6}" width="{width}" height="{2 * CELL + 12}" rx="14"/>',
+        _side_line(width / 2, TOP - 14, "black", f"Black · stock {position.stock(1)}"),
+        _pot(_column_x(0), top_y, position.pot(1), "black"),
+        _pot(_column_x(n + 1), bottom_y, position.pot(0), "white"),
+    ]
+    for column in range(1, n + 1):
+        black_cup, white_cup = n + 1 - column, column
+        to_move = position.turn
+        parts.append(
+            _cup(
+                _column_x(column),
+                top_y,
+                black_cup,
+                position.cups(1)[black_cup - 1],
+                "black",
+                to_move == 1 and f"c{black_cup}" in legal,
+            )
+        )
+        parts.append(
+            _cup(
+                _column_x(column),
+                bottom_y,
+                white_cup,
+                position.cups(0)[white_cup - 1],
+                "white",
+                to_move == 0 and f"c{white_cup}" in legal,
+            )
+        )
+    parts.append(_side_line(width / 2, TOP + 2 * CELL + 26, "white", f"White · stock {position.stock(0)}"))
+    if playable:
+        parts.append(_sow_buttons(position, legal, width, TOP + 2 * CELL + 40))
+    if last_move:
+        parts.append(_side_line(MARGIN + CELL / 2, TOP - 14, "last-move", f"last {last_move}"))
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _sow_buttons(position: CupsPosition, legal: set[str], width: float, y: float) -> str:
+    """Sow 1..4 from the side to move's stock, each a button where it is legal."""
+    size = (width - 2 * MARGIN) / MAX_SOW
+    buttons = []
+    for k in range(1, MAX_SOW + 1):
+        x = MARGIN + (k - 1) * size
+        move = f"s{k}"
+        enabled = move in legal
+        action = f' data-move="{move}" tabindex="0" role="button" aria-label="sow {k}"' if enabled else ""
+        buttons.append(
+            f'<g class="sow{" playable" if enabled else ""}"{action}>'
+            f'<rect x="{x + 4:.0f}" y="{y:.0f}" width="{size - 8:.0f}" height="{SOW_BAND - 20}" rx="10"/>'
+            f'<text x="{x + size / 2:.0f}" y="{y + 32:.0f}">sow {k}</text></g>'
+        )
+    return f'<g class="sowing {COLOR_NAMES[position.turn]}">' + "".join(buttons) + "</g>"
+
+
+# ----- the game on the page ---------------------------------------------------------------------
+
+
+class CupsTable:
+    """The one Cups game the page is playing, logged as it goes. Its methods run on the
+    server's worker thread, one at a time; each returns the page's view of the game."""
+
+    def __init__(self, database: Path) -> None:
+        self.database = database
+        self.game: CupsGame | None = None
+        self.level: str | None = None  # the engine's level, or None for two people
+        self.engine: Engine | None = None
+        self.engine_side = 1  # the engine plays Black
+        self.hint: str | None = None
+        self._store: GameStore | None = None
+        self._recorder: GameRecorder | None = None
+        self._lock = threading.Lock()
+
+    def new(self, spec: str, white: str, black: str, opponent: str) -> dict[str, Any]:
+        variant = CupsVariant.from_spec(spec or "cups")
+        if opponent not in OPPONENTS:
+            raise CompanionError(f"unknown opponent {opponent!r}: choose one of {', '.join(OPPONENTS)}")
+        with self._lock:
+            self._abandon("a new Cups game was started on the web page")
+            level = None if opponent == "none" else opponent
+            black = "Engine (" + level + ")" if level else black
+            self.game = CupsGame(variant, headers={"White": white or "White", "Black": black or "Black"})
+            self.level, self.engine = level, Engine(variant, level) if level else None
+            self.hint = None
+            self._recorder = GameRecorder(self._open_store(), self.game)
+            return self.view()
+
+    def play(self, text: str) -> dict[str, Any]:
+        with self._lock:
+            game = self._current()
+            if self.engine is not None and game.turn == self.engine_side:
+                raise CompanionError("it is the engine's turn")
+            game.push_text(text)
+            self.hint = None
+            self._reply()
+            self._log()
+            return self.view()
+
+    def takeback(self) -> dict[str, Any]:
+        with self._lock:
+            game = self._current()
+            if not game.played:
+                raise CompanionError("there is no move to take back")
+            game.pop()
+            while self.engine is not None and game.played and game.turn == self.engine_side:
+                game.pop()  # back to the person's turn
+            self.hint = None
+            self._log()
+            return self.view()
+
+    def suggest(self) -> dict[str, Any]:
+        with self._lock:
+            game = self._current()
+            if game.is_over():
+                raise CompanionError("the game is over: there is no move to suggest")
+            result = Engine(game.variant, "strong").search(game.position, time=ENGINE_TIME)
+            proven = f", {result.value}" if result.value else ""
+            self.hint = f"hint: {result.move.text()} ({score_text(result.score)}{proven})"
+            return self.view()
+
+    def view(self) -> dict[str, Any]:
+        """What the page shows: the drawing, whose turn or the result, the moves so far."""
+        game = self.game
+        if game is None:
+            return {
+                "svg": "",
+                "status": "No game yet: start one below.",
+                "moves": "",
+                "over": True,
+                "hint": "",
+            }
+        outcome = game.outcome()
+        person = self.engine is None or game.turn != self.engine_side
+        status = outcome.reason if outcome is not None else f"{color_name(game.turn).capitalize()} to move"
+        last = game.played[-1].move.text() if game.played else None
+        return {
+            "svg": cups_svg(game.position, last, playable=outcome is None and person),
+            "status": status,
+            "moves": " ".join(p.move.text() for p in game.played),
+            "over": outcome is not None,
+            "hint": self.hint or "",
+            "game_id": self._recorder.game_id if self._recorder is not None else None,
+        }
+
+    def close(self) -> None:
+        with self._lock:
+            self._abandon("the web page's server stopped (its game lives only while it runs)")
+            if self._store is not None:
+                self._store.close()
+                self._store = None
+
+    # ----- inside ------------------------------------------------------------------------------
+
+    def _current(self) -> CupsGame:
+        if self.game is None:
+            raise CompanionError("no Cups game yet: start one")
+        return self.game
+
+    def _reply(self) -> None:
+        """The engine's moves, while it is its turn (it moves again when the person passes)."""
+        game = self._current()
+        while self.engine is not None and not game.is_over() and game.turn == self.engine_side:
+            move: CupsMove = self.engine.search(game.position, time=ENGINE_TIME).move
+            game.push(move)
+
+    def _log(self) -> None:
+        if self._recorder is not None:
+            self._recorder.sync()
+
+    def _open_store(self) -> GameStore:
+        if self._store is None:
+            self._store = GameStore(self.database)
+        return self._store
+
+    def _abandon(self, reason: str) -> None:
+        if self._recorder is not None:
+            self._recorder.abandon(reason)
+            self._recorder = None
+
+
+def cups_page_body(view: dict[str, Any]) -> str:
+    """The ``/cups`` page's content (the page frame is ``pages.page``)."""
+    variants = "".join(f'<option value="{escape(v)}">{escape(v)}</option>' for v in VARIANTS)
+    opponents = "".join(
+        f'<option value="{o}"{" selected" if o == "medium" else ""}>'
+        f"{'two people' if o == 'none' else 'engine, ' + o}</option>"
+        for o in OPPONENTS
+    )
+    return (
+        '<section id="cups">'
+        "<h1>Cups</h1>"
+        f'<p id="cups-status" class="status" role="status">{escape(view["status"])}</p>'
+        f'<div id="board">{view["svg"]}</div>'
+        f'<p id="cups-hint" class="panel">{escape(view["hint"])}</p>'
+        f'<p class="panel">moves: <span id="cups-moves">{escape(view["moves"])}</span></p>'
+        '<div class="buttons">'
+        '<button id="cups-hint-button" type="button" data-action="/api/cups/hint">Hint</button>'
+        '<button id="cups-takeback" type="button" class="secondary" data-action="/api/cups/takeback">'
+        "Take back</button>"
+        "</div>"
+        '<p id="answer" class="panel" role="status"></p>'
+        "<details open><summary>New game</summary>"
+        '<form id="cups-new" data-action="/api/cups/new">'
+        f'<label>variant <select name="variant">{variants}</select></label>'
+        f'<label>opponent <select name="opponent">{opponents}</select></label>'
+        '<label>White <input name="white" value="White" maxlength="40"></label>'
+        '<label>Black <input name="black" value="Black" maxlength="40"></label>'
+        "<button>Start</button></form></details>"
+        "<p class=panel>Tap a cup that holds exactly the beans that reach the pot to empty it, "
+        "or a sow button to sow from the stock. Games go into the log (Games).</p>"
+        "</section>"
+    )
