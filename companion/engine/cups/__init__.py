@@ -2,7 +2,8 @@
 
 ``CupsSearcher`` is what ``Engine`` uses for Cups. At full strength (a level with
 ``solver``) it first tries to solve the position outright within a node budget that fits the
-time given (``SOLVER_RATE`` nodes a second, ``ROOT_SHARE`` of the time); a solved position
+time given (``SOLVER_RATE`` nodes a second, and never past ``ROOT_SHARE`` of the time on the
+clock, which a loaded machine needs); a solved position
 answers with its exact value. Otherwise it searches with ``gamesearch.GameSearcher`` and the
 evaluation of ``evaluate.py``, whose leaves are exact wherever both stocks hold at most
 ``LEAF_EXACT_STOCK`` beans. The weaker levels search without the solver. See
@@ -48,7 +49,8 @@ class CupsSearcher(GameSearcher):
             budget = FIXED_SOLVE_NODES if limits.time is None else int(SOLVER_RATE * ROOT_SHARE * limits.time)
             if limits.nodes is not None:
                 budget = min(budget, limits.nodes)
-            solved = self.solve(position, budget, stop)
+            deadline = None if limits.time is None else start + ROOT_SHARE * limits.time
+            solved = self.solve(position, budget, stop, deadline)
             if solved is not None:
                 return solved
         if limits.time is not None:
@@ -58,23 +60,27 @@ class CupsSearcher(GameSearcher):
         return super().search(position, limits, stop)
 
     def solve(
-        self, position: GameState[Any], budget: int, stop: threading.Event | None
+        self,
+        position: GameState[Any],
+        budget: int,
+        stop: threading.Event | None,
+        deadline: float | None = None,
     ) -> SearchResult | None:
-        """The exact answer if the solver finishes within ``budget`` nodes, else None (what
-        it proved on the way stays in its table for the next try)."""
+        """The exact answer if the solver finishes within ``budget`` nodes (and by ``deadline``,
+        a ``perf_counter`` time), else None; what it proved on the way stays in its table."""
         start = _time.perf_counter()
         state = as_cups(position).state
         if position.outcome() is not None:
             return None
         solver = self.solver
-        solver.nodes, solver.budget, solver.stop_event = 0, budget, stop
+        solver.nodes, solver.budget, solver.deadline, solver.stop_event = 0, budget, deadline, stop
         try:
             code, value = best_move(solver, state)
             line = principal_line(solver, state)
         except SolveStopped:
             return None
         finally:
-            solver.budget, solver.stop_event = None, None
+            solver.budget, solver.deadline, solver.stop_event = None, None, None
         _, _, pots, turn = state
         margin = pots[turn] - pots[turn ^ 1] + value
         moves = [CupsMove.from_code(c) for c in line]

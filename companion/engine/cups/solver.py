@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 
 from companion.rules.cups import Row, apply_code, can_move, mover_codes
 
@@ -26,7 +27,7 @@ RECURSION = 4_000  # a Cups game is at most (beans in stock + beans that reach a
 
 
 class SolveStopped(Exception):
-    """The solve was stopped (a stop request, or its node budget ran out)."""
+    """The solve was stopped (a stop request, its node budget or its time ran out)."""
 
 
 class CupsSolver:
@@ -35,7 +36,8 @@ class CupsSolver:
     def __init__(self) -> None:
         self.table: dict[Key, int] = {}
         self.nodes = 0
-        self.budget: int | None = None
+        self.budget: int | None = None  # nodes this solve may visit
+        self.deadline: float | None = None  # the perf_counter time this solve must end by
         self.stop_event: threading.Event | None = None
         if sys.getrecursionlimit() < RECURSION:
             sys.setrecursionlimit(RECURSION)
@@ -81,4 +83,6 @@ class CupsSolver:
         if self.stop_event is not None and self.stop_event.is_set():
             raise SolveStopped
         if self.budget is not None and self.nodes > self.budget:
+            raise SolveStopped
+        if self.deadline is not None and time.perf_counter() > self.deadline:
             raise SolveStopped
