@@ -180,14 +180,7 @@ class GameSearcher:
 
     def _result(self, state: State, depth: int, score: int, start: float) -> SearchResult:
         pv = self._principal_variation(state, depth)
-        return SearchResult(
-            move=pv[0],
-            score=score,
-            depth=depth,
-            nodes=self.nodes,
-            pv=pv,
-            seconds=_time.perf_counter() - start,
-        )
+        return SearchResult(pv[0], score, depth, self.nodes, pv, _time.perf_counter() - start)
 
     def _principal_variation(self, state: State, depth: int) -> list[Any]:
         """The moves the table expects, from the root; at least the root's best move."""

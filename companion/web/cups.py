@@ -84,28 +84,11 @@ def cups_svg(position: CupsPosition, last_move: str | None = None, playable: boo
         _pot(_column_x(n + 1), bottom_y, position.pot(0), "white"),
     ]
     for column in range(1, n + 1):
-        black_cup, white_cup = n + 1 - column, column
-        to_move = position.turn
-        parts.append(
-            _cup(
-                _column_x(column),
-                top_y,
-                black_cup,
-                position.cups(1)[black_cup - 1],
-                "black",
-                to_move == 1 and f"c{black_cup}" in legal,
-            )
-        )
-        parts.append(
-            _cup(
-                _column_x(column),
-                bottom_y,
-                white_cup,
-                position.cups(0)[white_cup - 1],
-                "white",
-                to_move == 0 and f"c{white_cup}" in legal,
-            )
-        )
+        # Black's cup n + 1 - column over White's cup column: the rows face each other
+        for colour, cup, y in ((1, n + 1 - column, top_y), (0, column, bottom_y)):
+            tappable = position.turn == colour and f"c{cup}" in legal
+            beans = position.cups(colour)[cup - 1]
+            parts.append(_cup(_column_x(column), y, cup, beans, COLOR_NAMES[colour], tappable))
     parts.append(_side_line(width / 2, TOP + 2 * CELL + 26, "white", f"White · stock {position.stock(0)}"))
     if playable:
         parts.append(_sow_buttons(position, legal, width, TOP + 2 * CELL + 40))
