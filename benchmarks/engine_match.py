@@ -1,8 +1,10 @@
-"""Match benchmark: two engine settings (LEVEL, LEVEL@SECONDS, or random) or two engine commands.
+"""Match benchmark: two engine settings (LEVEL, LEVEL@SECONDS, LEVEL#NODES, or random) or two
+engine commands. LEVEL#NODES searches a fixed number of nodes a move: the same on a loaded
+machine as on an idle one.
 
     python benchmarks/engine_match.py --first strong@0.2 --second greedy --games 100
     python benchmarks/engine_match.py --first-cmd "gobblet-companion engine" --second easy
-    python benchmarks/engine_match.py --variant cups --first strong@0.05 --second random --games 200
+    python benchmarks/engine_match.py --variant cups --first strong#4000 --second random --games 200
 
 Prints wins/draws/losses of the first player with the Elo difference and its 95% margin.
 """
@@ -22,8 +24,10 @@ def player(spec: str | None, command: str | None, variant: GameVariant, seed: in
         return CommandPlayer(command, variant, movetime_ms), command
     if spec == "random":
         return random_player(seed), spec
-    level, _, seconds = (spec or "strong").partition("@")
-    return engine_player(variant, level, float(seconds) if seconds else 1.0, seed), spec
+    text, _, nodes = (spec or "strong").partition("#")
+    level, _, seconds = text.partition("@")
+    limit = int(nodes) if nodes else None
+    return engine_player(variant, level, float(seconds) if seconds else 1.0, seed, limit), spec
 
 
 def main() -> int:

@@ -46,6 +46,10 @@ class GameEvaluation(Protocol):
         """The exact score where it is cheap to know (an endgame table), else None."""
         ...
 
+    def order(self, state: State, codes: list[int]) -> list[int]:
+        """The legal codes, the likeliest best first (the hash move goes before them all)."""
+        ...
+
 
 class SearchStopped(Exception):
     """The clock, the node budget or a stop request ended the search."""
@@ -142,7 +146,7 @@ class GameSearcher:
                 bound == EXACT or (bound == LOWER and stored >= beta) or (bound == UPPER and stored <= alpha)
             ):
                 return stored
-        codes = state.legal_codes()
+        codes = self.evaluation.order(state, state.legal_codes())
         if hash_move in codes:
             codes.remove(hash_move)
             codes.insert(0, hash_move)

@@ -26,11 +26,18 @@ State = GameState[Any]
 Player = Callable[[State], GameMove]
 
 
-def engine_player(variant: GameVariant, level: str, seconds: float | None, seed: int = 0) -> Player:
+def engine_player(
+    variant: GameVariant, level: str, seconds: float | None, seed: int = 0, nodes: int | None = None
+) -> Player:
+    """An engine at ``level``; ``strong`` searches ``seconds`` a move, or ``nodes`` nodes (the
+    same on a loaded machine as on an idle one)."""
     engine = Engine(variant, level, seed)
+    fixed = engine.level.depth is not None
 
     def play(position: State) -> GameMove:
-        return engine.search(position, time=seconds if engine.level.depth is None else None).move
+        if fixed:
+            return engine.search(position).move
+        return engine.search(position, time=None if nodes else seconds, nodes=nodes).move
 
     return play
 

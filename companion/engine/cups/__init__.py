@@ -1,13 +1,13 @@
 """The Cups AI: the exact solver where it reaches, the generic alpha-beta search elsewhere.
 
-``CupsSearcher`` is what ``Engine`` uses for Cups. At full strength (a level with
-``solver``) it first tries to solve the position outright within a node budget that fits the
-time given (``SOLVER_RATE`` nodes a second, and never past ``ROOT_SHARE`` of the time on the
-clock, which a loaded machine needs); a solved position
-answers with its exact value. Otherwise it searches with ``gamesearch.GameSearcher`` and the
-evaluation of ``evaluate.py``, whose leaves are exact wherever both stocks hold at most
-``LEAF_EXACT_STOCK`` beans. The weaker levels search without the solver. See
-docs/engine.md#cups.
+``CupsSearcher`` is what ``Engine`` uses for Cups. At full strength (a level with ``solver``),
+once both stocks together hold at most ``ROOT_SOLVE_STOCK`` beans (earlier the solver has no
+chance: benchmarks/cups_bench.py reach), it first tries to solve the position outright, within
+a node budget worth ``ROOT_SHARE`` of the time given (``SOLVER_RATE`` nodes a second) and never
+past that share on the clock, which a loaded machine needs. A solved position answers with its
+exact value. Otherwise it searches with ``gamesearch.GameSearcher`` and the evaluation of
+``evaluate.py``, whose leaves are exact wherever both stocks hold at most ``LEAF_EXACT_STOCK``
+beans. The weaker levels search without the solver. See docs/engine.md#cups.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ SOLVER_RATE = 50_000  # solver nodes a second, about what a Pi 4 does (a PC twic
 ROOT_SHARE = 0.5  # of the time given, spent on trying to solve the position outright
 FIXED_SOLVE_NODES = 20_000  # the budget when the search is limited by depth or nodes, not time
 LEAF_EXACT_STOCK = 6  # leaves with at most this many beans in both stocks are solved exactly
+ROOT_SOLVE_STOCK = 32  # the root is tried only with at most this many beans in both stocks
 
 
 def margin_value(margin: int) -> str:
@@ -45,7 +46,8 @@ class CupsSearcher(GameSearcher):
         self, position: GameState[Any], limits: Limits, stop: threading.Event | None = None
     ) -> SearchResult:
         start = _time.perf_counter()
-        if self.endgame:
+        stocks = as_cups(position).state[1]
+        if self.endgame and stocks[0] + stocks[1] <= ROOT_SOLVE_STOCK:
             budget = FIXED_SOLVE_NODES if limits.time is None else int(SOLVER_RATE * ROOT_SHARE * limits.time)
             if limits.nodes is not None:
                 budget = min(budget, limits.nodes)

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from companion.engine.cups.solver import CupsSolver
-from companion.rules.cups import MAX_SOW, CupsPosition, Row
+from companion.rules.cups import CUP_CODE, MAX_SOW, CupsPosition, Row
 from companion.rules.outcome import Outcome
 from companion.rules.state import GameState
 
@@ -97,6 +97,20 @@ class CupsEvaluation:
 
     def final(self, state: GameState[Any], outcome: Outcome) -> int:
         return final_score(as_cups(state))
+
+    def order(self, state: GameState[Any], codes: list[int]) -> list[int]:
+        """Captures first (the largest first), then cups emptied into the pot, the cup nearest
+        the pot first (it disturbs the fewest cups), then the other sowings."""
+        (rows, _, _, turn) = as_cups(state).state
+        mine, theirs = rows[turn], rows[turn ^ 1]
+        n = len(mine)
+
+        def gain(code: int) -> int:
+            if code >= CUP_CODE:
+                return BEAN + code - CUP_CODE  # ahead of quiet sowings, c4 before c1
+            return BEAN * 2 * theirs[n - code] if mine[code - 1] == 0 and theirs[n - code] else 0
+
+        return sorted(codes, key=gain, reverse=True)
 
     def exact(self, state: GameState[Any]) -> int | None:
         (rows, stocks, pots, turn) = as_cups(state).state
