@@ -115,11 +115,12 @@ class GameSearcher:
 
     def _child(self, state: State, code: int, depth: int, alpha: int, beta: int) -> int:
         """The mover's score after ``code``: negated when the turn passes, not when the same
-        side moves again (the opponent passed)."""
+        side moves again (the opponent passed). Scores are from the side to move, a finished
+        game's too, so the turn alone decides."""
         mover = state.turn
         state.push_code(code)
         try:
-            if state.turn == mover and state.outcome() is None:
+            if state.turn == mover:
                 return self._node(state, depth - 1, alpha, beta)
             return -self._node(state, depth - 1, -beta, -alpha)
         finally:

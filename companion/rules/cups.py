@@ -246,10 +246,10 @@ class CupsPosition:
     # ----- moves ------------------------------------------------------------------------------
 
     def legal_codes(self) -> list[int]:
-        turn = self.turn
-        if self.outcome() is not None:
-            return []
-        return mover_codes(self._state[0][turn], self._state[1][turn])
+        """The side to move's codes; none only when the game is over (the side to move is
+        always one that can move until then)."""
+        rows, stocks, _, turn = self._state
+        return mover_codes(rows[turn], stocks[turn])
 
     def count_moves(self) -> int:
         return len(self.legal_codes())
