@@ -51,6 +51,7 @@ def test_moves_perft_and_hint(capsys: pytest.CaptureFixture[str]) -> None:
         (["moves", "--position", "cups 0.0.0.0/0.0.0.0 w 40/39 0/0 0"], "holds 79 beans"),
         (["hint", "--position", "cups 0.0.0.0/0.0.0.0 w 0/0 40/40 0"], "the game is over"),
         (["play", "--variant", "cups:size=4"], "use cups=N or stock=N"),
+        (["run", "--variant", "cups"], "the referee plays Gobblet, not 'cups'"),
     ],
 )
 def test_bad_cups_input_is_one_line_and_exit_2(capsys, argv: list[str], words: str) -> None:
