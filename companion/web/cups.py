@@ -1,10 +1,10 @@
-"""Cups on the web page: its table drawn as SVG, and the game played there by tapping.
+"""Cups on the web page: its table drawn as SVG, and the page it is played on by tapping.
 
 The camera does not count beans, so a Cups game is entered by the players: on the ``/cups``
 page each legal move is a tappable part of the drawing (a cup that empties into the pot, or
-"sow 1..4" beside the stock), a side may be the engine at any level, and the game goes into
-the game log as it is played (``companion.log.recorder``), where ``/games`` replays it with
-this same drawing.
+"sow 1..4" beside the stock). The game itself is the device's ``CupsTable``
+(``companion.device.cups_table``: the engine's answers and the game log), as the referee's game
+is the loop's; ``/games`` replays a logged Cups game with this same drawing.
 
 The table is drawn from White's side: Black's row on top runs the other way (Black's cup 1
 over White's cup n), and each pot sits at its owner's right-hand end, Black's on the left.
@@ -12,27 +12,18 @@ over White's cup n), and each pot sits at its owner's right-hand end, Black's on
 
 from __future__ import annotations
 
-import threading
 from html import escape
-from pathlib import Path
 from typing import Any
 
-from companion.engine import Engine
-from companion.engine.levels import LEVELS
-from companion.engine.protocol import score_text
-from companion.errors import CompanionError
-from companion.log import GameStore
-from companion.log.recorder import GameRecorder
-from companion.rules.cups import MAX_SOW, CupsGame, CupsMove, CupsPosition, CupsVariant
-from companion.rules.square import COLOR_NAMES, color_name
+from companion.device.cups_table import OPPONENTS, CupsView
+from companion.rules.cups import MAX_SOW, CupsPosition
+from companion.rules.square import COLOR_NAMES
 
 CELL = 90
 MARGIN = 12
 TOP = 40  # room for Black's name and stock above its row
 SOW_BAND = 70  # the sowing buttons below White's row
-ENGINE_TIME = 0.5  # seconds the engine thinks for its moves and hints on the page
 VARIANTS = ("cups", "cups:cups=6", "cups:stock=8")  # offered by the new-game form (any spec works)
-OPPONENTS = ("none", *LEVELS)
 
 
 def _column_x(column: int) -> float:
@@ -115,129 +106,21 @@ def _sow_buttons(position: CupsPosition, legal: set[str], width: float, y: float
     return f'<g class="sowing {COLOR_NAMES[position.turn]}">' + "".join(buttons) + "</g>"
 
 
-# ----- the game on the page ---------------------------------------------------------------------
+# ----- the page ----------------------------------------------------------------------------------
 
 
-class CupsTable:
-    """The one Cups game the page is playing, logged as it goes. Its methods run on the
-    server's worker thread, one at a time; each returns the page's view of the game."""
-
-    def __init__(self, database: Path) -> None:
-        self.database = database
-        self.game: CupsGame | None = None
-        self.level: str | None = None  # the engine's level, or None for two people
-        self.engine: Engine | None = None
-        self.engine_side = 1  # the engine plays Black
-        self.hint: str | None = None
-        self._store: GameStore | None = None
-        self._recorder: GameRecorder | None = None
-        self._lock = threading.Lock()
-
-    def new(self, spec: str, white: str, black: str, opponent: str) -> dict[str, Any]:
-        variant = CupsVariant.from_spec(spec or "cups")
-        if opponent not in OPPONENTS:
-            raise CompanionError(f"unknown opponent {opponent!r}: choose one of {', '.join(OPPONENTS)}")
-        with self._lock:
-            self._abandon("a new Cups game was started on the web page")
-            level = None if opponent == "none" else opponent
-            black = "Engine (" + level + ")" if level else black
-            self.game = CupsGame(variant, headers={"White": white or "White", "Black": black or "Black"})
-            self.level, self.engine = level, Engine(variant, level) if level else None
-            self.hint = None
-            self._recorder = GameRecorder(self._open_store(), self.game)
-            return self.view()
-
-    def play(self, text: str) -> dict[str, Any]:
-        with self._lock:
-            game = self._current()
-            if self.engine is not None and game.turn == self.engine_side:
-                raise CompanionError("it is the engine's turn")
-            game.push_text(text)
-            self.hint = None
-            self._reply()
-            self._log()
-            return self.view()
-
-    def takeback(self) -> dict[str, Any]:
-        with self._lock:
-            game = self._current()
-            if not game.played:
-                raise CompanionError("there is no move to take back")
-            game.pop()
-            while self.engine is not None and game.played and game.turn == self.engine_side:
-                game.pop()  # back to the person's turn
-            self.hint = None
-            self._log()
-            return self.view()
-
-    def suggest(self) -> dict[str, Any]:
-        with self._lock:
-            game = self._current()
-            if game.is_over():
-                raise CompanionError("the game is over: there is no move to suggest")
-            result = Engine(game.variant, "strong").search(game.position, time=ENGINE_TIME)
-            proven = f", {result.value}" if result.value else ""
-            self.hint = f"hint: {result.move.text()} ({score_text(result.score)}{proven})"
-            return self.view()
-
-    def view(self) -> dict[str, Any]:
-        """What the page shows: the drawing, whose turn or the result, the moves so far."""
-        game = self.game
-        if game is None:
-            return {
-                "svg": "",
-                "status": "No game yet: start one below.",
-                "moves": "",
-                "over": True,
-                "hint": "",
-            }
-        outcome = game.outcome()
-        person = self.engine is None or game.turn != self.engine_side
-        status = outcome.reason if outcome is not None else f"{color_name(game.turn).capitalize()} to move"
-        last = game.played[-1].move.text() if game.played else None
-        return {
-            "svg": cups_svg(game.position, last, playable=outcome is None and person),
-            "status": status,
-            "moves": " ".join(p.move.text() for p in game.played),
-            "over": outcome is not None,
-            "hint": self.hint or "",
-            "game_id": self._recorder.game_id if self._recorder is not None else None,
-        }
-
-    def close(self) -> None:
-        with self._lock:
-            self._abandon("the web page's server stopped (its game lives only while it runs)")
-            if self._store is not None:
-                self._store.close()
-                self._store = None
-
-    # ----- inside ------------------------------------------------------------------------------
-
-    def _current(self) -> CupsGame:
-        if self.game is None:
-            raise CompanionError("no Cups game yet: start one")
-        return self.game
-
-    def _reply(self) -> None:
-        """The engine's moves, while it is its turn (it moves again when the person passes)."""
-        game = self._current()
-        while self.engine is not None and not game.is_over() and game.turn == self.engine_side:
-            move: CupsMove = self.engine.search(game.position, time=ENGINE_TIME).move
-            game.push(move)
-
-    def _log(self) -> None:
-        if self._recorder is not None:
-            self._recorder.sync()
-
-    def _open_store(self) -> GameStore:
-        if self._store is None:
-            self._store = GameStore(self.database)
-        return self._store
-
-    def _abandon(self, reason: str) -> None:
-        if self._recorder is not None:
-            self._recorder.abandon(reason)
-            self._recorder = None
+def view_json(view: CupsView | None) -> dict[str, Any]:
+    """What the page shows of ``CupsTable``'s view: the drawing, the status, the moves."""
+    if view is None:
+        return {"svg": "", "status": "No game yet: start one below.", "moves": "", "over": True, "hint": ""}
+    return {
+        "svg": cups_svg(view.position, view.last_move, playable=view.playable),
+        "status": view.status,
+        "moves": " ".join(view.moves),
+        "over": view.over,
+        "hint": view.hint,
+        "game_id": view.game_id,
+    }
 
 
 def cups_page_body(view: dict[str, Any]) -> str:

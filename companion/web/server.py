@@ -37,6 +37,7 @@ from aiohttp import web
 from companion import __version__
 from companion.component import Component
 from companion.device.config import DeviceConfig
+from companion.device.cups_table import CupsTable
 from companion.device.remote import GameSnapshot, Remote
 from companion.errors import CompanionError
 from companion.log import GameStore, UnreplayableGameError
@@ -47,7 +48,7 @@ from companion.rules.record import write_record
 from companion.web import pages
 from companion.web.board import BoardView, board_svg, view_of
 from companion.web.camera import Overlay, Preview, Wizard
-from companion.web.cups import CupsTable, cups_page_body, cups_svg
+from companion.web.cups import cups_page_body, cups_svg, view_json
 from companion.web.tokens import TOKENS_FILE, TokenEntry, TokenStore
 
 log = logging.getLogger("gobblet-companion.web")
@@ -293,7 +294,7 @@ async def live(request: web.Request) -> web.StreamResponse:
 
 async def cups_page(request: web.Request) -> web.StreamResponse:
     site = site_of(request.app)
-    view = await site.work(site.cups.view)
+    view = view_json(await site.work(site.cups.view))
     html = pages.page("Cups", cups_page_body(view), csrf=site.csrf(request[SESSION]), here="/cups")
     return web.Response(text=html, content_type="text/html")
 
@@ -315,7 +316,7 @@ async def cups_action(request: web.Request) -> web.StreamResponse:
             view = await site.work(table.suggest)
     except CompanionError as error:
         return web.json_response({"ok": False, "message": str(error)}, status=409)
-    return web.json_response({"ok": True, **view})
+    return web.json_response({"ok": True, **view_json(view)})
 
 
 async def api_state(request: web.Request) -> web.StreamResponse:
