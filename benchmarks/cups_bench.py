@@ -1,7 +1,7 @@
 """Cups benchmarks: full solves of small variants, where the solver is exact within a hint's
 time, self-play, and time per move by level. Figures go in docs/benchmarks.md#cups.
 
-    python benchmarks/cups_bench.py solve                 # n = 4, stocks 4..8; n = 6, stocks 4..6
+    python benchmarks/cups_bench.py solve                 # n = 4, stocks 4..9; n = 6, stocks 4..12
     python benchmarks/cups_bench.py reach --positions 20  # hints solved exactly, by stock left
     python benchmarks/cups_bench.py selfplay --games 40 --nodes 1500
     python benchmarks/cups_bench.py movetime --games 2
@@ -22,20 +22,20 @@ from companion.engine.cups.solver import CupsSolver
 from companion.engine.match import MAX_PLIES, random_opening
 from companion.rules.cups import CupsPosition, CupsVariant
 
-SOLVES = tuple(f"cups:stock={stock}" for stock in range(4, 9)) + tuple(
-    f"cups:cups=6,stock={stock}" for stock in range(4, 7)
+SOLVES = tuple(f"cups:stock={stock}" for stock in range(4, 10)) + tuple(
+    f"cups:cups=6,stock={stock}" for stock in range(4, 13, 2)
 )
 
 
 def solve(args: argparse.Namespace) -> None:
-    print("variant               value  positions   seconds")
+    print("variant               value  positions   CPU s")
     for spec in SOLVES:
         variant = CupsVariant.from_spec(spec)
         solver = CupsSolver()
-        start = time.perf_counter()
+        start = time.process_time()
         empty = (0,) * variant.cups
         value = solver.value(empty, empty, variant.stock, variant.stock)
-        print(f"{spec:<20} {value:>+6} {len(solver.table):>10} {time.perf_counter() - start:>9.2f}")
+        print(f"{spec:<20} {value:>+6} {len(solver.table):>10} {time.process_time() - start:>7.2f}")
 
 
 def random_position(rng: random.Random, stock_left: int) -> CupsPosition | None:
