@@ -23,7 +23,7 @@ from companion.engine.search import Limits, SearchResult
 from companion.rules.cups import CupsMove, State, can_move, next_state
 from companion.rules.state import GameState
 
-SOLVER_RATE = 50_000  # solver nodes a second: a third of what the development PC does (a Pi 4 is 3-4x slower)
+SOLVER_RATE = 50_000  # solver nodes a second: a quarter of the development PC's rate (a Pi 4 is 3-4x slower)
 ROOT_SHARE = 0.5  # of the time given, spent on trying to solve the position outright
 FIXED_SOLVE_NODES = 20_000  # the budget when the search is limited by depth or nodes, not time
 LEAF_EXACT_STOCK = 6  # leaves with at most this many beans in both stocks are solved exactly
