@@ -7,8 +7,8 @@
 # What it does, in order:
 #   1. apt: python3-picamera2 (the camera), python3-lgpio (gpiozero's pin library on a Pi 5
 #      and on Bookworm), python3-gpiozero, python3-numpy, python3-aiohttp (the web page),
-#      python3-venv.
-#   2. a system user "gobblet" in the gpio and video groups.
+#      python3-venv, espeak-ng (the referee's voice; speech.enabled = false silences it).
+#   2. a system user "gobblet" in the gpio, video and audio groups.
 #   3. the program in /opt/gobblet-companion/src (owned by root, not by whoever owns the
 #      checkout; copied afresh, so files removed from the program are removed there too) and a
 #      venv in /opt/gobblet-companion/venv made with --system-site-packages, so the venv sees
@@ -29,7 +29,7 @@ UNIT_NAME="gobblet-companion.service"
 STATE_DIR="/var/lib/gobblet-companion"
 STATE_MODE=0750 # the unit's StateDirectoryMode: systemd would otherwise change it at every start
 CONFIG_DIR="/etc/gobblet-companion"
-APT_PACKAGES=(python3-venv python3-pip python3-picamera2 python3-lgpio python3-gpiozero python3-numpy python3-aiohttp)
+APT_PACKAGES=(python3-venv python3-pip python3-picamera2 python3-lgpio python3-gpiozero python3-numpy python3-aiohttp espeak-ng)
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source_dir="$(dirname "$here")"
@@ -70,7 +70,7 @@ make_user() {
     useradd --system --home-dir "$STATE_DIR" --no-create-home --shell /usr/sbin/nologin "$SERVICE_USER"
   fi
   local group
-  for group in gpio video; do
+  for group in gpio video audio; do
     if getent group "$group" >/dev/null; then
       usermod -a -G "$group" "$SERVICE_USER"
     else

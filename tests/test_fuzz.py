@@ -28,13 +28,12 @@ from companion.engine.protocol import ProtocolSession, parse_go, parse_position,
 from companion.errors import CompanionError
 from companion.rules import Game, Move, Position, Variant
 from companion.rules.record import read_record, read_records, write_record
-from companion.vision.calibration import Calibration, calibrate
-from companion.vision.geometry import BoardLayout
-from companion.vision.synth import SceneRenderer
+from companion.vision.calibration import Calibration
+from tests.budgets import budgets
 
 QUICK = 40
 LONG = 1000
-BUDGETS = [pytest.param(QUICK, id="quick"), pytest.param(LONG, id="long", marks=pytest.mark.slow)]
+BUDGETS = budgets(QUICK, LONG)
 
 
 def fuzz(strategy: st.SearchStrategy, check: Callable[[Any], None], examples: int) -> None:
@@ -212,17 +211,6 @@ def test_device_config(examples, tmp_path):
 
 # ----- the calibration file ---------------------------------------------------------------------
 
-_CALIBRATION: dict[str, Any] = {}
-
-
-def valid_calibration() -> dict[str, Any]:
-    """A real calibration's JSON (made once from a synthetic empty board)."""
-    if not _CALIBRATION:
-        scene = SceneRenderer(seed=0, size=4, max_piece=4)
-        made = calibrate(scene.empty(), scene.reference(), layout=BoardLayout(size=4), max_piece=4)
-        _CALIBRATION.update(json.loads(json.dumps(made.to_json())))
-    return json.loads(json.dumps(_CALIBRATION))
-
 
 def paths(data: Any, prefix: tuple = ()) -> list[tuple]:
     """Every path to a value inside nested dicts and lists."""
@@ -244,8 +232,9 @@ JSON_VALUES = st.recursive(
 
 
 @st.composite
-def broken_calibrations(draw: st.DrawFn) -> Any:
-    data = valid_calibration()
+def broken_calibrations(draw: st.DrawFn, valid: str) -> Any:
+    """``valid`` (a real calibration's JSON text) with one to three values changed or gone."""
+    data = json.loads(valid)
     for _ in range(draw(st.integers(1, 3))):
         path = draw(st.sampled_from(paths(data)))
         holder = data
@@ -261,14 +250,15 @@ def broken_calibrations(draw: st.DrawFn) -> Any:
 
 
 @pytest.mark.parametrize("examples", BUDGETS)
-def test_calibration_file(examples, tmp_path):
+def test_calibration_file(examples, tmp_path, setup_for):
+    valid = json.dumps(setup_for(2).calibration.to_json())  # the session's synthetic board
     check = file_or_data(
         tmp_path / "calibration.json",
         lambda path: Calibration.load(path, 4),
         lambda data: Calibration.from_json(data, "calibration.json"),
     )
 
-    fuzz(st.one_of(broken_calibrations(), JSON_VALUES, st.binary(max_size=60)), check, examples)
+    fuzz(st.one_of(broken_calibrations(valid), JSON_VALUES, st.binary(max_size=60)), check, examples)
 
 
 # ----- the engine protocol ----------------------------------------------------------------------
@@ -315,7 +305,7 @@ def test_protocol_lines(examples):
     fuzz(st.tuples(st.sampled_from(COMMANDS), WORD_LISTS), check, examples)
 
 
-def test_the_parsers_fuzzed_here_refuse_with_one_line():
+def test_the_parsers_fuzzed_here_refuse_with_one_line(setup_for):
     """The property above is not vacuous: each kind of input is refused somewhere."""
     for bad, parse in [
         ("4z9", Move.from_text),
@@ -328,7 +318,7 @@ def test_the_parsers_fuzzed_here_refuse_with_one_line():
     with pytest.raises(CompanionError):
         config_from_dict({"pins": {"button": 99}})
     with pytest.raises(CompanionError):
-        Calibration.from_json({**valid_calibration(), "rectified_px_per_mm": math.nan})
+        Calibration.from_json({**setup_for(2).calibration.to_json(), "rectified_px_per_mm": math.nan})
     with pytest.raises(CompanionError):
         parse_go(["depth"])
     assert tomllib.loads("[pins]\nbutton = 9\n") == {"pins": {"button": 9}}

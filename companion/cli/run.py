@@ -1,6 +1,7 @@
 """``gobblet-companion run``: the device. On a Raspberry Pi it reads the real camera and drives
 the real pins until stopped; anywhere else (or with ``--simulate``) it plays one generated game
-on a simulated table with gpiozero's mock pins and prints what the LEDs and buzzer do.
+on a simulated table with gpiozero's mock pins and prints what the LEDs and buzzer do and what
+the voice would say (``--speak`` says it aloud).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ def register(subcommands: argparse._SubParsersAction) -> None:
         description=(
             "Run the companion. On a Raspberry Pi: the camera and the GPIO panel, until stopped. "
             "Elsewhere, or with --simulate: one generated game on a simulated table with mock pins, "
-            "printing what the LEDs and the buzzer do."
+            "printing what the LEDs and the buzzer do and what the voice says (--speak: aloud)."
         ),
     )
     add_database_arguments(parser)
@@ -98,7 +99,14 @@ def register(subcommands: argparse._SubParsersAction) -> None:
         help=f"serve the web page (default address {DEFAULT_WEB_ADDRESS}); in simulation, pace the "
         "camera like a real one and keep serving after the game until Ctrl-C",
     )
-    parser.add_argument("--quiet", action="store_true", help="simulation: do not print the panel's actions")
+    parser.add_argument(
+        "--quiet", action="store_true", help="do not print the panel's actions and the voice's sentences"
+    )
+    parser.add_argument(
+        "--speak",
+        action="store_true",
+        help="say the referee's events aloud with espeak-ng off a Pi too (where there is sound)",
+    )
     parser.add_argument("--verbose", action="store_true", help="log every event and decision")
     parser.add_argument("--max-seconds", type=seconds, default=None, help="stop after this many seconds")
     parser.set_defaults(handler=run)
@@ -109,6 +117,8 @@ def run(args: argparse.Namespace) -> int:
     config = load_config(config_file)
     if args.camera:
         config = replace(config, camera=replace(config.camera, source=args.camera))
+    if args.speak:
+        config = replace(config, speech=replace(config.speech, enabled=True))
     simulate = _simulate(args, config)
     _setup_logging(args.verbose, simulate)
     if not is_gobblet_spec(args.variant or "classic"):
@@ -130,6 +140,8 @@ def run(args: argparse.Namespace) -> int:
         renderer=args.renderer,
         resume=not args.new_game,
         echo=None if args.quiet else _echo,
+        say=None if args.quiet else _say,
+        speak=args.speak,
         max_seconds=args.max_seconds,
         fps=args.fps,
     )
@@ -214,6 +226,10 @@ def _simulate(args: argparse.Namespace, config: DeviceConfig) -> bool:
 
 def _echo(text: str) -> None:
     print(f"  panel: {text}", flush=True)
+
+
+def _say(text: str) -> None:
+    print(f"  say: {text}", flush=True)
 
 
 def _setup_logging(verbose: bool, simulate: bool) -> None:

@@ -30,6 +30,7 @@ from companion.device.presenter import Presenter
 from companion.device.remote import Remote
 from companion.device.scenario import build_scenario
 from companion.device.simulate import SimulatedTable, TruthRenderer
+from companion.device.speech import open_speech
 from companion.errors import CompanionError
 from companion.rules.variant import Variant
 
@@ -37,6 +38,7 @@ log = logging.getLogger("gobblet-companion")
 
 SIMULATED_HINT_SECONDS = 0.5  # the embedded default should finish a game in seconds
 SIMULATED_RECONNECT_SECONDS = 0.3
+SIMULATED_SPEECH_DRAIN_SECONDS = 20.0  # `run --speak` in simulation: the last sentences are still heard
 
 
 def is_raspberry_pi() -> bool:
@@ -58,6 +60,8 @@ class RunOptions:
     renderer: str = "synth"  # simulation only: "synth" pictures or "truth" observations
     resume: bool = True
     echo: Callable[[str], None] | None = print
+    say: Callable[[str], None] | None = None  # gets each sentence the voice says (the console's `say:` lines)
+    speak: bool = False  # say the sentences aloud off a Pi too (on a Pi, speech.enabled does)
     searcher: MoveFinder | None = None  # default: the project's engine
     max_seconds: float | None = None
     fps: float | None = None  # simulation only: pace the simulated camera
@@ -178,6 +182,7 @@ def _open_parts(options: RunOptions, stack: ExitStack) -> _Parts:
             name="simulated camera",
         )
         kwargs["observe"] = _simulated_observe(options, table)
+        _give_voice(presenter, options, stack)
         return _Parts(kwargs, table)
     from companion.device.vision_link import BoardObserver, ExposureStore, camera_advice, camera_opener
 
@@ -199,7 +204,22 @@ def _open_parts(options: RunOptions, stack: ExitStack) -> _Parts:
         camera.open_now()
     kwargs["camera"] = camera
     kwargs["observe"] = observe
+    _give_voice(presenter, options, stack)
     return _Parts(kwargs)
+
+
+def _give_voice(presenter: Presenter, options: RunOptions, stack: ExitStack) -> None:
+    """The voice beside the panel (``speech.enabled``), opened last: a run that fails to start
+    says only why it failed, not also that it would have been silent. Aloud on a Pi (or with
+    ``speak``); elsewhere, as its pins are mock pins, its sentences are only printed."""
+    speech = open_speech(
+        options.config.speech,
+        aloud=options.speak or (not options.simulate and is_raspberry_pi()),
+        echo=options.say,
+        drain_seconds=SIMULATED_SPEECH_DRAIN_SECONDS if options.simulate else 0.0,
+    )
+    if speech is not None:
+        presenter.speech = stack.enter_context(speech)
 
 
 def _simulated_table(options: RunOptions, panel: Panel, presenter: Presenter, factory: Any) -> SimulatedTable:

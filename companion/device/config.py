@@ -38,6 +38,8 @@ STRIP_PIXEL_ORDERS = ("BGR", "BRG", "GBR", "GRB", "RBG", "RGB")
 MIN_CAMERA_SIDE, MAX_CAMERA_SIDE = 160, 4608  # pixels: the calibration's minimum, Camera Module 3's width
 MAINS_FREQUENCIES = (0, 50, 60)
 BUZZER_KINDS = ("tonal", "active")
+SPEECH_RATES = (80, 450)  # words a minute: espeak-ng's range
+SPEECH_VOLUMES = (0, 200)  # espeak-ng's amplitude
 
 
 @dataclass(frozen=True)
@@ -125,6 +127,16 @@ class WebConfig:
 
 
 @dataclass(frozen=True)
+class SpeechConfig:
+    """The referee's voice (``espeak-ng``): docs/device.md, "Speech"."""
+
+    enabled: bool = True  # say the referee's events aloud (a device without sound says why, once)
+    voice: str = "en"  # a language with phrases (en, de, fr), or an espeak-ng voice of one (en-us)
+    rate: int = 160  # words a minute
+    volume: int = 100  # espeak-ng's amplitude: 0 to 200, 100 its normal
+
+
+@dataclass(frozen=True)
 class DeviceConfig:
     pins: PinConfig = field(default_factory=PinConfig)
     panel: PanelConfig = field(default_factory=PanelConfig)
@@ -133,6 +145,7 @@ class DeviceConfig:
     camera: CameraConfig = field(default_factory=CameraConfig)
     log: LogConfig = field(default_factory=LogConfig)
     web: WebConfig = field(default_factory=WebConfig)
+    speech: SpeechConfig = field(default_factory=SpeechConfig)
 
     def validate(self, origin: str = "configuration") -> DeviceConfig:
         _check_pins(self.pins, origin)
@@ -173,6 +186,7 @@ class DeviceConfig:
             raise CompanionError(f"{origin}: web.port must be 1 to 65535, not {self.web.port}")
         if self.panel.double_press >= self.panel.hold_time:
             raise CompanionError(f"{origin}: panel.double_press must be shorter than panel.hold_time")
+        _check_speech(self.speech, origin)
         return self
 
 
@@ -224,6 +238,24 @@ def _check_strip(config: DeviceConfig, origin: str) -> None:
                 )
 
 
+def _check_speech(speech: SpeechConfig, origin: str) -> None:
+    from companion.device.phrases import check_voice
+
+    problem = check_voice(speech.voice)
+    if problem is not None:
+        raise CompanionError(f"{origin}: speech.voice: {problem}")
+    if not SPEECH_RATES[0] <= speech.rate <= SPEECH_RATES[1]:
+        raise CompanionError(
+            f"{origin}: speech.rate must be {SPEECH_RATES[0]} to {SPEECH_RATES[1]} words a minute, "
+            f"not {speech.rate}"
+        )
+    if not SPEECH_VOLUMES[0] <= speech.volume <= SPEECH_VOLUMES[1]:
+        raise CompanionError(
+            f"{origin}: speech.volume must be {SPEECH_VOLUMES[0]} to {SPEECH_VOLUMES[1]} "
+            f"(100 is espeak-ng's normal), not {speech.volume}"
+        )
+
+
 # ----- reading a file ----------------------------------------------------------------------
 
 
@@ -235,6 +267,7 @@ SECTIONS: dict[str, type] = {
     "camera": CameraConfig,
     "log": LogConfig,
     "web": WebConfig,
+    "speech": SpeechConfig,
 }
 
 

@@ -1,8 +1,9 @@
 """From what the referee says to what the panel shows: events, hints, takebacks and camera
-faults become scenes.
+faults become scenes, and, when the device has a voice, sentences (``speech.py``).
 
 Kept apart from the run loop so the MockFactory tests drive the very code the device runs,
-event by event, and assert the pins.
+event by event, and assert the pins. The voice gets the very calls the panel's scenes come
+from, so the two never tell different stories.
 """
 
 from __future__ import annotations
@@ -12,14 +13,16 @@ from dataclasses import replace
 from companion.device import scene as scenes
 from companion.device.panel import Panel
 from companion.device.scene import Scene
+from companion.device.speech import Speech
 from companion.reconciler.events import Event, EventType
 from companion.rules.move import Move
 from companion.rules.square import board_squares, square_name
 
 
 class Presenter:
-    def __init__(self, panel: Panel) -> None:
+    def __init__(self, panel: Panel, speech: Speech | None = None) -> None:
         self.panel = panel
+        self.speech = speech  # the voice beside the panel, told the same events
         self._scene: Scene = scenes.idle(None, "starting")
         self._fault: str | None = None
         self._service: str | None = None
@@ -44,6 +47,8 @@ class Presenter:
         scene = self.scene_for(event, turn)
         if scene is not None:
             self.show(scene)
+        if self.speech is not None:
+            self.speech.event(event, turn)
 
     def scene_for(self, event: Event, turn: str) -> Scene | None:
         match event.type:
@@ -85,12 +90,18 @@ class Presenter:
 
     def hint(self, move: Move, turn: str) -> None:
         self.show(scenes.hint(move, turn))
+        if self.speech is not None:
+            self.speech.hint(move, turn)
 
     def takeback_offered(self, move_text: str, turn: str) -> None:
         self.show(scenes.takeback_offered(scenes.move_squares(move_text), turn, move_text))
+        if self.speech is not None:
+            self.speech.takeback_offered(move_text, turn)
 
     def hint_failed(self, turn: str, reason: str) -> None:
         self.show(scenes.hint_failed(turn, reason))
+        if self.speech is not None:
+            self.speech.hint_failed(turn, reason)
 
     def fault(self, text: str | None, service: str | None = None) -> None:
         """Start or end a fault: camera trouble (``text``) blinks the alert LED, a fault that
@@ -104,3 +115,5 @@ class Presenter:
         self._scene = quiet
         overlaid = self._overlaid(quiet)
         self.panel.show(replace(overlaid, sound=scenes.FAULT_TONE) if starting else overlaid)
+        if self.speech is not None:
+            self.speech.fault(text, service)

@@ -55,11 +55,26 @@ def test_a_file_names_only_what_differs(tmp_path):
         ({"panel": {"blink_period": "fast"}}, "should be float"),
         ({"hint": {"time": 0}}, "must be a finite number above 0"),
         ({"panel": {"active_high": 1}}, "should be bool"),
+        ({"speech": {"voice": "it"}}, r"speech.voice: there are no phrases in 'it': use one of en, de, fr"),
+        ({"speech": {"voice": "en us"}}, "speech.voice: 'en us' is not a voice name"),
+        ({"speech": {"rate": 20}}, "speech.rate must be 80 to 450 words a minute, not 20"),
+        (
+            {"speech": {"volume": 300}},
+            r"speech.volume must be 0 to 200 \(100 is espeak-ng's normal\), not 300",
+        ),
+        ({"speech": {"rate": 1.5}}, "speech.rate = 1.5 should be int"),
+        ({"speech": {"enabled": "yes"}}, "speech.enabled = 'yes' should be bool"),
+        ({"speech": {"language": "de"}}, "unknown key speech.language"),
     ],
 )
 def test_mistakes_are_named(data, words):
     with pytest.raises(CompanionError, match=words):
         config_from_dict(data, "test.toml")
+
+
+def test_a_regional_voice_of_a_shipped_language_is_taken():
+    config = config_from_dict({"speech": {"voice": "en-us", "rate": 200, "volume": 0}})
+    assert (config.speech.voice, config.speech.rate, config.speech.volume) == ("en-us", 200, 0)
 
 
 def test_unreadable_files(tmp_path):

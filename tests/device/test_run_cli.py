@@ -42,6 +42,13 @@ def test_simulated_run_plays_a_game_to_the_end_and_logs_it(data, capsys):
     expected = random_game(CLASSIC, 1)
     assert f"{expected.ply} plies, {expected.result}" in out
     assert "panel: hint for" in out and "panel: illegal" in out and "panel: took back" in out
+    said = [line.removeprefix("  say: ") for line in out.splitlines() if line.startswith("  say: ")]
+    assert any(line.startswith("Try ") for line in said) and any(
+        line.startswith("Illegal: ") for line in said
+    )
+    assert any(line.startswith("Take back ") for line in said)
+    moves = [line for line in said if line.startswith(("White: ", "Black: ")) or " gobbles " in line]
+    assert len(moves) >= expected.ply  # every move said (those taken back and replayed twice)
     assert run_cli("games", "list", "--db", db) == 0
     assert expected.result in capsys.readouterr().out
     assert run_cli("games", "export", "--db", db, "1") == 0
@@ -49,6 +56,20 @@ def test_simulated_run_plays_a_game_to_the_end_and_logs_it(data, capsys):
     assert [m.text() for m in record.moves] == [m.text() for m in expected.moves]
     assert run_cli("games", "show", "--db", db, "--json", "1") == 0
     assert '"type": "takeback"' in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_speak_without_a_sound_card_says_why_once_and_the_game_goes_on(data, capsys, monkeypatch):
+    cards = data / "cards"
+    cards.write_text("--- no soundcards ---\n")
+    monkeypatch.setattr("companion.device.speech.ALSA_CARDS", cards)
+    db = str(data / "g.sqlite3")
+    assert run_cli("run", "--simulate", "--renderer", "truth", "--db", db, "--speak") == 0
+    captured = capsys.readouterr()
+    silent = [line for line in captured.err.splitlines() if "speech: silent" in line]
+    assert len(silent) == 1, captured.err
+    assert "no sound device (ALSA lists no sound card)" in silent[0] or "is not installed" in silent[0]
+    assert "  say: Try " in captured.out and f"{random_game(CLASSIC, 0).ply} plies" in captured.out
 
 
 @pytest.mark.slow
@@ -64,6 +85,7 @@ def test_other_variants_are_refereed_and_logged_too(data, capsys):
     [
         (lambda d: (d / "bad.toml").write_text("[pins]\nbutton = 99\n"), "not a GPIO number"),
         (lambda d: (d / "bad.toml").write_text("[pins\n"), "not valid TOML"),
+        (lambda d: (d / "bad.toml").write_text('[speech]\nvoice = "xx"\n'), "no phrases in 'xx'"),
     ],
 )
 def test_a_bad_config_is_one_line_and_exit_2(data, capsys, setup, words):

@@ -91,7 +91,14 @@ def test_the_unit_allows_what_the_device_needs_and_no_more():
     assert "After" not in settings or "systemd-udev-settle.service" not in " ".join(settings["After"])
     assert settings["DevicePolicy"] == ["closed"]
     allowed = {value.split()[0] for value in settings["DeviceAllow"]}
-    assert allowed == {"char-gpiochip", "char-video4linux", "char-media", "char-dma_heap", "char-spidev"}
+    assert allowed == {
+        "char-gpiochip",
+        "char-video4linux",
+        "char-media",
+        "char-dma_heap",
+        "char-spidev",
+        "char-alsa",
+    }
     families = set(settings["RestrictAddressFamilies"][0].split())
     assert {"AF_UNIX", "AF_INET", "AF_INET6"} <= families  # journal and notify; the web page on the LAN
     assert settings["CapabilityBoundingSet"] == [""] and settings["UMask"] == ["0077"]

@@ -53,9 +53,9 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys) -> None:
     assert len(err) == 2 and all(line.startswith("gobblet-companion: ") for line in err)
 
 
-@pytest.mark.skipif(not SCENES, reason="../shared/data/frames-dev is not there")
-def test_unreadable_frame_is_bad_input(tmp_path: Path, capsys) -> None:
-    calibration = calibration_file(SCENES[0], tmp_path)
+def test_unreadable_frame_is_bad_input(tmp_path: Path, capsys, setup_for) -> None:
+    calibration = tmp_path / "calibration.json"
+    setup_for(1).calibration.save(calibration)  # any board's: the frame is refused before reading
     junk = tmp_path / "junk.jpg"
     junk.write_bytes(b"not an image")
     assert main(["replay", "--calibration", str(calibration), str(junk)]) == 2

@@ -7,13 +7,14 @@ from itertools import product
 from math import prod
 
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import example
 from hypothesis import strategies as st
 
 from companion.errors import CompanionError
 from companion.reconciler.reconciler import Reconciler
 from companion.reconciler.unknowns import HiddenContents, _count_hypotheses, _hidden_options, reserves_for
 from companion.rules import PRESETS, Game, Move, Variant, parse_square
+from tests.budgets import property_test
 from tests.reconciler.helpers import observe
 
 CLASSIC = PRESETS["classic"]
@@ -185,8 +186,7 @@ def every_valid_assignment(
     return out
 
 
-@settings(max_examples=150, deadline=None)
-@given(questions())
+@property_test(150, questions())
 # a 2 of each colour shows: its stack's 3 is out, hidden under one of the two 4s (which one
 # decides the most likely: the first square's first option, White's 3)
 @example((CLASSIC, ((0, 4), (5, 4)), (0, 1, 0, 1, 0, 1, 0, 1), (0,) * 8))

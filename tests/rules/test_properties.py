@@ -6,12 +6,12 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion.rules import AmbiguousMoveError, Game, Move, Position, Variant
 from companion.rules.codes import code_squares
 from companion.rules.record import read_record, write_record
+from tests.budgets import property_test
 from tests.rules.helpers import ALL_PRESETS
 
 VARIANTS = [
@@ -45,8 +45,7 @@ def piece_counts(position: Position, color: int) -> Counter:
     return counts
 
 
-@settings(max_examples=150, deadline=None)
-@given(games())
+@property_test(150, games())
 def test_position_text_round_trips(game: Game) -> None:
     text = game.position.text()
     again = Position.from_text(text)
@@ -55,8 +54,7 @@ def test_position_text_round_trips(game: Game) -> None:
     assert again.hash == game.position.hash
 
 
-@settings(max_examples=100, deadline=None)
-@given(games())
+@property_test(100, games())
 def test_record_round_trips_and_replays(game: Game) -> None:
     text = write_record(game)
     again = read_record(text)
@@ -67,8 +65,7 @@ def test_record_round_trips_and_replays(game: Game) -> None:
     assert write_record(again) == text
 
 
-@settings(max_examples=150, deadline=None)
-@given(games())
+@property_test(150, games())
 def test_every_piece_is_always_somewhere(game: Game) -> None:
     variant = game.variant
     full = Counter(s for stack in variant.stacks for s in stack)
@@ -78,8 +75,7 @@ def test_every_piece_is_always_somewhere(game: Game) -> None:
         assert sum(full.values()) == 12
 
 
-@settings(max_examples=150, deadline=None)
-@given(games(), st.integers(0, 2**16))
+@property_test(150, games(), st.integers(0, 2**16))
 def test_push_then_pop_restores_the_position(game: Game, seed: int) -> None:
     position = game.position
     before_text, before_hash, before_key = position.text(), position.hash, position.key()
@@ -93,8 +89,7 @@ def test_push_then_pop_restores_the_position(game: Game, seed: int) -> None:
     assert (position.text(), position.hash, position.key()) == (before_text, before_hash, before_key)
 
 
-@settings(max_examples=100, deadline=None)
-@given(games(), st.integers(0, 2**16))
+@property_test(100, games(), st.integers(0, 2**16))
 def test_check_agrees_with_the_generator(game: Game, seed: int) -> None:
     position = game.position
     legal = set(position.legal_moves)
@@ -115,15 +110,13 @@ def test_check_agrees_with_the_generator(game: Game, seed: int) -> None:
         assert reason != "not a legal move here"
 
 
-@settings(max_examples=80, deadline=None)
-@given(games())
+@property_test(80, games())
 def test_hash_is_a_function_of_the_position(game: Game) -> None:
     fresh = Position.from_text(game.position.text())
     assert fresh.hash == game.position.hash
 
 
-@settings(max_examples=60, deadline=None)
-@given(games(max_plies=30))
+@property_test(60, games(max_plies=30))
 def test_a_copy_is_independent_and_can_be_popped(game: Game) -> None:
     original = game.position
     copy = original.copy()
@@ -135,8 +128,7 @@ def test_a_copy_is_independent_and_can_be_popped(game: Game) -> None:
         assert copy.text() == Position.from_text(copy.text()).text()
 
 
-@settings(max_examples=150, deadline=None)
-@given(games(), st.integers(0, 2**32 - 1))
+@property_test(150, games(), st.integers(0, 2**32 - 1))
 def test_legal_codes_within_squares_are_the_legal_codes_there(game: Game, seed: int) -> None:
     position = game.position
     rng = random.Random(seed)

@@ -1,47 +1,14 @@
-"""Shared synthetic set-ups: rendering and calibrating once per test session keeps the suite fast."""
+"""The vision tests' own fixtures; the synthetic set-ups (``setup_for``) are tests/conftest.py's,
+shared with the other folders."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from companion.vision.calibration import Calibration, calibrate
-from companion.vision.reader import BoardReader
-from companion.vision.synth import SceneRenderer
-
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
-
-
-class Setup:
-    """A renderer with its calibration; ``reader()`` gives a fresh reader each time."""
-
-    def __init__(self, renderer: SceneRenderer) -> None:
-        self.renderer = renderer
-
-    @cached_property
-    def calibration(self) -> Calibration:
-        return calibrate(self.renderer.empty(), self.renderer.reference())
-
-    def reader(self) -> BoardReader:
-        return BoardReader(self.calibration)
-
-
-@pytest.fixture(scope="session")
-def setup_for() -> Callable[..., Setup]:
-    """``setup_for(seed, **renderer_options)``, cached for the session."""
-    cache: dict[tuple, Setup] = {}
-
-    def make(seed: int, **options: object) -> Setup:
-        key = (seed, tuple(sorted((k, repr(v)) for k, v in options.items())))
-        if key not in cache:
-            cache[key] = Setup(SceneRenderer(seed, **options))
-        return cache[key]
-
-    return make
 
 
 @pytest.fixture

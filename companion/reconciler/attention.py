@@ -1,0 +1,98 @@
+"""What the referee asks of the players: attention to a reading it cannot make out, and
+help (``help`` event) when the board cannot be followed.
+
+A request is said once and held (``Reconciler.attention``) until a clear reading answers it.
+"""
+
+from __future__ import annotations
+
+from companion.reconciler.announcing import Announcer
+from companion.reconciler.doubts import describe, unclear_reason, unsure_plies
+from companion.reconciler.events import Event, EventType
+from companion.reconciler.help import HelpRequest, board_differences, help_fields
+from companion.reconciler.likelihood import Likelihood
+from companion.reconciler.paths import GamePath, Group
+from companion.rules.square import Square, square_name
+from companion.vision.observation import Observation
+
+
+class AttentionKeeper(Announcer):
+    """The layer of ``Reconciler`` that reports unclear readings and opens and closes help
+    requests."""
+
+    _attention: tuple[int, ...] | None  # the reading last reported as unclear
+    _attention_event: Event | None  # the needs-attention event it was reported with
+    _help: HelpRequest | None  # the board differs from the game: the player is asked
+
+    def _unclear(
+        self, observation: Observation, best: GamePath, groups: list[Group], rival: GamePath | None = None
+    ) -> list[Event]:
+        reason, contradicting = unclear_reason(best, groups, self._shown, self.settings, rival)
+        top = groups[0][0]
+        candidates = [
+            {"explanation": describe(members[0], self._shown), "score": round(score - top, 2)}
+            for score, members in groups[:3]
+        ]
+        return self._needs_attention(reason, observation, contradicting, candidates)
+
+    def _report_unsure(self) -> list[Event]:
+        """Plies that another live path plays differently while it is close to the best
+        (``unsure_plies``): say so once."""
+        unsure = unsure_plies(self._beam, self._shown, self._base_ply, self._guard, self.settings)
+        new = {ply: texts for ply, texts in unsure.items() if self._unsure.get(ply) != texts}
+        self._unsure = unsure
+        if not new:
+            return []
+        asked = "; ".join(f"ply {ply}: {' or '.join(sorted(texts))}" for ply, texts in sorted(new.items()))
+        return [
+            self._event(
+                EventType.NEEDS_ATTENTION,
+                reason=f"not sure which move was made ({asked}): later readings or a lift will tell",
+                detail={"unsure": {str(ply): sorted(texts) for ply, texts in sorted(unsure.items())}},
+            )
+        ]
+
+    def _needs_attention(
+        self,
+        reason: str | None,
+        observation: Observation,
+        squares: tuple[Square, ...] = (),
+        candidates: list[dict[str, object]] | None = None,
+    ) -> list[Event]:
+        """Report an unclear board once per distinct reading, not on every observation."""
+        reading = tuple(int(i) for i in observation.probabilities.argmax(axis=1))
+        if reading == self._attention:
+            return []
+        self._attention = reading
+        detail: dict[str, object] = {"candidates": candidates} if candidates else {}
+        self._attention_event = self._event(
+            EventType.NEEDS_ATTENTION,
+            reason=reason,
+            squares=tuple(square_name(sq) for sq in squares),
+            detail=detail,
+        )
+        return [self._attention_event]
+
+    def _ask_for_help(self, observation: Observation, likelihood: Likelihood) -> list[Event]:
+        """No path has explained the board for ``RESYNC_AFTER`` readings and the reading is too
+        unsure to restart from: light the squares where the camera disagrees with the game and
+        say what each shows and what the game has there. The player puts the board right (a
+        reading the game explains closes the request) or accepts what the camera sees
+        (``accept_board``). The request is said again only when the squares change."""
+        differ = board_differences(self.game.position, likelihood)
+        if not differ:  # the board shows the game's own tops: nothing to light (yet)
+            return self._close_help()
+        if self._help is not None and self._help.squares == differ:
+            self._help.reading = (observation, likelihood)
+            return []
+        event = self._event(EventType.HELP, **help_fields(differ, self.game.position))
+        self._help = HelpRequest(differ, (observation, likelihood), event)
+        return [event]
+
+    def _close_help(self) -> list[Event]:
+        """A clear reading answers an open help request: the board was put right (said with
+        ``restored`` when nothing else was announced, so the panel stops pointing)."""
+        if self._help is None:
+            return []
+        self._help = None
+        return [self._event(EventType.RESTORED, position=self.game.position.text())]

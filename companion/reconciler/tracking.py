@@ -1,0 +1,269 @@
+"""The paths the reconciler keeps, and how one reading extends them.
+
+Every path is one way the game may have gone (``paths.GamePath``); each reading grows every
+path by every account of it (``decoder.explain``), scored against the path's position, and
+the best few are kept. This layer holds the paths and their working positions and does the
+scoring; what to announce from them is decided above it (``reconciler.Reconciler``).
+"""
+
+from __future__ import annotations
+
+from companion.reconciler.accounts import PRIOR, Explanation, Kind, Settings
+from companion.reconciler.decoder import after_end, explain, two_move_explanations
+from companion.reconciler.hidden import HiddenCups
+from companion.reconciler.likelihood import Likelihood, Reach, View, reach
+from companion.reconciler.paths import (
+    NEW_ROOT,
+    Accounts,
+    Candidate,
+    GamePath,
+    LineKey,
+    PathKey,
+    ScoringKey,
+    board_shows,
+    carry_doubts,
+    common_prefix,
+    extend,
+    game_over,
+    game_over_now,
+)
+from companion.reconciler.unknowns import HiddenContents
+from companion.rules.game import Game
+from companion.rules.position import Position
+from companion.rules.variant import Variant
+
+SECOND_FAULT = 2.0  # log-odds against another illegal action before the board is put right
+PER_LINE = 3  # paths kept per line of moves (with different referee states)
+
+
+class PathTracker:
+    """The lowest layer of ``Reconciler``: the paths, their working positions and the scoring
+    of a reading against them. The attributes below are set by ``Reconciler.__init__``."""
+
+    game: Game
+    """The game as announced so far."""
+    variant: Variant
+    settings: Settings
+    takeback: bool
+    new_game: bool
+    hidden: HiddenCups  # a game started mid-way (or re-synchronised): what stacks may hide
+    _explained: dict[ScoringKey, Accounts]
+    _views: dict[LineKey, View]  # this reading scored against each line's position
+    _reach: dict[ScoringKey, Reach]  # lines left unscored this reading: what they could reach
+
+    @property
+    def unknowns(self) -> HiddenContents | None:
+        """What the stacks may hide (a game started mid-way or resynchronised), None when known."""
+        return self.hidden.contents
+
+    def _reset_paths(self) -> None:
+        """One path: the game as announced (after a new game, a resync, a mid-game reveal)."""
+        self._starts: dict[int, Position] = {0: self.game.start, NEW_ROOT: Position(self.variant)}
+        self._work: dict[int, tuple[Position, list[int]]] = {}
+        codes = tuple(self.game.position.move_codes)
+        self._base_ply = self.game.ply - len(codes)
+        self._shown = GamePath(0, codes, 0.0)
+        self._beam = [self._shown]
+        self._unsure: dict[int, set[str]] = {}
+        self._guard = 0  # after a resync: the first move may be the end of one under way then
+        self._unseen_from: int | None = None  # first ply of moves announced out of sight, not yet
+        #                                       followed by a move of the side they leave to move
+        self._remap: dict[int, int] = {}
+        self._resync_options: dict[int, HiddenContents] = {}
+
+    def _goto(self, root: int, codes: tuple[int, ...]) -> Position:
+        """A working position at the end of a path (moved there by popping and pushing)."""
+        entry = self._work.get(root)
+        if entry is None:
+            entry = (self._starts[root].copy(), [])
+            self._work[root] = entry
+        position, at = entry
+        common = common_prefix(at, codes)
+        while len(at) > common:
+            position.pop_code()
+            at.pop()
+        for code in codes[common:]:
+            position.push_code(code)
+            at.append(code)
+        return position
+
+    def _single_candidates(self, likelihood: Likelihood) -> list[Candidate]:
+        """Every path's single-action accounts of the reading (``_candidates``), best path
+        first; a line of moves whose best possible account (``decoder.reach``) is already
+        ``keep`` behind the best account found is not scored (none of it would be kept).
+        In a game started mid-way a lift may show any hidden cup: every line is scored."""
+        out: list[Candidate] = []
+        top = -float("inf")
+        for path in self._beam:
+            line = (path.root, path.codes, False)
+            if line not in self._explained and out and self.unknowns is None:
+                bound = self._reach.get(line)
+                if bound is None:
+                    bound = self._reach[line] = reach(self._goto(path.root, path.codes), likelihood)
+                floor = top - self.settings.keep
+                if path.score + bound.best < floor and (
+                    path.score + bound.ended < floor or not self._over(path)
+                ):
+                    continue
+            found = self._candidates(path, likelihood)
+            out += found
+            top = max([top, *(c[0] for c in found)])
+        return out
+
+    def _over(self, path: GamePath) -> bool:
+        """Whether the game on a path is over (``game_over`` without the tops)."""
+        position = self._goto(path.root, path.codes)
+        return path.forfeit is not None or game_over_now(position)
+
+    def _view(self, path: GamePath, likelihood: Likelihood) -> tuple[Position, View, bool]:
+        """The working position at the end of a path, the reading scored against it (one view
+        per line and reading: its single-action and two-move accounts share it), and whether
+        the game on the path is over."""
+        position = self._goto(path.root, path.codes)
+        line = path.line()
+        view = self._views.get(line)
+        if view is None:
+            view = self._views[line] = View(position, None, likelihood=likelihood)
+        return position, view, path.forfeit is not None or game_over(position, view)
+
+    def _explained_now(self, path: GamePath, likelihood: Likelihood) -> tuple[View, bool, list[Explanation]]:
+        """The single-action accounts of a line ``_single_candidates`` left unscored."""
+        self._candidates(path, likelihood)
+        return self._explained[(path.root, path.codes, False)]
+
+    def _candidates(
+        self, path: GamePath, likelihood: Likelihood, two: bool = False, least: float = -float("inf")
+    ) -> list[Candidate]:
+        """Every way the reading may have come about from this path: (score, path, explanation,
+        view, over). Paths at the same position share one scoring of the reading; two-move
+        accounts gaining less than ``least`` are left out."""
+        key = (path.root, path.codes, two)
+        explained = self._explained.get(key)
+        if explained is None:
+            explained = self._explain(path, likelihood, two, least)
+            self._explained[key] = explained
+        view, over, ranked = explained
+        if two and over:
+            return []
+        base = path.score + view.base
+        if path.pending is not None and not over:
+            # waiting for the board to be put right: the same illegal view again costs nothing
+            # more; another illegal action (or a lift) on top of it is a second fault
+            out: list[Candidate] = []
+            for e in ranked:
+                if e.kind in (Kind.TAKEBACK, Kind.NEW_GAME):
+                    continue
+                score = base + e.score
+                if e.kind is Kind.ILLEGAL and e.action == path.pending:
+                    score += PRIOR[Kind.ILLEGAL]
+                elif e.kind in (Kind.ILLEGAL, Kind.LIFT):
+                    score -= SECOND_FAULT
+                out.append((score, path, e, view, over))
+            return out
+        return [(base + e.score, path, e, view, over) for e in ranked]
+
+    def _explain(
+        self, path: GamePath, likelihood: Likelihood, two: bool, least: float
+    ) -> tuple[View, bool, list[Explanation]]:
+        position, view, over = self._view(path, likelihood)
+        if two:
+            changed = view.changed_squares(self.settings.changed)
+            if over or len(changed) > self.settings.max_changed:
+                return view, over, []
+            return view, over, two_move_explanations(position, view, changed, least)
+        if over:
+            ranked = explain(
+                position,
+                view,
+                moves=False,
+                illegal=False,
+                lifts=False,
+                takeback=self.takeback and bool(path.codes),
+                new_game=self.new_game,
+            )
+            ranked.append(after_end(view))
+            return view, over, ranked
+        ply = self._base_ply + len(path.codes) if path.root == 0 else len(path.codes)
+        ranked = explain(
+            position,
+            view,
+            takeback=self.takeback and bool(path.codes),
+            new_game=self.new_game and ply >= 2,
+            reveal=self.hidden.reveal_options(self.variant.max_piece),
+        )
+        return view, over, ranked
+
+    def _children(self, candidates: list[Candidate]) -> list[GamePath]:
+        """The new paths within ``keep`` of the best, best first, one per state, and at most
+        ``PER_LINE`` per line of moves (the line's best referee states)."""
+        candidates.sort(key=lambda c: c[0], reverse=True)
+        floor = candidates[0][0] - self.settings.keep
+        seen: set[PathKey] = set()
+        lines: dict[LineKey, int] = {}
+        out: list[GamePath] = []
+        for score, path, e, view, over in candidates:
+            if score < floor or len(out) == self.settings.width:
+                break
+            child = extend(path, e, score, view, over, self.variant.touch_rule)
+            key = child.key()
+            line = key[:2]
+            if (
+                key not in seen
+                and lines.get(line, 0) < PER_LINE
+                and (line in lines or len(lines) < self.settings.lines)
+            ):
+                seen.add(key)
+                lines[line] = lines.get(line, 0) + 1
+                carry_doubts(child, path, e, view, self.settings)
+                out.append(child)
+        return out
+
+    def _representative(self, members: list[GamePath]) -> GamePath:
+        """The path to announce the reading from: the one that continues what was announced,
+        unless another is better by the margin (then what was announced is corrected)."""
+        best = members[0]
+        shown = self._shown.key()
+        for path in members:
+            if path.score < best.score - self.settings.margin:
+                break
+            if path.before is not None and path.before.key() == shown and path.decent:
+                return path
+        return best
+
+    def _rebase(self, kept: list[GamePath]) -> list[GamePath]:
+        """The announced game now grows from another start (a new game, the other side to
+        move after a resync): that start becomes start 0, and paths from any other drop."""
+        ((old, new),) = self._remap.items()
+        self._remap = {}
+        self._starts = {new: self._starts[old], NEW_ROOT: Position(self.variant)}
+        self._work = {new: self._work[old]} if old in self._work else {}
+        self._resync_options = {}
+        self._base_ply = 0
+        out = [p for p in kept if p.root == old]
+        for path in out:
+            path.root = new
+        self._shown.root = new
+        return out or [GamePath(new, tuple(self.game.position.move_codes), 0.0)]
+
+    def _history_rival(self, chosen: GamePath, kept: list[GamePath]) -> GamePath | None:
+        """A path close to ``chosen`` (within the margin) whose moves before this reading
+        differ in what the board shows, or in how many there were and what the stacks hide,
+        when announcing ``chosen`` would rewrite or extend the moves announced so far: the
+        reading tells what it shows, but not which history led there, and a lift may still
+        tell, so nothing is announced from it. Paths that differ only in a cup now covered
+        with as many moves, or that reach the very same position in another number of moves,
+        are announced with those plies reported unsure: no later reading can tell them apart."""
+        assert chosen.before is not None
+        if chosen.before.line() == self._shown.line():
+            return None
+        floor = chosen.score - self.settings.margin
+        shows: tuple[tuple[int, ...], int, int] | None = None
+        for path in kept:
+            if path is chosen or path.score < floor or path.line() == chosen.line():
+                continue
+            if shows is None:
+                shows = board_shows(self._goto(chosen.root, chosen.codes))
+            other = board_shows(self._goto(path.root, path.codes))
+            if other[:2] != shows[:2] or (len(path.codes) != len(chosen.codes) and other[2] != shows[2]):
+                return path
+        return None

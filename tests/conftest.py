@@ -1,0 +1,49 @@
+"""Set-ups shared by every test folder: a synthetic board rendered and calibrated once per
+test session (a calibration costs about half a second of CPU), whoever asks first."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:  # imported when first used: a run of tests/rules alone never loads OpenCV
+    from companion.vision.calibration import Calibration
+    from companion.vision.reader import BoardReader
+    from companion.vision.synth import SceneRenderer
+
+
+class Setup:
+    """A renderer with its calibration; ``reader()`` gives a fresh reader each time."""
+
+    def __init__(self, renderer: SceneRenderer) -> None:
+        self.renderer = renderer
+
+    @cached_property
+    def calibration(self) -> Calibration:
+        from companion.vision.calibration import calibrate
+
+        return calibrate(self.renderer.empty(), self.renderer.reference())
+
+    def reader(self) -> BoardReader:
+        from companion.vision.reader import BoardReader
+
+        return BoardReader(self.calibration)
+
+
+@pytest.fixture(scope="session")
+def setup_for() -> Callable[..., Setup]:
+    """``setup_for(seed, **renderer_options)``, cached for the session."""
+    cache: dict[tuple, Setup] = {}
+
+    def make(seed: int, **options: object) -> Setup:
+        key = (seed, tuple(sorted((k, repr(v)) for k, v in options.items())))
+        if key not in cache:
+            from companion.vision.synth import SceneRenderer
+
+            cache[key] = Setup(SceneRenderer(seed, **options))
+        return cache[key]
+
+    return make
