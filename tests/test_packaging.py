@@ -15,11 +15,16 @@ def _declared() -> dict[str, list[str]]:
     return config["tool"]["setuptools"]["package-data"]
 
 
+# Not data: Python's own files, and the compiled engine core's source and build (setup.py's
+# ext_modules compile the one into the other at install).
+CODE_SUFFIXES = (".py", ".pyc", ".c", ".so", ".pyd")
+
+
 def _data_files() -> list[Path]:
     return [
         path
         for path in (ROOT / "companion").rglob("*")
-        if path.is_file() and path.suffix not in (".py", ".pyc") and "__pycache__" not in path.parts
+        if path.is_file() and path.suffix not in CODE_SUFFIXES and "__pycache__" not in path.parts
     ]
 
 

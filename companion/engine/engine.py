@@ -44,6 +44,7 @@ class Engine:
     def stop(self) -> None:
         """Ask a running ``search`` to return now (thread-safe)."""
         self._stop.set()
+        self.searcher.stop()  # the compiled search polls a flag of its own
 
     def new_game(self) -> None:
         """Forget what the tables learnt (a new opponent, or a fresh benchmark)."""

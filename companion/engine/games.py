@@ -1,6 +1,7 @@
 """The engine's side of the game seam: which search plays which game.
 
-Gobblet is searched by ``search.Searcher`` on its own fast board; every other game by a
+Gobblet is searched by its own fast search (``compiled.searcher_for``: the compiled core where
+it was built, else ``search.Searcher`` on the Python ``SearchBoard``); every other game by a
 searcher built on ``gamesearch.GameSearcher`` with the game's evaluation. A third game is one
 entry in ``SEARCHERS``.
 """
@@ -11,9 +12,10 @@ import threading
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from companion.engine.compiled import searcher_for as gobblet_searcher
 from companion.engine.cups import CupsSearcher
 from companion.engine.levels import Level
-from companion.engine.search import Limits, Searcher, SearchResult
+from companion.engine.search import Limits, SearchResult
 from companion.rules.cups import GAME_NAME as CUPS
 from companion.rules.games import GOBBLET, kind_of
 from companion.rules.state import GameVariant
@@ -31,9 +33,13 @@ class TreeSearch(Protocol):
 
     def score_moves(self, position: Any, depth: int) -> list[tuple[int, int]]: ...
 
+    def stop(self) -> None:
+        """End a running search now (from another thread)."""
+        ...
+
 
 SEARCHERS: dict[str, Callable[[Any, Level], TreeSearch]] = {
-    GOBBLET: lambda variant, level: Searcher(variant),
+    GOBBLET: lambda variant, level: gobblet_searcher(variant),
     CUPS: lambda variant, level: CupsSearcher(endgame=level.solver),
 }
 

@@ -92,6 +92,10 @@ class GameSearcher:
             result = SearchResult(move, 0, 0, self.nodes, [move], _time.perf_counter() - start)
         return result
 
+    def stop(self) -> None:
+        """End a running search now (thread-safe): the deepest finished iteration answers."""
+        self._stop.set()
+
     def score_moves(self, position: State, depth: int) -> list[tuple[int, int]]:
         """Every root move's code with its full-window score at ``depth`` (weaker levels)."""
         state = self._prepare(position, Limits(depth=depth), None)

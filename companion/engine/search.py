@@ -42,7 +42,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from companion.engine.board import PIECE_BITS, PIECE_MASK, SearchBoard
+from companion.engine.board import PIECE_BITS, PIECE_MASK, SearchBoard, board_tables_for
 from companion.engine.evaluate import MATE_BOUND, WIN_SCORE, evaluator_for
 from companion.errors import CompanionError
 from companion.rules import Move, Position, Variant
@@ -121,6 +121,7 @@ class Searcher:
 
     def __init__(self, variant: Variant, max_depth: int = 64) -> None:
         self.variant = variant
+        self.tables = board_tables_for(variant)  # the board's square numbers and move codes
         self.evaluator = evaluator_for(variant)
         self.evaluate = self.evaluator.score  # on the search board
         self.max_depth = max_depth
@@ -154,7 +155,7 @@ class Searcher:
         self._prepare(position, limits, stop_event)
         max_depth = min(limits.depth or self.max_depth, self.max_depth)
         legal = self.pos.legal_codes()
-        from_rules = self.board.tables.from_rules
+        from_rules = self.tables.from_rules
         root_codes = [from_rules(c) for c in legal if only is None or c in only] or [
             from_rules(c) for c in legal
         ]
@@ -182,11 +183,13 @@ class Searcher:
         """Every root move (the rules engine's code) with its full-window score at ``depth``
         (for the weaker levels, which choose among nearly-best moves)."""
         self._prepare(position, Limits(depth=depth), None)
-        scored = []
-        from_rules = self.board.tables.from_rules
-        for code in self.pos.legal_codes():
-            scored.append((code, self._child(from_rules(code), depth, -MATE - 1, MATE + 1, 0, 0)))
-        return scored
+        codes = self.pos.legal_codes()
+        from_rules = self.tables.from_rules
+        return list(zip(codes, self._score_all([from_rules(code) for code in codes], depth), strict=True))
+
+    def _score_all(self, codes: list[int], depth: int) -> list[int]:
+        """Each board code's full-window score at ``depth``, in order."""
+        return [self._child(code, depth, -MATE - 1, MATE + 1, 0, 0) for code in codes]
 
     def _prepare(self, position: Position, limits: Limits, stop_event: threading.Event | None) -> None:
         outcome = position.outcome()
@@ -553,6 +556,11 @@ class Searcher:
             killers[1] = killers[0]
             killers[0] = code
 
+    def _hash_move(self, key: int) -> int:
+        """The best move the table holds for a position (0: none)."""
+        entry = self.tt.get(key)
+        return 0 if entry is None else entry[3]
+
     # ----- results --------------------------------------------------------------------------
 
     def _result(self, code: int, score: int, depth: int) -> SearchResult:
@@ -571,7 +579,7 @@ class Searcher:
         """The best move, then hash moves while they are legal and the game goes on (played on
         the rules engine's position: board codes are translated)."""
         pos = self.pos
-        to_rules = self.board.tables.to_rules
+        to_rules = self.tables.to_rules
         code = to_rules(code)
         line: list[Move] = []
         pushed = 0
@@ -583,10 +591,10 @@ class Searcher:
             if pos.line_result() is not None or pos.hash in seen or pushed >= max(depth, 1):
                 break
             seen.add(pos.hash)
-            entry = self.tt.get(pos.hash)
-            if entry is None or to_rules(entry[3]) not in pos.legal_codes():
+            hash_move = self._hash_move(pos.hash)
+            if not hash_move or to_rules(hash_move) not in pos.legal_codes():
                 break
-            code = to_rules(entry[3])
+            code = to_rules(hash_move)
         for _ in range(pushed):
             pos.pop_code()
         return line
