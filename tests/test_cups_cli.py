@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from companion.cli import main
+from companion.log import GameStore
 from companion.rules.cups import CupsGame
 from companion.rules.record import read_records
 from tests.test_bad_input import refused
@@ -83,3 +84,8 @@ def test_play_against_the_engine_logged_then_listed_shown_and_exported(
     (game,) = read_records(run(capsys, "games", "export", "1", "--db", str(db)))
     assert isinstance(game, CupsGame) and game.result == "0-1" and game.moves[0].text() == "s4"
     assert [m.text() for m in game.moves][2] == "s2"
+    assert "the coach reviews Gobblet games only" in refused(
+        capsys, ["games", "review", "1", "--db", str(db)]
+    )
+    with GameStore(db, create=False) as store:
+        assert store.unreviewed() == [], "the device's reviewer leaves a finished Cups game alone"
