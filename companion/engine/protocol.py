@@ -159,7 +159,8 @@ def parse_setoption(args: list[str]) -> tuple[str, str]:
         raise ProtocolError("setoption needs name <option> value <value>")
     name, found, value = text[5:].partition(" value ")
     if not found or not value.strip():
-        raise ProtocolError(f"setoption name {name.strip()} needs a value")
+        shown = " ".join(name.split())  # one line, whatever whitespace the words held
+        raise ProtocolError(f"setoption name {shown} needs a value")
     return name.strip().lower(), value.strip()
 
 
