@@ -288,6 +288,8 @@ class Reconciler(AttentionKeeper):
                 path.before.view = None
         if self._remap:
             kept = self._rebase(kept)
+        elif clear and not wrong_side:
+            kept = self._settle_start(kept)
         self._beam = kept
         events += self._report_unsure()
         self.hidden.settle()

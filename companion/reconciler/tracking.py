@@ -34,6 +34,7 @@ from companion.rules.variant import Variant
 
 SECOND_FAULT = 2.0  # log-odds against another illegal action before the board is put right
 PER_LINE = 3  # paths kept per line of moves (with different referee states)
+SETTLED_MOVES = 2  # after a resync: moves announced from one start before the other may drop
 
 
 class PathTracker:
@@ -244,6 +245,27 @@ class PathTracker:
             path.root = new
         self._shown.root = new
         return out or [GamePath(new, tuple(self.game.position.move_codes), 0.0)]
+
+    def _settle_start(self, kept: list[GamePath]) -> list[GamePath]:
+        """After a resync both sides to move are kept as starts until moves tell. The other
+        start can stay alive at a constant gap for the rest of the game: its first step was two
+        moves out of sight (a move of its own the real one covered) or an illegal action, and
+        every later move is the same on both; left alone it would make every later ply unsure.
+        Once the best path held ``SETTLED_MOVES`` moves before this reading, clear readings
+        have kept it on the announced start and the other start is behind it by the margin,
+        the other start is dropped, as it is at once
+        when the other start wins (``_rebase``)."""
+        root, best = self._shown.root, kept[0]
+        if not self._resync_options or best.root != root or best.before is None:
+            return kept
+        if len(best.before.codes) < SETTLED_MOVES:  # (the moves announced before this reading)
+            return kept
+        floor = best.score - self.settings.margin
+        others = [p for p in kept if p.root != root and p.root in self._resync_options]
+        if any(p.score >= floor for p in others):
+            return kept
+        self._resync_options = {}
+        return [p for p in kept if p not in others]
 
     def _history_rival(self, chosen: GamePath, kept: list[GamePath]) -> GamePath | None:
         """A path close to ``chosen`` (within the margin) whose moves before this reading

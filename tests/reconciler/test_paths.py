@@ -124,3 +124,19 @@ def test_observations_of_another_board_size_are_refused() -> None:
     reconciler = Reconciler(Variant.from_spec("junior"))
     with pytest.raises(CompanionError):
         reconciler.feed(observe_tops({0: (0, 4)}))
+
+
+@pytest.mark.parametrize("seed", [20, 45])
+def test_after_a_resync_the_referee_is_sure_again_once_moves_tell_the_side(seed: int) -> None:
+    # After a resync both sides to move are kept as starts until moves tell. The other start
+    # can stay alive at a constant gap (its first step a move of its own that the real one
+    # covered), every later move the same on both: once two moves are announced and it is
+    # behind by the margin it is dropped, and the later plies are sure (only a first placement
+    # stays unsure: the end of a move under way at the resync).
+    reconciler, game, events = blind_game(seed)
+    at = next(i for i, e in enumerate(events) if e.type == "resync")
+    moved = [i for i, e in enumerate(events) if e.type == "move" and i > at]
+    assert moves_of(reconciler) == [m.text() for m in game.moves[-len(reconciler.game.moves) :]]
+    assert len(reconciler.game.moves) >= 4
+    assert list(reconciler.unsure) == [1]
+    assert not any("another start" in (e.reason or "") for e in events[moved[2] :])
