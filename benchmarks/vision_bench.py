@@ -63,6 +63,7 @@ from companion.errors import CompanionError
 from companion.reconciler.events import Event, EventType
 from companion.reconciler.reconciler import Reconciler
 from companion.rules import COLOR_NAMES, Game, Move, Variant
+from companion.rules.position import Position
 from companion.rules.square import parse_color, square_name
 from companion.testing.faults import score_record
 from companion.vision.calibration import Calibration, calibrate
@@ -424,7 +425,10 @@ class GameResult:
 
 
 def tops_of_game(game: Game) -> dict[str, Top]:
-    position = game.position
+    return tops_of_position(game.position)
+
+
+def tops_of_position(position: Position) -> dict[str, Top]:
     return {square_name(sq): position.top(sq) for sq in position.squares if position.top(sq) is not None}
 
 
@@ -437,6 +441,16 @@ class TruthGames:
         for text in moves:
             game.push(Move.from_text(text))
             self.tops.append(tops_of_game(game))
+
+    def ply_showing(self, position: str | None, played: int) -> int:
+        """The latest truth ply up to ``played`` whose tops a resync's ``position`` shows: an
+        accepted camera view is the reading the help request was made from, which the game may
+        have moved past while the player looked (then the referee's first move after the
+        resync is the truth's next, not a move too many); ``played`` when none matches."""
+        if position is None:
+            return played
+        tops = tops_of_position(Position.from_text(position))
+        return next((k for k in range(played, -1, -1) if self.tops[k] == tops), played)
 
 
 def asking(reconciler: Reconciler) -> bool:
@@ -584,7 +598,7 @@ def replay(
                 result.resyncs += 1
                 doubted |= {ply + len(before) for ply in event.detail.get("unsure", [])}
                 before += list(event.detail.get("record", []))
-                offset = len(played)
+                offset = truth.ply_showing(event.position, len(played))
             result.attention_events += event.type is EventType.NEEDS_ATTENTION
             result.illegal_events += event.type is EventType.ILLEGAL
             result.help_requests += str(event.type) == "help" and bool(event.squares)

@@ -12,7 +12,7 @@ from types import ModuleType, SimpleNamespace
 import pytest
 
 from companion.reconciler.events import Event, EventType
-from companion.rules import Variant, parse_square
+from companion.rules import Game, Variant, parse_square
 from companion.vision.observation import class_index
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -110,3 +110,16 @@ def test_the_careful_player_accepts_the_camera_only_when_the_board_agrees(bench:
     assert player.answer(reconciler, game_right, 5.0) is None and reconciler.accepted == 1
     reconciler.help_squares = {}
     assert player.answer(reconciler, camera_right, 30.0) is None
+
+
+def test_a_resync_counts_from_the_truth_ply_its_board_shows(bench: ModuleType) -> None:
+    # an accepted camera view is the reading the help request was made from: the game may have
+    # moved past it while the player looked; the moves after the resync count from that board
+    truth = bench.TruthGames("classic", ("4a1", "4b2", "3c3"))
+    game = Game(Variant.from_spec("classic"))
+    for text in ("4a1", "4b2"):
+        game.push_text(text)
+    shown = game.position.text()
+    assert truth.ply_showing(shown, 3) == 2
+    assert truth.ply_showing(None, 3) == 3
+    assert truth.ply_showing(Game(Variant.from_spec("classic")).position.text(), 3) == 0
