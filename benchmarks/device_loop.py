@@ -44,16 +44,28 @@ class Replay:
         pass
 
 
-def loop_rate(variant: Variant, seed: int, folder: Path) -> tuple[int, float, int, str]:
+def rendered_game(variant: Variant, seed: int) -> tuple[SynthRenderer, list]:
+    """A generated game's frames, rendered once (and the renderer, whose observer reads them)."""
     renderer = SynthRenderer(variant, seed)
     scenario = build_scenario(
         variant, seed, stage_illegal=False, stage_takeback=False, stage_camera_fault=False
     )
-    frames = [image for shot in scenario.shots for image in [renderer.render(shot, 0)] * shot.frames]
+    return renderer, [image for shot in scenario.shots for image in [renderer.render(shot, 0)] * shot.frames]
+
+
+def loop_rate(variant: Variant, seed: int, folder: Path) -> tuple[int, float, int, str]:
+    renderer, frames = rendered_game(variant, seed)
+    return referee_frames(variant, renderer, frames, folder / "bench.sqlite3")
+
+
+def referee_frames(
+    variant: Variant, renderer: SynthRenderer, frames: list, database: Path
+) -> tuple[int, float, int, str]:
+    """The full loop over ``frames`` as fast as it takes them: (frames, seconds, plies, result)."""
     source = Replay(frames)
     with (
         Panel(DeviceConfig(), pin_factory=mock_pin_factory(), board_size=variant.size) as panel,
-        GameStore(folder / "bench.sqlite3") as store,
+        GameStore(database) as store,
         HintWorker(EngineSearcher(), 0.5) as hints,
     ):
         companion = Companion(

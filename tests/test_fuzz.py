@@ -4,8 +4,8 @@ variant spec, game record, device configuration, calibration file, engine protoc
 The property is the same everywhere: a result, or a ``CompanionError`` whose message is one
 line (what the CLI prints before exit status 2), never another exception. Inputs are both
 random text and near misses: valid inputs with a piece changed, which reach the checks deep
-inside a parser that random text never gets past. The quick loop runs a few dozen examples
-per parser (a few seconds in all); the ``slow`` run a thousand and more.
+inside a parser that random text never gets past. The quick loop runs 25 examples per
+parser (``tests/budgets.py``, a few seconds in all); the ``slow`` run a thousand and more.
 """
 
 from __future__ import annotations
@@ -29,11 +29,10 @@ from companion.errors import CompanionError
 from companion.rules import Game, Move, Position, Variant
 from companion.rules.record import read_record, read_records, write_record
 from companion.vision.calibration import Calibration
-from tests.budgets import budgets
+from tests.budgets import QUICK_EXAMPLES, budgets
 
-QUICK = 40
 LONG = 1000
-BUDGETS = budgets(QUICK, LONG)
+BUDGETS = budgets(QUICK_EXAMPLES, LONG)
 
 
 def fuzz(strategy: st.SearchStrategy, check: Callable[[Any], None], examples: int) -> None:

@@ -118,15 +118,17 @@ def test_no_package_reaches_into_another() -> None:
 LAYERS: dict[str, set[str]] = {
     "rules": set(),
     "engine": {"rules"},
+    "coach": {"rules", "engine"},
     "vision": {"rules"},
     "reconciler": {"rules", "vision"},
     "log": {"rules", "reconciler"},
     "testing": {"rules", "vision", "reconciler"},
-    "device": {"rules", "engine", "vision", "reconciler", "log"},
-    "web": {"rules", "vision", "reconciler", "log", "device"},
-    "cli": {"rules", "engine", "vision", "reconciler", "log", "device", "web"},
+    "device": {"rules", "engine", "coach", "vision", "reconciler", "log"},
+    "web": {"rules", "coach", "vision", "reconciler", "log", "device"},
+    "cli": {"rules", "engine", "coach", "vision", "reconciler", "log", "device", "web"},
 }
-"""Which sub-packages each may import: data flows one way, rules <- engine; vision ->
+"""Which sub-packages each may import: data flows one way, rules <- engine <- coach (the
+post-game review); vision ->
 reconciler -> events -> device and log; the web page reads the device (its ``Remote``) and
 the log; the command line on top; the test harnesses (``testing``) beside the product, used
 only by tests and benchmarks. The top-level modules

@@ -1,7 +1,9 @@
-"""``gobblet-companion games list|show|export``: the device's game log, read back.
+"""``gobblet-companion games list|show|export|review``: the device's game log, read back.
 
 ``export`` writes the record format (``companion.rules.record``), so a logged game opens in
-anything that reads records, ``gobblet-companion play --record`` included.
+anything that reads records, ``gobblet-companion play --record`` included; with a stored
+review it carries the review's symbols and evaluations. ``review`` is the coach's post-game
+review (``companion.coach``) of one game.
 """
 
 from __future__ import annotations
@@ -10,10 +12,21 @@ import argparse
 import sys
 from pathlib import Path
 
-from companion.cli.common import add_json_argument, print_json, whole_number, write_output
+from companion.cli.common import add_json_argument, print_json, seconds, whole_number, write_output
+from companion.coach import (
+    DEFAULT_NODES,
+    GameReview,
+    Summary,
+    annotate,
+    evaluation_graph,
+    review_game,
+    review_method,
+    stored_review,
+)
 from companion.device.config import database_path, default_config_path, load_config
 from companion.errors import CompanionError
-from companion.log import GameRow, GameStore, UnreplayableGameError, local_time
+from companion.log import GameRow, GameStore, LogError, UnreplayableGameError, local_time
+from companion.rules import Game
 from companion.rules.record import format_timestamp, write_record
 
 
@@ -70,6 +83,32 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     )
     export.add_argument("--out", "-o", default=None, help="write to this file instead of standard output")
     export.set_defaults(handler=export_games)
+
+    review = actions.add_parser(
+        "review",
+        help="the coach's review of one game: values, best moves, blunders, an evaluation graph",
+        description="Judge every move of a logged game against the engine (exactly in junior, "
+        "with a fixed search budget in the other variants); see docs/coach.md.",
+    )
+    add_database_arguments(review)
+    add_json_argument(review)
+    review.add_argument("game", type=whole_number(0), help="game id (from `games list`)")
+    budget = review.add_mutually_exclusive_group()
+    budget.add_argument(
+        "--nodes",
+        type=whole_number(1),
+        default=None,
+        help=f"search nodes per position outside junior (default {DEFAULT_NODES}: the same review each time)",
+    )
+    budget.add_argument(
+        "--time",
+        type=seconds,
+        default=None,
+        metavar="S",
+        help="seconds per position outside junior instead of a node budget (not repeatable)",
+    )
+    review.add_argument("--svg", default=None, metavar="FILE", help="write the evaluation graph (SVG) here")
+    review.set_defaults(handler=review_command)
 
 
 _when = local_time
@@ -167,7 +206,9 @@ def export_games(args: argparse.Namespace) -> int:
         ids = args.games or [row.id for row in reversed(store.games())]
         for game_id in ids:
             try:
-                records.append(write_record(store.load_game(game_id)))
+                game = store.load_game(game_id)
+                review = stored_review(store.review(game_id, len(game.played)))
+                records.append(write_record(game if review is None else annotate(game, review)))
             except UnreplayableGameError as error:
                 skipped.append(str(error))
     text = "\n".join(records)
@@ -180,3 +221,84 @@ def export_games(args: argparse.Namespace) -> int:
     if skipped and not records:
         raise CompanionError(f"no game exported: {len(skipped)} skipped (see above)")
     return 0
+
+
+# ----- review -------------------------------------------------------------------------------
+
+PROGRESS_WIDTH = 30  # characters of the progress bar
+
+
+class ProgressBar:
+    """A one-line bar on a terminal's stderr, redrawn in place; nothing when stderr is a file
+    or a pipe (a program reading ``--json`` wants no noise)."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.shown = sys.stderr.isatty()
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.shown:
+            return
+        filled = PROGRESS_WIDTH * done // max(total, 1)
+        bar = "#" * filled + "." * (PROGRESS_WIDTH - filled)
+        sys.stderr.write(f"\r{self.label} [{bar}] {done}/{total} plies")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def review_command(args: argparse.Namespace) -> int:
+    """The stored review when it was made the way asked (the default budget, or the same
+    ``--nodes``/``--time``), else a new one, kept in the log for next time."""
+    path = database_from_args(args)
+    with GameStore(path, create=False) as store:
+        row = store.game(args.game)
+        game = store.load_game(args.game)
+        review = stored_review(store.review(row.id, len(game.played)))
+    if not game.played:
+        raise CompanionError(f"game {row.id} has no move to review")
+    if review is None or review.method != review_method(game.variant, args.nodes, args.time):
+        review = _new_review(path, row, game, args)
+    if args.svg:
+        write_output(args.svg, evaluation_graph(review), "evaluation graph")
+    if args.json:
+        data = review.to_json()
+        data["game"] = row.id
+        print_json(data)
+        return 0
+    print(f"game {row.id}: {row.white} (white) - {row.black} (black), {row.variant}: {_status(row)}")
+    print(f"values: {review.method}")
+    for ply in review.plies:
+        side = "white" if ply.mover == 0 else "black"
+        words = ply.describe() if ply.verdict is not None else ""
+        print(f"{ply.ply:>4}. {side:<5}  {ply.move + ply.symbol:<9} {ply.after.text():>7}  {words}".rstrip())
+    for color, name in ((0, row.white), (1, row.black)):
+        print(_summary_line(review.summary(color), name))
+    return 0
+
+
+def _new_review(path: Path, row: GameRow, game: Game, args: argparse.Namespace) -> GameReview:
+    progress = ProgressBar(f"reviewing game {row.id}")
+    try:
+        review = review_game(game, nodes=args.nodes, seconds=args.time, on_progress=progress)
+    finally:
+        progress.close()
+    if row.finished:  # a game still going changes: its review is not kept
+        try:
+            with GameStore(path) as store:
+                store.save_review(row.id, len(game.played), review.method, review.to_json())
+        except LogError as error:
+            print(f"gobblet-companion: the review is not kept in the log: {error}", file=sys.stderr)
+    return review
+
+
+def _summary_line(summary: Summary, name: str) -> str:
+    side = "white" if summary.color == 0 else "black"
+    return (
+        f"{name} ({side}): {summary.blunders} blunders, {summary.mistakes} mistakes, "
+        f"{summary.inaccuracies} inaccuracies, {summary.missed_wins} missed wins, "
+        f"average loss {summary.average_loss:.0f}"
+    )

@@ -28,6 +28,7 @@ from companion.device.notify import Notifier
 from companion.device.panel import Panel, mock_pin_factory
 from companion.device.presenter import Presenter
 from companion.device.remote import Remote
+from companion.device.reviewer import BackgroundReviewer
 from companion.device.scenario import build_scenario
 from companion.device.simulate import SimulatedTable, TruthRenderer
 from companion.device.speech import open_speech
@@ -160,6 +161,12 @@ def _open_parts(options: RunOptions, stack: ExitStack) -> _Parts:
     store = stack.enter_context(LogKeeper(options.database, options.health, repair=service))
     budget = min(config.hint.time, SIMULATED_HINT_SECONDS) if options.simulate else config.hint.time
     hints = stack.enter_context(HintWorker(options.searcher or EngineSearcher(config.hint.level), budget))
+    if config.log.review and (options.linger or not options.simulate):  # not in a quick simulation
+        reviewer: BackgroundReviewer | None = stack.enter_context(
+            BackgroundReviewer(options.database, nodes=config.log.review_nodes)
+        )
+    else:
+        reviewer = None
     kwargs: dict[str, Any] = dict(
         variant=variant,
         presenter=presenter,
@@ -171,6 +178,7 @@ def _open_parts(options: RunOptions, stack: ExitStack) -> _Parts:
         snapshots=config.log.snapshots,
         encode_jpeg=encode_jpeg,
         remote=options.remote,
+        reviewer=reviewer,
     )
     if options.simulate:
         table = _simulated_table(options, panel, presenter, factory)

@@ -117,6 +117,8 @@ class CameraConfig:
 class LogConfig:
     database: str = ""  # "" = the data directory's games.sqlite3
     snapshots: bool = False  # store a JPEG of the board after each move
+    review: bool = True  # review finished games in the background when the board is idle
+    review_nodes: int = 20_000  # search nodes per position for that review (junior is exact)
 
 
 @dataclass(frozen=True)
@@ -162,6 +164,7 @@ class DeviceConfig:
             "camera.max_bad_frames": self.camera.max_bad_frames,
             "camera.fps": self.camera.fps,
             "camera.frame_timeout": self.camera.frame_timeout,
+            "log.review_nodes": self.log.review_nodes,
         }
         for key, value in positive.items():
             if not math.isfinite(value) or value <= 0:

@@ -27,6 +27,7 @@ from companion.device.log_keeper import LogKeeper
 from companion.device.notify import Notifier
 from companion.device.presenter import Presenter
 from companion.device.remote import Remote
+from companion.device.reviewer import BackgroundReviewer
 from companion.device.scene import idle
 from companion.log import GameRow, GameStore, UnreplayableGameError
 from companion.reconciler.accounts import Kind
@@ -89,6 +90,7 @@ class Companion(Component):
         snapshots: bool = False,
         encode_jpeg: Callable[[np.ndarray], bytes | None] | None = None,
         remote: Remote | None = None,
+        reviewer: BackgroundReviewer | None = None,
     ) -> None:
         self.variant = variant
         self.camera = camera
@@ -102,6 +104,8 @@ class Companion(Component):
         self.snapshots = snapshots
         self.encode_jpeg = encode_jpeg
         self.remote = remote  # the web page's view of the device and its commands
+        self.reviewer = reviewer  # finished games reviewed in the background, when the board is idle
+        self._last_change = time.monotonic()  # the last event: the board is idle some time after
         self.reconciler: Reconciler = Reconciler(variant, takeback=False)
         self.game_id = 0
         self._finished = False
@@ -248,6 +252,8 @@ class Companion(Component):
             for gesture in self.presenter.panel.gestures():
                 self.on_gesture(gesture)
             self._collect_hint()
+            if self.reviewer is not None:
+                self.reviewer.tick(time.monotonic() - self._last_change, self.hints.pending is not None)
             if self.remote is not None:
                 self.remote.serve(self, frame)
             self._quiet_steps += 1
@@ -353,6 +359,8 @@ class Companion(Component):
         view accepted as the board)."""
         for event in events:
             log.info("event %s", _event_text(event))
+        if events:
+            self._last_change = time.monotonic()
         self._persist(events, frame)
         if any(e.type in _MOVED for e in events):
             self.hints.cancel()
@@ -413,6 +421,8 @@ class Companion(Component):
         self.store.finish(self.game_id, result, termination=termination, reason=event.reason)
         self._finished = True
         log.info("game %d over: %s", self.game_id, event.reason)
+        if self.reviewer is not None:
+            self.reviewer.game_finished()
 
     def _jpeg(self, frame: np.ndarray | None) -> bytes | None:
         if not self.snapshots or frame is None or self.encode_jpeg is None:

@@ -129,6 +129,7 @@ class Searcher:
         self.nodes = 0
         self.on_iteration: Callable[[SearchResult], None] | None = None  # after each finished depth
         self.root_best: tuple[int, int] | None = None  # (code, score): the best root move so far
+        self.root_moves: list[int] = []  # the root's legal moves (rules codes)
 
     # ----- public ---------------------------------------------------------------------------
 
@@ -148,6 +149,7 @@ class Searcher:
         max_depth = min(limits.depth or self.max_depth, self.max_depth)
         legal = self.pos.legal_codes()
         from_rules = self.tables.from_rules
+        self.root_moves = legal
         root_codes = [from_rules(c) for c in legal if only is None or c in only] or [
             from_rules(c) for c in legal
         ]
@@ -218,7 +220,8 @@ class Searcher:
                 best = self.root_best = (code, score)
         if best is None:
             raise CompanionError("the game is over: there is no move to find")  # _prepare said so
-        self.tt[board.hash] = (depth, EXACT, alpha, best[0])
+        if len(codes) == len(self.root_moves):  # a restricted root's value is not the position's
+            self.tt[board.hash] = (depth, EXACT, alpha, best[0])
         return best
 
     def _child(self, code: int, depth: int, alpha: int, beta: int, ply: int, index: int) -> int:
@@ -520,9 +523,10 @@ class Searcher:
             yield from codes
 
     def _order(self, codes: list[int], first: int, ply: int) -> list[int]:
-        """The root's order: the previous best first, then the staged order."""
-        staged = [c for c in self._staged(first, ply)]
-        return staged if first in codes else staged[1:]
+        """The root's order: the previous best first, then the staged order, of ``codes``
+        only (a search restricted to some moves must not wander to the others)."""
+        allowed = set(codes)
+        return [c for c in self._staged(first, ply) if c in allowed]
 
     def _line_squares(self, tops: int) -> int:
         """Squares that would complete a line of W-1 of these tops (the board tables' threat

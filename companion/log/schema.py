@@ -9,7 +9,8 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+REVIEWS_SCHEMA = 3  # the first schema with the reviews table (a reader may open an older log)
 MIGRATIONS: dict[int, str] = {
     # 0 -> 1: the first schema
     1: """
@@ -55,6 +56,18 @@ CREATE TABLE IF NOT EXISTS snapshots (
     2: """
 ALTER TABLE games ADD COLUMN program TEXT;
 CREATE INDEX IF NOT EXISTS games_unfinished ON games (place, ended);
+""",
+    # 2 -> 3: the coach's post-game review, computed once and kept with its game: the JSON
+    # of companion.coach's GameReview, the number of plies it judged (a review of a line a
+    # takeback has changed since is never shown) and how its values were found.
+    3: """
+CREATE TABLE IF NOT EXISTS reviews (
+    game_id INTEGER PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
+    plies   INTEGER NOT NULL,
+    method  TEXT NOT NULL,
+    made    REAL NOT NULL,
+    data    TEXT NOT NULL
+);
 """,
 }
 """``MIGRATIONS[n]`` takes a log from schema version ``n - 1`` to ``n``; each runs in one

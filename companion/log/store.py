@@ -16,6 +16,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from companion import __version__
 from companion.component import Component
@@ -30,7 +31,7 @@ from companion.log.errors import (
 )
 from companion.log.replay import replay_game
 from companion.log.rows import GameRow, MoveRow
-from companion.log.schema import SCHEMA_VERSION, migrate, rollback
+from companion.log.schema import REVIEWS_SCHEMA, SCHEMA_VERSION, migrate, rollback
 from companion.reconciler.events import Event
 from companion.rules.game import Game
 
@@ -97,6 +98,7 @@ class GameStore(Component):
                 f"the game log {self.path} was written by a newer gobblet-companion (schema {version}, "
                 f"this program reads up to {SCHEMA_VERSION}): upgrade the program"
             )
+        self.version = version
         if self.read_only:
             if version == 0:
                 raise LogDamagedError(f"{self.path} is not a gobblet-companion game log (no schema)")
@@ -110,6 +112,7 @@ class GameStore(Component):
                 "move it aside and a new one is made"
             )
         migrate(db, version)
+        self.version = SCHEMA_VERSION
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -186,6 +189,7 @@ class GameStore(Component):
         with self._transaction() as db:
             db.execute("DELETE FROM moves WHERE game_id = ? AND ply >= ?", (game_id, ply))
             db.execute("DELETE FROM snapshots WHERE game_id = ? AND ply >= ?", (game_id, ply))
+            db.execute("DELETE FROM reviews WHERE game_id = ?", (game_id,))
             db.execute(
                 "UPDATE games SET ended = NULL, result = '*', termination = NULL, reason = NULL WHERE id = ?",
                 (game_id,),
@@ -219,7 +223,44 @@ class GameStore(Component):
                 (ended if ended is not None else time.time(), result, termination, reason, game_id),
             )
 
+    def save_review(self, game_id: int, plies: int, method: str, data: dict[str, Any]) -> None:
+        """Keep the coach's review of the game's first ``plies`` plies (JSON-able ``data``),
+        replacing any earlier one."""
+        with self._transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO reviews (game_id, plies, method, made, data) VALUES (?, ?, ?, ?, ?)",
+                (game_id, plies, method, time.time(), json.dumps(data)),
+            )
+
     # ----- reading ------------------------------------------------------------------------
+
+    def review(self, game_id: int, plies: int) -> dict[str, Any] | None:
+        """The stored review of the game's first ``plies`` plies, if there is one (a review
+        of another line of the game, or one that no longer reads, is none)."""
+        if self.version < REVIEWS_SCHEMA:  # a reader of an older log: no review kept yet
+            return None
+        rows = self._query("SELECT data FROM reviews WHERE game_id = ? AND plies = ?", (game_id, plies))
+        if not rows:
+            return None
+        try:
+            data = json.loads(rows[0][0])
+        except (TypeError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
+
+    def unreviewed(self) -> list[int]:
+        """Finished games with a result and at least one move but no review of their moves,
+        most recent first: what the device reviews when the board is idle."""
+        if self.version < REVIEWS_SCHEMA:
+            return []
+        rows = self._query(
+            "SELECT g.id FROM games g WHERE g.ended IS NOT NULL AND g.result != '*' "
+            "AND EXISTS (SELECT 1 FROM moves m WHERE m.game_id = g.id) "
+            "AND NOT EXISTS (SELECT 1 FROM reviews r WHERE r.game_id = g.id "
+            "AND r.plies = (SELECT COUNT(*) FROM moves m WHERE m.game_id = g.id)) "
+            "ORDER BY g.started DESC, g.id DESC"
+        )
+        return [int(row[0]) for row in rows]
 
     def games(self, limit: int | None = None) -> list[GameRow]:
         """Most recent first."""

@@ -19,6 +19,8 @@ class PlayedMove:
     move: Move
     timestamp: float | None = None  # seconds since the epoch, when the move was made
     comment: str | None = None
+    symbol: str | None = None  # the record's annotation symbol: "!", "?", "??", "?!", ...
+    evaluation: str | None = None  # the record's [%eval]: "0.35", "#7", "#-4" (White's view)
 
 
 class Game:

@@ -8,12 +8,15 @@
     [Result "1-0"]
     [Termination "line"]
 
-    1. 4a2 {[%ts 2026-11-20T18:01:05.120Z]} 4c3 2. 3b2 {a comment} c3-b2 ... 1-0
+    1. 4a2 {[%ts 2026-11-20T18:01:05.120Z]} 4c3 2. 3b2 {a comment} c3-b2?? {[%eval #3]} ... 1-0
 
 Header tags are ``[Name "value"]`` lines (``\\"`` and ``\\\\`` escape). ``Start`` holds a
 position text when the game did not begin at the variant's start. Move numbers (``1.``) are
-optional on input. A brace after a move is a comment; ``[%ts ISO-8601]`` inside it is the
-move's time stamp. The last token is the result: ``1-0``, ``0-1``, ``1/2-1/2`` or ``*``.
+optional on input. A move may end in an annotation symbol (``!``, ``?``, ``!!``, ``??``,
+``!?``, ``?!``), as in chess. A brace after a move is a comment; ``[%ts ISO-8601]`` inside it
+is the move's time stamp, ``[%eval E]`` the evaluation after it from White's side (``0.35``,
+``#7``: White wins in 7 plies, ``#-4``: Black in 4). The last token is the result: ``1-0``,
+``0-1``, ``1/2-1/2`` or ``*``.
 ``Termination`` is one of line, uncover, no-moves, repetition, agreed, resignation, touch;
 for endings off the board (resignation, agreed draw, touch) it is what replay applies.
 """
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from companion.errors import CompanionError
@@ -39,6 +43,9 @@ _TAG = re.compile(r'^\[([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\]\s*$')
 _TOKEN = re.compile(r"\{[^}]*\}|[^\s{}]+|\{")
 _MOVE_NUMBER = re.compile(r"^\d+\.(\.\.)?$")
 _TIMESTAMP = re.compile(r"\[%ts\s+([^\]]+)\]")
+_EVALUATION = re.compile(r"\[%eval\s+([^\]]*)\]")
+_EVALUATION_VALUE = re.compile(r"^([+-]?\d+(\.\d+)?|#-?\d+)$")
+SYMBOLS = ("!!", "??", "!?", "?!", "!", "?")  # longest first: the suffix a move token may end in
 
 
 class RecordSyntaxError(CompanionError, ValueError):
@@ -70,8 +77,8 @@ def _movetext(game: Game) -> list[str]:
     for played in game.played:
         if ply % 2 == 0 or not tokens:
             tokens.append(f"{ply // 2 + 1}." if ply % 2 == 0 else f"{ply // 2 + 1}...")
-        tokens.append(played.move.text())
-        comment = _comment(played.timestamp, played.comment)
+        tokens.append(played.move.text() + (played.symbol or ""))
+        comment = _comment(played.timestamp, played.comment, played.evaluation)
         if comment:
             tokens.append(comment)
         ply += 1
@@ -79,8 +86,10 @@ def _movetext(game: Game) -> list[str]:
     return tokens
 
 
-def _comment(timestamp: float | None, text: str | None) -> str:
+def _comment(timestamp: float | None, text: str | None, evaluation: str | None = None) -> str:
     parts = []
+    if evaluation is not None:
+        parts.append(f"[%eval {evaluation}]")
     if timestamp is not None:
         parts.append(f"[%ts {format_timestamp(timestamp)}]")
     if text:
@@ -172,22 +181,41 @@ def _replay(game: Game, movetext: str) -> str:
             result = token
             continue
         ply = game.ply + 1
+        text, symbol = split_symbol(token)
         try:
-            game.push(Move.from_text(token))
+            game.push(Move.from_text(text))
         except MoveError as error:
             raise RecordSyntaxError(f"record move {token!r} at ply {ply}: {error}") from None
+        if symbol:
+            game.played[-1] = replace(game.played[-1], symbol=symbol)
     return result
+
+
+def split_symbol(token: str) -> tuple[str, str | None]:
+    """A move token without its annotation symbol, and the symbol (``"c3-b2??"`` gives
+    ``("c3-b2", "??")``)."""
+    for symbol in SYMBOLS:
+        if token.endswith(symbol) and len(token) > len(symbol):
+            return token[: -len(symbol)], symbol
+    return token, None
 
 
 def _attach_comment(game: Game, body: str) -> None:
     if not game.played:
         return
-    timestamp = None
+    timestamp = evaluation = None
     if match := _TIMESTAMP.search(body):
         timestamp = parse_timestamp(match.group(1))
         body = _TIMESTAMP.sub("", body)
+    if match := _EVALUATION.search(body):
+        evaluation = match.group(1).strip()
+        if not _EVALUATION_VALUE.match(evaluation):
+            raise RecordSyntaxError(
+                f"record: [%eval {evaluation}] at ply {game.ply} is not a score (0.35) or a win (#7, #-4)"
+            )
+        body = _EVALUATION.sub("", body)
     last = game.played[-1]
-    game.played[-1] = type(last)(last.move, timestamp, body.strip() or None)
+    game.played[-1] = replace(last, timestamp=timestamp, comment=body.strip() or None, evaluation=evaluation)
 
 
 def parse_timestamp(text: str) -> float:

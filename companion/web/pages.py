@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from html import escape
 from typing import Any
 
+from companion.coach import GameReview, evaluation_graph
 from companion.log import local_time
 from companion.rules import VARIANT_NAMES
 
@@ -146,7 +147,9 @@ def games_page(csrf: str, rows: Sequence[Any]) -> str:
     return page("Games", body, csrf=csrf, here="/games")
 
 
-def replay_page(csrf: str, row: Any, plies: int, first: dict[str, Any]) -> str:
+def replay_page(
+    csrf: str, row: Any, plies: int, first: dict[str, Any], review: GameReview | None = None
+) -> str:
     body = (
         f'<section id="replay" data-game="{row.id}" data-plies="{plies}">'
         f"<h1>Game {row.id}: {escape(row.white)} – {escape(row.black)}</h1>"
@@ -162,9 +165,41 @@ def replay_page(csrf: str, row: Any, plies: int, first: dict[str, Any]) -> str:
         '<p id="stack" class="stack" role="status">Tap a square to see its whole stack.</p>'
         f'<ul id="ply-events" class="events">{first.get("events_html", "")}</ul>'
         f'<img id="snapshot" alt="the board as the camera saw it" hidden>'
-        "</section>"
+        "</section>" + review_html(row, review)
     )
     return page(f"Game {row.id}", body, csrf=csrf, here="/games")
+
+
+def review_html(row: Any, review: GameReview | None) -> str:
+    """The coach's review under the replay: the evaluation graph (its dots jump the replay to
+    the move), a button per marked move, and each player's figures."""
+    if review is None:
+        waiting = (
+            "The device reviews a finished game in the background when the board is idle"
+            if row.finished
+            else "A game is reviewed once it is finished"
+        )
+        return f'<section id="review"><h2>Review</h2><p>{waiting}.</p></section>'
+    jumps = "".join(
+        f'<button type="button" class="jump secondary" data-ply="{p.ply}">'
+        f"{p.ply}. {escape(p.move + p.symbol)} {escape(p.verdict.value if p.verdict else '')}</button>"
+        for p in review.marked()
+    )
+    names = (row.white, row.black)
+    figures = "".join(
+        f"<tr><td>{escape(names[s.color])}</td><td>{s.blunders}</td><td>{s.mistakes}</td>"
+        f"<td>{s.inaccuracies}</td><td>{s.missed_wins}</td><td>{s.average_loss:.0f}</td></tr>"
+        for s in (review.summary(color) for color in (0, 1))
+    )
+    return (
+        '<section id="review"><h2>Review</h2>'
+        f'<p class="method">values: {escape(review.method)}</p>'
+        f'<div class="graph">{evaluation_graph(review)}</div>'
+        + (f'<div class="buttons jumps">{jumps}</div>' if jumps else "<p>No blunder, no missed win.</p>")
+        + '<table class="summary"><thead><tr><th>player</th><th>blunders</th><th>mistakes</th>'
+        "<th>inaccuracies</th><th>missed wins</th><th>average loss</th></tr></thead>"
+        f"<tbody>{figures}</tbody></table></section>"
+    )
 
 
 def ply_events_html(events: Iterable[dict[str, Any]]) -> str:

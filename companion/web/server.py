@@ -35,6 +35,7 @@ from typing import Any
 from aiohttp import web
 
 from companion import __version__
+from companion.coach import GameReview, annotate, stored_review
 from companion.component import Component
 from companion.device.config import DeviceConfig
 from companion.device.remote import GameSnapshot, Remote
@@ -398,7 +399,18 @@ async def games(request: web.Request) -> web.StreamResponse:
     return web.Response(text=pages.games_page(site.csrf(request[SESSION]), rows), content_type="text/html")
 
 
-def _replayed(site: Site, game_id: int) -> tuple[Any, Game, list[dict[str, Any]], set[int]]:
+@dataclass(frozen=True)
+class Replayed:
+    """A logged game as the replay pages show it."""
+
+    row: Any
+    game: Game
+    events: list[dict[str, Any]]
+    snapshots: set[int]
+    review: GameReview | None  # the coach's, when the log holds one for these moves
+
+
+def _replayed(site: Site, game_id: int) -> Replayed:
     with _store(site) as store:
         try:
             row = store.game(game_id)
@@ -409,20 +421,27 @@ def _replayed(site: Site, game_id: int) -> tuple[Any, Game, list[dict[str, Any]]
             raise web.HTTPNotFound(text="no such game\n") from None
         events = [e.to_json() for e in store.events(game_id)]
         snapshots = {m.ply for m in store.moves(game_id) if store.snapshot(game_id, m.ply) is not None}
-    return row, game, events, snapshots
+        review = stored_review(store.review(game_id, len(game.played)))
+    return Replayed(row, game, events, snapshots, review)
 
 
-def ply_view(game: Game, events: list[dict[str, Any]], snapshots: set[int], ply: int) -> dict[str, Any]:
-    """The board after ``ply`` plies of the game (0: its start), its move and events."""
+def ply_view(replayed: Replayed, ply: int) -> dict[str, Any]:
+    """The board after ``ply`` plies of the game (0: its start), its move (with the review's
+    verdict) and events."""
+    game, review = replayed.game, replayed.review
     position = game.start.copy()
     played = game.played[: max(0, min(ply, len(game.played)))]
     for item in played:
         position.push(item.move)
     last = played[-1].move.text() if played else None
     number = game.start.ply + len(played)
+    judged = review.plies[len(played) - 1] if review is not None and played else None
+    if judged is not None and last is not None:
+        last += judged.symbol + (f" — {judged.describe()}" if judged.verdict is not None else "")
+    events, snapshots = replayed.events, replayed.snapshots
     return {
         "ply": len(played),
-        "svg": board_svg(view_of(position, last)),
+        "svg": board_svg(view_of(position, played[-1].move.text() if played else None)),
         "move_text": f"ply {number}: {last}" if last else "the start",
         "events_html": pages.ply_events_html(e for e in events if e.get("ply") == number),
         "snapshot": number in snapshots,
@@ -432,9 +451,10 @@ def ply_view(game: Game, events: list[dict[str, Any]], snapshots: set[int], ply:
 
 async def replay(request: web.Request) -> web.StreamResponse:
     site = site_of(request.app)
-    row, game, events, snapshots = await site.work(_replayed, site, _game_id(request))
-    first = ply_view(game, events, snapshots, len(game.played))
-    html = pages.replay_page(site.csrf(request[SESSION]), row, len(game.played), first)
+    replayed = await site.work(_replayed, site, _game_id(request))
+    plies = len(replayed.game.played)
+    first = ply_view(replayed, plies)
+    html = pages.replay_page(site.csrf(request[SESSION]), replayed.row, plies, first, replayed.review)
     return web.Response(text=html, content_type="text/html")
 
 
@@ -443,8 +463,8 @@ async def replay_ply(request: web.Request) -> web.StreamResponse:
     text = request.match_info["ply"]
     if not text.isdigit() or len(text) > 6:
         raise web.HTTPBadRequest(text="ply must be a whole number\n")
-    _, game, events, snapshots = await site.work(_replayed, site, _game_id(request))
-    return web.json_response(ply_view(game, events, snapshots, int(text)))
+    replayed = await site.work(_replayed, site, _game_id(request))
+    return web.json_response(ply_view(replayed, int(text)))
 
 
 async def snapshot(request: web.Request) -> web.StreamResponse:
@@ -465,8 +485,9 @@ async def snapshot(request: web.Request) -> web.StreamResponse:
 
 async def record(request: web.Request) -> web.StreamResponse:
     site = site_of(request.app)
-    _, game, _, _ = await site.work(_replayed, site, _game_id(request))
+    replayed = await site.work(_replayed, site, _game_id(request))
     game_id = _game_id(request)
+    game = replayed.game if replayed.review is None else annotate(replayed.game, replayed.review)
     return web.Response(
         text=write_record(game),
         content_type="text/plain",

@@ -184,3 +184,18 @@ def test_staged_move_order_is_blocks_then_killers_then_history():
         expected = ([tt_move] if tt_move else []) + front + [c for c in expected if c not in front]
         assert list(searcher._staged(tt_move, 0, True)) == expected
         assert list(searcher._staged(tt_move, 0)) == expected
+
+
+def test_a_search_restricted_to_some_moves_scores_only_those():
+    """``only``: the coach scores the move played at the best move's depth. White has a win in
+    one on d1 and plays elsewhere: the restricted search must answer for that move alone,
+    and leave no root entry that a later full search would take for the position's value."""
+    position = Position(PRESETS["classic"])
+    for text in ["4a1", "4d4", "4b1", "4c4", "4c1", "4b4"]:
+        position.push(position.parse_move(text))
+    searcher = Searcher(position.variant)
+    elsewhere = position.code_from_move(position.parse_move("3a4"))
+    restricted = searcher.search(position, Limits(depth=2), None, [elsewhere])
+    assert restricted.move.text() == "3a4" and restricted.score < MATE - 10
+    full = searcher.search(position, Limits(depth=2))
+    assert full.score == MATE - 1 and full.move.to_square == position.parse_move("3d1").to_square

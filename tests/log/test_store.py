@@ -124,3 +124,27 @@ def test_a_committed_move_survives_a_killed_writer(tmp_path):
     assert other.execute("SELECT COUNT(*) FROM moves WHERE game_id = ?", (game_id,)).fetchone()[0] == 5
     other.close()
     store.close()
+
+
+def test_a_review_is_kept_with_its_game_for_the_moves_it_judged(store):
+    game_id, game = store_game(store, legal_prefix())
+    assert store.unreviewed() == []  # not finished yet
+    store.finish(game_id, "1-0", termination="resignation", reason="Black resigned")
+    other, _ = store_game(store, legal_prefix()[:2], t0=1_700_000_100.0)
+    store.finish(other, "*", termination="abandoned")  # no result: nothing to review
+    assert store.unreviewed() == [game_id]
+    store.save_review(game_id, game.ply, "exact", {"version": 1, "plies": []})
+    assert store.review(game_id, game.ply) == {"version": 1, "plies": []}
+    assert store.review(game_id, game.ply - 1) is None  # a review of another line is none
+    assert store.unreviewed() == []
+    store.take_back(game_id, game.ply)  # the line changed: the review goes
+    assert store.review(game_id, game.ply) is None and store.review(game_id, game.ply - 1) is None
+
+
+def test_a_reader_of_a_log_without_reviews_finds_none(tmp_path):
+    from tests.log.test_log_faults import log_at_version
+
+    path = tmp_path / "old.sqlite3"
+    log_at_version(path, 2)
+    with GameStore(path, create=False) as reader:
+        assert reader.review(1, 5) is None and reader.unreviewed() == []

@@ -110,6 +110,29 @@ def test_record_accepts_hand_edited_text() -> None:
     assert game.played[2].comment == "quick" and game.played[2].timestamp == 1795197665.0
 
 
+def test_record_annotation_symbols_and_evaluations_round_trip() -> None:
+    """The coach's review travels in the record: symbols after moves, ``[%eval]`` in comments."""
+    text = """[Variant "classic"]
+
+1. 4a1! {[%eval 0.18]} 4d4?! {[%eval #-9] Inaccuracy} 2. 4b1 {[%ts 2026-11-20T18:01:05Z] [%eval -1.5]}
+d4-c4?? *
+"""
+    game = read_record(text)
+    assert [p.symbol for p in game.played] == ["!", "?!", None, "??"]
+    assert [p.evaluation for p in game.played] == ["0.18", "#-9", "-1.5", None]
+    assert game.played[1].comment == "Inaccuracy" and game.played[2].comment is None
+    assert game.played[2].timestamp == 1795197665.0
+    again = read_record(write_record(game))
+    assert again.played == game.played
+    assert "4d4?! {[%eval #-9] Inaccuracy}" in write_record(game)
+
+
+@pytest.mark.parametrize("evaluation", ["+", "#", "#1.5", "win", "1,5"])
+def test_record_refuses_an_evaluation_that_is_not_one(evaluation: str) -> None:
+    with pytest.raises(RecordSyntaxError, match=r"\[%eval .*\] at ply 1 is not a score"):
+        read_record(f'[Variant "classic"]\n\n4a1 {{[%eval {evaluation}]}} *\n')
+
+
 def test_record_resignation_and_draw_replay() -> None:
     for result, termination in (("0-1", "resignation"), ("1/2-1/2", "agreed")):
         game = read_record(

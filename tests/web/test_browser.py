@@ -143,6 +143,31 @@ def test_download_a_record_that_replays_and_browse_the_games(browser, device: De
     assert [m.text() for m in game.moves] == ["4a1", "4d4", "3a2", "3d3"]
 
 
+def test_a_reviewed_game_jumps_to_its_blunder_from_the_graph(browser, device: Device, site: str) -> None:
+    """The review's graph on the replay page: clicking the blunder's dot moves the replay
+    to the position after it, with the verdict in words; the missed win's button too."""
+    from selenium.webdriver.common.by import By
+
+    from companion.coach import review_game
+    from companion.log import GameStore
+
+    pair(browser, device, site)
+    device.play("4a1", "4d4", "4b1", "4c4", "4c1", "4b4", "3a4")
+    game_id = device.companion.game_id
+    review = review_game(device.game, nodes=800)
+    with GameStore(device.settings.database) as store:
+        store.save_review(game_id, device.game.ply, review.method, review.to_json())
+    browser.get(f"{site}/games/{game_id}")
+    dot = wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, 'svg.evaluation circle.mark[data-ply="6"]'))
+    browser.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", dot)
+    wait(browser, lambda d: text_of(d, "move").startswith("ply 6: 4b4?? — Blunder"))
+    assert browser.find_element(By.ID, "slider").get_attribute("value") == "6"
+    assert text_of(browser, "ply") == "6"
+    browser.find_element(By.CSS_SELECTOR, 'button.jump[data-ply="7"]').click()
+    wait(browser, lambda d: text_of(d, "move").startswith("ply 7: 3a4? — Missed win"))
+    shoot(browser, "review")
+
+
 def test_the_calibration_wizard_against_the_synthetic_camera(browser, device: Device, site: str) -> None:
     from selenium.webdriver.common.by import By
 

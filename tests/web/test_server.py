@@ -9,7 +9,9 @@ import json
 
 import pytest
 
+from companion.coach import review_game
 from companion.device.config import DeviceConfig
+from companion.log import GameStore
 from companion.rules.record import read_record
 from companion.web.server import MAX_BODY, PAIRING_LIMIT, TOKEN_COOKIE, site_of
 from tests.reconciler.test_help import read_as
@@ -253,6 +255,36 @@ def test_games_list_replay_and_a_record_that_replays(device) -> None:
     text = serve(device, test)
     game = read_record(text)
     assert [m.text() for m in game.moves] == ["4a1", "4d4", "3a2"]
+
+
+def test_a_reviewed_game_shows_its_graph_jumps_and_verdicts(device) -> None:
+    """The coach's review under the replay: the graph's dots and a button per marked move
+    carry the ply to jump to, a ply's words carry its verdict, the record its symbols."""
+    moves = ("4a1", "4d4", "4b1", "4c4", "4c1", "4b4", "3a4")
+
+    async def test(client):
+        await paired(client)
+        await asyncio.to_thread(device.play, *moves)
+        game_id = device.companion.game_id
+        before = await (await client.get(f"/games/{game_id}")).text()
+        assert (
+            "A game is reviewed once it is finished" in before
+            and "<svg" not in before.split('id="review"')[1]
+        )
+        review = review_game(device.game, nodes=800)
+        with GameStore(device.settings.database) as store:
+            store.save_review(game_id, len(moves), review.method, review.to_json())
+        page = await (await client.get(f"/games/{game_id}")).text()
+        section = page.split('id="review"')[1]
+        assert 'class="evaluation"' in section and section.count('class="mark"') == 2
+        assert 'data-ply="6"' in section and 'data-ply="7"' in section
+        assert ">7. 3a4? missed win</button>" in section and "<td>1</td>" in section
+        seventh = await (await client.get(f"/games/{game_id}/ply/7")).json()
+        assert seventh["move_text"].startswith("ply 7: 3a4? — Missed win (a win in 1 ply)")
+        return await (await client.get(f"/games/{game_id}/record")).text()
+
+    record = read_record(serve(device, test))
+    assert [p.symbol for p in record.played][-2:] == ["??", "?"]
 
 
 class Health:

@@ -143,6 +143,14 @@ function replayPage() {
     picture.hidden = !view.snapshot;
     if (view.snapshot) picture.src = `/games/${replay.dataset.game}/snapshot/${view.snapshot_ply}.jpg`;
   });
+  // the review's marked moves (graph dots and buttons) jump the replay to the position after them
+  for (const mark of document.querySelectorAll("#review [data-ply]")) {
+    mark.addEventListener("click", () => {
+      slider.value = mark.dataset.ply;
+      slider.dispatchEvent(new Event("input"));
+      replay.scrollIntoView({ behavior: "smooth", block: "start" });
+    });
+  }
 }
 
 // ----- the camera -----
