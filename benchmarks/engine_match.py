@@ -1,7 +1,10 @@
-"""Match benchmark: two engine settings (LEVEL or LEVEL@SECONDS) or two engine commands.
+"""Match benchmark: two engine settings (LEVEL, LEVEL@SECONDS, LEVEL#NODES, or random) or two
+engine commands. LEVEL#NODES searches a fixed number of nodes a move: the same on a loaded
+machine as on an idle one.
 
     python benchmarks/engine_match.py --first strong@0.2 --second greedy --games 100
     python benchmarks/engine_match.py --first-cmd "gobblet-companion engine" --second easy
+    python benchmarks/engine_match.py --variant cups --first strong#4000 --second random --games 200
 
 Prints wins/draws/losses of the first player with the Elo difference and its 95% margin.
 """
@@ -11,15 +14,20 @@ from __future__ import annotations
 import argparse
 import sys
 
-from companion.engine.match import CommandPlayer, engine_player, run_match
-from companion.rules import Variant
+from companion.engine.match import CommandPlayer, engine_player, random_player, run_match
+from companion.rules.games import variant_from_spec
+from companion.rules.state import GameVariant
 
 
-def player(spec: str | None, command: str | None, variant: Variant, seed: int, movetime_ms: int):
+def player(spec: str | None, command: str | None, variant: GameVariant, seed: int, movetime_ms: int):
     if command:
         return CommandPlayer(command, variant, movetime_ms), command
-    level, _, seconds = (spec or "strong").partition("@")
-    return engine_player(variant, level, float(seconds) if seconds else 1.0, seed), spec
+    if spec == "random":
+        return random_player(seed), spec
+    text, _, nodes = (spec or "strong").partition("#")
+    level, _, seconds = text.partition("@")
+    limit = int(nodes) if nodes else None
+    return engine_player(variant, level, float(seconds) if seconds else 1.0, seed, limit), spec
 
 
 def main() -> int:
@@ -36,7 +44,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--opening-plies", type=int, default=2)
     args = parser.parse_args()
-    variant = Variant.from_spec(args.variant)
+    variant = variant_from_spec(args.variant)
     first, first_name = player(args.first, args.first_cmd, variant, args.seed, args.movetime)
     second, second_name = player(args.second, args.second_cmd, variant, args.seed + 1, args.movetime)
 

@@ -282,6 +282,14 @@ def test_protocol_arguments(examples):
     fuzz(WORD_LISTS, check, examples)
 
 
+def test_a_setoption_name_with_a_line_break_is_refused_on_one_line():
+    """A draw of the fuzz above found it: the name was echoed with its line break."""
+    with pytest.raises(CompanionError) as refused:
+        parse_setoption(["name", "hash\nsize"])
+    assert "\n" not in str(refused.value)
+    assert "hash size" in str(refused.value)
+
+
 COMMANDS = ["position", "setoption", "variant", "level", "isready", "uci", "ucinewgame", "stop", "debug", ""]
 
 

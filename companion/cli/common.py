@@ -11,18 +11,22 @@ from pathlib import Path
 from typing import Any
 
 from companion.errors import CompanionError
-from companion.rules import VARIANT_NAMES, Game, MoveError, Position, Variant
-from companion.rules.move import Move, MoveSyntaxError
+from companion.rules import MoveError
+from companion.rules.game import BaseGame
+from companion.rules.games import ALL_SPEC_NAMES, new_game, position_from_text, variant_from_spec
+from companion.rules.move import MoveSyntaxError
 
 
 def add_game_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--variant",
         default="classic",
-        help=f"variant: {', '.join(VARIANT_NAMES)}, or NAME:key=value,... (default: classic)",
+        help=f"variant: {', '.join(ALL_SPEC_NAMES)}, or NAME:key=value,... (default: classic)",
     )
     parser.add_argument(
-        "--moves", default="", help='moves from the start, space separated: "4a2 4c3 3b2 c3-b2"'
+        "--moves",
+        default="",
+        help='moves from the start, space separated: "4a2 4c3 3b2 c3-b2" (Cups: "s4 s3 c4")',
     )
     parser.add_argument(
         "--position", default=None, help="start from this position text instead of the variant's start"
@@ -33,16 +37,17 @@ def add_json_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
-def game_from_args(args: argparse.Namespace) -> Game:
-    """The game after ``--moves``; a bad move raises naming the move, its ply and why."""
+def game_from_args(args: argparse.Namespace) -> BaseGame:
+    """The game (of any game) after ``--moves``; a bad move raises naming the move, its ply
+    and why."""
     if args.position:
-        start = Position.from_text(args.position)
-        game = Game(start.variant, start=start)
+        start = position_from_text(args.position)
+        game = new_game(start.variant, start)
     else:
-        game = Game(Variant.from_spec(args.variant))
+        game = new_game(variant_from_spec(args.variant))
     for ply, token in enumerate(args.moves.split(), start=1):
         try:
-            game.push(Move.from_text(token))
+            game.push_text(token)
         except MoveSyntaxError as error:
             raise CompanionError(f"ply {ply}: {error}") from None
         except MoveError as error:

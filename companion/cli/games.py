@@ -27,7 +27,9 @@ from companion.device.config import database_path, default_config_path, load_con
 from companion.errors import CompanionError
 from companion.log import GameRow, GameStore, LogError, UnreplayableGameError, local_time
 from companion.rules import Game
+from companion.rules.games import position_from_text
 from companion.rules.record import format_timestamp, write_record
+from companion.rules.square import color_name
 
 
 def add_database_arguments(parser: argparse.ArgumentParser) -> None:
@@ -178,14 +180,27 @@ def show_game(args: argparse.Namespace) -> int:
     print(f"started {_when(row.started)}, ended {_when(row.ended)}: {_status(row)}")
     if row.reason:
         print(row.reason)
+    before = row.start_position
     for m in moves:
-        side = "white" if m.ply % 2 == 1 else "black"
-        print(f"{m.ply:>4}. {_when(m.timestamp, '%H:%M:%S')}  {side:<5}  {m.move}")
+        print(f"{m.ply:>4}. {_when(m.timestamp, '%H:%M:%S')}  {_mover(before, m.ply):<5}  {m.move}")
+        before = m.position
     for event in events:
         words = event.reason or event.move or event.winner or ""
         clock = _when(event.timestamp, "%H:%M:%S")
         print(f"  event {clock}  ply {event.ply:<3} {event.type}  {words}".rstrip())
     return 0
+
+
+def _mover(before: str | None, ply: int) -> str:
+    """Who made the move at ``ply``: the side to move in the stored position before it (in
+    Cups a player who cannot move passes, so plies do not alternate); by the ply's parity
+    when that position is missing or does not read."""
+    try:
+        if before is not None:
+            return color_name(position_from_text(before).turn)
+    except CompanionError:
+        pass
+    return color_name(0 if ply % 2 == 1 else 1)
 
 
 def _write_snapshot(store: GameStore, args: argparse.Namespace) -> int:
@@ -208,7 +223,9 @@ def export_games(args: argparse.Namespace) -> int:
             try:
                 game = store.load_game(game_id)
                 review = stored_review(store.review(game_id, len(game.played)))
-                records.append(write_record(game if review is None else annotate(game, review)))
+                if review is not None and isinstance(game, Game):  # the coach reviews Gobblet
+                    game = annotate(game, review)
+                records.append(write_record(game))
             except UnreplayableGameError as error:
                 skipped.append(str(error))
     text = "\n".join(records)
@@ -258,6 +275,8 @@ def review_command(args: argparse.Namespace) -> int:
         row = store.game(args.game)
         game = store.load_game(args.game)
         review = stored_review(store.review(row.id, len(game.played)))
+    if not isinstance(game, Game):
+        raise CompanionError(f"game {row.id} is {row.variant}: the coach reviews Gobblet games only")
     if not game.played:
         raise CompanionError(f"game {row.id} has no move to review")
     if review is None or review.method != review_method(game.variant, args.nodes, args.time):

@@ -31,6 +31,7 @@ from companion.device.loop import Players
 from companion.device.remote import Remote
 from companion.errors import CompanionError
 from companion.rules import VARIANT_NAMES, Variant
+from companion.rules.games import is_gobblet_spec
 
 if TYPE_CHECKING:
     from companion.web import WebServer
@@ -120,6 +121,11 @@ def run(args: argparse.Namespace) -> int:
         config = replace(config, speech=replace(config.speech, enabled=True))
     simulate = _simulate(args, config)
     _setup_logging(args.verbose, simulate)
+    if not is_gobblet_spec(args.variant or "classic"):
+        raise CompanionError(
+            f"the referee plays Gobblet, not {args.variant!r} (the camera does not count beans): "
+            "play Cups with `gobblet-companion play --variant cups` or on the web page"
+        )
     variant = Variant.from_spec(args.variant or "classic")
     options = RunOptions(
         config=config,

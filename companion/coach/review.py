@@ -34,7 +34,7 @@ from companion.engine.evaluate import MATE_BOUND
 from companion.engine.junior import JuniorSolver
 from companion.engine.search import Limits, Searcher, SearchResult
 from companion.errors import CompanionError
-from companion.rules import Color, Game, MoveCode, Position, Termination, Variant, color_name
+from companion.rules import Color, Game, Move, MoveCode, Position, Termination, Variant, color_name
 from companion.rules.square import COLORS
 
 SCORE_CAP = 1000  # a won game, on the scale swings are measured on (two threats score 600)
@@ -449,10 +449,10 @@ class SearchJudge:
 
     def _finished(
         self, position: Position, limits: Limits, only: list[MoveCode] | None
-    ) -> SearchResult | None:
+    ) -> SearchResult[Move] | None:
         """The deepest iteration the search finished within ``limits`` (a stopped iteration's
         best is only the best of the moves it reached)."""
-        finished: list[SearchResult] = []
+        finished: list[SearchResult[Move]] = []
         self.searcher.on_iteration = finished.append
         self.searcher.search(position, limits, None, only)
         return finished[-1] if finished else None

@@ -30,7 +30,7 @@ from typing import Any
 from companion.device.health import Health
 from companion.log import GameRow, GameStore, LogDamagedError, LogError
 from companion.reconciler.events import Event
-from companion.rules.game import Game
+from companion.rules.game import BaseGame
 
 log = logging.getLogger("gobblet-companion.log")
 
@@ -132,7 +132,7 @@ class LogKeeper:
             self._failed(str(error))
             return []
 
-    def load_game(self, game_id: int) -> Game:
+    def load_game(self, game_id: int) -> BaseGame:
         if self.store is None:
             raise LogError(f"the game log {self.path} cannot be read")
         return self.store.load_game(game_id)

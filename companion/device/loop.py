@@ -35,6 +35,7 @@ from companion.reconciler.decoder import decide
 from companion.reconciler.events import Event, EventType
 from companion.reconciler.reconciler import Reconciler
 from companion.rules.game import Game
+from companion.rules.games import is_gobblet_spec
 from companion.rules.move import Move
 from companion.rules.position import Position
 from companion.rules.square import color_name
@@ -131,7 +132,9 @@ class Companion(Component):
     def start(self, resume: bool = True) -> None:
         """Resume the unfinished game at this table (same variant) from the log, or start a
         new one; any other unfinished game at this table is closed as abandoned."""
-        waiting = self.store.unfinished(self.players.place)
+        # Only Gobblet games are the referee's: a Cups game played at the terminal or on the
+        # web page at the same table is neither resumed nor closed here.
+        waiting = [row for row in self.store.unfinished(self.players.place) if is_gobblet_spec(row.variant)]
         row = waiting[0] if waiting and resume and waiting[0].variant == self.variant.spec else None
         for other in waiting:
             if other is not row:
@@ -163,7 +166,8 @@ class Companion(Component):
         (result ``*``, its moves kept for a person to look at) and a new game starts, rather
         than the service failing at every start."""
         try:
-            return self.store.load_game(row.id)
+            game = self.store.load_game(row.id)
+            return game if isinstance(game, Game) else None
         except UnreplayableGameError as error:
             self.store.finish(row.id, "*", termination=UNREPLAYABLE, reason=str(error))
             self.health.repaired("game", f"{error}: it is kept in the log unfinished; a new game was started")

@@ -31,6 +31,7 @@ from pathlib import Path
 from companion.component import Component
 from companion.errors import CompanionError
 from companion.log import GameStore
+from companion.rules.game import Game
 
 log = logging.getLogger("gobblet-companion.review")
 
@@ -148,6 +149,8 @@ def review_waiting_games(database: Path, nodes: int, log_line: Callable[[str], N
         try:
             with GameStore(database, create=False) as store:
                 game = store.load_game(game_id)
+            if not isinstance(game, Game):  # unreviewed() lists only Gobblet games
+                raise CompanionError(f"the coach reviews Gobblet games, not {game.variant.spec}")
             review = review_game(game, nodes=nodes)
             with GameStore(database) as store:
                 store.save_review(game_id, len(game.played), review.method, review.to_json())

@@ -1,7 +1,8 @@
 """``Engine``: the one object the rest of the product asks for a move.
 
 It picks the tool for the job: the junior solver for the 3x3 game at full strength, the
-alpha-beta search otherwise, and the weaker levels' loose choice among nearly-best moves.
+game's own search otherwise (``games.searcher_for``: Gobblet's alpha-beta, or Cups' solver and
+search), and the weaker levels' loose choice among nearly-best moves.
 It never touches the caller's position, and ``stop()`` (from any thread) ends a running
 search with the best move found so far, which the device uses to cancel a stale hint.
 """
@@ -12,24 +13,27 @@ import random
 import threading
 import time as _time
 from collections.abc import Callable
+from typing import Any
 
-from companion.engine.compiled import searcher_for
 from companion.engine.evaluate import MATE_BOUND
+from companion.engine.games import searcher_for
 from companion.engine.junior import JuniorSolver
 from companion.engine.levels import DEFAULT_TIME, Level, level_named
 from companion.engine.search import MATE, Limits, SearchResult, mate_value
 from companion.errors import CompanionError
-from companion.rules import Position, Variant
+from companion.rules import Position
+from companion.rules.games import variant_from_spec
+from companion.rules.state import GameState, GameVariant
 
 UNKNOWN_DISTANCE = 999  # plies: MATE - 999 is still a mate score (MATE_BOUND = MATE - 1000)
 
 
 class Engine:
-    def __init__(self, variant: Variant | str, level: str = "strong", seed: int = 0) -> None:
-        self.variant = Variant.from_spec(variant) if isinstance(variant, str) else variant
+    def __init__(self, variant: GameVariant | str, level: str = "strong", seed: int = 0) -> None:
+        self.variant = variant_from_spec(variant) if isinstance(variant, str) else variant
         self.level: Level = level_named(level)
         self.rng = random.Random(seed)
-        self.searcher = searcher_for(self.variant)
+        self.searcher = searcher_for(self.variant, self.level)
         self.solver = JuniorSolver.with_book() if self.uses_solver else None
         self._stop = threading.Event()
 
@@ -44,11 +48,11 @@ class Engine:
 
     def new_game(self) -> None:
         """Forget what the tables learnt (a new opponent, or a fresh benchmark)."""
-        self.searcher = searcher_for(self.variant)
+        self.searcher = searcher_for(self.variant, self.level)
 
     def search(
         self,
-        position: Position,
+        position: GameState[Any],
         time: float | None = None,
         depth: int | None = None,
         nodes: int | None = None,
@@ -68,7 +72,7 @@ class Engine:
             )
         if time is None and depth is None and nodes is None:
             time = DEFAULT_TIME
-        if self.solver is not None and depth is None and nodes is None:
+        if self.solver is not None and depth is None and nodes is None and isinstance(position, Position):
             return self._solve(self.solver, position, time)
         self.searcher.on_iteration = on_iteration
         return self.searcher.search(position, Limits(time=time, depth=depth, nodes=nodes), self._stop)
@@ -97,7 +101,7 @@ class Engine:
             value=answer.value,
         )
 
-    def _loose_choice(self, position: Position, depth: int) -> SearchResult:
+    def _loose_choice(self, position: GameState[Any], depth: int) -> SearchResult:
         """A random move among those within the level's noise of the best at a shallow depth;
         a win is always taken and a move that loses is never chosen over one that does not."""
         start = _time.perf_counter()

@@ -14,20 +14,40 @@ import shlex
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from companion.engine.engine import Engine
-from companion.rules import Move, Position, Variant
+from companion.rules.games import start_position
+from companion.rules.state import GameMove, GameState, GameVariant
 
 MAX_PLIES = 200  # a game still going after this many plies is scored as a draw
 
-Player = Callable[[Position], Move]
+State = GameState[Any]
+Player = Callable[[State], GameMove]
 
 
-def engine_player(variant: Variant, level: str, seconds: float | None, seed: int = 0) -> Player:
+def engine_player(
+    variant: GameVariant, level: str, seconds: float | None, seed: int = 0, nodes: int | None = None
+) -> Player:
+    """An engine at ``level``; ``strong`` searches ``seconds`` a move, or ``nodes`` nodes (the
+    same on a loaded machine as on an idle one)."""
     engine = Engine(variant, level, seed)
+    fixed = engine.level.depth is not None
 
-    def play(position: Position) -> Move:
-        return engine.search(position, time=seconds if engine.level.depth is None else None).move
+    def play(position: State) -> GameMove:
+        if fixed:
+            return engine.search(position).move
+        return engine.search(position, time=None if nodes else seconds, nodes=nodes).move
+
+    return play
+
+
+def random_player(seed: int = 0) -> Player:
+    """A player that picks a legal move uniformly at random: the floor of the benchmarks."""
+    rng = random.Random(seed)
+
+    def play(position: State) -> GameMove:
+        return position.move_from_code(rng.choice(position.legal_codes()))
 
     return play
 
@@ -35,7 +55,7 @@ def engine_player(variant: Variant, level: str, seconds: float | None, seed: int
 class CommandPlayer:
     """An engine program driven over the protocol (``gobblet-companion engine`` or another)."""
 
-    def __init__(self, command: str, variant: Variant, movetime_ms: int) -> None:
+    def __init__(self, command: str, variant: GameVariant, movetime_ms: int) -> None:
         self.process = subprocess.Popen(
             shlex.split(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
         )
@@ -57,20 +77,20 @@ class CommandPlayer:
                 return line.strip()
         raise RuntimeError(f"engine command ended before answering {prefix!r}")
 
-    def __call__(self, position: Position) -> Move:
+    def __call__(self, position: State) -> GameMove:
         texts = _game_moves(position)
         self._send("position startpos" + (" moves " + " ".join(texts) if texts else ""))
         self._send(f"go movetime {self.movetime_ms}")
-        return Move.from_text(self._wait_for("bestmove").split()[1])
+        return position.parse_move(self._wait_for("bestmove").split()[1])
 
     def close(self) -> None:
         self._send("quit")
         self.process.wait(timeout=10)
 
 
-def _game_moves(position: Position) -> list[str]:
+def _game_moves(position: State) -> list[str]:
     """The moves from the start to ``position`` as text (replayed on a fresh start)."""
-    replay = Position(position.variant)
+    replay = start_position(position.variant)
     texts = []
     for code in position.move_codes:
         texts.append(replay.move_from_code(code).text())
@@ -78,15 +98,15 @@ def _game_moves(position: Position) -> list[str]:
     return texts
 
 
-def random_opening(variant: Variant, plies: int, rng: random.Random) -> list[int]:
+def random_opening(variant: GameVariant, plies: int, rng: random.Random) -> list[int]:
     """Random legal move codes that do not end the game."""
-    position = Position(variant)
+    position = start_position(variant)
     codes = []
     for _ in range(plies):
         choices = []
         for code in position.legal_codes():
             position.push_code(code)
-            if position.line_result() is None:
+            if position.outcome() is None:
                 choices.append(code)
             position.pop_code()
         if not choices:
@@ -97,14 +117,14 @@ def random_opening(variant: Variant, plies: int, rng: random.Random) -> list[int
     return codes
 
 
-def play_game(variant: Variant, white: Player, black: Player, opening: list[int]) -> float:
+def play_game(variant: GameVariant, white: Player, black: Player, opening: list[int]) -> float:
     """White's score: 1, 0.5 or 0."""
-    position = Position(variant)
+    position = start_position(variant)
     for code in opening:
         position.push_code(code)
     while position.outcome() is None and position.ply < MAX_PLIES:
         player = white if position.turn == 0 else black
-        position.push(player(position))
+        position.push_code(position.code_from_move(player(position)))
     outcome = position.outcome()
     if outcome is None or outcome.winner is None:
         return 0.5
@@ -151,7 +171,7 @@ def elo_of(score: float) -> float:
 
 
 def run_match(
-    variant: Variant,
+    variant: GameVariant,
     first: Player,
     second: Player,
     games: int,

@@ -33,14 +33,15 @@ import sys
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TextIO
+from typing import Any, TextIO
 
 from companion import __version__
 from companion.engine.engine import Engine
 from companion.engine.levels import LEVELS, level_named
 from companion.engine.search import MATE, SearchResult
 from companion.errors import CompanionError
-from companion.rules import Move, Position, Variant
+from companion.rules.games import position_from_text, start_position, variant_from_spec
+from companion.rules.state import GameState
 
 ENGINE_NAME = f"gobblet-companion {__version__}"
 STOP_POLL = 0.02  # seconds between two stop requests while waiting for a search to end
@@ -158,7 +159,8 @@ def parse_setoption(args: list[str]) -> tuple[str, str]:
         raise ProtocolError("setoption needs name <option> value <value>")
     name, found, value = text[5:].partition(" value ")
     if not found or not value.strip():
-        raise ProtocolError(f"setoption name {name.strip()} needs a value")
+        shown = " ".join(name.split())  # one line, whatever whitespace the words held
+        raise ProtocolError(f"setoption name {shown} needs a value")
     return name.strip().lower(), value.strip()
 
 
@@ -173,7 +175,7 @@ class ProtocolSession:
         self._out_lock = threading.Lock()
         self.level = level_named(level).name
         self.engine = Engine(variant, self.level)
-        self.position = Position(self.engine.variant)
+        self.position: GameState[Any] = start_position(self.engine.variant)
         self._search: threading.Thread | None = None
         self._lines: queue.SimpleQueue[str | None] = queue.SimpleQueue()
         self.closed = threading.Event()  # the other side stopped listening
@@ -269,10 +271,10 @@ class ProtocolSession:
         self._stop_search()
 
     def cmd_variant(self, args: list[str]) -> None:
-        variant = Variant.from_spec(" ".join(args))
+        variant = variant_from_spec(" ".join(args))
         self._stop_search()
         self.engine = Engine(variant, self.level)
-        self.position = Position(variant)
+        self.position = start_position(variant)
 
     def cmd_level(self, args: list[str]) -> None:
         level = level_named(" ".join(args)).name
@@ -298,9 +300,9 @@ class ProtocolSession:
     def cmd_position(self, args: list[str]) -> None:
         command = parse_position(args)
         start = command.text
-        position = Position(self.engine.variant) if start is None else Position.from_text(start)
+        position = start_position(self.engine.variant) if start is None else position_from_text(start)
         for token in command.moves:
-            position.push(Move.from_text(token))
+            position.push_code(position.code_from_move(position.parse_move(token)))
         self._stop_search()
         if position.variant != self.engine.variant:
             self.engine = Engine(position.variant, self.level)
@@ -318,7 +320,7 @@ class ProtocolSession:
         self._search.daemon = True
         self._search.start()
 
-    def _run_search(self, engine: Engine, position: Position, limits: GoLimits) -> None:
+    def _run_search(self, engine: Engine, position: GameState[Any], limits: GoLimits) -> None:
         """Always ends with a ``bestmove`` line, whatever happens in the search."""
         move = "(none)"
         try:

@@ -40,6 +40,7 @@ import time as _time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 from companion.engine.board import PIECE_BITS, PIECE_MASK, SearchBoard, board_tables_for
 from companion.engine.evaluate import MATE_BOUND, WIN_SCORE, evaluator_for
@@ -55,6 +56,7 @@ from companion.rules.codes import (
 )
 from companion.rules.geometry import ZOBRIST_BLACK_TO_MOVE
 from companion.rules.reserves import TAKES, take
+from companion.rules.state import GameMove
 
 MATE = WIN_SCORE
 EXACT, LOWER, UPPER = 0, 1, 2
@@ -70,13 +72,19 @@ class SearchStopped(Exception):
     """Raised inside the tree when time, nodes or ``stop()`` end the search."""
 
 
+MoveT = TypeVar("MoveT", bound=GameMove)
+
+
 @dataclass
-class SearchResult:
-    move: Move  # a search is only asked for a position where the game goes on
+class SearchResult(Generic[MoveT]):
+    """A search's answer; ``MoveT`` is the game's move (``Move`` here, any ``GameMove`` from
+    the generic search of ``gamesearch.py``)."""
+
+    move: MoveT  # a search is only asked for a position where the game goes on
     score: int
     depth: int
     nodes: int
-    pv: list[Move] = field(default_factory=list)
+    pv: list[MoveT] = field(default_factory=list)
     seconds: float = 0.0
     value: str | None = None  # "win" | "loss" | "draw" when proven, else None
 

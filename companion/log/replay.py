@@ -1,4 +1,5 @@
-"""A stored game back as a ``Game``: its moves replayed from the start, checked ply by ply.
+"""A stored game back as a game (``Game`` for Gobblet, ``CupsGame`` for Cups): its moves
+replayed from the start, checked ply by ply.
 
 The log keeps moves and positions as text; replaying them through the rules (rather than
 trusting the stored positions) is what rebuilds every hidden cup, and checking each stored
@@ -12,24 +13,24 @@ from datetime import UTC, datetime
 from companion.log.errors import UnreplayableGameError
 from companion.log.rows import GameRow, MoveRow
 from companion.rules.fen import PositionSyntaxError
-from companion.rules.game import Game
-from companion.rules.move import Move, MoveError
-from companion.rules.position import Position
+from companion.rules.game import BaseGame
+from companion.rules.games import new_game, position_from_text, variant_from_spec
+from companion.rules.move import MoveError
 from companion.rules.record import apply_result
-from companion.rules.variant import Variant, VariantError
+from companion.rules.variant import VariantError
 
 
-def replay_game(row: GameRow, moves: list[MoveRow]) -> Game:
+def replay_game(row: GameRow, moves: list[MoveRow]) -> BaseGame:
     """The game of ``row`` with ``moves`` played; ``UnreplayableGameError`` says why not."""
     try:
-        start = Position.from_text(row.start_position) if row.start_position else None
-        variant = start.variant if start is not None else Variant.from_spec(row.variant)
+        start = position_from_text(row.start_position) if row.start_position else None
+        variant = start.variant if start is not None else variant_from_spec(row.variant)
     except (VariantError, PositionSyntaxError) as error:
         raise UnreplayableGameError(str(error)) from None
-    game = Game(variant, start=start, headers=headers_of(row))
+    game = new_game(variant, start, headers_of(row))
     for stored in moves:
         try:
-            game.push(Move.from_text(str(stored.move)), _time_or_none(stored.timestamp))
+            game.push_text(str(stored.move), _time_or_none(stored.timestamp))
         except MoveError as error:
             raise UnreplayableGameError(f"ply {stored.ply}: {error}") from None
         if game.position.text() != stored.position:
@@ -62,7 +63,7 @@ def headers_of(row: GameRow) -> dict[str, str]:
     return headers
 
 
-def _apply_stored_ending(game: Game, row: GameRow) -> None:
+def _apply_stored_ending(game: BaseGame, row: GameRow) -> None:
     """Endings off the board (agreed draw, resignation, touch) are not in the moves; the record
     reader already knows how to apply them from a result and a termination."""
     if row.finished and not game.is_over() and row.result != "*":

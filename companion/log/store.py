@@ -33,7 +33,8 @@ from companion.log.replay import replay_game
 from companion.log.rows import GameRow, MoveRow
 from companion.log.schema import REVIEWS_SCHEMA, SCHEMA_VERSION, migrate, rollback
 from companion.reconciler.events import Event
-from companion.rules.game import Game
+from companion.rules.game import BaseGame
+from companion.rules.games import is_gobblet_spec
 
 MAX_ROW_ID = 2**63 - 1
 """The largest id SQLite's INTEGER PRIMARY KEY holds."""
@@ -249,18 +250,19 @@ class GameStore(Component):
         return data if isinstance(data, dict) else None
 
     def unreviewed(self) -> list[int]:
-        """Finished games with a result and at least one move but no review of their moves,
-        most recent first: what the device reviews when the board is idle."""
+        """Finished Gobblet games (the coach reviews no other game) with a result and at least
+        one move but no review of their moves, most recent first: what the device reviews when
+        the board is idle."""
         if self.version < REVIEWS_SCHEMA:
             return []
         rows = self._query(
-            "SELECT g.id FROM games g WHERE g.ended IS NOT NULL AND g.result != '*' "
+            "SELECT g.id, g.variant FROM games g WHERE g.ended IS NOT NULL AND g.result != '*' "
             "AND EXISTS (SELECT 1 FROM moves m WHERE m.game_id = g.id) "
             "AND NOT EXISTS (SELECT 1 FROM reviews r WHERE r.game_id = g.id "
             "AND r.plies = (SELECT COUNT(*) FROM moves m WHERE m.game_id = g.id)) "
             "ORDER BY g.started DESC, g.id DESC"
         )
-        return [int(row[0]) for row in rows]
+        return [int(row[0]) for row in rows if is_gobblet_spec(str(row[1]))]
 
     def games(self, limit: int | None = None) -> list[GameRow]:
         """Most recent first."""
@@ -320,7 +322,7 @@ class GameStore(Component):
 
     # ----- games back from the log --------------------------------------------------------
 
-    def load_game(self, game_id: int) -> Game:
+    def load_game(self, game_id: int) -> BaseGame:
         """Replay a stored game: the full position, every hidden cup included, with time stamps.
         A game that does not replay raises ``UnreplayableGameError`` naming the game and why."""
         row = self.game(game_id)

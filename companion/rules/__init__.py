@@ -9,6 +9,10 @@ The fast layer is public too, in modules of its own: ``codes`` (what a move code
 code hold: ``MoveCode``, ``encode_placement``, ``code_to``, ...), ``reserves`` (external
 stacks and their interned table) and ``tables`` (a variant's line tables); ``Position`` shows
 its bitboards and stacks through read-only accessors (``piece_stacks``, ``tops_mask``, ...).
+
+The companion plays a second game, Cups (``cups``). What every game answers is the seam of
+``state`` (``GameState``); ``games`` says which game a spec, a position text or a record is
+of, and ``game.BaseGame`` is a game of either.
 """
 
 from companion.rules import codes, fen

@@ -16,6 +16,7 @@ class Termination(StrEnum):
     AGREED = "agreed"  # the players agreed a draw
     RESIGNATION = "resignation"
     TOUCH = "touch"  # touch rule: a lifted piece had no legal destination: the lifter loses
+    POTS = "pots"  # Cups: neither player can move; the fuller pot wins, equal pots draw
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,7 @@ class Outcome:
     termination: Termination
     winner: Color | None
     line: tuple[Square, ...] = ()
+    pots: tuple[int, int] | None = None  # Cups: the beans in each player's pot at the end
 
     @property
     def result(self) -> str:
@@ -41,6 +43,8 @@ class Outcome:
     @property
     def reason(self) -> str:
         """Words a player understands."""
+        if self.termination == Termination.POTS and self.pots is not None:
+            return self._pots_reason(self.pots)
         if self.winner is None:
             return {
                 Termination.REPETITION: "draw by threefold repetition",
@@ -61,6 +65,14 @@ class Outcome:
                 return f"{winner} wins: {loser} lifted a piece that cannot move"
         return f"{winner} wins"
 
+    def _pots_reason(self, pots: tuple[int, int]) -> str:
+        if self.winner is None:
+            return f"draw: neither player can move, {pots[0]} beans in each pot"
+        return (
+            f"{color_name(self.winner).capitalize()} wins {pots[self.winner]} to {pots[self.winner ^ 1]}: "
+            "neither player can move"
+        )
+
     def to_json(self) -> dict[str, object]:
         data: dict[str, object] = {
             "winner": self.winner_name,
@@ -69,4 +81,6 @@ class Outcome:
         }
         if self.line:
             data["line"] = [square_name(sq) for sq in self.line]
+        if self.pots is not None:
+            data["pots"] = list(self.pots)
         return data

@@ -7,10 +7,14 @@ makes depth 5 from the classic start take seconds rather than minutes.
 
 from __future__ import annotations
 
-from companion.rules.position import Position
+from typing import Any
+
+from companion.rules.state import GameState
 
 
-def perft(position: Position, depth: int) -> int:
+def perft(position: GameState[Any], depth: int) -> int:
+    """Leaves of the move tree ``depth`` plies deep, for any game of the seam (in Cups a pass
+    is not a move: the side that moves again is the side to move, so passes are not counted)."""
     if depth <= 0:
         return 1
     if depth == 1:
@@ -23,7 +27,7 @@ def perft(position: Position, depth: int) -> int:
     return nodes
 
 
-def divide(position: Position, depth: int) -> dict[str, int]:
+def divide(position: GameState[Any], depth: int) -> dict[str, int]:
     """Perft split by first move: the tool for finding where two generators disagree."""
     counts = {}
     for code in position.legal_codes():

@@ -30,14 +30,21 @@ from datetime import UTC, datetime
 
 from companion.errors import CompanionError
 from companion.rules.fen import PositionSyntaxError
-from companion.rules.game import Game
-from companion.rules.move import Move, MoveError
+from companion.rules.game import BaseGame
+from companion.rules.games import (
+    GOBBLET,
+    kind_named,
+    new_game,
+    position_from_text,
+    start_position,
+    variant_from_spec,
+)
+from companion.rules.move import MoveError
 from companion.rules.outcome import Outcome, Termination
-from companion.rules.position import Position
 from companion.rules.square import BLACK, WHITE
-from companion.rules.variant import Variant, VariantError
+from companion.rules.variant import VariantError
 
-TAG_ORDER = ("Variant", "White", "Black", "Date", "Place", "Result", "Termination", "Start")
+TAG_ORDER = ("Game", "Variant", "White", "Black", "Date", "Place", "Result", "Termination", "Start")
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 _TAG = re.compile(r'^\[([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\]\s*$')
 _TOKEN = re.compile(r"\{[^}]*\}|[^\s{}]+|\{")
@@ -55,7 +62,7 @@ class RecordSyntaxError(CompanionError, ValueError):
 # ----- writing ------------------------------------------------------------------------------
 
 
-def write_record(game: Game) -> str:
+def write_record(game: BaseGame) -> str:
     headers = dict(game.headers)
     headers["Variant"] = game.variant.spec
     headers["Result"] = game.result
@@ -64,14 +71,14 @@ def write_record(game: Game) -> str:
         headers["Termination"] = str(outcome.termination)
     else:
         headers.pop("Termination", None)
-    if game.start != Position(game.variant) or game.start.ply:
+    if game.start != start_position(game.variant) or game.start.ply:
         headers["Start"] = game.start.text()
     ordered = [k for k in TAG_ORDER if k in headers] + sorted(k for k in headers if k not in TAG_ORDER)
     lines = [f'[{key} "{_escape(headers[key])}"]' for key in ordered]
     return "\n".join(lines) + "\n\n" + _wrap(_movetext(game)) + "\n"
 
 
-def _movetext(game: Game) -> list[str]:
+def _movetext(game: BaseGame) -> list[str]:
     tokens: list[str] = []
     ply = game.start.ply
     for played in game.played:
@@ -122,7 +129,7 @@ def _escape(value: str) -> str:
 # ----- reading ------------------------------------------------------------------------------
 
 
-def read_record(text: str) -> Game:
+def read_record(text: str) -> BaseGame:
     """Parse one record and replay its moves; errors name the line or the ply and say why."""
     games = list(read_records(text))
     if len(games) != 1:
@@ -130,7 +137,7 @@ def read_record(text: str) -> Game:
     return games[0]
 
 
-def read_records(text: str) -> Iterator[Game]:
+def read_records(text: str) -> Iterator[BaseGame]:
     """Every game in a text that holds one or more records, one after another."""
     headers: dict[str, str] = {}
     movetext: list[str] = []
@@ -150,21 +157,24 @@ def read_records(text: str) -> Iterator[Game]:
         yield _build(headers, " ".join(movetext))
 
 
-def _build(headers: dict[str, str], movetext: str) -> Game:
+def _build(headers: dict[str, str], movetext: str) -> BaseGame:
     try:
-        variant = Variant.from_spec(headers.get("Variant", "classic"))
-        start = Position.from_text(headers["Start"]) if "Start" in headers else None
+        kind = kind_named(headers.get("Game", GOBBLET))
+        variant = variant_from_spec(headers.get("Variant", kind.spec_names[0]))
+        start = position_from_text(headers["Start"]) if "Start" in headers else None
     except (VariantError, PositionSyntaxError) as error:
         raise RecordSyntaxError(f"record header: {error}") from None
+    if not isinstance(variant, kind.variant_type):
+        raise RecordSyntaxError(f"record header: Variant {variant.spec!r} is not a variant of {kind.name}")
     if start is not None and start.variant != variant:
         raise RecordSyntaxError("record header: Start position is of another variant than Variant")
-    game = Game(variant, start=start, headers=headers)
+    game = new_game(variant, start, headers)
     result = _replay(game, movetext)
     apply_result(game, result, headers.get("Termination"))
     return game
 
 
-def _replay(game: Game, movetext: str) -> str:
+def _replay(game: BaseGame, movetext: str) -> str:
     result = "*"
     tokens = _TOKEN.findall(movetext)
     for index, token in enumerate(tokens):
@@ -183,7 +193,7 @@ def _replay(game: Game, movetext: str) -> str:
         ply = game.ply + 1
         text, symbol = split_symbol(token)
         try:
-            game.push(Move.from_text(text))
+            game.push_text(text)
         except MoveError as error:
             raise RecordSyntaxError(f"record move {token!r} at ply {ply}: {error}") from None
         if symbol:
@@ -200,7 +210,7 @@ def split_symbol(token: str) -> tuple[str, str | None]:
     return token, None
 
 
-def _attach_comment(game: Game, body: str) -> None:
+def _attach_comment(game: BaseGame, body: str) -> None:
     if not game.played:
         return
     timestamp = evaluation = None
@@ -228,7 +238,7 @@ def parse_timestamp(text: str) -> float:
     return moment.timestamp()
 
 
-def apply_result(game: Game, result: str, termination: str | None) -> None:
+def apply_result(game: BaseGame, result: str, termination: str | None) -> None:
     """End a replayed game as its record says. The moves decide it when they end it (and a
     result that contradicts them is a ``RecordSyntaxError``); otherwise ``1/2-1/2`` is an
     agreed draw, a win with ``termination`` ``touch`` the touch-rule forfeit, any other win

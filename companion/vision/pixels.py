@@ -54,6 +54,24 @@ TABLE_M = (-2.6, 84, 0.04)
 TABLE_Q = (-0.3, 97, 0.00625)
 """Lookup grids (first value, count, step) for brightness and the two colour axes."""
 GAIN_SAMPLES = 3000
+GAIN_TERMS = 6
+"""The light's change since calibration is fitted as a quadratic in x and y per channel (1, x, y,
+x², xy, y²): a lamp moved, dimmed or re-aimed changes the light smoothly across the board, by
+0.4 in log brightness from one side to the other on the bench's bench-03, which one gain for the
+whole board left as a "not board" slope that read as a hand."""
+GAIN_ROUNDS = 3
+GAIN_TRIM = 3.0
+"""Each round refits on the band pixels within this many robust spreads of the last fit: an
+arm across the margin, a shadow that moved, a cup left beside the grid do not bend the field."""
+GAIN_MIN_SPREAD = 0.03
+RIDGE = np.eye(GAIN_TERMS) * 1e-6
+UNEVEN = 0.2
+"""The field's range over the view (log, any channel) beyond which the light counts as uneven.
+Even light fits ranges of 0.01–0.05 (frames-dev, the bench's bench-08 and bench-11), a hand
+on the margin bends it to 0.25 at most; bench-03's lamp moved gives 0.5–0.64."""
+GAIN_GRID = 24
+"""The field is evaluated on a 24 x 24 grid and resized: it is smooth, and a per-pixel
+polynomial would cost a millisecond a frame."""
 TEXTURE_MM = 7.0
 TEXTURE_BINS = 10
 NOISE_VAR = 1.0
@@ -95,6 +113,9 @@ class Background:
     gray: np.ndarray
     gray_mean: np.ndarray
     gray_dev: np.ndarray  # local standard deviation, floored at the noise level
+    band_basis: np.ndarray  # (samples, GAIN_TERMS): the field's terms at each band sample
+    band_basis_t: np.ndarray  # its transpose, contiguous
+    grid_basis: np.ndarray  # (GAIN_GRID², GAIN_TERMS): the same on the coarse grid
 
     @classmethod
     def of(cls, image: np.ndarray, scale: float, band: np.ndarray) -> Background:
@@ -105,18 +126,64 @@ class Background:
         dev = np.sqrt(np.maximum(var, NOISE_VAR))
         flat = np.flatnonzero(band)
         sample = flat[:: max(1, len(flat) // GAIN_SAMPLES)]
-        return cls(image, scale, band, sample, log_image(blurred(image, scale)), gray, mean, dev)
+        h, w = band.shape
+        ys, xs = np.divmod(sample, w)
+        grid = (np.arange(GAIN_GRID) + 0.5) / GAIN_GRID
+        gy, gx = np.meshgrid(grid * h, grid * w, indexing="ij")
+        terms = _field_terms(xs / w * 2 - 1, ys / h * 2 - 1)
+        return cls(
+            image,
+            scale,
+            band,
+            sample,
+            log_image(blurred(image, scale)),
+            gray,
+            mean,
+            dev,
+            terms,
+            np.ascontiguousarray(terms.T),
+            _field_terms(gx.ravel() / w * 2 - 1, gy.ravel() / h * 2 - 1),
+        )
+
+    def light_field(self, diff: np.ndarray) -> np.ndarray:
+        """The light's change since calibration: one gain per channel (3,) when it is even
+        across the board, else a log ratio per pixel and channel (float32, the view's shape).
+
+        The gain is the band's median (the margin, where only a hand or an arm can be); the
+        field a quadratic fitted to the band by least squares, refitted on the pixels that
+        agree with it, evaluated on a coarse grid and resized. The field is used only where it
+        varies by more than ``UNEVEN`` over the board: under even light the median is the more
+        robust estimate (a shadow or a sleeve on the margin bends a quadratic a little)."""
+        values = diff.reshape(-1, 3)[self.band_sample].astype(np.float64)
+        gain = np.median(values, axis=0)
+        coef = np.zeros((GAIN_TERMS, 3))
+        coef[0] = gain  # the first round: one gain, as robust as can be
+        for _ in range(GAIN_ROUNDS):
+            resid = np.abs(values - self.band_basis @ coef).sum(axis=1)
+            keep = resid <= GAIN_TRIM * max(1.4826 * float(np.median(resid)), GAIN_MIN_SPREAD)
+            if keep.sum() < 4 * GAIN_TERMS:
+                break
+            weighted = self.band_basis_t * keep  # the normal equations, 6 x 6: lstsq costs more
+            coef = np.linalg.solve(weighted @ self.band_basis + RIDGE, weighted @ values)
+        field = (self.grid_basis @ coef).astype(np.float32).reshape(GAIN_GRID, GAIN_GRID, 3)
+        if float(np.ptp(field, axis=(0, 1)).max()) <= UNEVEN:
+            return gain
+        h, w = self.band.shape
+        return cv2.resize(field, (w, h), interpolation=cv2.INTER_LINEAR)
 
     def features(self, rectified: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(m, q1, q2) per pixel after the gain correction, and the texture correlation.
 
-        ``band`` pixels (board margin, where no cup stands) give the median log ratio: the
-        exposure/white-balance change since calibration.
+        ``band`` pixels (board margin, where no cup stands) give the light's change since
+        calibration, a smooth field over the board (``light_field``): exposure, white balance,
+        and a lamp moved or dimmed.
         """
         diff = cv2.subtract(log_image(blurred(rectified, self.scale)), self.log)
-        gain = np.median(diff.reshape(-1, 3)[self.band_sample], axis=0)
-        matrix = np.c_[_CHROMA, -_CHROMA @ gain].astype(np.float32)
-        f = cv2.transform(diff, matrix)
+        change = self.light_field(diff)
+        if change.ndim == 1:  # one gain for the whole board
+            f = cv2.transform(diff, np.c_[_CHROMA, -_CHROMA @ change].astype(np.float32))
+        else:
+            f = cv2.transform(cv2.subtract(diff, change), _CHROMA.astype(np.float32))
         gray = cv2.cvtColor(rectified, cv2.COLOR_BGR2GRAY).astype(np.float32)
         window = texture_window(self.scale)
         mean = _box(gray, window)
@@ -124,6 +191,12 @@ class Background:
         cross = cv2.subtract(_box(cv2.multiply(gray, self.gray), window), cv2.multiply(mean, self.gray_mean))
         dev = cv2.multiply(cv2.sqrt(at_least(var, NOISE_VAR)), self.gray_dev)
         return f, cv2.divide(cross, dev)
+
+
+def _field_terms(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The light field's terms (1, x, y, x², xy, y²) at points in -1..1 across the view."""
+    x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)
+    return np.stack([np.ones_like(x), x, y, x * x, x * y, y * y], axis=1)
 
 
 def table_index(f: np.ndarray) -> np.ndarray:

@@ -17,7 +17,7 @@ from companion.coach import GameReview, evaluation_graph
 from companion.log import local_time
 from companion.rules import VARIANT_NAMES
 
-NAV = (("/", "Game"), ("/games", "Games"), ("/camera", "Camera"), ("/status", "Status"))
+NAV = (("/", "Game"), ("/cups", "Cups"), ("/games", "Games"), ("/camera", "Camera"), ("/status", "Status"))
 
 
 def page(title: str, body: str, *, csrf: str = "", here: str = "", script: bool = True) -> str:

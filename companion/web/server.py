@@ -38,14 +38,18 @@ from companion import __version__
 from companion.coach import GameReview, annotate, stored_review
 from companion.component import Component
 from companion.device.config import DeviceConfig
+from companion.device.cups_table import CupsTable
 from companion.device.remote import GameSnapshot, Remote
 from companion.errors import CompanionError
 from companion.log import GameStore, UnreplayableGameError
-from companion.rules import Game
+from companion.rules.cups import CupsPosition
+from companion.rules.game import BaseGame
+from companion.rules.position import Position
 from companion.rules.record import write_record
 from companion.web import pages
 from companion.web.board import BoardView, board_svg, view_of
 from companion.web.camera import Overlay, Preview, Wizard
+from companion.web.cups import cups_page_body, cups_svg, view_json
 from companion.web.tokens import TOKENS_FILE, TokenEntry, TokenStore
 
 log = logging.getLogger("gobblet-companion.web")
@@ -100,6 +104,7 @@ class Site:
         self.pairings: deque[float] = deque()
         self._preview: tuple[float, int, Preview] | None = None
         self._svg: tuple[int, dict[str, Any]] | None = None
+        self.cups = CupsTable(settings.database)  # the Cups game played on the page
         self.closing = asyncio.Event()
 
     def csrf(self, session: str) -> str:
@@ -288,6 +293,33 @@ async def live(request: web.Request) -> web.StreamResponse:
     return web.Response(text=html, content_type="text/html")
 
 
+async def cups_page(request: web.Request) -> web.StreamResponse:
+    site = site_of(request.app)
+    view = view_json(await site.work(site.cups.view))
+    html = pages.page("Cups", cups_page_body(view), csrf=site.csrf(request[SESSION]), here="/cups")
+    return web.Response(text=html, content_type="text/html")
+
+
+async def cups_action(request: web.Request) -> web.StreamResponse:
+    """A Cups move, a new game, a takeback or a hint: the game's new view, or why not (409)."""
+    site = site_of(request.app)
+    action, form = request.match_info["action"], await _form(request)
+    table = site.cups
+    try:
+        if action == "move":
+            view = await site.work(table.play, form.get("move", "")[:8])
+        elif action == "new":
+            fields = [form.get(key, "")[:40] for key in ("variant", "white", "black")]
+            view = await site.work(table.new, *fields, form.get("opponent", "none")[:10])
+        elif action == "takeback":
+            view = await site.work(table.takeback)
+        else:
+            view = await site.work(table.suggest)
+    except CompanionError as error:
+        return web.json_response({"ok": False, "message": str(error)}, status=409)
+    return web.json_response({"ok": True, **view_json(view)})
+
+
 async def api_state(request: web.Request) -> web.StreamResponse:
     return web.json_response(site_of(request.app).state())
 
@@ -404,7 +436,7 @@ class Replayed:
     """A logged game as the replay pages show it."""
 
     row: Any
-    game: Game
+    game: BaseGame
     events: list[dict[str, Any]]
     snapshots: set[int]
     review: GameReview | None  # the coach's, when the log holds one for these moves
@@ -432,7 +464,7 @@ def ply_view(replayed: Replayed, ply: int) -> dict[str, Any]:
     position = game.start.copy()
     played = game.played[: max(0, min(ply, len(game.played)))]
     for item in played:
-        position.push(item.move)
+        position.push_code(position.code_from_move(item.move))
     last = played[-1].move.text() if played else None
     number = game.start.ply + len(played)
     judged = review.plies[len(played) - 1] if review is not None and played else None
@@ -441,12 +473,21 @@ def ply_view(replayed: Replayed, ply: int) -> dict[str, Any]:
     events, snapshots = replayed.events, replayed.snapshots
     return {
         "ply": len(played),
-        "svg": board_svg(view_of(position, played[-1].move.text() if played else None)),
+        "svg": drawing(position, played[-1].move.text() if played else None),
         "move_text": f"ply {number}: {last}" if last else "the start",
         "events_html": pages.ply_events_html(e for e in events if e.get("ply") == number),
         "snapshot": number in snapshots,
         "snapshot_ply": number,
     }
+
+
+def drawing(position: Any, last: str | None) -> str:
+    """A logged position drawn as its game draws it."""
+    if isinstance(position, CupsPosition):
+        return cups_svg(position, last)
+    if isinstance(position, Position):
+        return board_svg(view_of(position, last))
+    raise CompanionError(f"the page cannot draw a {type(position).__name__}")
 
 
 async def replay(request: web.Request) -> web.StreamResponse:
@@ -691,6 +732,8 @@ def build_app(remote: Remote, settings: WebSettings, tokens: TokenStore | None =
     app.router.add_get("/api/state", api_state)
     app.router.add_get("/events", event_stream)
     app.router.add_post("/api/{name:hint|takeback|new-game|accept}", command)
+    app.router.add_get("/cups", cups_page)
+    app.router.add_post("/api/cups/{action:move|new|takeback|hint}", cups_action)
     app.router.add_get("/games", games)
     app.router.add_get("/games/{game}", replay)
     app.router.add_get("/games/{game}/ply/{ply}", replay_ply)
@@ -707,6 +750,7 @@ def build_app(remote: Remote, settings: WebSettings, tokens: TokenStore | None =
 
     async def cleanup(app: web.Application) -> None:
         site.worker.shutdown(wait=False, cancel_futures=True)
+        site.cups.close()
 
     app.on_shutdown.append(closing)
     app.on_cleanup.append(cleanup)

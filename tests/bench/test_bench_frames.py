@@ -164,7 +164,10 @@ def test_the_bench_counts_every_frame_and_move(report: dict) -> None:
         replay = figures["replay"]
         assert replay["moves"] == len(info(scene)["moves"])
         assert replay["right"] + replay["flagged"] + replay["silent"] <= replay["moves"]
-        assert replay["exact"] == (replay["record"] == info(scene)["moves"] and not replay["resyncs"])
+        # exact: the truth's record, no resync, and no ply left unsure (those count as flagged)
+        assert replay["exact"] == (
+            replay["record"] == info(scene)["moves"] and not replay["resyncs"] and not replay["flagged"]
+        )
         assert replay["stable_observations"] >= len(info(scene)["moves"]) // 2
     assert {d["demo"]["calibrated_from"] for d in report["demos"]} >= {
         p.name for p in COMPANIONS if "wrong" in p.name

@@ -220,3 +220,30 @@ def test_status_page_lists_this_browser(browser, device: Device, site: str) -> N
     browser.get(site + "/status")
     assert "(this browser)" in browser.find_element(By.CSS_SELECTOR, "table.tokens").text
     shoot(browser, "status")
+
+
+def test_play_cups_by_tapping_and_replay_it(browser, device: Device, site: str) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    pair(browser, device, site)
+    browser.get(site + "/cups")
+    Select(browser.find_element(By.NAME, "opponent")).select_by_value("greedy")
+    browser.find_element(By.CSS_SELECTOR, "#cups-new button").click()
+    wait(browser, lambda d: text_of(d, "cups-status") == "White to move")
+    browser.find_element(By.CSS_SELECTOR, '[data-move="s4"]').click()
+    wait(browser, lambda d: text_of(d, "cups-moves").startswith("s4 "))
+    taps = browser.find_elements(By.CSS_SELECTOR, "#board [data-move]")
+    assert taps, "White has moves to tap after the engine's answer"
+    before = text_of(browser, "cups-moves")
+    taps[-1].click()
+    wait(browser, lambda d: len(text_of(d, "cups-moves").split()) > len(before.split()))
+    browser.find_element(By.ID, "cups-hint-button").click()
+    wait(browser, lambda d: text_of(d, "cups-hint").startswith("hint: "))
+    shoot(browser, "cups")
+    played = text_of(browser, "cups-moves").split()
+    browser.get(site + "/games")
+    link = browser.find_elements(By.CSS_SELECTOR, "table.games a")[0]  # most recent first: the Cups game
+    link.click()
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "svg.cups"))
+    assert text_of(browser, "move") == f"ply {len(played)}: {played[-1]}"

@@ -1,6 +1,6 @@
 // gobblet-companion's page script: plain JavaScript, no build step. Each page is server-rendered;
 // this file makes it live: the event stream on the game page, the buttons' requests (with the
-// CSRF token from the page's <meta>), the replay slider, the camera preview and the wizard.
+// CSRF token from the page's <meta>), the replay slider, Cups' taps, the camera preview and the wizard.
 "use strict";
 
 const csrf = () => document.querySelector('meta[name="csrf-token"]').content;
@@ -153,6 +153,37 @@ function replayPage() {
   }
 }
 
+// ----- Cups, played by tapping -----
+function cupsPage() {
+  const section = document.getElementById("cups");
+  if (!section) return;
+  const show = (view) => {
+    document.getElementById("board").innerHTML = view.svg;
+    document.getElementById("cups-status").textContent = view.status;
+    document.getElementById("cups-moves").textContent = view.moves;
+    document.getElementById("cups-hint").textContent = view.hint;
+  };
+  const send = async (url, body) => {
+    const answer = await post(url, body);
+    if (answer.ok) { show(answer); say(""); } else say(answer.message || "refused");
+  };
+  const board = document.getElementById("board");
+  const tapped = (event) => {
+    const target = event.target.closest("[data-move]");
+    if (target) send("/api/cups/move", { move: target.dataset.move });
+  };
+  board.addEventListener("click", tapped);
+  board.addEventListener("keydown", (event) => { if (event.key === "Enter") tapped(event); });
+  for (const button of section.querySelectorAll("button[data-action]")) {
+    button.addEventListener("click", () => send(button.dataset.action));
+  }
+  const form = document.getElementById("cups-new");
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    send(form.dataset.action, Object.fromEntries(new FormData(form).entries()));
+  });
+}
+
 // ----- the camera -----
 function cameraPage() {
   const image = document.getElementById("preview");
@@ -191,5 +222,6 @@ document.addEventListener("DOMContentLoaded", () => {
   pairPage();
   livePage();
   replayPage();
+  cupsPage();
   cameraPage();
 });
