@@ -1,7 +1,11 @@
-"""Engine speed benchmark: nodes per second and depth in 1 s (classic start and three
-middlegames), the junior solver's facts and time per answer, and peak resident memory.
+"""Engine speed benchmark: nodes per second and depth in 1 s and 0.33 s (classic start and
+three middlegames) of the pure-Python search and of the compiled core, in one run; the junior
+solver's facts and time per answer; resident memory.
 
-    PYTHONPATH=. python benchmarks/engine_speed.py [--seconds 1.0] [--skip-junior]
+    PYTHONPATH=. python benchmarks/engine_speed.py [--seconds 1.0 0.33] [--skip-junior]
+
+The Python search is today's engine before the compiled core (the core visits the same
+nodes), so one run compares before and after on the same load.
 
 Middlegames are reached by a fixed sequence of medium-level moves from seeded random
 openings, so every run measures the same positions.
@@ -16,8 +20,10 @@ import resource
 import time
 
 from companion.engine import Engine
+from companion.engine.compiled import NATIVE, CompiledSearcher
 from companion.engine.junior import JuniorSolver, canonical, pack
 from companion.engine.match import random_opening
+from companion.engine.search import Searcher
 from companion.rules import PRESETS, Position
 
 MIDDLEGAME_SEEDS = (1, 2, 3)
@@ -34,29 +40,45 @@ def middlegame(seed: int, plies: int = 14) -> Position:
     return position
 
 
-def classic(seconds: float) -> None:
+def classic(budgets: list[float]) -> None:
     positions = [("start", Position(PRESETS["classic"]))]
     positions += [(f"middlegame {seed}", middlegame(seed)) for seed in MIDDLEGAME_SEEDS]
-    total_nodes = total_time = total_cpu = 0.0
-    for name, position in positions:
-        engine = Engine("classic")
-        cpu = time.process_time()
-        result = engine.search(position, time=seconds)
-        cpu = time.process_time() - cpu
-        nps = result.nodes / result.seconds
-        if name != "start":
-            total_nodes += result.nodes
-            total_time += result.seconds
-            total_cpu += cpu
-        print(
-            f"classic {name}: depth {result.depth} in {result.seconds:.2f} s, {result.nodes} nodes, "
-            f"{nps:,.0f} nodes/s, best {result.move} score {result.score}   [{position.text()}]"
-        )
-    # On a shared machine the wall clock counts other jobs' time too; the CPU time less so.
-    print(
-        f"classic middlegames: {total_nodes / total_time:,.0f} nodes/s on average "
-        f"({total_nodes / total_cpu:,.0f} per CPU second)"
-    )
+    kinds = [("python", Searcher)] + ([("compiled", CompiledSearcher)] if NATIVE is not None else [])
+    for seconds in budgets:
+        for kind, searcher in kinds:
+            total_nodes = total_time = total_cpu = 0.0
+            depths = []
+            for name, position in positions:
+                engine = Engine("classic")
+                engine.searcher = searcher(engine.variant)
+                cpu = time.process_time()
+                result = engine.search(position, time=seconds)
+                cpu = time.process_time() - cpu
+                if name != "start":
+                    total_nodes += result.nodes
+                    total_time += result.seconds
+                    total_cpu += cpu
+                    depths.append(result.depth)
+                print(
+                    f"{kind} {seconds} s, classic {name}: depth {result.depth} in {result.seconds:.2f} s, "
+                    f"{result.nodes} nodes, {result.nodes / result.seconds:,.0f} nodes/s, best {result.move} "
+                    f"score {result.score}   [{position.text()}]"
+                )
+            # On a shared machine the wall clock counts other jobs' time too; the CPU time less so.
+            print(
+                f"{kind} {seconds} s, classic middlegames: depths {depths}, "
+                f"{total_nodes / total_time:,.0f} nodes/s on average "
+                f"({total_nodes / total_cpu:,.0f} per CPU second); resident memory now {resident_mb():.0f} MB"
+            )
+
+
+def resident_mb() -> float:
+    """The process's resident memory now (Linux), else its peak so far."""
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * resource.getpagesize() / 2**20
+    except OSError:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 # Junior positions beyond the book (5+ pieces), among the slowest to settle (tests/engine
@@ -131,7 +153,7 @@ def pack_canonical(position: Position) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--seconds", type=float, default=1.0)
+    parser.add_argument("--seconds", type=float, nargs="+", default=[1.0, 0.33])
     parser.add_argument("--skip-junior", action="store_true")
     args = parser.parse_args()
     print(f"machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}")
