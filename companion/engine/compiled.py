@@ -155,7 +155,7 @@ class CompiledSearcher(Searcher):
         self.stop_event = stop_event or threading.Event()
         self.core.clear_interrupt()  # before the event is read: a stop() from now on is seen
         self.start = _time.perf_counter()
-        self.deadline = self.start + 0.93 * limits.time - 0.005 if limits.time is not None else None
+        self.deadline = limits.deadline_after(self.start)
         remaining = -1.0 if self.deadline is None else max(self.deadline - _time.perf_counter(), 0.0)
         self.core.new_search(remaining, -1 if limits.nodes is None else limits.nodes)
         self.nodes = 0

@@ -18,7 +18,7 @@ import time as _time
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from companion.engine.search import Limits, SearchResult
+from companion.engine.search import Limits, SearchResult, SearchStopped
 from companion.errors import CompanionError
 from companion.rules.outcome import Outcome
 from companion.rules.state import GameState
@@ -49,10 +49,6 @@ class GameEvaluation(Protocol):
     def order(self, state: State, codes: list[int]) -> list[int]:
         """The legal codes, the likeliest best first (the hash move goes before them all)."""
         ...
-
-
-class SearchStopped(Exception):
-    """The clock, the node budget or a stop request ended the search."""
 
 
 class GameSearcher:
@@ -108,8 +104,7 @@ class GameSearcher:
         if outcome is not None:
             raise CompanionError(f"the game is over ({outcome.reason}): there is no move to find")
         self._state = position.copy()
-        now = _time.perf_counter()
-        self._deadline = now + 0.93 * limits.time - 0.005 if limits.time is not None else None
+        self._deadline = limits.deadline_after(_time.perf_counter())
         self._node_limit = limits.nodes
         self._stop = stop or threading.Event()
         self.nodes = 0

@@ -115,6 +115,12 @@ class Limits:
     depth: int | None = None
     nodes: int | None = None
 
+    def deadline_after(self, start: float) -> float | None:
+        """When a search started at ``start`` must stop: a safety margin short of the time
+        asked, since the clock is read only every few hundred nodes and the answer must still
+        be built. Every search (Python, compiled, any game's) keeps the same margin."""
+        return start + 0.93 * self.time - 0.005 if self.time is not None else None
+
 
 class Searcher:
     """One search engine for one variant; keeps its tables between searches of a game."""
@@ -201,8 +207,7 @@ class Searcher:
         self.board = SearchBoard(self.pos, self.evaluator.piece_values)
         self.stop_event = stop_event or threading.Event()
         self.start = _time.perf_counter()
-        # A safety margin: the clock is read every few hundred nodes and the answer must be built.
-        self.deadline = self.start + 0.93 * limits.time - 0.005 if limits.time is not None else None
+        self.deadline = limits.deadline_after(self.start)
         self.node_limit = limits.nodes
         self.nodes = 0
         if len(self.tt) > TT_LIMIT:
