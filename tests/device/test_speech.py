@@ -283,7 +283,16 @@ def test_a_sentence_being_said_is_cut_short_by_ending_its_process(tmp_path):
     program = stand_in(tmp_path, f"cat >'{heard}'\nexec sleep 30\n")
     speaker = EspeakSpeaker("de", 160, 100, program=program)
     cancel = threading.Event()
-    threading.Timer(0.2, cancel.set).start()
+
+    def cancel_once_heard() -> None:  # the program has read the sentence: now it only sleeps
+        deadline = time.monotonic() + 5.0
+        while time.monotonic() < deadline and not (
+            heard.exists() and heard.read_text(encoding="utf-8") == "Weiß gewinnt"
+        ):
+            time.sleep(0.005)
+        cancel.set()
+
+    threading.Thread(target=cancel_once_heard, daemon=True).start()
     started = time.monotonic()
     assert speaker.say("Weiß gewinnt", cancel) is False
     assert time.monotonic() - started < 5.0
