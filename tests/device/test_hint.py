@@ -102,7 +102,7 @@ def test_the_engine_answers_a_hint_within_the_budget():
 
     game = Game()
     game.push(Move.from_text("4a1"))
-    with HintWorker(EngineSearcher("strong"), budget=0.3) as worker:
+    with HintWorker(EngineSearcher("strong"), budget=0.1) as worker:
         started = time.monotonic()
         worker.request(game.position)
         hint = worker.wait(5.0)
