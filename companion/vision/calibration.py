@@ -37,8 +37,8 @@ from companion.vision.geometry import (
 )
 from companion.vision.grid import refined_layout
 from companion.vision.markers import detect_markers, marker_correspondences
-from companion.vision.matching import best_shift, evidence, rectify
-from companion.vision.pixels import Background, PixelModel
+from companion.vision.matching import Evidence, best_shift, evidence, rectify
+from companion.vision.pixels import PALE_TEXTURE_TOP, TEXTURE_CLIP, Background, PixelModel
 from companion.vision.sources import decode_image
 from companion.vision.templates import MAX_OFFSET_MM, single_template
 
@@ -52,6 +52,9 @@ RADIUS_SCAN = (0.7, 1.35, 0.5)
 """Apparent radii tried for each reference cup: from/to as a fraction of the default, step mm."""
 OWN_SHARE = 0.3
 """Share of a reference cup's own radius fit kept beyond the set's smooth size progression."""
+CLEAR_SHARE = 0.5
+"""A reference cup is clear when its silhouette's "cup" evidence sums to at least this share of
+its area (in pixels, at full log-odds one)."""
 CORE_ERODE_MM = 3.0
 FIT_PAD_MM = 40.0
 BOARD_DILATE_MM = 4.0
@@ -423,6 +426,17 @@ class BoardScene:
         board = grid_mask(self.layout, self.view) & ~anything
         return cores[0], cores[1], board
 
+    def colour_votes(
+        self, ev: Evidence, pad: int, cups: CupSet, ref: dict[int, tuple[int, int]]
+    ) -> dict[int, float]:
+        """Each reference cup's light-versus-dark log-odds, summed over its silhouette."""
+        votes = {}
+        for row, (colour, size) in ref.items():
+            top, left, t = self.silhouette(row, colour, cups.radii[colour][size - 1], cups)
+            h, w = t.shape
+            votes[row] = float((ev.colour[top + pad : top + pad + h, left + pad : left + pad + w] * t).sum())
+        return votes
+
     def fit_radii(
         self, fg: np.ndarray, pad: int, cups: CupSet, ref: dict[int, tuple[int, int]]
     ) -> tuple[CupSet, dict[int, float]]:
@@ -477,24 +491,44 @@ def _smoothed_radii(cups: CupSet, ref: dict[int, tuple[int, int]], raw: dict[int
     return fitted
 
 
+def _unclear_cup(
+    scores: dict[int, float], cups: CupSet, ref: dict[int, tuple[int, int]], scale: float
+) -> int | None:
+    """The first reference cup (row) whose evidence covers less than half its area, or None."""
+    for row, score in scores.items():
+        colour, size = ref[row]
+        if score < CLEAR_SHARE * np.pi * cups.radii[colour][size - 1] ** 2 * scale**2:
+            return row
+    return None
+
+
 def _check_reference(
     scores: dict[int, float],
+    votes: dict[int, float],
     cups: CupSet,
     ref: dict[int, tuple[int, int]],
     pixels: PixelModel,
     scale: float,
     size: int,
 ) -> None:
-    """Refuse a reference frame that does not show the reference layout."""
+    """Refuse a reference frame that does not show the reference layout: a square without its
+    cup, a cup of the other colour, sizes out of order, the two ranks swapped."""
     squares = board_squares(size)
-    for row, score in scores.items():
+    unclear = _unclear_cup(scores, cups, ref, scale)
+    if unclear is not None:
+        colour, size = ref[unclear]
+        raise CompanionError(
+            f"reference frame: no clear {COLOR_NAMES[colour]} size-{size} cup on "
+            f"{square_name(squares[unclear])}; set out White's sizes 1..S on rank 1 and Black's on "
+            "the last rank (a to d), or calibrate without --reference"
+        )
+    for row, vote in votes.items():
         colour, size = ref[row]
-        area = np.pi * cups.radii[colour][size - 1] ** 2 * scale**2
-        if score < 0.5 * area:
+        if (vote > 0) != (colour == 0):
             raise CompanionError(
-                f"reference frame: no clear {COLOR_NAMES[colour]} size-{size} cup on "
-                f"{square_name(squares[row])}; set out White's sizes 1..S on rank 1 and Black's on "
-                "the last rank (a to d), or calibrate without --reference"
+                f"reference frame: the size-{size} cup on {square_name(squares[row])} looks "
+                f"{COLOR_NAMES[1 - colour]}, not {COLOR_NAMES[colour]}; White's cups go on rank 1, "
+                "Black's on the last rank"
             )
     for colour in (0, 1):
         radii = cups.radii[colour]
@@ -514,21 +548,26 @@ def learn_reference(scene: BoardScene, reference: np.ndarray, cups: CupSet) -> t
     """Colours, shadow tint and apparent cup radii from the reference layout frame.
 
     Two rounds: the default sizes give first masks to learn colours from; the fitted radii
-    give better masks for the second round.
+    give better masks for the second round. When a reference cup still does not stand out
+    (pale cups on pale wood, which the colour cannot tell apart), the texture is trusted more
+    (``PALE_TEXTURE_TOP``) and the models learned again: the user put every cup where the
+    layout says, so the cups are there to learn from, and an empty square still reads empty.
     """
     ref = reference_layout(scene.layout.size, cups.max_piece)
     rect = rectify(reference, scene.view, scene.camera)
     f, ncc = scene.background.features(rect)
-    fitted = cups
-    pixels = PixelModel.default()
-    scores: dict[int, float] = {}
-    for _ in range(2):
-        light, dark, board = scene.masks(fitted, ref)
-        pixels = PixelModel.learn(f, ncc, light, dark, board)
-        pad = int(np.ceil(FIT_PAD_MM * scene.view.scale))
-        fg = evidence(rect, scene.background, pixels, pad).fg
-        fitted, scores = scene.fit_radii(fg, pad, cups, ref)
-    _check_reference(scores, fitted, ref, pixels, scene.view.scale, scene.layout.size)
+    pad = int(np.ceil(FIT_PAD_MM * scene.view.scale))
+    for texture_top in (TEXTURE_CLIP[1], PALE_TEXTURE_TOP):
+        fitted = cups
+        for _ in range(2):
+            light, dark, board = scene.masks(fitted, ref)
+            pixels = PixelModel.learn(f, ncc, light, dark, board, texture_top)
+            ev = evidence(rect, scene.background, pixels, pad)
+            fitted, scores = scene.fit_radii(ev.fg, pad, cups, ref)
+        if _unclear_cup(scores, fitted, ref, scene.view.scale) is None:
+            break
+    votes = scene.colour_votes(ev, pad, fitted, ref)
+    _check_reference(scores, votes, fitted, ref, pixels, scene.view.scale, scene.layout.size)
     return fitted, pixels
 
 
