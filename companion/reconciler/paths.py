@@ -176,6 +176,50 @@ def lead(grouped: list[Group]) -> float:
     return top[0] - rest[0][0] if rest else float("inf")
 
 
+def one_size_apart(a: GamePath, b: GamePath) -> bool:
+    """Whether two paths differ only in the size of one cup placed on the same square, every
+    other move doing the same (a reading between two sizes of a cup: the square's later
+    readings tell, not which path the moves elsewhere follow)."""
+    if a.root != b.root or len(a.codes) != len(b.codes):
+        return False
+    differ = [(x, y) for x, y in zip(a.codes, b.codes, strict=True) if physical_key(x) != physical_key(y)]
+    if len(differ) != 1:
+        return False
+    ((x, y),) = differ
+    return not is_board_move(x) and not is_board_move(y) and code_to(x) == code_to(y)
+
+
+def placed_size_apart(path: GamePath, chosen: GamePath, turn: int) -> bool:
+    """Whether ``path`` says this reading shows ``chosen``'s placement (a move of ``turn``'s
+    side) made with a cup of another size that could not be placed there: the same doubt
+    between two sizes, the other one an illegal placement, from the same line."""
+    e, c = path.explanation, chosen.explanation
+    if e is None or c is None or e.kind is not Kind.ILLEGAL or e.action is None or len(c.codes) != 1:
+        return False
+    if path.before is None or chosen.before is None or path.before.line() != chosen.before.line():
+        return False
+    code, action = c.codes[0], e.action
+    return (
+        action.kind is ActionKind.PLACE
+        and action.color == turn
+        and not is_board_move(code)
+        and action.to == code_to(code)
+        and action.size != code_size(code)
+    )
+
+
+def lead_past_sizes(paths: list[GamePath], chosen: GamePath, turn: int) -> float:
+    """How far ``chosen``'s claim (a move of ``turn``'s side) leads the claims of the paths
+    that only doubt the size of the cup it places (``one_size_apart``, ``placed_size_apart``)
+    left out: ``lead`` over the others."""
+    others = [
+        p
+        for p in paths
+        if p is chosen or not (one_size_apart(p, chosen) or placed_size_apart(p, chosen, turn))
+    ]
+    return lead(group_by_claim(others))
+
+
 def is_illegal(group: Group) -> bool:
     e = group[1][0].explanation
     return e is not None and e.kind is Kind.ILLEGAL

@@ -60,7 +60,15 @@ from companion.reconciler.decoder import clean, fits
 from companion.reconciler.events import Event, EventType
 from companion.reconciler.hidden import HiddenCups
 from companion.reconciler.likelihood import Likelihood
-from companion.reconciler.paths import Candidate, GamePath, LineKey, common_prefix, group_by_claim, lead
+from companion.reconciler.paths import (
+    Candidate,
+    GamePath,
+    LineKey,
+    common_prefix,
+    group_by_claim,
+    lead,
+    lead_past_sizes,
+)
 from companion.reconciler.resync import replayed_from, restart_options
 from companion.reconciler.unknowns import HiddenContents, warm_up
 from companion.rules.game import Game
@@ -256,6 +264,16 @@ class Reconciler(AttentionKeeper):
         groups = group_by_claim(kept)
         margin = lead(groups)
         chosen = self._representative(groups[0][1])
+        if (
+            margin < self.settings.margin
+            and chosen.before is not None
+            and chosen.explanation is not None
+            and chosen.explanation.kind is Kind.MOVE
+        ):
+            # a doubt confined to the size of the cup just placed: the likelier size is played,
+            # reported unsure while the other is close, and later readings of it settle it
+            turn = self._goto(chosen.before.root, chosen.before.codes).turn
+            margin = lead_past_sizes(kept, chosen, turn)
         rival = self._history_rival(chosen, kept)
         clear = chosen.decent and margin >= self.settings.margin and rival is None
         wrong_side = self._wrong_side_after_unseen(chosen)

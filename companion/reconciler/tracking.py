@@ -26,6 +26,7 @@ from companion.reconciler.paths import (
     extend,
     game_over,
     game_over_now,
+    one_size_apart,
 )
 from companion.reconciler.unknowns import HiddenContents
 from companion.rules.game import Game
@@ -281,7 +282,12 @@ class PathTracker:
         floor = chosen.score - self.settings.margin
         shows: tuple[tuple[int, ...], int, int] | None = None
         for path in kept:
-            if path is chosen or path.score < floor or path.line() == chosen.line():
+            if (
+                path is chosen
+                or path.score < floor
+                or path.line() == chosen.line()
+                or one_size_apart(path, chosen)
+            ):
                 continue
             if shows is None:
                 shows = board_shows(self._goto(chosen.root, chosen.codes))
