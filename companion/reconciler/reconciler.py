@@ -58,6 +58,7 @@ from companion.reconciler.accounts import DEFAULT_SETTINGS, PRIOR, Explanation, 
 from companion.reconciler.attention import AttentionKeeper
 from companion.reconciler.decoder import clean, fits
 from companion.reconciler.events import Event, EventType
+from companion.reconciler.help import board_differences
 from companion.reconciler.hidden import HiddenCups
 from companion.reconciler.likelihood import Likelihood
 from companion.reconciler.paths import (
@@ -156,13 +157,17 @@ class Reconciler(AttentionKeeper):
         return dict(self._help.squares) if self._help is not None else None
 
     def accept_board(self) -> list[Event]:
-        """The player's answer to a help request: the board is as the camera sees it. The game
-        restarts from the camera's last reading (a ``resync``, hidden cups kept from history
-        where the top did not change), however unsure the reading; nothing when no help is
-        asked for, a ``needs-attention`` when the reading is no possible board."""
+        """The player's answer to a help request: the board is as the camera sees it. A kept
+        path that shows exactly that board is played (``_adopt_view``: its moves, the history
+        kept); else the game restarts from the camera's last reading (a ``resync``, hidden cups
+        kept from history where the top did not change), however unsure the reading. Nothing
+        when no help is asked for, a ``needs-attention`` when the reading is no possible board."""
         if self._help is None:
             return []
         observation, likelihood = self._help.reading
+        adopted = self._adopt_view(likelihood)
+        if adopted is not None:
+            return adopted
         events = self._resync(observation, likelihood, accepted=True)
         if events is None:
             reason = "what the camera sees is no possible board: put the board as the game has it"
@@ -338,6 +343,40 @@ class Reconciler(AttentionKeeper):
         return ply if self._unseen_from is None else min(self._unseen_from, ply)
 
     # ----- recovery -----------------------------------------------------------------------
+
+    def _adopt_view(self, likelihood: Likelihood) -> list[Event] | None:
+        """The player says the camera sees the board right: when a kept path from the announced
+        start shows exactly what it reads (its referee waiting for nothing, none of its moves
+        made up to explain a misread), the best such path is played (its moves announced
+        late) and every path that shows anything else is dropped; the history is kept, no
+        resync. None when no path shows it."""
+        shows = [
+            p
+            for p in self._beam
+            if p.root == self._shown.root
+            and p.pending is None
+            and p.lifted is None
+            and p.must_move is None
+            and p.forfeit is None
+            and not p.tainted
+            and not board_differences(self._goto(p.root, p.codes), likelihood)
+        ]
+        if not shows:
+            return None
+        best, ply = shows[0], self.game.ply
+        events = self._sync(best)
+        if best.unseen > 0 and any(e.type is EventType.MOVE for e in events):
+            self._note_unseen(None, ply, late=True)
+        self._beam = shows
+        self._unfit = self._unclear_run = 0
+        self._attention = None
+        closed = self._close_help()
+        events = events or closed  # (moves said are answer enough: the panel shows them)
+        events += self._report_unsure()
+        self.hidden.settle()
+        if self.unknowns is not None and any(e.type is EventType.MOVE for e in events):
+            self._follow_unknowns()
+        return events
 
     def _resync(
         self,
