@@ -271,14 +271,12 @@ class Reconciler(AttentionKeeper):
         chosen = self._representative(groups[0][1])
         if (
             margin < self.settings.margin
-            and chosen.before is not None
             and chosen.explanation is not None
             and chosen.explanation.kind is Kind.MOVE
         ):
             # a doubt confined to the size of the cup just placed: the likelier size is played,
             # reported unsure while the other is close, and later readings of it settle it
-            turn = self._goto(chosen.before.root, chosen.before.codes).turn
-            margin = lead_past_sizes(kept, chosen, turn)
+            margin = lead_past_sizes(kept, chosen)
         rival = self._history_rival(chosen, kept)
         clear = chosen.decent and margin >= self.settings.margin and rival is None
         wrong_side = self._wrong_side_after_unseen(chosen)

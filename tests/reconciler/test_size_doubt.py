@@ -66,3 +66,16 @@ def test_a_size_played_unsure_is_corrected_when_later_readings_show_the_other() 
     game.push(Move.from_text("4d1"))
     reconciler.feed(observe(game.position))
     assert moves_of(reconciler) == ["4a1", "4d4", "3b1", "4c4", "4d1"] and reconciler.unsure == {}
+
+
+def test_a_move_onto_a_cup_of_its_colour_read_between_the_two_sizes_is_played_unsure() -> None:
+    # White's 4 moves from c4 onto its own 3 on a1; a1 reads 0.82 a 4 and 0.18 a 3: the move,
+    # or the 4 still in the hand with a1 showing the 3. Only the size on a1 tells them apart:
+    # the move is played at once, unsure, and Black's next move is followed.
+    reconciler, game = played("classic", "4c4 4d4 4b1 4d3 3a1 3d2")
+    game.push(Move.from_text("c4-a1"))
+    events = reconciler.feed(between(game, "a1", W4, W3, 0.82))
+    assert [e.move for e in events if e.type == "move"] == ["c4-a1"] and 7 in reconciler.unsure
+    game.push(Move.from_text("3c2"))
+    events = reconciler.feed(between(game, "a1", W4, W3, 0.82))
+    assert [e.move for e in events if e.type == "move"] == ["3c2"] and reconciler.help_squares is None
