@@ -4,27 +4,11 @@ player's answer (the board put right, or what the camera sees accepted) ends the
 
 from __future__ import annotations
 
-from companion.rules import Game, Move, parse_square, square_name
-from companion.testing.faults import tops_of
-from companion.vision.observation import Observation, class_index
-from tests.reconciler.helpers import observe, played, types
+from companion.rules import Move, parse_square
+from companion.vision.observation import class_index
+from tests.reconciler.helpers import observe, played, read_as, types
 
 B4, W4 = (1, 4), (0, 4)
-
-
-def read_as(
-    game: Game, square: str, top: tuple[int, int], sure: float, other: tuple[int, int] | None = (1, 1)
-) -> Observation:
-    """The board as it is, but ``square`` read as ``top`` with probability ``sure``, the rest
-    on ``other`` (by default a Black 1: nothing on what is really there; None: empty)."""
-    tops = {square_name(sq): t for sq, t in tops_of(game.position).items()}
-    observation = Observation.from_tops(tops, game.position.size, game.variant.max_piece)
-    probabilities = observation.probabilities.copy()
-    row = observation.row(square)
-    probabilities[row] = 0.0
-    probabilities[row, class_index(top, game.variant.max_piece)] = sure
-    probabilities[row, class_index(other, game.variant.max_piece)] = 1.0 - sure
-    return Observation(observation.size, observation.max_piece, probabilities, False)
 
 
 def test_an_unsure_disagreement_asks_for_help_on_the_second_reading() -> None:
