@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from companion.vision.marks import HiddenMarks
+from companion.vision.marks import HIDDEN_MM2, HiddenMarks
 from companion.vision.pixels import CLIP_FG, TEXTURE_BINS, PixelModel, texture_bin
 from companion.vision.scalars import at_least, at_most, compare_with
 
@@ -59,11 +59,6 @@ FIST_LOG_ODDS = 0.0
 32 mm patch of the grid then averages "not board", which noise and shadow edges, averaged
 that widely, do not. On the stress set this caught 6 more of 118 fists for 1 more false flag
 in 1062 hand-free frames."""
-HIDDEN_MM2 = 200.0
-"""Area of the board's own marks (grid lines, marker edges, grain) hidden where no cup explains
-it that means a hand, whatever its colour (``marks.py``). Every hand over the board on the
-vision bench and frames-dev hid 437 mm² or more (a pale fist over birch 1,300); hand-free
-frames at most 27 mm², under shadows, changed light and a picture off by a pixel."""
 
 
 _INVERSE_SQUARE = (1.0 / (1.0 + np.arange(256, dtype=np.float32)) ** 2).reshape(256, 1)

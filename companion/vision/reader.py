@@ -19,9 +19,10 @@ from companion.errors import CompanionError
 from companion.vision.calibration import Calibration, check_frame, grid_mask
 from companion.vision.geometry import Camera, camera_with_focal
 from companion.vision.markers import QUIET_MM, detect_markers, marker_correspondences
+from companion.vision.marks import HIDDEN_MM2
 from companion.vision.matching import SquareMatch, coverage, evidence, match_all
 from companion.vision.observation import Observation
-from companion.vision.occlusion import HIDDEN_MM2, Occlusion, OcclusionTest, shrink
+from companion.vision.occlusion import Occlusion, OcclusionTest, shrink
 from companion.vision.pixels import Background
 from companion.vision.scalars import compare_with
 from companion.vision.templates import build_bank

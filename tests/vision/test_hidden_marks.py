@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from companion.vision.calibration import Calibration, calibrate
-from companion.vision.marks import HiddenMarks
-from companion.vision.occlusion import BAND_OCCLUDED_MM2, FIST_LOG_ODDS, GRID_OCCLUDED_MM2, HIDDEN_MM2
+from companion.vision.marks import HIDDEN_MM2, HiddenMarks
+from companion.vision.occlusion import BAND_OCCLUDED_MM2, FIST_LOG_ODDS, GRID_OCCLUDED_MM2
 from companion.vision.reader import STILL_SECONDS, BoardReader
 from companion.vision.sources import read_image
 
