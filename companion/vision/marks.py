@@ -43,11 +43,13 @@ MIN_MARKS = 0.3
 (squared log contrast times mm²) exceeds this: a few mm of grid line, not plain wood."""
 SHADE_MM = 4.0
 SHADE_LOG = 0.35
-LIT_PERCENTILE = 90.0
+LIT_MM = 40.0
 """Where the empty board lay in a shadow (its log brightness, smoothed over about ``SHADE_MM``,
-more than ``SHADE_LOG`` below the lit board's, this percentile of it), the shadow's edges are
-no mark of the board: a frame whose light has moved them would read as hiding them. Marks
-within ``LOCAL_MM`` of such shade are not used."""
+more than ``SHADE_LOG`` below the brightest within about ``LIT_MM`` around it), the shadow's
+edges are no mark of the board: a frame whose light has moved them would read as hiding them
+(on the stress set, the shadows of the cups stood beside the board at calibration). Marks
+within ``LOCAL_MM`` of such shade are not used. The light's smooth fall-off across the board
+(a low lamp on one side) is no shadow: it stays within ``SHADE_LOG`` of the brightest nearby."""
 FADED = 0.4
 """Marks are hidden where the frame's contrast energy over a patch is below this squared times
 the empty board's: the contrast amplitude lost by more than half."""
@@ -87,8 +89,9 @@ class HiddenMarks:
         """uint8 mask (255) of the empty board's shade at calibration, grown by ``LOCAL_MM``."""
         level = cv2.log(gray.astype(np.float32) + np.float32(LOG_FLOOR))
         level = cv2.GaussianBlur(level, (0, 0), SHADE_MM * self.scale)
-        lit = float(np.percentile(level, LIT_PERCENTILE))
-        shade = compare_with(level, lit - SHADE_LOG, cv2.CMP_LT)
+        reach = _window(LIT_MM, self.scale)
+        lit = cv2.GaussianBlur(cv2.dilate(level, np.ones((reach, reach), np.uint8)), (0, 0), reach / 4)
+        shade = cv2.compare(level, lit - np.float32(SHADE_LOG), cv2.CMP_LT)
         return cv2.dilate(shade, np.ones((self.local, self.local), np.uint8))
 
     def contrast(self, gray: np.ndarray) -> np.ndarray:
