@@ -64,7 +64,10 @@ def test_a_pale_fist_held_still_stays_flagged() -> None:
     assert all(reader.read(fist, k / fps).occluded for k in range(round((STILL_SECONDS + 1) * fps)))
 
 
-@pytest.mark.parametrize(("scene", "name"), [("bench-03", "13b-move"), ("bench-08", "12b-move")])
+@pytest.mark.parametrize(
+    ("scene", "name"),
+    [("bench-03", "13b-move"), pytest.param("bench-08", "12b-move", marks=pytest.mark.slow)],
+)
 def test_changed_light_and_long_shadows_hide_no_marks(scene: str, name: str) -> None:
     """bench-03 after its lamp moved and changed colour, bench-08 under a low lamp whose cups
     cast long shadows across lines: the marks stay in view (the colour test flags both on a
