@@ -194,6 +194,7 @@ def square_rims(view: RectifiedView, rings: list[Placed], centre_px: tuple[float
 def rims_for(
     view: RectifiedView, centre: np.ndarray, cups: CupSet, outline: CupOutline, camera_mm: np.ndarray
 ) -> SquareRims:
+    """The rims of every size of ``cups`` on the square centred at ``centre`` (board mm)."""
     radii, heights = cups.radii[0], cups.heights[0]
     rings = [
         rim_template(view, centre, r * outline.rim_ratio, h * outline.rim_height, camera_mm)
@@ -239,6 +240,7 @@ class EdgeMaps:
 
 
 def edge_maps(features: np.ndarray, pad: int) -> EdgeMaps:
+    """The edge maps of a frame's features (``Background.features``), padded by ``pad``."""
     gx = cv2.Sobel(features, cv2.CV_32F, 1, 0, ksize=3) / 8
     gy = cv2.Sobel(features, cv2.CV_32F, 0, 1, ksize=3) / 8
     jxx = cv2.transform(gx * gx, np.ones((1, 3), np.float32))
@@ -254,6 +256,7 @@ def edge_maps(features: np.ndarray, pad: int) -> EdgeMaps:
 
 
 def _best(field: np.ndarray, placed: Placed, pad: int, dy: int, dx: int, reach: int) -> float:
+    """The template's best correlation with ``field`` within ``reach`` of shift (dy, dx)."""
     top, left, template = placed
     h, w = template.shape[:2]
     y, x = top + pad + dy, left + pad + dx
@@ -320,48 +323,55 @@ def fit_outline(
     """
     centres = {row: np.array(view.layout.square_centre(row)) for row in cups_at}
     base_reach, rim_reach = reaches(view)
-    best_scale = (-np.inf, 1.0)
-    for scale in SCALE_SCAN:
+
+    def base_margin(scale: float) -> float:
         radii = real_cups(view.layout.square_mm, max_piece, CupOutline(scale, 1.0, 1.0)).radii[0]
-        margins = [
-            _margin(
-                np.array(
-                    [
-                        _best(
-                            maps.distance,
-                            base_template(view, centres[row], r, camera_mm),
-                            maps.pad,
-                            0,
-                            0,
-                            base_reach,
-                        )
-                        for r in radii
-                    ]
-                ),
-                size,
+        return float(
+            np.mean(
+                [
+                    _margin(
+                        np.array(
+                            [
+                                _best(
+                                    maps.distance,
+                                    base_template(view, centres[row], r, camera_mm),
+                                    maps.pad,
+                                    0,
+                                    0,
+                                    base_reach,
+                                )
+                                for r in radii
+                            ]
+                        ),
+                        size,
+                    )
+                    for row, (size, _) in cups_at.items()
+                ]
             )
-            for row, (size, _) in cups_at.items()
-        ]
-        best_scale = max(best_scale, (float(np.mean(margins)), scale))
-    scale = best_scale[1]
+        )
+
+    scale = max(SCALE_SCAN, key=base_margin)
     cups = real_cups(view.layout.square_mm, max_piece, CupOutline(scale, 1.0, 1.0))
-    best_rim = (-np.inf, RIM_RATIO_SCAN[0], RIM_HEIGHT_SCAN[0])
-    for ratio in RIM_RATIO_SCAN:
-        for height in RIM_HEIGHT_SCAN:
-            outline = CupOutline(scale, ratio, height)
-            margins = [
-                _margin(
-                    rim_scores(
-                        maps.strength,
-                        maps.pad,
-                        rims_for(view, centres[row], cups, outline, camera_mm),
-                        dy,
-                        dx,
-                        rim_reach,
-                    ),
-                    size,
-                )
-                for row, (size, (dy, dx)) in cups_at.items()
-            ]
-            best_rim = max(best_rim, (float(np.mean(margins)), ratio, height))
-    return CupOutline(scale, best_rim[1], best_rim[2])
+
+    def rim_margin(outline: CupOutline) -> float:
+        return float(
+            np.mean(
+                [
+                    _margin(
+                        rim_scores(
+                            maps.strength,
+                            maps.pad,
+                            rims_for(view, centres[row], cups, outline, camera_mm),
+                            dy,
+                            dx,
+                            rim_reach,
+                        ),
+                        size,
+                    )
+                    for row, (size, (dy, dx)) in cups_at.items()
+                ]
+            )
+        )
+
+    candidates = [CupOutline(scale, ratio, height) for ratio in RIM_RATIO_SCAN for height in RIM_HEIGHT_SCAN]
+    return max(candidates, key=rim_margin)
