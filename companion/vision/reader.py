@@ -17,7 +17,14 @@ import numpy as np
 
 from companion.errors import CompanionError
 from companion.vision.calibration import Calibration, check_frame, grid_mask
-from companion.vision.edges import EdgeBank, build_edge_bank, edge_logits, edge_maps, edge_scores
+from companion.vision.edges import (
+    EdgeBank,
+    build_edge_bank,
+    edge_logits,
+    edge_maps,
+    edge_scores,
+    size_shares,
+)
 from companion.vision.geometry import Camera, camera_with_focal
 from companion.vision.markers import QUIET_MM, detect_markers, marker_correspondences
 from companion.vision.matching import SquareMatch, coverage, evidence, match_all
@@ -310,17 +317,16 @@ class BoardReader:
         ``SIZE_SURENESS`` times the typical ring between adjacent sizes; the colour's mean
         log-odds, tempered the same way, splits each size's probability between the colours.
         ``edges``, the edge cue's logits, then reshare each square's cup probability between
-        the sizes (what is a cup at all stays the region cue's). ``softening`` widens every
-        temperature for a frame whose evidence reads rough.
+        the sizes (``edges.size_shares``: what is a cup at all, and how sure the size can be,
+        stay the region cue's). ``softening`` widens every temperature for a frame whose
+        evidence reads rough.
         """
         sizes = np.array([m.sizes for m in matches]) / (softening * SIZE_SURENESS * self._ring_px)
         logits = np.concatenate([np.zeros((len(matches), 1)), sizes], axis=1)
         p = np.exp(logits - logits.max(axis=1, keepdims=True))
         p /= p.sum(axis=1, keepdims=True)
         if edges is not None:
-            shared = sizes + edges / softening
-            q = np.exp(shared - shared.max(axis=1, keepdims=True))
-            p[:, 1:] = (1.0 - p[:, :1]) * q / q.sum(axis=1, keepdims=True)
+            p[:, 1:] = (1.0 - p[:, :1]) * size_shares(sizes, edges / softening)
         areas = np.array(
             [sq.areas[m.colour, m.size - 1] for m, sq in zip(matches, self.bank.squares, strict=True)]
         )
