@@ -22,8 +22,9 @@ the wood's grain and grid lines cancel, and no colour model is involved. The set
 radii are the reference set's (docs/board.md) times one scale, and the rim's radius and height
 as fractions of the cup's; calibration fits those three numbers on the reference layout, where
 every cup's size is known (``fit_outline``). Each size's two scores become logits (the best
-size 0, the others down by their shortfall over the sizes' spread) that the reader adds to the
-region cue's when it splits a square's cup probability between sizes.
+size 0, the others down by their shortfall over the sizes' spread) that are added to the region
+cue's; where the sum picks another size than the region cue did, it reshares the square's cup
+probability between the sizes (``size_shares``).
 """
 
 from __future__ import annotations
