@@ -94,25 +94,28 @@ def test_the_edges_reshare_a_cup_between_sizes_never_cup_against_empty(bench_08)
 
 
 def test_shortfall_and_logits():
-    assert shortfall(np.array([0.1, 0.3, 0.2])) == pytest.approx([-1.0, 0.0, -0.5])
-    assert shortfall(np.array([0.2, 0.2, 0.2])) == pytest.approx([0.0, 0.0, 0.0])  # says nothing
-    both = edge_logits(np.array([0.0, 1.0, 0.5]), np.array([1.0, 0.0, 0.5]))
+    assert shortfall(np.array([0.1, 0.3, 0.2])) == pytest.approx(np.array([[-1.0, 0.0, -0.5]]))
+    assert shortfall(np.array([0.2, 0.2, 0.21])) == pytest.approx(
+        np.array([[-0.2, -0.2, 0.0]])
+    )  # faint edges
+    both = edge_logits(np.array([0.0, 1.0, 0.5]), np.array([1.0, 0.0, 0.5]))[0]
     assert both.max() < 0 and both[1] > both[0]  # the base weighs more than the rim
-    assert edge_logits(np.array([0.0, 1.0]), np.array([0.0, 1.0])) == pytest.approx([-3.0, 0.0])
+    assert edge_logits(np.array([0.0, 1.0]), np.array([0.0, 1.0])) == pytest.approx(np.array([[-3.0, 0.0]]))
 
 
-def test_the_edges_move_a_size_but_never_make_it_surer_than_the_region_did():
-    """Row 0: the edges move the cup from size 3 to 2, no surer than the region's 3 was;
-    row 1: they doubt size 3 less than the region favours it, and the region's shares stand."""
-    region = np.array([[0.0, 2.0, 3.0, 1.0], [0.0, 1.0, 5.0, 1.0]])
-    edges = np.array([[-2.0, -1.0, -3.0, 0.0], [-2.0, -2.0, 0.0, -2.0]])
-    shares = size_shares(region, edges)
-    assert shares.sum(axis=1) == pytest.approx([1.0, 1.0])
+def test_the_edges_move_a_size_only_when_both_agree_and_never_make_it_surer():
+    """Row 0: both edges say 2 where the region cue says 3: the size moves, no surer than the
+    region's 3 was. Row 1: the base says 2, the rim 3: the region's shares stand. Row 2: the
+    edges favour the region's own size: its shares stand."""
+    region = np.array([[0.0, 2.0, 3.0, 1.0], [0.0, 2.0, 3.0, 1.0], [0.0, 1.0, 5.0, 1.0]])
+    base = np.array([[0.1, 0.3, 0.1, 0.1], [0.1, 0.3, 0.1, 0.1], [0.1, 0.1, 0.3, 0.1]])
+    rim = np.array([[0.0, 0.2, 0.1, 0.0], [0.0, 0.1, 0.2, 0.0], [0.0, 0.0, 0.2, 0.0]])
+    shares = size_shares(region, base, rim)
     alone = np.exp(region) / np.exp(region).sum(axis=1, keepdims=True)
-    assert np.argmax(shares[0]) == 1 and np.argmax(alone[0]) == 2  # the edges moved the size
-    assert np.all(shares.max(axis=1) <= alone.max(axis=1) + 1e-12)  # and made neither square surer
-    assert shares[1] == pytest.approx(alone[1])  # where the cues agree the region cue's stand
-    assert size_shares(region, np.zeros_like(region)) == pytest.approx(alone)
+    assert shares.sum(axis=1) == pytest.approx([1.0, 1.0, 1.0])
+    assert np.argmax(shares[0]) == 1 and np.argmax(alone[0]) == 2
+    assert shares[0].max() <= alone[0].max() + 1e-12
+    assert shares[1:] == pytest.approx(alone[1:])
 
 
 def test_the_outline_is_saved_and_files_without_one_still_load(setup_for, tmp_path):
