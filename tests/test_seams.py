@@ -25,8 +25,11 @@ from __future__ import annotations
 
 import ast
 from collections import defaultdict
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "companion"
@@ -54,6 +57,15 @@ def modules() -> dict[Path, ast.Module]:
 def flat(tree: ast.Module) -> tuple[ast.AST, ...]:
     """Every node of a module, in ``ast.walk``'s order, walked once for all the checks below."""
     return tuple(ast.walk(tree))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _forget_the_trees() -> Iterator[None]:
+    """The parsed package (about 280,000 objects) is dropped once these tests are done, so
+    that the rest of the session's garbage collections do not walk it again and again."""
+    yield
+    modules.cache_clear()
+    flat.cache_clear()
 
 
 def is_private(name: str) -> bool:

@@ -112,7 +112,7 @@ def reason_kind(reason: str) -> tuple[str, dict[str, str]]:
     return "other", {}
 
 
-class Announcer:
+class Narrator:
     """The presenter's events in one language's sentences; None where there is nothing to
     say (a lift that uncovers nothing, a fault that goes on)."""
 

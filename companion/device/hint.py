@@ -49,10 +49,15 @@ class _Request:
 
 class HintWorker(Component):
     def __init__(
-        self, searcher: MoveFinder, budget: float, clock: Callable[[], float] = time.monotonic
+        self,
+        searcher: MoveFinder,
+        budget: float,
+        clock: Callable[[], float] = time.monotonic,
+        grace: float = GRACE,
     ) -> None:
         self._searcher = searcher
         self.budget = budget
+        self.grace = grace  # past the budget, an overrunning search is cancelled
         self._clock = clock
         self._requests: queue.Queue[_Request | None] = queue.Queue()
         self._results: queue.Queue[Hint] = queue.Queue()
@@ -118,7 +123,7 @@ class HintWorker(Component):
 
     def _search(self, request: _Request) -> Hint:
         started = self._clock()
-        timer = threading.Timer(self.budget + GRACE, request.cancel.set)
+        timer = threading.Timer(self.budget + self.grace, request.cancel.set)
         timer.daemon = True
         timer.start()
         try:
@@ -133,7 +138,7 @@ class HintWorker(Component):
         self.cancel()
         if self._thread is not None:
             self._requests.put(None)
-            self._thread.join(timeout=self.budget + 2 * GRACE)
+            self._thread.join(timeout=self.budget + 2 * self.grace)
             self._thread = None
 
 

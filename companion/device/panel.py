@@ -77,7 +77,7 @@ class Panel(Component):
     # ----- devices ------------------------------------------------------------------------
 
     def _open_devices(self, pin_factory: Any) -> None:
-        from gpiozero import Button, Buzzer, GPIOZeroError, TonalBuzzer
+        from gpiozero import Buzzer, DigitalInputDevice, GPIOZeroError, TonalBuzzer
 
         pins, panel = self.config.pins, self.config.panel
         try:
@@ -93,14 +93,11 @@ class Panel(Component):
                 )
             else:
                 self.buzzer = self._own(Buzzer(pins.buzzer, pin_factory=pin_factory))
+            # A plain input, not gpiozero's Button: the gestures (hold included) are timed by
+            # ButtonGestures, and Button's hold thread would wake ten times a second for
+            # nothing (and hold up every close by up to 0.1 s).
             self.button = self._own(
-                Button(
-                    pins.button,
-                    pull_up=True,
-                    bounce_time=0.02,
-                    hold_time=panel.hold_time,
-                    pin_factory=pin_factory,
-                )
+                DigitalInputDevice(pins.button, pull_up=True, bounce_time=0.02, pin_factory=pin_factory)
             )
         except (GPIOZeroError, OSError, RuntimeError, ValueError) as error:
             self.close()
@@ -108,8 +105,8 @@ class Panel(Component):
         except CompanionError:
             self.close()
             raise
-        self.button.when_pressed = lambda: self._button_event(self._gestures.down)
-        self.button.when_released = lambda: self._button_event(self._gestures.up)
+        self.button.when_activated = lambda: self._button_event(self._gestures.down)
+        self.button.when_deactivated = lambda: self._button_event(self._gestures.up)
 
     def _open_leds(self, pin_factory: Any) -> None:
         """The 19 discrete LEDs, one GPIO pin each."""

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.component import Component
-from companion.device.announce import Announcement, Announcer, Topic
+from companion.device.announce import Announcement, Narrator, Topic
 from companion.device.config import SpeechConfig
 from companion.device.phrases import phrasebook
 from companion.reconciler.events import Event
@@ -173,13 +173,13 @@ def espeak_problem(returncode: int, stderr: str) -> str | None:
 
 class Speech(Component):
     """The voice beside the panel: takes the presenter's events (the same calls the panel's
-    presenter gets), words them with an ``Announcer`` and says them through a ``Speaker`` on
+    presenter gets), words them with an ``Narrator`` and says them through a ``Speaker`` on
     its own thread. ``echo`` gets each sentence as it is announced (the console's ``say:``
     lines), whether or not a speaker says it; with no speaker, that is all it does."""
 
     def __init__(
         self,
-        announcer: Announcer,
+        narrator: Narrator,
         speaker: Speaker | None,
         *,
         echo: Callable[[str], None] | None = None,
@@ -187,7 +187,7 @@ class Speech(Component):
         backlog: int = BACKLOG,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.announcer = announcer
+        self.narrator = narrator
         self.speaker = speaker
         self.echo = echo
         self.drain_seconds = drain_seconds  # closing: how long the sentences waiting may still be said
@@ -207,19 +207,19 @@ class Speech(Component):
     # ----- the presenter's calls -----------------------------------------------------------
 
     def event(self, event: Event, turn: str) -> None:
-        self.announce(self.announcer.event(event, turn))
+        self.announce(self.narrator.event(event, turn))
 
     def hint(self, move: Move, turn: str) -> None:
-        self.announce(self.announcer.hint(move, turn))
+        self.announce(self.narrator.hint(move, turn))
 
     def takeback_offered(self, move_text: str, turn: str) -> None:
-        self.announce(self.announcer.takeback_offered(move_text, turn))
+        self.announce(self.narrator.takeback_offered(move_text, turn))
 
     def hint_failed(self, turn: str, reason: str) -> None:
-        self.announce(self.announcer.hint_failed(turn, reason))
+        self.announce(self.narrator.hint_failed(turn, reason))
 
     def fault(self, text: str | None, service: str | None = None) -> None:
-        self.announce(self.announcer.fault(text, service))
+        self.announce(self.narrator.fault(text, service))
 
     # ----- the queue -------------------------------------------------------------------------
 
@@ -335,7 +335,7 @@ def open_speech(
     only (``echo``) unless ``aloud``, where ``espeak-ng`` says them (or ``speaker``, a stand-in)."""
     if not config.enabled:
         return None
-    announcer = Announcer(phrasebook(config.voice))
+    narrator = Narrator(phrasebook(config.voice))
     if aloud and speaker is None:
         speaker = EspeakSpeaker(config.voice, config.rate, config.volume)
-    return Speech(announcer, speaker if aloud else None, echo=echo, drain_seconds=drain_seconds).start()
+    return Speech(narrator, speaker if aloud else None, echo=echo, drain_seconds=drain_seconds).start()

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from companion.device.announce import EVENT_TOPICS, REASONS, Announcer, Topic, reason_kind
+from companion.device.announce import EVENT_TOPICS, REASONS, Narrator, Topic, reason_kind
 from companion.device.phrases import LANGUAGES, Phrasebook, phrasebook, placeholders
 from companion.reconciler.events import Event, EventType
 from companion.reconciler.referee import (
@@ -109,17 +109,17 @@ def recording(language: str) -> Recording:
     return book
 
 
-def every_sentence(announcer: Announcer) -> list[str]:
+def every_sentence(narrator: Narrator) -> list[str]:
     """One sentence for each sample of every event type, and each of the presenter's other calls."""
-    said = [announcer.event_text(event, "white") for samples in SAMPLES.values() for event in samples]
-    said += [announcer.hint(Move.from_text(text), "white").text for text in ("c3-b2", "2a4")]
-    said.append(announcer.hint_failed("white", "the engine crashed").text)
-    said.append(announcer.takeback_offered("3c2", "black").text)
+    said = [narrator.event_text(event, "white") for samples in SAMPLES.values() for event in samples]
+    said += [narrator.hint(Move.from_text(text), "white").text for text in ("c3-b2", "2a4")]
+    said.append(narrator.hint_failed("white", "the engine crashed").text)
+    said.append(narrator.takeback_offered("3c2", "black").text)
     for text, service in (("camera lost", None), (None, None), (None, "log: disk full")):
-        announcement = announcer.fault(text, service)
+        announcement = narrator.fault(text, service)
         said.append(announcement.text if announcement else "")
-    said += [announcer.why(reason) for reason in REASON_SAMPLES]
-    said += [announcer.event_text(event, "white") for event in _gobbling_moves()]
+    said += [narrator.why(reason) for reason in REASON_SAMPLES]
+    said += [narrator.event_text(event, "white") for event in _gobbling_moves()]
     return [text for text in said if text]
 
 
@@ -145,10 +145,10 @@ def test_every_event_type_has_a_topic_and_samples():
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_every_event_type_has_a_sentence_in_every_language(language):
-    announcer = Announcer(phrasebook(language))
+    narrator = Narrator(phrasebook(language))
     for event_type in EventType:
         for event in SAMPLES[event_type]:
-            announcement = announcer.event(event, "white")
+            announcement = narrator.event(event, "white")
             assert announcement is not None, (language, event)
             assert announcement.topic is EVENT_TOPICS[event_type]
             assert announcement.text.strip() and not re.search(r"[{}]", announcement.text)
@@ -164,7 +164,7 @@ def test_every_table_has_every_phrase_and_no_placeholder_of_its_own(language):
 
 def test_every_english_phrase_is_used_and_every_phrase_used_exists():
     book = recording("en")
-    every_sentence(Announcer(book))
+    every_sentence(Narrator(book))
     numbers = {f"number.{n}" for n in range(1, 10)}  # sizes 1 to 9: variants have up to nine
     assert book.used | numbers == set(book.phrases), set(book.phrases) ^ book.used
 
@@ -218,8 +218,8 @@ def test_every_english_phrase_is_used_and_every_phrase_used_exists():
     ],
 )
 def test_the_sentences_players_expect(language, expected):
-    announcer = Announcer(phrasebook(language))
-    said = every_sentence(announcer)
+    narrator = Narrator(phrasebook(language))
+    said = every_sentence(narrator)
     for sentence in expected:
         assert sentence in said, (sentence, said)
 
@@ -243,17 +243,17 @@ def _played(*moves: str) -> Game:
 
 
 def test_a_fault_is_said_once_when_it_starts():
-    announcer = Announcer(phrasebook("en"))
-    said = [announcer.fault(text, None) for text in ("camera lost", "camera lost", "garbage", None)]
+    narrator = Narrator(phrasebook("en"))
+    said = [narrator.fault(text, None) for text in ("camera lost", "camera lost", "garbage", None)]
     assert [a.text if a else None for a in said] == ["Camera trouble. The game is kept", None, None, None]
-    again = announcer.fault(None, "log: disk full")
+    again = narrator.fault(None, "log: disk full")
     assert again is not None and again.text == "The companion needs service" and again.topic is Topic.FAULT
 
 
 def test_a_lift_that_uncovers_nothing_is_not_said():
-    announcer = Announcer(phrasebook("en"))
+    narrator = Narrator(phrasebook("en"))
     assert (
-        announcer.event(Event(EventType.LIFTED, squares=("b2",), detail={"color": "white"}), "white") is None
+        narrator.event(Event(EventType.LIFTED, squares=("b2",), detail={"color": "white"}), "white") is None
     )
 
 
@@ -263,8 +263,8 @@ def test_a_regional_voice_speaks_its_language():
 
 def test_a_missing_phrase_falls_back_to_english():
     partial = Phrasebook("xx", "Test", {"white": "Blanc"})
-    announcer = Announcer(partial)
-    assert announcer.event_text(Event(EventType.MOVE, move="4a1", detail={"color": "white"}), "black") == (
+    narrator = Narrator(partial)
+    assert narrator.event_text(Event(EventType.MOVE, move="4a1", detail={"color": "white"}), "black") == (
         "Blanc: four to a1"
     )
 

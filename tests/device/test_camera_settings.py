@@ -10,10 +10,11 @@ import types
 
 import pytest
 
+from companion.device import vision_link
 from companion.device.config import CameraConfig
 from companion.device.vision_link import ExposureStore, camera_advice, camera_opener
 from companion.errors import CompanionError
-from companion.vision.sources import ExposureLock
+from companion.vision.sources import ExposureLock, open_source
 
 from ..vision.test_sources import FakePicamera2
 
@@ -26,7 +27,14 @@ def picamera2(monkeypatch):
     FakePicamera2.made = []
     FakePicamera2.fail_at = None
     FakePicamera2.autofocus = FakePicamera2.flicker = True
-    monkeypatch.setattr("time.sleep", lambda seconds: None)  # the settle time
+    FakePicamera2.settles = []
+    # The settle time is waited through the camera's own `sleep` (its default is bound when
+    # the module is imported, so patching time.sleep would not reach it): recorded, not slept.
+    monkeypatch.setattr(
+        vision_link,
+        "open_source",
+        lambda spec, **options: open_source(spec, sleep=FakePicamera2.settles.append, **options),
+    )
     return FakePicamera2
 
 
@@ -40,22 +48,23 @@ def test_the_lock_is_saved_with_the_calibration_and_reapplied(tmp_path, picamera
     assert camera.config["controls"]["FrameDurationLimits"] == (250_000, 250_000)
     assert camera.config["controls"]["AeFlickerPeriod"] == 8333  # 60 Hz mains
     assert camera.autofocus_cycles == 1
+    assert len(picamera2.settles) == 1 and 0 < picamera2.settles[0] <= 2.0  # settled once
     saved = json.loads(store.path.read_text())
     assert saved["calibration"] == "2026-11-01T10:00:00"
     first.close()
     open_camera()  # a restart, or the camera reopened after a fault
     again = picamera2.made[1]
     assert again.autofocus_cycles == 0 and again.controls == [store.saved().controls()]
+    assert len(picamera2.settles) == 1  # the saved lock is applied without settling again
 
 
-@pytest.mark.slow
 def test_a_new_calibration_settles_again_and_a_self_calibration_adopts_the_lock(tmp_path, picamera2):
     store = ExposureStore(tmp_path / "c.camera.json", calibration_id="old")
     camera_opener("pi", True, CameraConfig(), store)()
     store.calibration_id = "recalibrated"  # `calibrate` made a new file: its light is not the old one
     assert store.saved() is None
     camera_opener("pi", True, CameraConfig(), store)()
-    assert picamera2.made[1].autofocus_cycles == 1
+    assert picamera2.made[1].autofocus_cycles == 1 and len(picamera2.settles) == 2
     fresh = ExposureStore(tmp_path / "d.camera.json")  # no calibration yet: settle, keep it in mind
     camera_opener("pi", True, CameraConfig(), fresh)()
     fresh.adopt("made-by-the-device")  # the device calibrated itself under this very lock

@@ -320,7 +320,7 @@ def test_ready_is_sent_only_once_the_camera_is_open(rig, tmp_path):
     path = str(tmp_path / "notify")
     server = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     server.bind(path)
-    server.settimeout(0.2)
+    server.settimeout(0.05)  # READY=1 is sent within step(): it would be waiting already
     plugged = threading.Event()
     table = ScriptedTable([])
     table.read = lambda: FRAME
@@ -352,6 +352,7 @@ def test_ready_is_sent_only_once_the_camera_is_open(rig, tmp_path):
         plugged.set()
         companion.step()
         companion.step()
+        server.settimeout(5.0)
         message = server.recv(256)
         assert message.startswith(b"READY=1\nSTATUS=game ")
     server.close()

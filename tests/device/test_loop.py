@@ -249,17 +249,26 @@ def test_a_hint_is_shown_when_ready_and_logged(rig, tmp_path):
 
 def test_a_move_makes_the_pending_hint_stale(rig, tmp_path):
     class Slow:
+        def __init__(self) -> None:
+            self.thinking = threading.Event()
+
         def search(self, position, seconds, cancel):
+            self.thinking.set()
             cancel.wait(seconds)
             return next(iter(position.legal_moves))
 
     table = ScriptedTable(positions(["4a1"]))
     companion = make_companion(rig, tmp_path / "g.sqlite3", table)
-    companion.hints = HintWorker(Slow(), budget=0.3)
+    engine = Slow()
+    companion.hints = HintWorker(engine, budget=0.3)
     assert companion.ask_hint()
+    assert engine.thinking.wait(5.0)
     companion.step()  # a move arrives while the engine thinks: the search is cancelled
     assert companion.hints.pending is None
-    time.sleep(0.2)
+    deadline = time.monotonic() + 5.0  # the cancelled search's stale answer comes back
+    while companion.hints._results.empty() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert not companion.hints._results.empty()
     table.read = lambda: FRAME
     companion.observe = lambda frame, timestamp: None
     for _ in range(5):

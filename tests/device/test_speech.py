@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.device.announce import Announcement, Announcer, Topic
+from companion.device.announce import Announcement, Narrator, Topic
 from companion.device.config import DeviceConfig, SpeechConfig
 from companion.device.panel import Panel, mock_pin_factory
 from companion.device.phrases import LANGUAGES, phrasebook
@@ -73,7 +73,7 @@ class FakeSpeaker(Speaker):
 
 
 def speech_with(speaker: Speaker | None, **kwargs) -> Speech:
-    return Speech(Announcer(phrasebook("en")), speaker, **kwargs)
+    return Speech(Narrator(phrasebook("en")), speaker, **kwargs)
 
 
 def until(condition) -> bool:
@@ -244,7 +244,7 @@ def test_the_presenter_tells_the_voice_the_events_it_shows():
 def test_open_speech_follows_the_configuration():
     assert open_speech(SpeechConfig(enabled=False), aloud=True) is None
     quiet = open_speech(SpeechConfig(voice="de"), aloud=False)
-    assert quiet is not None and quiet.speaker is None and quiet.announcer.phrases.language == "de"
+    assert quiet is not None and quiet.speaker is None and quiet.narrator.phrases.language == "de"
     fake = FakeSpeaker(hold=False)
     loud = open_speech(SpeechConfig(), aloud=True, speaker=fake)
     assert loud is not None and loud.speaker is fake
@@ -283,7 +283,16 @@ def test_a_sentence_being_said_is_cut_short_by_ending_its_process(tmp_path):
     program = stand_in(tmp_path, f"cat >'{heard}'\nexec sleep 30\n")
     speaker = EspeakSpeaker("de", 160, 100, program=program)
     cancel = threading.Event()
-    threading.Timer(0.2, cancel.set).start()
+
+    def cancel_once_heard() -> None:  # the program has read the sentence: now it only sleeps
+        deadline = time.monotonic() + 5.0
+        while time.monotonic() < deadline and not (
+            heard.exists() and heard.read_text(encoding="utf-8") == "Weiß gewinnt"
+        ):
+            time.sleep(0.005)
+        cancel.set()
+
+    threading.Thread(target=cancel_once_heard, daemon=True).start()
     started = time.monotonic()
     assert speaker.say("Weiß gewinnt", cancel) is False
     assert time.monotonic() - started < 5.0
@@ -326,9 +335,9 @@ def wav_seconds(speaker: EspeakSpeaker, text: str, path: Path) -> float:
 @needs_espeak
 @pytest.mark.parametrize("voice", LANGUAGES)
 def test_espeak_ng_says_a_sentence_for_as_long_as_its_words_take(tmp_path, voice):
-    announcer = Announcer(phrasebook(voice))
-    short = announcer.event_text(Event(EventType.WIN, winner="white"), "black") or ""
-    long = announcer.event_text(Event(EventType.HELP, squares=("a1", "b2", "c3")), "white") or ""
+    narrator = Narrator(phrasebook(voice))
+    short = narrator.event_text(Event(EventType.WIN, winner="white"), "black") or ""
+    long = narrator.event_text(Event(EventType.HELP, squares=("a1", "b2", "c3")), "white") or ""
     normal = EspeakSpeaker(voice, 160, 100)
     brief = wav_seconds(normal, short, tmp_path / "short.wav")
     lengthy = wav_seconds(normal, long, tmp_path / "long.wav")

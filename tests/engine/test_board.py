@@ -12,6 +12,7 @@ from companion.engine.board import SearchBoard
 from companion.engine.evaluate import evaluator_for
 from companion.rules import PRESETS, Position, Variant
 from companion.rules.codes import code_to
+from tests.budgets import budgets
 
 VARIANTS = [
     "classic",
@@ -81,13 +82,16 @@ def test_board_follows_the_rules_engine_through_random_games(spec):
             assert_same(board, position)
 
 
+@pytest.mark.parametrize("games", budgets(3, 10))
 @pytest.mark.parametrize("spec", VARIANTS)
-def test_targets_killers_and_evaluation(spec):
+def test_targets_killers_and_evaluation(spec, games):
+    """Along random games: ``games`` of them on a 4x4 board (3 in the quick loop, 10 in the
+    full suite), 2 on the larger boards."""
     variant = variant_of(spec)
     evaluator = evaluator_for(variant)
     rng = random.Random(12)
     every_code: set[int] = set()
-    for _ in range(10 if variant.size <= 4 else 2):
+    for _ in range(games if variant.size <= 4 else 2):
         position = Position(variant)
         for _ in range(rng.randint(0, 40)):
             if position.outcome() is not None:

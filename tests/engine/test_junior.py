@@ -240,6 +240,16 @@ def test_the_book_reads_back_as_it_is_written(tmp_path):
     assert load_book(tmp_path / "missing.json.gz") == {}
 
 
+def test_the_shipped_book_is_read_once_and_again_when_rewritten(tmp_path):
+    copy = tmp_path / "book.json.gz"
+    write_book({1: ("win", 3, 2)}, copy)
+    first = JuniorSolver.with_book(copy).book
+    assert first == {1: ("win", 3, 2)} and JuniorSolver.with_book(copy).book is first  # shared
+    write_book({1: ("win", 3, 2), 5: ("draw", 9, 6)}, copy)
+    assert JuniorSolver.with_book(copy).book == {1: ("win", 3, 2), 5: ("draw", 9, 6)}
+    assert JuniorSolver.with_book(tmp_path / "missing.json.gz").book == {}
+
+
 def test_the_builder_solves_layer_by_layer_into_the_same_entries():
     """With the shipped book to lean on, every position the builder solves answers from it:
     the builder's layers, chunks and entries reproduce the book's own."""

@@ -28,6 +28,7 @@ from companion.engine.compiled import NATIVE, CompiledSearcher, searcher_for
 from companion.engine.evaluate import evaluator_for
 from companion.engine.search import Limits, Searcher
 from companion.rules import PRESETS, Position, Variant
+from tests.budgets import budgets
 from tests.rules.helpers import random_game
 
 VARIANTS = [
@@ -102,13 +103,15 @@ def test_board_follows_the_rules_engine_through_random_games(spec, seed):
 
 
 @needs_native
+@pytest.mark.parametrize("count", budgets(12, 40))
 @pytest.mark.parametrize("spec", VARIANTS)
-def test_targets_and_killer_legality(spec):
+def test_targets_and_killer_legality(spec, count):
+    """In ``count`` random positions: 12 in the quick loop, 40 in the full suite."""
     variant = variant_of(spec)
     searcher = CompiledSearcher(variant, tt_bits=8)
     rng = random.Random(12)
     every_code: set[int] = set()
-    for _ in range(40):
+    for _ in range(count):
         position = random_position(variant, rng, rng.randint(0, 30))
         codes = position.legal_codes()
         every_code.update(codes)
@@ -153,12 +156,14 @@ def test_compiled_search_is_the_python_search(spec, seed, plies):
 
 
 @needs_native
-def test_a_game_of_searches_keeps_agreeing():
-    """Tables kept between the moves of a game (killers, hash moves) change nothing either."""
+@pytest.mark.parametrize("moves", budgets(3, 8))
+def test_a_game_of_searches_keeps_agreeing(moves):
+    """Tables kept between the moves of a game (killers, hash moves) change nothing either
+    (the quick loop follows the game's first three moves, the full suite eight)."""
     variant = PRESETS["classic"]
     python, native = Searcher(variant), CompiledSearcher(variant)
     position = random_position(variant, random.Random(4), 4)
-    for _ in range(8):
+    for _ in range(moves):
         if position.outcome() is not None:
             break
         a = python.search(position, Limits(depth=4))

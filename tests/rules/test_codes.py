@@ -27,6 +27,7 @@ from companion.rules.codes import (
 )
 from companion.rules.reserves import PLACEMENT_OPTIONS, RESERVES, TAKES, reserve_id, take
 from companion.rules.tables import tables_for
+from tests.budgets import budgets
 from tests.rules.helpers import ALL_PRESETS, random_game
 
 VARIANTS = [*ALL_PRESETS, Variant.from_spec("classic:stacks=42.4.31"), Variant.from_spec("classic:size=16")]
@@ -37,9 +38,11 @@ def positions(variant: Variant, count: int = 12) -> list[Position]:
     return [random_game(variant, rng, rng.randint(0, 30)) for _ in range(count)]
 
 
+@pytest.mark.parametrize("count", budgets(4, 12))
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.spec)
-def test_every_legal_code_decodes_to_its_move(variant: Variant) -> None:
-    for position in positions(variant):
+def test_every_legal_code_decodes_to_its_move(variant: Variant, count: int) -> None:
+    """In ``count`` random positions: 4 in the quick loop, 12 in the full suite."""
+    for position in positions(variant, count):
         for code in position.legal_codes():
             move = position.move_from_code(code)
             assert code_to(code) == move.to_square

@@ -9,6 +9,7 @@ import pytest
 
 from companion.rules import PRESETS, Position, Variant, perft
 from companion.rules.perft import divide
+from tests.budgets import budgets
 from tests.rules import reference
 from tests.rules.helpers import ALL_PRESETS, random_game, texts
 
@@ -55,11 +56,14 @@ VARIANTS_UNDER_TEST = [
 ]
 
 
+@pytest.mark.parametrize("games", budgets(1, 6))
 @pytest.mark.parametrize("variant", VARIANTS_UNDER_TEST, ids=lambda v: v.spec)
-def test_move_lists_match_reference_in_random_games(variant: Variant) -> None:
+def test_move_lists_match_reference_in_random_games(variant: Variant, games: int) -> None:
+    """Along random games: the first in the quick loop; 6 in the full suite (2 on larger
+    boards)."""
     rng = random.Random(hash(variant.spec) & 0xFFFF)
     plies = 60 if variant.size <= 5 else 25
-    for game in range(6 if variant.size <= 5 else 2):
+    for game in range(min(games, 6 if variant.size <= 5 else 2)):
         position = Position(variant)
         for _ in range(plies):
             expected = set(reference.legal_moves(reference.from_position(position)))
@@ -72,10 +76,11 @@ def test_move_lists_match_reference_in_random_games(variant: Variant) -> None:
 
 
 MIDGAMES = [
-    (v, seed, plies)
+    pytest.param(v, seed, plies, marks=[pytest.mark.slow] if plies > 14 else [])
     for v in ("classic", "junior", "storer", "rogers")
     for seed, plies in ((1, 8), (2, 14), (3, 20))
 ]
+"""Every preset after 8 and 14 random plies; after 20 (the most moves) in the full suite."""
 
 
 @pytest.mark.parametrize(("name", "seed", "plies"), MIDGAMES)

@@ -10,7 +10,7 @@ import re
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -101,7 +101,9 @@ class Device:
 
 @pytest.fixture
 def device(tmp_path: Path) -> Iterator[Device]:
-    config = DeviceConfig()
+    # a press is told from a double press once this window closes: short, so that pairing by
+    # the button answers in a tenth of a second rather than the default 0.4 s
+    config = replace(DeviceConfig(), panel=replace(DeviceConfig().panel, double_press=0.1))
     factory = mock_pin_factory()
     panel = Panel(config, pin_factory=factory).start()
     table = Table()

@@ -75,7 +75,7 @@ def test_pairing_by_a_button_press_gives_a_lasting_httponly_cookie(device, tmp_p
 
 
 def test_pairing_times_out_without_a_press_and_is_rate_limited(device, monkeypatch) -> None:
-    monkeypatch.setattr("companion.device.remote.PAIRING_SECONDS", 0.05)
+    monkeypatch.setattr("companion.device.remote.PAIRING_SECONDS", 0.01)
 
     async def test(client):
         csrf = csrf_of(await (await client.get("/pair")).text())

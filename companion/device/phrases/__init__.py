@@ -4,8 +4,8 @@ Each language is a TOML file here named by its language code (``en.toml``, ``de.
 its ``name`` and a ``[phrases]`` table from a phrase id to a template with named placeholders
 (``"move.place" = "{player}: {size} to {to}"``). A translator copies ``en.toml`` and
 translates the values, with no Python to read; the file's presence ships the language. The
-tests then check that every phrase id the announcer uses is there and that no template asks
-for a placeholder the announcer does not fill. A phrase a table lacks falls back to English,
+tests then check that every phrase id the narrator uses is there and that no template asks
+for a placeholder the narrator does not fill. A phrase a table lacks falls back to English,
 so a half-done translation still says everything.
 """
 
@@ -40,7 +40,7 @@ VOICE_PATTERN = re.compile(r"[a-z]{2,3}(-[a-z0-9]+)*")
 
 
 class PhraseError(LookupError):
-    """A phrase id no table has: a bug in the announcer, found by the tests."""
+    """A phrase id no table has: a bug in the narrator, found by the tests."""
 
 
 @dataclass(frozen=True)

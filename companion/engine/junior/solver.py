@@ -66,7 +66,7 @@ from companion.engine.junior.bits import (
     threatens,
     unpack,
 )
-from companion.engine.junior.book import BOOK_PATH, Book, load_book
+from companion.engine.junior.book import BOOK_PATH, Book, shipped_book
 from companion.engine.junior.proof import ProofProcess
 from companion.rules import Position
 
@@ -674,9 +674,10 @@ class JuniorSolver:
 
     @classmethod
     def with_book(cls, path: Path = BOOK_PATH) -> JuniorSolver:
-        """A solver that knows the shipped book (if the file is there)."""
+        """A solver that knows the shipped book (if the file is there), shared with every
+        other solver of the process."""
         solver = cls()
-        solver.book = load_book(path)
+        solver.book = shipped_book(path)
         return solver
 
     def _winning_child(self, k: int, moves: Moves, side: int, distance: int, root: set[int]) -> int:
