@@ -399,6 +399,7 @@ class GameResult:
     help_requests: int = 0  # help events that open or change a request
     accepted: int = 0  # requests the player answered by accepting the camera's view
     stretches: list[Stretch] = field(default_factory=list)
+    strict: list[Stretch] = field(default_factory=list)  # an unsure report counted as lost too
     events: list[dict] = field(default_factory=list)
     record: list[str] = field(default_factory=list)
     shown: ReadTally = field(default_factory=lambda: ReadTally())  # the referee's last view of each board
@@ -406,9 +407,9 @@ class GameResult:
     boards: int = 0  # boards shown (the empty one included)
     unseen: int = 0  # of those, never passed by the gate
 
-    def longest(self, shown: list[Showing], end_time: float) -> dict | None:
+    def longest(self, shown: list[Showing], end_time: float, strict: bool = False) -> dict | None:
         best = None
-        for s in self.stretches:
+        for s in self.strict if strict else self.stretches:
             end = s.end if s.end is not None else end_time
             seconds = stable_seconds(shown, s.start, end)
             plies = (s.end_ply if s.end_ply is not None else self.moves) - s.start_ply
@@ -486,13 +487,31 @@ def aligned_wrong(ply: int, move: str, record: list[str], truth: list[str]) -> b
     return not any(tag == "equal" and r0 <= index < r1 for tag, _a, _b, r0, r1 in matcher.get_opcodes())
 
 
+def reports_unsure(event: Event) -> bool:
+    """Whether ``event`` only reports plies in doubt (``detail.unsure``) of a game the referee
+    goes on following: it asks nothing of the player (``attention`` stays None)."""
+    return event.type is EventType.NEEDS_ATTENTION and "unsure" in event.detail
+
+
+def lost_cause(events: list[Event], strict: bool = False) -> Event | None:
+    """The event that puts the referee off track whatever its game: an illegal action or a
+    needs-attention, but for a report of plies in doubt (unless ``strict``): with it the
+    referee is judged by its game (on track when the game is the truth's)."""
+    return next(
+        (e for e in events if e.type in LOST_EVENTS and (strict or not reports_unsure(e))),
+        None,
+    )
+
+
 class LostTracker:
     """Opens a stretch lost at the first judgement off track and closes it at the next on
     track. The reconciler is judged after each stable observation it is fed, and at the end of
-    each board's showing (a board the gate never passed leaves it behind the game)."""
+    each board's showing (a board the gate never passed leaves it behind the game). A
+    ``strict`` tracker keeps its stretches apart (``GameResult.strict``)."""
 
-    def __init__(self, result: GameResult) -> None:
+    def __init__(self, result: GameResult, strict: bool = False) -> None:
         self.result = result
+        self.stretches = result.strict if strict else result.stretches
         self.open: Stretch | None = None
 
     def observed(self, t: float, ply: int, cause: Event | None, tracking: bool) -> None:
@@ -508,7 +527,7 @@ class LostTracker:
     def _judge(self, t: float, ply: int, tracking: bool, reason: str) -> None:
         if self.open is None and not tracking:
             self.open = Stretch(t, ply, reason=reason)
-            self.result.stretches.append(self.open)
+            self.stretches.append(self.open)
         elif self.open is not None and tracking:
             self.open.end, self.open.end_ply = t, ply
             self.open = None
@@ -570,7 +589,7 @@ def replay(
     before: list[str] = []  # records held before each resync
     doubted: set[int] = set()
     offset = 0
-    tracker = LostTracker(result)
+    trackers = (LostTracker(result), LostTracker(result, strict=True))
     announced: set[tuple[int, int, str]] = set()
     current: Showing | None = None
     last: Observation | None = None  # the last stable observation of the current showing
@@ -578,9 +597,9 @@ def replay(
     def showing_ended(showing: Showing) -> None:
         if showing.frame.kind == "hand":
             return
-        tracker.showing_ended(
-            showing, last is not None, on_track(reconciler, truth, showing.frame.moves, offset)
-        )
+        tracking = on_track(reconciler, truth, showing.frame.moves, offset)
+        for tracker in trackers:
+            tracker.showing_ended(showing, last is not None, tracking)
         result.boards += 1
         result.unseen += last is None
         if last is not None:  # what the referee was last shown of this board
@@ -613,9 +632,10 @@ def replay(
                     announced.add(key)
                     result.announced_wrong += 1
         if frame.kind != "hand":  # a hand the reader missed: what the board shows is in flux
-            cause = next((e for e in events if e.type in LOST_EVENTS), None)
-            tracking = cause is None and on_track(reconciler, truth, played, offset)
-            tracker.observed(t, len(played), cause, tracking)
+            tracking = on_track(reconciler, truth, played, offset)
+            for tracker, strict in zip(trackers, (False, True), strict=True):
+                cause = lost_cause(events, strict)
+                tracker.observed(t, len(played), cause, cause is None and tracking)
 
     for t, showing in camera_frames(shown, fps):
         clock[0] = t
@@ -692,6 +712,7 @@ class Run:
     by_light: dict[str, ReadTally] = field(default_factory=dict)
     game: GameResult | None = None
     longest: dict | None = None
+    longest_strict: dict | None = None  # counting reports of plies in doubt as lost too
     failed: str | None = None
     calibrate_seconds: float = 0.0
     replay_seconds: float = 0.0
@@ -729,6 +750,7 @@ class Run:
                 "illegal": g.illegal_events,
                 "stable_observations": g.stable_observations,
                 "longest_lost": self.longest,
+                "longest_lost_strict": self.longest_strict,
                 "boards": g.boards,
                 "boards_never_seen_stable": g.unseen,
                 "referee_view": g.shown.figures(),
@@ -766,7 +788,9 @@ def run_scene(scene: BenchScene, source: BenchScene | None, args: argparse.Names
             not args.no_learning,
         )
         run.replay_seconds = time.perf_counter() - started
-        run.longest = run.game.longest(shown, shown[-1].start + shown[-1].seconds)
+        end = shown[-1].start + shown[-1].seconds
+        run.longest = run.game.longest(shown, end)
+        run.longest_strict = run.game.longest(shown, end, strict=True)
     return run
 
 
@@ -796,6 +820,7 @@ def game_totals(runs: list[Run]) -> dict:
     played = [r for r in games if r.game is not None]
     longest = [r.longest for r in played if r.longest]
     worst = max(longest, key=lambda x: (x["stable_seconds"], x["plies"]), default=None)
+    strict = [r.longest_strict for r in played if r.longest_strict]
     soon = sum(
         1
         for r in played
@@ -817,6 +842,7 @@ def game_totals(runs: list[Run]) -> dict:
         "games_lost_at_some_point": len(longest),
         "never_back": sum(1 for x in longest if not x["back"]),
         "longest_lost": worst,
+        "longest_lost_strict": max(strict, key=lambda x: (x["stable_seconds"], x["plies"]), default=None),
     }
 
 
@@ -876,7 +902,9 @@ def print_report(runs: list[Run], demos: list[tuple[str, Run, Run]], args: argpa
         f"{g['exact_or_back_within_3s']} exact or back on track within "
         f"{BACK_SOON_SECONDS:.0f} s; lost at some point {g['games_lost_at_some_point']}, never back "
         f"{g['never_back']}; resyncs {g['resyncs']}; wrong moves held {g['wrong']}, announced wrong "
-        f"{g['announced_wrong']}; calibration failed {g['calibration_failed']}"
+        f"{g['announced_wrong']}; calibration failed {g['calibration_failed']}; longest lost "
+        f"{lost_text(g['longest_lost'])}, {lost_text(g['longest_lost_strict'])} counting reports of "
+        "plies in doubt as lost"
     )
     if demos:
         print("\ndemos (the same game, calibrated two ways):")

@@ -501,8 +501,9 @@ class Companion(Component):
 
     def accept_board(self) -> list[Event]:
         """The player's answer to the referee's help request: the board is as the camera sees
-        it (a triple press, or a page's button). The game goes on from it (a resync, in a new
-        record); nothing happens when no help is asked for."""
+        it (a triple press, or a page's button). The game goes on from it: the moves of a path
+        the referee kept that shows it, or else a resync, in a new record; nothing happens when
+        no help is asked for."""
         events = self.reconciler.accept_board()
         if not events:
             log.info("accept ignored: the referee asks for no help")

@@ -94,7 +94,10 @@ def unsure_plies(
             others = [code_text(code) for code in path.codes[common + p0 : common + p1]] or ["no move"]
             for i in range(common + s0, common + s1):
                 texts = unsure.setdefault(base_ply + i + 1, {code_text(shown.codes[i])})
-                texts.update(others)
+                if s1 - s0 == p1 - p0:  # as many moves replaced: each ply by its own
+                    texts.add(others[i - common - s0])
+                else:
+                    texts.update(others)
     for i in shown.suspect:
         if i < len(shown.codes):
             unsure.setdefault(base_ply + i + 1, {code_text(shown.codes[i])}).add(

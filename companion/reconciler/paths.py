@@ -20,10 +20,20 @@ from companion.reconciler.accounts import Explanation, Kind, Settings
 from companion.reconciler.decoder import fits
 from companion.reconciler.likelihood import View
 from companion.reconciler.referee import Action, ActionKind, PhysicalKey, physical_key
-from companion.rules.codes import MoveCode, code_origin, code_size, code_squares, code_to, is_board_move
+from companion.rules.codes import (
+    MoveCode,
+    PieceCode,
+    code_origin,
+    code_size,
+    code_squares,
+    code_to,
+    is_board_move,
+    piece_color,
+    piece_size,
+)
 from companion.rules.position import Position
 from companion.rules.square import Square, square_name
-from companion.vision.observation import class_top
+from companion.vision.observation import Top, class_top
 
 NEW_ROOT = -1  # the start of paths that saw the board cleared for a new game
 UNSEEN_COST, UNSEEN_LIMIT = 2, 4  # readings that need two moves: at most two close together
@@ -174,6 +184,73 @@ def lead(grouped: list[Group]) -> float:
     if is_illegal(top):
         rest = [group for group in rest if not is_illegal(group)]
     return top[0] - rest[0][0] if rest else float("inf")
+
+
+def same_cup_other_size(a: Top, b: Top) -> bool:
+    """Whether two tops are cups of one colour and two sizes (what a reading between two sizes
+    of a cup leaves in doubt)."""
+    return a is not None and b is not None and a[0] == b[0] and a[1] != b[1]
+
+
+def one_size_apart(shows: Sequence[PieceCode], other: Sequence[PieceCode]) -> bool:
+    """Whether two boards' tops (``board_shows``) are the same on every square but one, where
+    each shows a cup of the same colour and another size."""
+    differ = [(x, y) for x, y in zip(shows, other, strict=True) if x != y]
+    if len(differ) != 1:
+        return False
+    ((x, y),) = differ
+    return bool(x and y) and same_cup_other_size(
+        (piece_color(x), piece_size(x)), (piece_color(y), piece_size(y))
+    )
+
+
+def shows_one_size_apart(path: GamePath, chosen: GamePath) -> bool:
+    """Whether ``path``, from the same line as ``chosen``, says this reading shows what
+    ``chosen`` says on every square but one, where each has a cup of the same colour and
+    another size: a move or a lift, a cup placed or an illegal placement, that a reading
+    between two sizes of one cup cannot tell apart (its later readings can)."""
+    e, c, view = path.explanation, chosen.explanation, chosen.view
+    if e is None or c is None or view is None or path.before is None or chosen.before is None:
+        return False
+    if path.before.line() != chosen.before.line():
+        return False
+    theirs, mine = dict(e.changes), dict(c.changes)
+    differ = []
+    for sq in theirs.keys() | mine.keys():
+        now = view.current[view.row[sq]]
+        if theirs.get(sq, now) != mine.get(sq, now):
+            differ.append((theirs.get(sq, now), mine.get(sq, now)))
+    if len(differ) != 1:
+        return False
+    ((x, y),) = differ
+    return same_cup_other_size(class_top(x, view.max_piece), class_top(y, view.max_piece))
+
+
+def moves_one_size_apart(a: GamePath, b: GamePath) -> bool:
+    """Whether two paths make the same moves but for the size of one cup placed on the same
+    square (at any ply since the start they share)."""
+    if a.root != b.root or len(a.codes) != len(b.codes):
+        return False
+    differ = [(x, y) for x, y in zip(a.codes, b.codes, strict=True) if physical_key(x) != physical_key(y)]
+    if len(differ) != 1:
+        return False
+    ((x, y),) = differ
+    return not is_board_move(x) and not is_board_move(y) and code_to(x) == code_to(y)
+
+
+def lead_past_sizes(paths: list[GamePath], chosen: GamePath) -> float:
+    """How far ``chosen``'s claim leads the claims of the paths that only doubt the size of
+    one cup (``shows_one_size_apart``, ``moves_one_size_apart``) left out: ``lead`` over the
+    others."""
+    return lead(
+        group_by_claim(
+            [
+                p
+                for p in paths
+                if p is chosen or not (shows_one_size_apart(p, chosen) or moves_one_size_apart(p, chosen))
+            ]
+        )
+    )
 
 
 def is_illegal(group: Group) -> bool:

@@ -58,9 +58,18 @@ from companion.reconciler.accounts import DEFAULT_SETTINGS, PRIOR, Explanation, 
 from companion.reconciler.attention import AttentionKeeper
 from companion.reconciler.decoder import clean, fits
 from companion.reconciler.events import Event, EventType
+from companion.reconciler.help import board_differences
 from companion.reconciler.hidden import HiddenCups
 from companion.reconciler.likelihood import Likelihood
-from companion.reconciler.paths import Candidate, GamePath, LineKey, common_prefix, group_by_claim, lead
+from companion.reconciler.paths import (
+    Candidate,
+    GamePath,
+    LineKey,
+    common_prefix,
+    group_by_claim,
+    lead,
+    lead_past_sizes,
+)
 from companion.reconciler.resync import replayed_from, restart_options
 from companion.reconciler.unknowns import HiddenContents, warm_up
 from companion.rules.game import Game
@@ -148,13 +157,17 @@ class Reconciler(AttentionKeeper):
         return dict(self._help.squares) if self._help is not None else None
 
     def accept_board(self) -> list[Event]:
-        """The player's answer to a help request: the board is as the camera sees it. The game
-        restarts from the camera's last reading (a ``resync``, hidden cups kept from history
-        where the top did not change), however unsure the reading; nothing when no help is
-        asked for, a ``needs-attention`` when the reading is no possible board."""
+        """The player's answer to a help request: the board is as the camera sees it. A kept
+        path that shows exactly that board is played (``_adopt_view``: its moves, the history
+        kept); else the game restarts from the camera's last reading (a ``resync``, hidden cups
+        kept from history where the top did not change), however unsure the reading. Nothing
+        when no help is asked for, a ``needs-attention`` when the reading is no possible board."""
         if self._help is None:
             return []
         observation, likelihood = self._help.reading
+        adopted = self._adopt_view(likelihood)
+        if adopted is not None:
+            return adopted
         events = self._resync(observation, likelihood, accepted=True)
         if events is None:
             reason = "what the camera sees is no possible board: put the board as the game has it"
@@ -256,6 +269,14 @@ class Reconciler(AttentionKeeper):
         groups = group_by_claim(kept)
         margin = lead(groups)
         chosen = self._representative(groups[0][1])
+        if (
+            margin < self.settings.margin
+            and chosen.explanation is not None
+            and chosen.explanation.kind is Kind.MOVE
+        ):
+            # a doubt confined to the size of the cup just placed: the likelier size is played,
+            # reported unsure while the other is close, and later readings of it settle it
+            margin = lead_past_sizes(kept, chosen)
         rival = self._history_rival(chosen, kept)
         clear = chosen.decent and margin >= self.settings.margin and rival is None
         wrong_side = self._wrong_side_after_unseen(chosen)
@@ -320,6 +341,40 @@ class Reconciler(AttentionKeeper):
         return ply if self._unseen_from is None else min(self._unseen_from, ply)
 
     # ----- recovery -----------------------------------------------------------------------
+
+    def _adopt_view(self, likelihood: Likelihood) -> list[Event] | None:
+        """The player says the camera sees the board right: when a kept path from the announced
+        start shows exactly what it reads (its referee waiting for nothing, none of its moves
+        made up to explain a misread), the best such path is played (its moves announced
+        late) and every path that shows anything else is dropped; the history is kept, no
+        resync. None when no path shows it."""
+        shows = [
+            p
+            for p in self._beam
+            if p.root == self._shown.root
+            and p.pending is None
+            and p.lifted is None
+            and p.must_move is None
+            and p.forfeit is None
+            and not p.tainted
+            and not board_differences(self._goto(p.root, p.codes), likelihood)
+        ]
+        if not shows:
+            return None
+        best, ply = shows[0], self.game.ply
+        events = self._sync(best)
+        if best.unseen > 0 and any(e.type is EventType.MOVE for e in events):
+            self._note_unseen(None, ply, late=True)
+        self._beam = shows
+        self._unfit = self._unclear_run = 0
+        self._attention = None
+        closed = self._close_help()
+        events = events or closed  # (moves said are answer enough: the panel shows them)
+        events += self._report_unsure()
+        self.hidden.settle()
+        if self.unknowns is not None and any(e.type is EventType.MOVE for e in events):
+            self._follow_unknowns()
+        return events
 
     def _resync(
         self,

@@ -85,6 +85,23 @@ def test_a_stretch_runs_from_the_first_judgement_off_track_to_the_next_on_track(
     assert longest["stable_seconds"] == pytest.approx(10.0) and not longest["back"]  # 10 s to the end
 
 
+def test_a_report_of_plies_in_doubt_is_judged_by_the_game_not_counted_lost(bench: ModuleType) -> None:
+    # the referee plays on and says an earlier ply is in doubt: it asks nothing of the player,
+    # so it is on track while its game is the truth's (a strict tracker counts it lost)
+    unsure = Event(EventType.NEEDS_ATTENTION, reason="not sure", detail={"unsure": {"7": ["3b1", "4b1"]}})
+    unclear = Event(EventType.NEEDS_ATTENTION, reason="cannot tell", detail={"candidates": []})
+    assert bench.lost_cause([unsure]) is None and bench.lost_cause([unsure], strict=True) is unsure
+    assert bench.lost_cause([unsure, unclear]) is unclear
+    assert bench.lost_cause([Event(EventType.ILLEGAL)]) is not None
+    result = bench.GameResult(moves=2)
+    lenient, strict = bench.LostTracker(result), bench.LostTracker(result, strict=True)
+    for tracker, flag in ((lenient, False), (strict, True)):
+        cause = bench.lost_cause([unsure], flag)
+        tracker.observed(1.0, 1, cause, cause is None)
+        tracker.observed(5.0, 2, None, True)
+    assert result.stretches == [] and [(s.start, s.end) for s in result.strict] == [(1.0, 5.0)]
+
+
 def test_the_careful_player_accepts_the_camera_only_when_the_board_agrees(bench: ModuleType) -> None:
     c2 = parse_square("c2")
     w3, w4 = class_index((0, 3), 4), class_index((0, 4), 4)

@@ -6,7 +6,7 @@ from companion.reconciler.reconciler import Reconciler
 from companion.rules import Game, Move, square_name
 from companion.rules.position import Position
 from companion.testing.faults import tops_of
-from companion.vision.observation import Observation
+from companion.vision.observation import Observation, class_index
 
 Tops = dict[int, tuple[int, int]]
 
@@ -17,6 +17,21 @@ def observe_tops(tops: Tops, size: int = 4, max_piece: int = 4) -> Observation:
 
 def observe(position: Position) -> Observation:
     return observe_tops(tops_of(position), position.size, position.variant.max_piece)
+
+
+def read_as(
+    game: Game, square: str, top: tuple[int, int], sure: float, other: tuple[int, int] | None = (1, 1)
+) -> Observation:
+    """The board as it is, but ``square`` read as ``top`` with probability ``sure``, the rest
+    on ``other`` (by default a Black 1: nothing on what is really there; None: empty)."""
+    tops = {square_name(sq): t for sq, t in tops_of(game.position).items()}
+    observation = Observation.from_tops(tops, game.position.size, game.variant.max_piece)
+    probabilities = observation.probabilities.copy()
+    row = observation.row(square)
+    probabilities[row] = 0.0
+    probabilities[row, class_index(top, game.variant.max_piece)] = sure
+    probabilities[row, class_index(other, game.variant.max_piece)] = 1.0 - sure
+    return Observation(observation.size, observation.max_piece, probabilities, False)
 
 
 def played(variant: str, moves: str, **options) -> tuple[Reconciler, Game]:

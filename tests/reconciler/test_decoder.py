@@ -40,7 +40,9 @@ def test_lifting_reveals_the_known_hidden_cup() -> None:
     assert reconciler.game.position.top(2) == (0, 3)
 
 
-def test_uncertain_square_is_not_guessed() -> None:
+def test_uncertain_square_is_not_taken_as_known() -> None:
+    # a1 read between a White 4 and a White 3: the likelier size is played, but only as
+    # unsure (the game goes on, later readings of a1 settle it); nothing is committed
     game = Game()
     game.push(Move.from_text("4a1"))
     obs = observe(game.position)
@@ -50,8 +52,8 @@ def test_uncertain_square_is_not_guessed() -> None:
     probs[0, 3] = 0.45  # white 3
     reconciler = Reconciler()
     events = reconciler.feed(Observation(4, 4, probs, False))
-    assert types(events) == ["needs-attention"]
-    assert reconciler.game.ply == 0
+    assert types(events) == ["move", "needs-attention"]
+    assert reconciler.unsure == {1: ["4a1", "no move"]} and reconciler.committed_ply == 0
 
 
 def test_occluded_observations_are_ignored() -> None:

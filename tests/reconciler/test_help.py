@@ -4,25 +4,11 @@ player's answer (the board put right, or what the camera sees accepted) ends the
 
 from __future__ import annotations
 
-from companion.rules import Game, Move, parse_square, square_name
-from companion.testing.faults import tops_of
-from companion.vision.observation import Observation, class_index
-from tests.reconciler.helpers import observe, played, types
+from companion.rules import Move, parse_square
+from companion.vision.observation import class_index
+from tests.reconciler.helpers import observe, played, read_as, types
 
 B4, W4 = (1, 4), (0, 4)
-
-
-def read_as(game: Game, square: str, top: tuple[int, int], sure: float) -> Observation:
-    """The board as it is, but ``square`` read as ``top`` with probability ``sure``, the rest
-    on a Black 1 (nothing on what is really there)."""
-    tops = {square_name(sq): t for sq, t in tops_of(game.position).items()}
-    observation = Observation.from_tops(tops, game.position.size, game.variant.max_piece)
-    probabilities = observation.probabilities.copy()
-    row = observation.row(square)
-    probabilities[row] = 0.0
-    probabilities[row, class_index(top, game.variant.max_piece)] = sure
-    probabilities[row, class_index((1, 1), game.variant.max_piece)] = 1.0 - sure
-    return Observation(observation.size, observation.max_piece, probabilities, False)
 
 
 def test_an_unsure_disagreement_asks_for_help_on_the_second_reading() -> None:
@@ -107,3 +93,21 @@ def test_a_move_seen_clearly_closes_the_request_without_a_restored() -> None:
     events = reconciler.feed(observe(game.position))
     assert types(events)[0] == "move" and events[0].move == "3b2" and "restored" not in types(events)
     assert reconciler.help_squares is None and reconciler.attention is None
+
+
+def test_accepting_what_the_camera_sees_plays_the_path_that_shows_it() -> None:
+    # White moves its 4 from a1 to b2, and b2 reads only 0.6 a White 4 (0.4 empty): the move
+    # or the cup still in the air, reading after reading, so the referee asks. The player
+    # says the camera is right: a path shows exactly that board, so its move is played and
+    # the game keeps its history (no restart from the board, no side to move to guess).
+    reconciler, game = played("classic", "4a1 4d4")
+    game.push(Move.from_text("a1-b2"))
+    for _ in range(2):
+        events = reconciler.feed(read_as(game, "b2", W4, 0.6, other=None))
+    assert types(events) == ["help"]
+    events = reconciler.accept_board()
+    assert [e.move for e in events if e.type == "move"] == ["a1-b2"] and "resync" not in types(events)
+    assert reconciler.help_squares is None and reconciler.attention is None and reconciler.resyncs == 0
+    assert [m.text() for m in reconciler.game.moves] == ["4a1", "4d4", "a1-b2"]
+    game.push(Move.from_text("3c3"))
+    assert [e.move for e in reconciler.feed(observe(game.position)) if e.type == "move"] == ["3c3"]

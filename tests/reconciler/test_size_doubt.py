@@ -1,0 +1,67 @@
+"""A doubt confined to one square's size: the referee goes on with the likelier size, says the
+ply is unsure, follows the moves made elsewhere, and lets later readings settle the size."""
+
+from __future__ import annotations
+
+from companion.reconciler.events import Event
+from companion.reconciler.reconciler import Reconciler
+from companion.rules import Game, Move
+from tests.reconciler.helpers import observe, played, read_as, types
+
+W3, W4 = (0, 3), (0, 4)
+
+
+def play(
+    reconciler: Reconciler, game: Game, text: str, square: str | None = None, p: float = 0.84
+) -> list[Event]:
+    """``text`` played in the true game and the board fed, ``square`` (if any) read between a
+    White 4 (``p``) and a White 3: a reading between two sizes. The events."""
+    game.push(Move.from_text(text))
+    return reconciler.feed(
+        observe(game.position) if square is None else read_as(game, square, W4, p, other=W3)
+    )
+
+
+def moved(events: list[Event]) -> list[str | None]:
+    return [e.move for e in events if e.type == "move"]
+
+
+def moves_of(reconciler: Reconciler) -> list[str]:
+    return [m.text() for m in reconciler.game.moves]
+
+
+def test_a_placement_between_two_sizes_is_played_unsure_and_the_game_goes_on() -> None:
+    # White places a 4 on b1 (a 3 is on top of a stack too: 3b1 is as legal), read 0.84 a
+    # 4 and 0.16 a 3, reading after reading. The referee plays 4b1 at once, unsure, and
+    # follows Black's 4c4 on the next reading instead of stopping the game to ask for help.
+    reconciler, game = played("classic", "4a1 4d4")
+    events = play(reconciler, game, "4b1", "b1")
+    assert moved(events) == ["4b1"] and reconciler.unsure == {3: ["3b1", "4b1"]}
+    assert "needs-attention" in types(events)  # the doubt is said
+    events = play(reconciler, game, "4c4", "b1")
+    assert moved(events) == ["4c4"] and "help" not in types(events) and reconciler.help_squares is None
+    # the same reading of b1 again and again settles it: the ply is no longer in doubt
+    for text in ("4d1", "4a4", "3d3"):
+        play(reconciler, game, text, "b1")
+    assert moves_of(reconciler) == [m.text() for m in game.moves]
+    assert reconciler.unsure == {} and reconciler.attention is None
+
+
+def test_a_size_played_unsure_is_corrected_when_later_readings_show_the_other() -> None:
+    # The same doubt, but the cup is a 3: once b1 reads a 3, the referee says 3b1 was played
+    # (a correction), and the moves since stay.
+    reconciler, game = played("classic", "4a1 4d4")
+    assert moved(play(reconciler, game, "3b1", "b1")) == ["4b1"] and 3 in reconciler.unsure
+    events = play(reconciler, game, "4c4")
+    assert types(events)[:2] == ["correction", "move"] and events[0].detail["withdrawn"] == ["4b1"]
+    play(reconciler, game, "4d1")
+    assert moves_of(reconciler) == ["4a1", "4d4", "3b1", "4c4", "4d1"] and reconciler.unsure == {}
+
+
+def test_a_move_onto_a_cup_of_its_colour_read_between_the_two_sizes_is_played_unsure() -> None:
+    # White's 4 moves from c4 onto its own 3 on a1; a1 reads 0.82 a 4 and 0.18 a 3: the move,
+    # or the 4 still in the hand with a1 showing the 3. Only the size on a1 tells them apart:
+    # the move is played at once, unsure, and Black's next move is followed.
+    reconciler, game = played("classic", "4c4 4d4 4b1 4d3 3a1 3d2")
+    assert moved(play(reconciler, game, "c4-a1", "a1", 0.82)) == ["c4-a1"] and 7 in reconciler.unsure
+    assert moved(play(reconciler, game, "3c2", "a1", 0.82)) == ["3c2"] and reconciler.help_squares is None
