@@ -1,7 +1,7 @@
 """The quick loop's wall clock, its CPU, and how long it waited for a CPU.
 
     env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=.venv/pycache TMPDIR=/dev/shm \\
-        .venv/bin/python benchmarks/quick_loop.py [PYTEST ARGS]
+        HYPOTHESIS_NO_PLUGINS=1 .venv/bin/python benchmarks/quick_loop.py [PYTEST ARGS]
 
 runs ``pytest -m "not slow"`` (or the arguments given) in this process, with the environment
 ``./bootstrap test`` gives it, and prints three figures. On a machine shared with other jobs
