@@ -26,7 +26,7 @@ from companion.rules.variant import Variant
 from companion.vision.calibration import Calibration, calibrate
 from companion.vision.gate import StabilityGate
 from companion.vision.geometry import BoardLayout
-from companion.vision.learning import ObserverLearning, PositionLike
+from companion.vision.learning import ObserverLearning, ShowsTops
 from companion.vision.observation import Observation
 from companion.vision.reader import BoardReader
 from companion.vision.sources import PI_CAMERA_ADVICE, ExposureLock, FrameSource, open_source
@@ -76,7 +76,7 @@ class ReaderObserver:
             self.learning.stable(frame, stable)
         return replace(stable, timestamp=self.clock())
 
-    def judged(self, events: Sequence[Event], position: PositionLike) -> bool:
+    def judged(self, events: Sequence[Event], position: ShowsTops) -> bool:
         """The referee's events after the last stable observation and its position then;
         True when the reader learned from a frame (the calibration to save changed)."""
         if self.learning is None:
@@ -272,7 +272,7 @@ class BoardObserver:
         self._observe = reader_observer(reader, StabilityGate(HOLD_SECONDS, MIN_FRAMES), self._clock)
         self.fault = None
 
-    def judged(self, events: Sequence[Event], position: PositionLike) -> None:
+    def judged(self, events: Sequence[Event], position: ShowsTops) -> None:
         """After each stable observation the referee judged: learn from the frames it is sure
         of, and save what was learned with the calibration (a failed write is said in the
         journal; the reader keeps what it learned)."""

@@ -82,7 +82,10 @@ KEEP_CLEAR_MM = 6.0
 """Board pixels this close to a cup's silhouette are not learned (its halo, its contact shadow)."""
 
 
-class PositionLike(Protocol):
+class ShowsTops(Protocol):
+    """Anything that says which cup tops each square (the referee's position): vision does not
+    import the rules' ``Position``, whose own text protocol is ``rules.fen.PositionLike``."""
+
     def top(self, sq: Square) -> Piece | None: ...
 
 
@@ -109,7 +112,7 @@ def label(rectified: np.ndarray, tops: dict[int, tuple[int, int]], seen: Observa
     return LabelledFrame(rectified, tops, misread)
 
 
-def tops_of(position: PositionLike, size: int) -> dict[int, tuple[int, int]]:
+def tops_of(position: ShowsTops, size: int) -> dict[int, tuple[int, int]]:
     """Row -> visible (colour, size) of a position."""
     tops: dict[int, tuple[int, int]] = {}
     for row, sq in enumerate(board_squares(size)):
@@ -316,7 +319,7 @@ class ObserverLearning:
         """The frame that completed a stable period, and what the gate passed for it."""
         self._frame, self._observation = frame, observation
 
-    def judged(self, kinds: Iterable[str], position: PositionLike) -> bool:
+    def judged(self, kinds: Iterable[str], position: ShowsTops) -> bool:
         """The referee's verdict on the last stable frame; True when something was learned."""
         frame, observation = self._frame, self._observation
         self._frame = self._observation = None

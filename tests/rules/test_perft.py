@@ -4,6 +4,7 @@ generator from many mid-game positions of every preset."""
 from __future__ import annotations
 
 import random
+import zlib
 
 import pytest
 
@@ -61,7 +62,7 @@ VARIANTS_UNDER_TEST = [
 def test_move_lists_match_reference_in_random_games(variant: Variant, games: int) -> None:
     """Along random games: the first in the quick loop; 6 in the full suite (2 on larger
     boards)."""
-    rng = random.Random(hash(variant.spec) & 0xFFFF)
+    rng = random.Random(zlib.crc32(variant.spec.encode()))  # the same games in every process
     plies = 60 if variant.size <= 5 else 25
     for game in range(min(games, 6 if variant.size <= 5 else 2)):
         position = Position(variant)
