@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from companion.vision.marks import HIDDEN_MM2, HiddenMarks
 from companion.vision.pixels import CLIP_FG, TEXTURE_BINS, PixelModel, texture_bin
 from companion.vision.scalars import at_least, at_most, compare_with
 
@@ -87,6 +88,7 @@ class Occlusion:
     grid_mm2: float
     fist_log_odds: float  # the highest FIST_MM average over the grid
     rough: bool  # the reading's own evidence leaves as much unexplained as a hand would
+    hidden_mm2: float = 0.0  # the board's marks hidden, unexplained by cups
 
     @property
     def occluded(self) -> bool:
@@ -94,6 +96,7 @@ class Occlusion:
             self.band_mm2 > BAND_OCCLUDED_MM2
             or self.grid_mm2 > GRID_OCCLUDED_MM2
             or self.fist_log_odds > FIST_LOG_ODDS
+            or self.hidden_mm2 > HIDDEN_MM2
         )
 
 
@@ -118,6 +121,7 @@ class OcclusionTest:
         lut = np.zeros((256, 1), np.float32)
         lut[:TEXTURE_BINS, 0] = pixels.texture
         self.texture_lut = lut
+        self.marks = HiddenMarks(cv2.cvtColor(background, cv2.COLOR_BGR2GRAY), scale)
 
     def _shade_at_calibration(self, background: np.ndarray, board: np.ndarray) -> np.ndarray:
         """Log darkness of each pixel of the empty board below the lit board, 0..MAX_FORGIVEN.
@@ -152,6 +156,7 @@ class OcclusionTest:
     ) -> Occlusion:
         """``free``: full-resolution uint8 mask (255) of pixels no cup found explains; ``fg``:
         the reading's own (unpadded) evidence, to tell how rough this frame reads."""
+        full_free = free
         free = compare_with(shrink(free, self.shape), 255, cv2.CMP_EQ)
         band_free = cv2.bitwise_and(free, compare_with(self.band, 127, cv2.CMP_GT))
         grid_free = cv2.bitwise_and(free, compare_with(self.grid, 127, cv2.CMP_GT))
@@ -164,7 +169,8 @@ class OcclusionTest:
             self._averaged(self._unexplained(own, free), self.window), band_free, grid_free
         )
         rough = own_band > BAND_OCCLUDED_MM2 or own_grid > GRID_OCCLUDED_MM2
-        return Occlusion(band_mm2, grid_mm2, float(fist_log_odds), rough)
+        hidden = self.marks.hidden_mm2(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY), full_free)
+        return Occlusion(band_mm2, grid_mm2, float(fist_log_odds), rough, hidden)
 
     @staticmethod
     def _averaged(unexplained: np.ndarray, window: int) -> np.ndarray:

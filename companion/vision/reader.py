@@ -20,6 +20,7 @@ from companion.vision.calibration import Calibration, check_frame, grid_mask
 from companion.vision.edges import EdgeBank, build_edge_bank, edge_maps, edge_scores, size_shares
 from companion.vision.geometry import Camera, camera_with_focal
 from companion.vision.markers import QUIET_MM, detect_markers, marker_correspondences
+from companion.vision.marks import HIDDEN_MM2
 from companion.vision.matching import SquareMatch, coverage, evidence, match_all
 from companion.vision.observation import Observation
 from companion.vision.occlusion import Occlusion, OcclusionTest, shrink
@@ -75,12 +76,18 @@ class Reading:
     markers_changed: int
     still_seconds: float = 0.0
     """How long the picture has held still up to this frame (on the frames' timestamps)."""
+    hidden_area_mm2: float = 0.0
+    """The board's own marks hidden where no cup explains it (``marks.py``)."""
 
 
 def moderate(cover: Occlusion) -> bool:
-    """Flagged by evidence a still shadow or a changed light can give, short of a hand's."""
+    """Flagged by evidence a still shadow or a changed light can give, short of a hand's.
+
+    Hidden marks are never moderate: a shadow or a changed light leaves the board's marks in
+    view, a hand held still does not."""
     return (
-        cover.band_mm2 <= MODERATE_MM2
+        cover.hidden_mm2 <= HIDDEN_MM2
+        and cover.band_mm2 <= MODERATE_MM2
         and cover.grid_mm2 <= MODERATE_MM2
         and cover.fist_log_odds <= MODERATE_FIST
     )
@@ -258,7 +265,16 @@ class BoardReader:
         still = self._held_still(rect, timestamp)
         occluded = changed > 0 or (cover.occluded and not (still >= STILL_SECONDS and moderate(cover)))
         obs = Observation(c.size, c.max_piece, probabilities, bool(occluded), False, timestamp)
-        return Reading(obs, matches, cover.band_mm2, cover.grid_mm2, cover.fist_log_odds, changed, still)
+        return Reading(
+            obs,
+            matches,
+            cover.band_mm2,
+            cover.grid_mm2,
+            cover.fist_log_odds,
+            changed,
+            still,
+            cover.hidden_mm2,
+        )
 
     def _held_still(self, rect: np.ndarray, timestamp: float) -> float:
         """Seconds the picture has held still up to ``timestamp``: since the first frame whose

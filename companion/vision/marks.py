@@ -1,0 +1,136 @@
+"""The board's own marks a hand hides: a cue that does not need the hand's colour.
+
+The occlusion test's other cues ask whether a pixel's colour is the wood's. A pale fist over
+a pale board (skin close to birch or maple) passes that test: on the vision bench's bench-11
+two fists over the board left almost no "not board" evidence. What such a hand cannot do is
+show the board's marks through itself: the grid lines, the markers' edges and the stronger
+grain the empty board showed at calibration vanish under it, while under a shadow, a dimmer or
+re-tinted lamp, or an exposure change they stay (the marks are taken in log brightness, where
+light multiplies and so cancels out of a mark's contrast).
+
+So each frame's local contrast, in log brightness with the smooth light taken out, is compared
+with the empty board's over the pixels near the board's marks: where the empty board's marks
+were clear and the frame's contrast there is less than ``FADED`` of theirs over a ``WINDOW_MM``
+patch, and no cup found explains the patch, the marks are hidden. The contrast is compared as
+energy, not pixel by pixel, so a picture off by a pixel or two (a board nudged by less than the
+reader relocates for) still shows its marks.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from companion.vision.scalars import compare_with
+
+BLUR_MM = 1.2
+"""The marks are compared after a blur of about this (Gaussian sigma): the grain's finest
+detail and the sensor noise go, the grid lines and the markers' edges stay."""
+LOCAL_MM = 7.0
+"""Contrast is each pixel's log brightness less its mean over about this: the smooth part of
+the light (a shadow's inside, a lamp's fall-off) goes."""
+LOG_FLOOR = 4.0
+"""Grey levels added before the log, so dark pixels' noise does not read as marks."""
+MARK_CONTRAST = 0.06
+"""A pixel of the empty board whose contrast exceeds this (log) is a mark: a grid line, a
+marker edge, strong grain. About 17 % of a board's pixels on the bench and frames-dev."""
+NEAR_MM = 3.0
+"""Contrast is compared over pixels within about this of a mark, so a mark moved by a pixel
+or two is still counted where it now lies."""
+WINDOW_MM = 10.0
+MIN_MARKS = 0.3
+"""A patch of about ``WINDOW_MM`` is judged only where the empty board's mark energy over it
+(squared log contrast times mm²) exceeds this: a few mm of grid line, not plain wood."""
+SHADE_MM = 4.0
+SHADE_LOG = 0.35
+LIT_MM = 40.0
+"""Where the empty board lay in a shadow (its log brightness, smoothed over about ``SHADE_MM``,
+more than ``SHADE_LOG`` below the brightest within about ``LIT_MM`` around it), the shadow's
+edges are no mark of the board: a frame whose light has moved them would read as hiding them
+(on the stress set, the shadows of the cups stood beside the board at calibration). Marks
+within ``LOCAL_MM`` of such shade are not used. The light's smooth fall-off across the board
+(a low lamp on one side) is no shadow: it stays within ``SHADE_LOG`` of the brightest nearby."""
+FADED = 0.4
+"""Marks are hidden where the frame's contrast energy over a patch is below this squared times
+the empty board's: the contrast amplitude lost by more than half."""
+HIDDEN_MM2 = 200.0
+"""A connected patch of hidden marks larger than this (mm²) means a hand, whatever its colour.
+The hands the colour tests miss hid 1,246 mm² (bench-11's pale fist) and 1,527 and 1,840 mm²
+(two of the stress set's lone fists); no hand-free frame of the committed bench, frames-dev
+or the stress set's first 60 set-ups hid more than 83 mm² (shadows, light changed after
+calibration, 1280x960 views)."""
+PIXELS_PER_MM = 1.0
+"""The marks are compared on a view of about a pixel per mm at least (a finer view is shrunk
+by a whole factor): the blur takes finer detail out anyway."""
+
+
+def _window(mm: float, scale: float) -> int:
+    return max(1, round(mm * scale)) // 2 * 2 + 1
+
+
+class HiddenMarks:
+    """Per calibration: the empty board's marks and their contrast energy."""
+
+    def __init__(self, background_gray: np.ndarray, scale: float) -> None:
+        self.step = max(1, int(scale / PIXELS_PER_MM))
+        self.scale = scale / self.step
+        background_gray = self._shrunk(background_gray)
+        self.blur = BLUR_MM * self.scale
+        self.local = _window(LOCAL_MM, self.scale)
+        self.window = _window(WINDOW_MM, self.scale)
+        contrast = self.contrast(background_gray)
+        marks = compare_with(np.abs(contrast), MARK_CONTRAST, cv2.CMP_GT)
+        marks = cv2.bitwise_and(marks, cv2.bitwise_not(self._shade(background_gray)))
+        near = cv2.dilate(marks, np.ones((_window(NEAR_MM, self.scale),) * 2, np.uint8))
+        self.near = (near > 0).astype(np.float32)
+        self.energy = cv2.multiply(cv2.multiply(contrast, contrast), self.near)
+
+    def _shade(self, gray: np.ndarray) -> np.ndarray:
+        """uint8 mask (255) of the empty board's shade at calibration, grown by ``LOCAL_MM``."""
+        level = cv2.log(gray.astype(np.float32) + np.float32(LOG_FLOOR))
+        level = cv2.GaussianBlur(level, (0, 0), SHADE_MM * self.scale)
+        reach = _window(LIT_MM, self.scale)
+        lit = cv2.GaussianBlur(cv2.dilate(level, np.ones((reach, reach), np.uint8)), (0, 0), reach / 4)
+        shade = cv2.compare(level, lit - np.float32(SHADE_LOG), cv2.CMP_LT)
+        return cv2.dilate(shade, np.ones((self.local, self.local), np.uint8))
+
+    def contrast(self, gray: np.ndarray) -> np.ndarray:
+        """Log brightness, blurred, less its local mean (float32)."""
+        smooth = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), self.blur)
+        level = cv2.log(smooth + np.float32(LOG_FLOOR))
+        return cv2.subtract(level, cv2.blur(level, (self.local, self.local)))
+
+    def hidden(self, gray: np.ndarray, free: np.ndarray) -> np.ndarray:
+        """uint8 mask (255) of the view (shrunk by ``step``) where the board's marks are hidden
+        and no cup found explains it. ``gray``: the frame on the board plane; ``free``: uint8,
+        255 where no cup found covers the pixel."""
+        contrast = self.contrast(self._shrunk(gray))
+        free = compare_with(self._shrunk(free), 255, cv2.CMP_EQ)
+        open_ = cv2.multiply(self.near, free, scale=1.0 / 255, dtype=cv2.CV_32F)
+        now = cv2.multiply(cv2.multiply(contrast, contrast), open_)
+        before = cv2.multiply(self.energy, open_)
+        size = (self.window, self.window)
+        now = cv2.boxFilter(now, cv2.CV_32F, size, normalize=False)
+        before = cv2.boxFilter(before, cv2.CV_32F, size, normalize=False)
+        judged = compare_with(before, MIN_MARKS * self.scale**2, cv2.CMP_GT)
+        faded = cv2.compare(now, before * np.float32(FADED**2), cv2.CMP_LT)
+        return cv2.bitwise_and(judged, faded)
+
+    def _shrunk(self, image: np.ndarray) -> np.ndarray:
+        if self.step == 1:
+            return image
+        h, w = image.shape[:2]
+        size = ((w + self.step - 1) // self.step, (h + self.step - 1) // self.step)
+        return cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+
+    def hidden_mm2(self, gray: np.ndarray, free: np.ndarray) -> float:
+        """Area (mm²) of the largest connected patch where the board's marks are hidden,
+        unexplained by cups (the total of all patches when that is at most ``HIDDEN_MM2``).
+        A hand hides them in one piece; what else hides them (a grid line's stretch between
+        two dark cups in deep shade, just outside their silhouettes) comes in scraps."""
+        hidden = self.hidden(gray, free)
+        total = cv2.countNonZero(hidden) / self.scale**2
+        if total <= HIDDEN_MM2:
+            return total  # no patch can be a hand's: spare the labelling
+        stats = cv2.connectedComponentsWithStats(hidden, connectivity=8)[2]
+        return int(stats[1:, cv2.CC_STAT_AREA].max()) / self.scale**2
