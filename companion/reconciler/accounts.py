@@ -55,7 +55,7 @@ class Settings:
     outlier: float = 0.02  # chance that a square's reading is wrong whatever its confidence
     clean: float = 4.0  # residual below which an explanation accounts for the whole board
     misread: float = 2.0  # a square whose reading contradicts the explanation by more is a misread
-    max_changed: int = 8  # more changed squares than this is not two moves: skip that search
+    max_changed: int = 8  # the two-move search looks at this many of the squares read as changed, at most
     changed: float = 4.0  # a square may have changed when another class reads within this of its top
     keep: float = 10.0  # paths this far behind the best stay alive (two confident misreads)
     doubt: float = 7.0  # an earlier move is unsure while a path this close plays another

@@ -366,9 +366,8 @@ def decide(
     moves = options.get("moves", True)
     best = ranked[0]
     if two_moves and moves and (not clean(view, best, settings) or best.kind is Kind.ILLEGAL):
-        changed = view.changed_squares(settings.changed)
-        if len(changed) <= settings.max_changed:
-            ranked.extend(two_move_explanations(position, view, changed))
+        changed = view.likeliest_changed(settings.changed, settings.max_changed)
+        ranked.extend(two_move_explanations(position, view, changed))
     ranked.sort(key=_score, reverse=True)
     ranked = ranked[:8]
     for explanation in ranked:

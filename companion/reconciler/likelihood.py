@@ -389,6 +389,19 @@ class View:
         close = (-margin < G).any(axis=1)
         return {self.squares[r] for r in np.flatnonzero(close).tolist()}
 
+    def likeliest_changed(self, margin: float, most: int) -> set[Square]:
+        """``changed_squares``, but at most ``most`` of them: those read furthest from what
+        the board shows now (the largest slack; ties by square). A dim or shadowed board
+        leaves many squares with another class close to their top; two moves touch at most
+        four squares, and the ones they touch are read as changed, so the squares read as
+        the same (slack 0) are the ones a pair can spare. Searching none of them when there
+        are many misses the moves a board never seen in between leaves."""
+        changed = self.changed_squares(margin)
+        if len(changed) <= most:
+            return changed
+        slack, row = self.slack, self.row
+        return set(sorted(changed, key=lambda sq: (-slack[row[sq]], sq))[:most])
+
     def after(self, explanation: Explanation) -> list[float]:
         """Each square's slack (how much its best reading beats the prediction) after it."""
         slack = list(self.slack)

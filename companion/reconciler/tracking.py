@@ -169,9 +169,9 @@ class PathTracker:
     ) -> tuple[View, bool, list[Explanation]]:
         position, view, over = self._view(path, likelihood)
         if two:
-            changed = view.changed_squares(self.settings.changed)
-            if over or len(changed) > self.settings.max_changed:
+            if over:
                 return view, over, []
+            changed = view.likeliest_changed(self.settings.changed, self.settings.max_changed)
             return view, over, two_move_explanations(position, view, changed, least)
         if over:
             ranked = explain(

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from companion.reconciler.reconciler import Reconciler
 from companion.rules import Game, Move, square_name
 from companion.rules.position import Position
+from companion.rules.square import board_squares
 from companion.testing.faults import tops_of
 from companion.vision.observation import Observation, class_index
 
@@ -31,6 +34,21 @@ def read_as(
     probabilities[row] = 0.0
     probabilities[row, class_index(top, game.variant.max_piece)] = sure
     probabilities[row, class_index(other, game.variant.max_piece)] = 1.0 - sure
+    return Observation(observation.size, observation.max_piece, probabilities, False)
+
+
+def torn(tops: Tops, sure: float, size: int = 4, max_piece: int = 4) -> Observation:
+    """Every square read as its top with probability ``sure`` only, the rest on a neighbour
+    (a cup one size smaller, a 1 read as a 2; an empty square as a Black 1): a dim board, on
+    which another class is close on every square."""
+    observation = observe_tops(tops, size, max_piece)
+    probabilities = np.zeros_like(observation.probabilities)
+    for sq in board_squares(size):
+        top = tops.get(sq)
+        other = (1, 1) if top is None else (top[0], top[1] - 1 if top[1] > 1 else 2)
+        row = observation.row(square_name(sq))
+        probabilities[row, class_index(top, max_piece)] = sure
+        probabilities[row, class_index(other, max_piece)] = 1.0 - sure
     return Observation(observation.size, observation.max_piece, probabilities, False)
 
 

@@ -44,7 +44,7 @@ def all_free(gray: np.ndarray) -> np.ndarray:
 
 
 def test_a_pale_fist_the_colour_of_the_board_is_flagged() -> None:
-    """bench-11's fist over the a-file (03a-hand): skin close to the birch board's colour, no
+    """bench-11's fist over the d-file's edge (03a-hand): skin close to the birch board's colour, no
     arm across the margin. The colour evidence stays under every limit; the grid lines and
     the margin's grain it hides flag it."""
     reading = BoardReader(calibration("bench-11")).read_details(frame("bench-11", "03a-hand"))
