@@ -28,6 +28,7 @@ from companion.errors import CompanionError
 from companion.files import write_text_atomically
 from companion.rules.square import COLOR_NAMES, board_squares, square_name
 from companion.vision.cups import CupSet
+from companion.vision.edges import CupOutline, edge_maps, edge_pad, fit_outline
 from companion.vision.geometry import (
     BoardLayout,
     Camera,
@@ -37,10 +38,10 @@ from companion.vision.geometry import (
 )
 from companion.vision.grid import refined_layout
 from companion.vision.markers import detect_markers, marker_correspondences
-from companion.vision.matching import Evidence, best_shift, evidence, rectify
+from companion.vision.matching import Evidence, best_shift, evidence, match_all, rectify
 from companion.vision.pixels import PALE_TEXTURE_TOP, TEXTURE_CLIP, Background, PixelModel
 from companion.vision.sources import decode_image
-from companion.vision.templates import MAX_OFFSET_MM, single_template
+from companion.vision.templates import MAX_OFFSET_MM, build_bank, single_template
 
 FORMAT = "gobblet-companion/vision-calibration"
 VERSION = 1
@@ -118,6 +119,9 @@ class Calibration:
     reference: bool = False
     created: str = ""
     learned: Adaptation | None = None
+    outline: CupOutline | None = None
+    """The real cups' edges, fitted on the reference layout (``edges.py``); None without one
+    (and in files from before it): the reader then reads size from the region cue alone."""
 
     def in_use(self) -> Calibration:
         """The calibration the reader reads with: the learned models in place of the
@@ -165,6 +169,8 @@ class Calibration:
         }
         if self.learned is not None:
             data["learned"] = self.learned.to_json()
+        if self.outline is not None:
+            data["outline"] = self.outline.to_json()
         return data
 
     def save(self, path: Path) -> None:
@@ -233,7 +239,15 @@ class Calibration:
                 ) from None
             if learned.cups.max_piece != cups.max_piece:
                 raise CompanionError(f"{source} is corrupt (learned cup sizes); run calibrate again")
-        return cls(layout, camera, scale, cups, pixels, background, markers, reference, created, learned)
+        outline = None
+        if data.get("outline") is not None:  # files from before the edge cue have none
+            try:
+                outline = CupOutline.from_json(data["outline"])
+            except CompanionError as error:
+                raise CompanionError(f"{source}: {error}; run calibrate again") from None
+        return cls(
+            layout, camera, scale, cups, pixels, background, markers, reference, created, learned, outline
+        )
 
     @classmethod
     def load(cls, path: Path, size: int | None = None) -> Calibration:
@@ -544,6 +558,19 @@ def _check_reference(
         )
 
 
+def learn_outline(scene: BoardScene, reference: np.ndarray, cups: CupSet, pixels: PixelModel) -> CupOutline:
+    """The real cups' edges (``edges.fit_outline``) on the reference frame, each reference cup
+    where the reader's own matching finds it."""
+    ref = reference_layout(scene.layout.size, cups.max_piece)
+    rect = rectify(reference, scene.view, scene.camera)
+    bank = build_bank(scene.layout, scene.view, scene.camera.centre, cups)
+    ev = evidence(rect, scene.background, pixels, bank.pad)
+    matches = match_all(ev, bank)
+    cups_at = {row: (size, (matches[row].dy, matches[row].dx)) for row, (_, size) in ref.items()}
+    maps = edge_maps(ev.features, edge_pad(scene.view))
+    return fit_outline(scene.view, maps, cups_at, scene.camera.centre, cups.max_piece)
+
+
 def learn_reference(scene: BoardScene, reference: np.ndarray, cups: CupSet) -> tuple[CupSet, PixelModel]:
     """Colours, shadow tint and apparent cup radii from the reference layout frame.
 
@@ -599,6 +626,7 @@ def calibrate(
     background = rectify(empty, view, camera)
     cups = CupSet.default(layout.square_mm, max_piece)
     pixels = PixelModel.default()
+    outline = None
     if reference is not None:
         reference = check_frame(reference, "the reference image")
         if reference.shape != empty.shape:
@@ -614,6 +642,7 @@ def calibrate(
             Background.of(background, view.scale, band_mask(layout, view, bool(markers))),
         )
         cups, pixels = learn_reference(scene, reference, cups)
+        outline = learn_outline(scene, reference, cups, pixels)
     return Calibration(
         layout,
         camera,
@@ -624,6 +653,7 @@ def calibrate(
         markers,
         reference is not None,
         time.strftime("%Y-%m-%dT%H:%M:%S"),
+        outline=outline,
     )
 
 

@@ -110,11 +110,20 @@ def cross_sections(
     plane, bottom (t = 0) to top (t = 1)."""
     t = np.linspace(0.0, 1.0, SECTIONS + 1)
     r = radius * np.maximum(np.sqrt(np.clip(1.0 - t**shape, 0.0, 1.0)), KNOB)
-    z = t * height
-    cz = float(camera_mm[2])
-    grow = cz / np.maximum(cz - z, 1.0)
-    xy = camera_mm[:2] + (np.asarray(centre_mm)[None, :] - camera_mm[:2]) * grow[:, None]
+    xy, grow = lifted(centre_mm, t * height, camera_mm)
     return np.c_[xy, r * grow, t]
+
+
+def lifted(
+    centre_mm: np.ndarray, z: np.ndarray | float, camera_mm: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Where a horizontal circle centred above ``centre_mm`` at height ``z`` lands on the board
+    plane, seen from the camera centre: its centre (N x 2, or 2 for one height) and how much it
+    is magnified. Central projection onto a parallel plane keeps a circle a circle."""
+    cz = float(camera_mm[2])
+    grow = cz / np.maximum(cz - np.asarray(z, dtype=np.float64), 1.0)
+    xy = camera_mm[:2] + (np.asarray(centre_mm)[None, :] - camera_mm[:2]) * np.reshape(grow, (-1, 1))
+    return (xy if np.ndim(z) else xy[0]), grow
 
 
 def draw_silhouette(

@@ -17,6 +17,7 @@ import numpy as np
 
 from companion.errors import CompanionError
 from companion.vision.calibration import Calibration, check_frame, grid_mask
+from companion.vision.edges import EdgeBank, build_edge_bank, edge_maps, edge_scores, size_shares
 from companion.vision.geometry import Camera, camera_with_focal
 from companion.vision.markers import QUIET_MM, detect_markers, marker_correspondences
 from companion.vision.marks import HIDDEN_MM2
@@ -151,6 +152,10 @@ class BoardReader:
         self.camera = camera
         self.markers = markers
         self.bank = build_bank(c.layout, c.view, camera.centre, c.cups)
+        self.edges: EdgeBank | None = None
+        if c.outline is not None:
+            centres = [np.array(c.layout.square_centre(row)) for row in range(c.size * c.size)]
+            self.edges = build_edge_bank(c.view, centres, camera.centre, c.outline, c.max_piece)
         self._maps_key: object = None
         self._still = None
 
@@ -253,7 +258,9 @@ class BoardReader:
         free = cv2.bitwise_not(cv2.dilate(coverage(matches, self.bank, view.shape, ev.pad), SQUARE_5))
         fg = ev.fg[ev.pad : ev.pad + view.shape[0], ev.pad : ev.pad + view.shape[1]]
         cover = self._occlusion.judge(ev.features, ev.texture, rect, free, fg)
-        probabilities = self._probabilities(matches, ROUGH_SOFTENING if cover.rough else 1.0)
+        probabilities = self._probabilities(
+            matches, ROUGH_SOFTENING if cover.rough else 1.0, self._edge_scores(ev.features, matches)
+        )
         changed = self._markers_changed(rect)
         still = self._held_still(rect, timestamp)
         occluded = changed > 0 or (cover.occluded and not (still >= STILL_SECONDS and moderate(cover)))
@@ -298,18 +305,43 @@ class BoardReader:
             changed += denom == 0 or float(np.dot(now, ref)) / denom < MARKER_MIN_CORRELATION
         return changed
 
-    def _probabilities(self, matches: list[SquareMatch], softening: float = 1.0) -> np.ndarray:
+    def _edge_scores(
+        self, features: np.ndarray, matches: list[SquareMatch]
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """The edge cue's (base, rim) scores per square and size (``edges.py``), 0 where no cup
+        is likely; None without an outline in the calibration."""
+        if self.edges is None:
+            return None
+        maps = edge_maps(features, self.edges.pad)
+        base = np.zeros((len(matches), self.models.max_piece))
+        rim = np.zeros_like(base)
+        for row, m in enumerate(matches):
+            if m.sizes.max() > 0:
+                base[row], rim[row] = edge_scores(maps, self.edges, row, m.dy, m.dx)
+        return base, rim
+
+    def _probabilities(
+        self,
+        matches: list[SquareMatch],
+        softening: float = 1.0,
+        edges: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> np.ndarray:
         """Class probabilities [empty, white 1..S, black 1..S] per square from its match.
 
         Sizes compete with "empty" (score 0) through a softmax, each score counted in units of
         ``SIZE_SURENESS`` times the typical ring between adjacent sizes; the colour's mean
         log-odds, tempered the same way, splits each size's probability between the colours.
-        ``softening`` widens both temperatures for a frame whose evidence reads rough.
+        ``edges``, the edge cue's (base, rim) scores, may then reshare a square's cup
+        probability between the sizes (``edges.size_shares``: what is a cup at all, and how
+        sure the size can be, stay the region cue's). ``softening`` widens every temperature for a frame whose
+        evidence reads rough.
         """
         sizes = np.array([m.sizes for m in matches]) / (softening * SIZE_SURENESS * self._ring_px)
         logits = np.concatenate([np.zeros((len(matches), 1)), sizes], axis=1)
         p = np.exp(logits - logits.max(axis=1, keepdims=True))
         p /= p.sum(axis=1, keepdims=True)
+        if edges is not None:
+            p[:, 1:] = (1.0 - p[:, :1]) * size_shares(sizes, *edges, softening)
         areas = np.array(
             [sq.areas[m.colour, m.size - 1] for m, sq in zip(matches, self.bank.squares, strict=True)]
         )
