@@ -18,7 +18,7 @@ import time as _time
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from companion.engine.search import Limits, SearchResult, SearchStopped
+from companion.engine.search import Limits, SearchResult, SearchStopped, limits_reached
 from companion.errors import CompanionError
 from companion.rules.outcome import Outcome
 from companion.rules.state import GameState
@@ -164,15 +164,11 @@ class GameSearcher:
         return best
 
     def _check(self) -> None:
-        if self._stop.is_set():
-            raise SearchStopped
-        if self._node_limit is not None and self.nodes >= self._node_limit:
-            raise SearchStopped
-        if self._deadline is not None and _time.perf_counter() >= self._deadline:
+        if limits_reached(self._stop, self.nodes, self._node_limit, self._deadline):
             raise SearchStopped
 
     def _out_of_time(self, start: float) -> bool:
-        if self._stop.is_set() or (self._node_limit is not None and self.nodes >= self._node_limit):
+        if limits_reached(self._stop, self.nodes, self._node_limit, None):
             return True
         if self._deadline is None:
             return False

@@ -122,6 +122,16 @@ class Limits:
         return start + 0.93 * self.time - 0.005 if self.time is not None else None
 
 
+def limits_reached(stop: threading.Event, nodes: int, node_limit: int | None, deadline: float | None) -> bool:
+    """Whether a search must stop now: asked to, out of nodes, or past its deadline. Shared by
+    every Python search (this one and gamesearch's), so they all stop for the same reasons."""
+    return (
+        stop.is_set()
+        or (node_limit is not None and nodes >= node_limit)
+        or (deadline is not None and _time.perf_counter() >= deadline)
+    )
+
+
 class Searcher:
     """One search engine for one variant; keeps its tables between searches of a game."""
 
@@ -482,11 +492,7 @@ class Searcher:
             self.eval_cache.clear()
         if len(self.tt) > TT_LIMIT:
             self.tt.clear()
-        if self.stop_event.is_set():
-            raise SearchStopped
-        if self.node_limit is not None and self.nodes >= self.node_limit:
-            raise SearchStopped
-        if self.deadline is not None and _time.perf_counter() >= self.deadline:
+        if limits_reached(self.stop_event, self.nodes, self.node_limit, self.deadline):
             raise SearchStopped
 
     # ----- move ordering --------------------------------------------------------------------
