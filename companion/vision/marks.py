@@ -21,6 +21,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from companion.vision.pixels import odd_window
 from companion.vision.scalars import compare_with
 
 BLUR_MM = 1.2
@@ -64,10 +65,6 @@ PIXELS_PER_MM = 1.0
 by a whole factor): the blur takes finer detail out anyway."""
 
 
-def _window(mm: float, scale: float) -> int:
-    return max(1, round(mm * scale)) // 2 * 2 + 1
-
-
 class HiddenMarks:
     """Per calibration: the empty board's marks and their contrast energy."""
 
@@ -76,12 +73,12 @@ class HiddenMarks:
         self.scale = scale / self.step
         background_gray = self._shrunk(background_gray)
         self.blur = BLUR_MM * self.scale
-        self.local = _window(LOCAL_MM, self.scale)
-        self.window = _window(WINDOW_MM, self.scale)
+        self.local = odd_window(LOCAL_MM * self.scale)
+        self.window = odd_window(WINDOW_MM * self.scale)
         contrast = self.contrast(background_gray)
         marks = compare_with(np.abs(contrast), MARK_CONTRAST, cv2.CMP_GT)
         marks = cv2.bitwise_and(marks, cv2.bitwise_not(self._shade(background_gray)))
-        near = cv2.dilate(marks, np.ones((_window(NEAR_MM, self.scale),) * 2, np.uint8))
+        near = cv2.dilate(marks, np.ones((odd_window(NEAR_MM * self.scale),) * 2, np.uint8))
         self.near = (near > 0).astype(np.float32)
         self.energy = cv2.multiply(cv2.multiply(contrast, contrast), self.near)
 
@@ -89,7 +86,7 @@ class HiddenMarks:
         """uint8 mask (255) of the empty board's shade at calibration, grown by ``LOCAL_MM``."""
         level = cv2.log(gray.astype(np.float32) + np.float32(LOG_FLOOR))
         level = cv2.GaussianBlur(level, (0, 0), SHADE_MM * self.scale)
-        reach = _window(LIT_MM, self.scale)
+        reach = odd_window(LIT_MM * self.scale)
         lit = cv2.GaussianBlur(cv2.dilate(level, np.ones((reach, reach), np.uint8)), (0, 0), reach / 4)
         shade = cv2.compare(level, lit - np.float32(SHADE_LOG), cv2.CMP_LT)
         return cv2.dilate(shade, np.ones((self.local, self.local), np.uint8))

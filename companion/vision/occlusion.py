@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from companion.vision.marks import HIDDEN_MM2, HiddenMarks
-from companion.vision.pixels import CLIP_FG, TEXTURE_BINS, PixelModel, texture_bin
+from companion.vision.pixels import CLIP_FG, TEXTURE_BINS, PixelModel, odd_window, texture_bin
 from companion.vision.scalars import at_least, at_most, compare_with
 
 MAP_MM = 2.0
@@ -63,10 +63,6 @@ in 1062 hand-free frames."""
 
 _INVERSE_SQUARE = (1.0 / (1.0 + np.arange(256, dtype=np.float32)) ** 2).reshape(256, 1)
 """1 / (1 + value)², the log ratio's noise variance per unit of sensor noise, by grey level."""
-
-
-def odd_window(pixels: float) -> int:
-    return round(pixels) // 2 * 2 + 1
 
 
 def shrink(image: np.ndarray, shape: tuple[int, int]) -> np.ndarray:

@@ -218,9 +218,15 @@ def table_index(f: np.ndarray) -> np.ndarray:
     return flat.astype(np.int32)
 
 
+def odd_window(pixels: float) -> int:
+    """The odd window size (pixels) nearest ``pixels``, at least 1: OpenCV's filters centre on
+    odd windows."""
+    return round(pixels) // 2 * 2 + 1
+
+
 def texture_window(scale: float) -> int:
     """Odd window of about ``TEXTURE_MM`` for the texture correlation."""
-    return round(TEXTURE_MM * scale) // 2 * 2 + 1
+    return odd_window(TEXTURE_MM * scale)
 
 
 def texture_bin(ncc: np.ndarray) -> np.ndarray:
