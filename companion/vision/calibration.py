@@ -558,11 +558,10 @@ def _check_reference(
         )
 
 
-def learn_outline(scene: BoardScene, reference: np.ndarray, cups: CupSet, pixels: PixelModel) -> CupOutline:
-    """The real cups' edges (``edges.fit_outline``) on the reference frame, each reference cup
-    where the reader's own matching finds it."""
+def learn_outline(scene: BoardScene, rect: np.ndarray, cups: CupSet, pixels: PixelModel) -> CupOutline:
+    """The real cups' edges (``edges.fit_outline``) on the reference frame (``rect``: on the
+    board plane), each reference cup where the reader's own matching finds it."""
     ref = reference_layout(scene.layout.size, cups.max_piece)
-    rect = rectify(reference, scene.view, scene.camera)
     bank = build_bank(scene.layout, scene.view, scene.camera.centre, cups)
     ev = evidence(rect, scene.background, pixels, bank.pad)
     matches = match_all(ev, bank)
@@ -571,8 +570,9 @@ def learn_outline(scene: BoardScene, reference: np.ndarray, cups: CupSet, pixels
     return fit_outline(scene.view, maps, cups_at, scene.camera.centre, cups.max_piece)
 
 
-def learn_reference(scene: BoardScene, reference: np.ndarray, cups: CupSet) -> tuple[CupSet, PixelModel]:
-    """Colours, shadow tint and apparent cup radii from the reference layout frame.
+def learn_reference(scene: BoardScene, rect: np.ndarray, cups: CupSet) -> tuple[CupSet, PixelModel]:
+    """Colours, shadow tint and apparent cup radii from the reference layout frame (``rect``:
+    on the board plane).
 
     Two rounds: the default sizes give first masks to learn colours from; the fitted radii
     give better masks for the second round. When a reference cup still does not stand out
@@ -581,7 +581,6 @@ def learn_reference(scene: BoardScene, reference: np.ndarray, cups: CupSet) -> t
     layout says, so the cups are there to learn from, and an empty square still reads empty.
     """
     ref = reference_layout(scene.layout.size, cups.max_piece)
-    rect = rectify(reference, scene.view, scene.camera)
     f, ncc = scene.background.features(rect)
     pad = int(np.ceil(FIT_PAD_MM * scene.view.scale))
     for texture_top in (TEXTURE_CLIP[1], PALE_TEXTURE_TOP):
@@ -641,8 +640,9 @@ def calibrate(
             camera,
             Background.of(background, view.scale, band_mask(layout, view, bool(markers))),
         )
-        cups, pixels = learn_reference(scene, reference, cups)
-        outline = learn_outline(scene, reference, cups, pixels)
+        rect = rectify(reference, view, camera)
+        cups, pixels = learn_reference(scene, rect, cups)
+        outline = learn_outline(scene, rect, cups, pixels)
     return Calibration(
         layout,
         camera,
