@@ -312,11 +312,7 @@ class Reconciler(AttentionKeeper):
         elif clear and not wrong_side:
             kept = self._settle_start(kept)
         self._beam = kept
-        events += self._report_unsure()
-        self.hidden.settle()
-        if self.unknowns is not None and any(e.type is EventType.MOVE for e in events):
-            self._follow_unknowns()
-        return events
+        return self._settled(events)
 
     def _wrong_side_after_unseen(self, path: GamePath) -> bool:
         """Whether ``path`` (the account about to be announced) has the side not to move act
@@ -339,6 +335,15 @@ class Reconciler(AttentionKeeper):
         """The first ply of the announced game the moves out of sight may have gone wrong at."""
         ply = self.game.ply + 1
         return ply if self._unseen_from is None else min(self._unseen_from, ply)
+
+    def _settled(self, events: list[Event]) -> list[Event]:
+        """The end of every step that changes the beam: the plies in doubt reported, hidden
+        cups settled, the unknown contents followed after a move."""
+        events += self._report_unsure()
+        self.hidden.settle()
+        if self.unknowns is not None and any(e.type is EventType.MOVE for e in events):
+            self._follow_unknowns()
+        return events
 
     # ----- recovery -----------------------------------------------------------------------
 
@@ -369,12 +374,7 @@ class Reconciler(AttentionKeeper):
         self._unfit = self._unclear_run = 0
         self._attention = None
         closed = self._close_help()
-        events = events or closed  # (moves said are answer enough: the panel shows them)
-        events += self._report_unsure()
-        self.hidden.settle()
-        if self.unknowns is not None and any(e.type is EventType.MOVE for e in events):
-            self._follow_unknowns()
-        return events
+        return self._settled(events or closed)  # (moves said are answer enough: the panel shows them)
 
     def _resync(
         self,
