@@ -39,6 +39,7 @@ import numpy as np
 from companion.errors import CompanionError
 from companion.vision.cups import CupSet, lifted
 from companion.vision.geometry import RectifiedView
+from companion.vision.matching import best_shift
 from companion.vision.templates import MAX_OFFSET_MM, draw_at
 
 BASE_REACH_MM = 6.0
@@ -262,10 +263,7 @@ def edge_maps(features: np.ndarray, pad: int) -> EdgeMaps:
 def _best(field: np.ndarray, placed: Placed, pad: int, dy: int, dx: int, reach: int) -> float:
     """The template's best correlation with ``field`` within ``reach`` of shift (dy, dx)."""
     top, left, template = placed
-    h, w = template.shape[:2]
-    y, x = top + pad + dy, left + pad + dx
-    window = field[y - reach : y + h + reach, x - reach : x + w + reach]
-    return float(cv2.minMaxLoc(cv2.matchTemplate(window, template, cv2.TM_CCORR))[1])
+    return best_shift(field, template, top + pad + dy, left + pad + dx, reach)[0]
 
 
 def rim_scores(strength: np.ndarray, pad: int, rims: SquareRims, dy: int, dx: int, reach: int) -> np.ndarray:
