@@ -38,8 +38,9 @@ from companion.vision.geometry import (
 )
 from companion.vision.grid import refined_layout
 from companion.vision.markers import detect_markers, marker_correspondences
-from companion.vision.matching import Evidence, best_shift, evidence, match_all, rectify
+from companion.vision.matching import Evidence, best_shift, coverage, evidence, match_all, rectify
 from companion.vision.pixels import PALE_TEXTURE_TOP, TEXTURE_CLIP, Background, PixelModel
+from companion.vision.shadows import ShadowModel, ShadowModelError, casting_cups, learn_shadows
 from companion.vision.sources import decode_image
 from companion.vision.templates import MAX_OFFSET_MM, build_bank, single_template
 
@@ -122,6 +123,10 @@ class Calibration:
     outline: CupOutline | None = None
     """The real cups' edges, fitted on the reference layout (``edges.py``); None without one
     (and in files from before it): the reader then reads size from the region cue alone."""
+    shadows: ShadowModel | None = None
+    """Where the lamp throws the cups' shadows (``shadows.py``), learned from the reference
+    frame; None without clear shadows there (soft or overhead light, no reference frame, files
+    from before it): the occlusion test then predicts no shadows."""
 
     def in_use(self) -> Calibration:
         """The calibration the reader reads with: the learned models in place of the
@@ -171,6 +176,8 @@ class Calibration:
             data["learned"] = self.learned.to_json()
         if self.outline is not None:
             data["outline"] = self.outline.to_json()
+        if self.shadows is not None:
+            data["shadows"] = self.shadows.to_json()
         return data
 
     def save(self, path: Path) -> None:
@@ -245,8 +252,25 @@ class Calibration:
                 outline = CupOutline.from_json(data["outline"])
             except CompanionError as error:
                 raise CompanionError(f"{source}: {error}; run calibrate again") from None
+        shadows = None
+        if data.get("shadows") is not None:  # files from before the shadow model have none
+            try:
+                shadows = ShadowModel.from_json(data["shadows"])
+            except ShadowModelError as error:
+                raise CompanionError(f"{source}: {error}; run calibrate again") from None
         return cls(
-            layout, camera, scale, cups, pixels, background, markers, reference, created, learned, outline
+            layout,
+            camera,
+            scale,
+            cups,
+            pixels,
+            background,
+            markers,
+            reference,
+            created,
+            learned,
+            outline,
+            shadows,
         )
 
     @classmethod
@@ -558,16 +582,25 @@ def _check_reference(
         )
 
 
-def learn_outline(scene: BoardScene, rect: np.ndarray, cups: CupSet, pixels: PixelModel) -> CupOutline:
-    """The real cups' edges (``edges.fit_outline``) on the reference frame (``rect``: on the
-    board plane), each reference cup where the reader's own matching finds it."""
+def learn_outline_and_light(
+    scene: BoardScene, rect: np.ndarray, cups: CupSet, pixels: PixelModel
+) -> tuple[CupOutline, ShadowModel | None]:
+    """The real cups' edges (``edges.fit_outline``) and the light that casts their shadows
+    (``shadows.learn_shadows``) on the reference frame (``rect``: on the board plane), each
+    reference cup where the reader's own matching finds it."""
     ref = reference_layout(scene.layout.size, cups.max_piece)
     bank = build_bank(scene.layout, scene.view, scene.camera.centre, cups)
     ev = evidence(rect, scene.background, pixels, bank.pad)
     matches = match_all(ev, bank)
     cups_at = {row: (size, (matches[row].dy, matches[row].dx)) for row, (_, size) in ref.items()}
     maps = edge_maps(ev.features, edge_pad(scene.view))
-    return fit_outline(scene.view, maps, cups_at, scene.camera.centre, cups.max_piece)
+    outline = fit_outline(scene.view, maps, cups_at, scene.camera.centre, cups.max_piece)
+    placed = {row: (colour, size, matches[row].dy, matches[row].dx) for row, (colour, size) in ref.items()}
+    seen = coverage(matches, bank, scene.view.shape, ev.pad)
+    grow = np.ones((int(2 * BOARD_DILATE_MM * scene.view.scale) + 1,) * 2, np.uint8)
+    casting = casting_cups(placed, scene.layout, scene.view.scale, cups)
+    light = learn_shadows(ev.features, scene.view, casting, cv2.dilate(seen, grow) > 0)
+    return outline, light
 
 
 def learn_reference(scene: BoardScene, rect: np.ndarray, cups: CupSet) -> tuple[CupSet, PixelModel]:
@@ -626,6 +659,7 @@ def calibrate(
     cups = CupSet.default(layout.square_mm, max_piece)
     pixels = PixelModel.default()
     outline = None
+    shadows = None
     if reference is not None:
         reference = check_frame(reference, "the reference image")
         if reference.shape != empty.shape:
@@ -642,7 +676,7 @@ def calibrate(
         )
         rect = rectify(reference, view, camera)
         cups, pixels = learn_reference(scene, rect, cups)
-        outline = learn_outline(scene, rect, cups, pixels)
+        outline, shadows = learn_outline_and_light(scene, rect, cups, pixels)
     return Calibration(
         layout,
         camera,
@@ -654,6 +688,7 @@ def calibrate(
         reference is not None,
         time.strftime("%Y-%m-%dT%H:%M:%S"),
         outline=outline,
+        shadows=shadows,
     )
 
 

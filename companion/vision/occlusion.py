@@ -23,9 +23,14 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from companion.vision.geometry import RectifiedView
 from companion.vision.marks import HIDDEN_MM2, HiddenMarks
 from companion.vision.pixels import CLIP_FG, TEXTURE_BINS, PixelModel, odd_window, texture_bin
 from companion.vision.scalars import at_least, at_most, compare_with
+from companion.vision.shadows import CastingCup, ShadowModel
+
+Light = tuple[ShadowModel, RectifiedView]
+"""A shadow model and the view its shadows are drawn on."""
 
 MAP_MM = 2.0
 """The occlusion map has a pixel per 2 mm of board (a half or a quarter of the board-plane view's
@@ -100,9 +105,16 @@ class OcclusionTest:
     """Per calibration: the masks and the shade the empty board had, at the map's resolution."""
 
     def __init__(
-        self, background: np.ndarray, scale: float, pixels: PixelModel, band: np.ndarray, grid: np.ndarray
+        self,
+        background: np.ndarray,
+        scale: float,
+        pixels: PixelModel,
+        band: np.ndarray,
+        grid: np.ndarray,
+        light: Light | None = None,
     ) -> None:
         self.pixels = pixels
+        self.light = light
         h, w = background.shape[:2]
         step = max(1, round(MAP_MM * scale))
         self.shape = ((h + step - 1) // step, (w + step - 1) // step)
@@ -129,11 +141,26 @@ class OcclusionTest:
         lit = float(np.percentile(level[shrink(board, self.shape) > 0], LIT_PERCENTILE))
         return np.clip(lit - level, 0.0, MAX_FORGIVEN).astype(np.float32)
 
-    def evidence(self, f: np.ndarray, ncc: np.ndarray, rect: np.ndarray) -> np.ndarray:
-        """Not-board log-odds per map pixel from the full-resolution features and texture."""
+    def shadow(self, cups: list[CastingCup]) -> np.ndarray | None:
+        """uint8 map (255) of where ``cups`` cast their shadows, None without a shadow model."""
+        if self.light is None:
+            return None
+        model, view = self.light
+        return model.draw(view, cups, self.shape)
+
+    def evidence(
+        self, f: np.ndarray, ncc: np.ndarray, rect: np.ndarray, shadow: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Not-board log-odds per map pixel from the full-resolution features and texture.
+
+        Inside ``shadow`` (the cups' predicted shadows, ``shadows.py``) a darker board is
+        board: its darkening is undone as a gain before the colour is judged, and the texture,
+        faint in deep shade, may say "board" but not "cup"."""
         now = cv2.LUT(shrink(rect, self.shape), _INVERSE_SQUARE)
         unit = cv2.transform(now, np.full((1, 3), 1 / 3, np.float32)) + self.bg_unit
         f, ncc = shrink(f, self.shape), shrink(ncc, self.shape)
+        if shadow is not None and self.light is not None:
+            f = self.light[0].lift(f, shadow)
         m, q1, q2 = cv2.split(f)
         tint = self.pixels.shadow_tint.astype(np.float32)
         gone = cv2.min(at_least(m, 0.0), self.forgiven)  # a shadow at calibration, gone: undone
@@ -144,19 +171,30 @@ class OcclusionTest:
         keep = sigma / cv2.sqrt(at_least(unit * np.float32(NOISE_GREY**2), float(sigma * sigma)))
         calm = cv2.merge([m, line1 + (q1 - line1) * keep, line2 + (q2 - line2) * keep])
         fg = self.pixels.colour_fg(calm)
-        fg = cv2.add(fg, cv2.LUT(texture_bin(ncc), self.texture_lut))
+        texture = cv2.LUT(texture_bin(ncc), self.texture_lut)
+        if shadow is not None:
+            texture = np.where(shadow > 0, at_most(texture, 0.0), texture)
+        fg = cv2.add(fg, texture)
         return at_most(at_least(fg, -CLIP_FG), CLIP_FG)
 
     def judge(
-        self, f: np.ndarray, ncc: np.ndarray, rect: np.ndarray, free: np.ndarray, fg: np.ndarray
+        self,
+        f: np.ndarray,
+        ncc: np.ndarray,
+        rect: np.ndarray,
+        free: np.ndarray,
+        fg: np.ndarray,
+        cups: list[CastingCup] | None = None,
     ) -> Occlusion:
         """``free``: full-resolution uint8 mask (255) of pixels no cup found explains; ``fg``:
-        the reading's own (unpadded) evidence, to tell how rough this frame reads."""
+        the reading's own (unpadded) evidence, to tell how rough this frame reads; ``cups``:
+        the cups found, whose shadows are board."""
         full_free = free
         free = compare_with(shrink(free, self.shape), 255, cv2.CMP_EQ)
         band_free = cv2.bitwise_and(free, compare_with(self.band, 127, cv2.CMP_GT))
         grid_free = cv2.bitwise_and(free, compare_with(self.grid, 127, cv2.CMP_GT))
-        unexplained = self._unexplained(self.evidence(f, ncc, rect), free)
+        shadow = self.shadow(cups or [])
+        unexplained = self._unexplained(self.evidence(f, ncc, rect, shadow), free)
         band_mm2, grid_mm2 = self._areas(self._averaged(unexplained, self.window), band_free, grid_free)
         fist = self._averaged(unexplained, self.fist_window)
         fist_log_odds = cv2.minMaxLoc(fist, grid_free)[1] if cv2.countNonZero(grid_free) else -np.inf

@@ -26,6 +26,7 @@ from companion.vision.observation import Observation
 from companion.vision.occlusion import Occlusion, OcclusionTest, shrink
 from companion.vision.pixels import Background
 from companion.vision.scalars import compare_with
+from companion.vision.shadows import casting_cups, found_cups
 from companion.vision.templates import build_bank
 
 SIZE_SURENESS = 0.5
@@ -119,6 +120,7 @@ class BoardReader:
             c.pixels,
             self._band.astype(np.uint8) * 255,
             self._grid,
+            None if c.shadows is None else (c.shadows, c.view),
         )
         self._marker_masks = self._marker_regions()
         radii = np.array(c.cups.radii)
@@ -257,7 +259,8 @@ class BoardReader:
         matches = match_all(ev, self.bank)
         free = cv2.bitwise_not(cv2.dilate(coverage(matches, self.bank, view.shape, ev.pad), SQUARE_5))
         fg = ev.fg[ev.pad : ev.pad + view.shape[0], ev.pad : ev.pad + view.shape[1]]
-        cover = self._occlusion.judge(ev.features, ev.texture, rect, free, fg)
+        cups = casting_cups(found_cups(matches), c.layout, c.scale, c.cups)
+        cover = self._occlusion.judge(ev.features, ev.texture, rect, free, fg, cups)
         probabilities = self._probabilities(
             matches, ROUGH_SOFTENING if cover.rough else 1.0, self._edge_scores(ev.features, matches)
         )

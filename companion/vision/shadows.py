@@ -1,0 +1,242 @@
+"""The cups' cast shadows: learned from the reference frame, predicted for every read.
+
+Under a low lamp each cup casts a long shadow across the grid and onto the margin: the board's
+own wood, its hue and grain kept, only darker. The occlusion test took those dark strips
+across the margin band for an arm. A shadow is predictable, though: with the lamp fixed, the
+shadow of a point at height z above the board plane falls at ``foot + z * along`` on the plane,
+so a cup of radius r and height h darkens (about) the capsule of radius r swept from its foot
+to ``foot + h * along``. ``along`` (board millimetres per millimetre of height) is the light's
+direction and slope; it is learned at calibration from the reference frame's cups, whose
+positions and heights are known, against the empty frame (``learn_shadows``): the capsules that
+cover the most newly darkened pixels and the fewest unchanged ones. A reference frame without
+clear shadows (soft or overhead light) gives no model, and the reader behaves as without one.
+
+At read time (``ShadowModel.draw``) the cups read on the board give the pixels their shadows
+should cover. There, the occlusion test takes a darker board for board (``lift``): darkening
+down to the deepest shadow learned is undone as a gain, with the hue shift shadows showed at
+calibration, so what remains must still be the board's colour; a hand in that strip, its own
+colour, still stands out, and anything outside the predicted shadows is judged as before.
+A hand's own shadow is no cup's: it is never predicted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+
+from companion.errors import CompanionError
+from companion.vision.cups import CupSet
+from companion.vision.geometry import BoardLayout, RectifiedView
+from companion.vision.matching import SquareMatch
+
+SHADOW_VERSION = 1
+"""Version of the shadow model's entry in the calibration file."""
+DARK_LOG = -0.2
+"""Log darkening of the reference frame against the empty board that counts as shadow."""
+LEARN_MM = 2.0
+"""The light is learned on a map of a pixel per 2 mm: shadows are tens of millimetres long."""
+ANGLES = 72
+SLOPES = np.arange(0.25, 6.01, 0.25)
+"""Directions (every 5°) and slopes (mm of shadow per mm of height) tried: a lamp 10° above
+the table casts shadows 5.7 times a cup's height."""
+MIN_PRECISION = 0.6
+"""The best capsules must lie on darkened pixels at least this often ..."""
+MIN_RECALL = 0.4
+"""... and cover at least this share of the pixels the reference cups darkened beside them
+(within ``REACH_SLOPE`` heights), else the shadows are not clear enough to learn from."""
+MIN_CUP_SHADOW_MM2 = 150.0
+"""Shadowed area per reference cup (mm², outside the cups) below which the light is taken as
+soft or overhead: short shadows hide under the cups, and there is nothing to predict."""
+REACH_SLOPE = 6.5
+TOP_SHARE = 0.5
+"""A cup's top casts a disc about half as wide as its foot (the knob, the narrowed shoulder)."""
+_CIRCLE = np.stack([np.cos(np.arange(16) * np.pi / 8), np.sin(np.arange(16) * np.pi / 8)], axis=1)
+PENUMBRA_MM = 4.0
+"""Predicted shadows are widened by this much: soft edges, a cup read a millimetre off."""
+PENUMBRA_SLOPE = 0.1
+"""... and by this share of their length more toward the far end, where the penumbra widens."""
+DEPTH_PERCENTILE = 2.0
+DEPTH_MARGIN = 0.3
+"""Darkening undone inside a predicted shadow goes this much beyond the deepest (2nd
+percentile) darkening the reference shadows showed: a dimmer evening deepens them a little."""
+MAX_HUE = 0.3
+SLACK_PERCENTILE = 75.0
+MIN_SLACK = 0.02
+MAX_SLACK = 0.1
+"""Inside a predicted shadow, colour within this (the 75th percentile of the reference
+shadows' spread around their hue shift, clipped) of the shift is taken as the board's: a
+sleeve or skin differs by several times that."""
+
+
+class ShadowModelError(CompanionError):
+    """A calibration file's shadow model is malformed."""
+
+
+@dataclass(frozen=True)
+class CastingCup:
+    """A cup standing on the board: its foot's centre (board mm), radius and height (mm)."""
+
+    x: float
+    y: float
+    radius: float
+    height: float
+
+
+@dataclass(frozen=True)
+class ShadowModel:
+    """Where the lamp throws the cups' shadows, and what a shadow does to the board's colour."""
+
+    along: tuple[float, float]  # board-plane shift of a point's shadow per mm of its height
+    depth: float  # log darkening undone inside predicted shadows (negative)
+    hue: tuple[float, float]  # colour shift (q1, q2) per unit of log darkening in shadow
+    slack: float  # colour spread around that shift the reference shadows showed
+
+    def draw(self, view: RectifiedView, cups: list[CastingCup], shape: tuple[int, int]) -> np.ndarray:
+        """uint8 mask (255) of the pixels the cups' shadows cover, on a map of ``shape`` over
+        the view (the view itself or a shrunk copy)."""
+        mask = np.zeros(shape, np.uint8)
+        k = shape[1] / view.shape[1]
+        draw_capsules(mask, view, k, cups, np.array(self.along), PENUMBRA_MM)
+        return mask
+
+    def lift(self, f: np.ndarray, shadow: np.ndarray) -> np.ndarray:
+        """Features (m, q1, q2) with the shadow's darkening undone where ``shadow`` (uint8,
+        255) is set: a gain down to ``depth``, with its hue shift, and the colour's distance
+        from that shift shrunk by the spread shadows showed at calibration (deep shade is
+        noisy, and its fill light differs across the board); elsewhere unchanged."""
+        inside = shadow > 0
+        darkening = np.clip(f[..., 0], self.depth, 0.0) * inside
+        q = f[..., 1:] - darkening[..., None] * np.array(self.hue, np.float32)
+        norm = np.sqrt((q * q).sum(axis=2))
+        shrunk = np.where(inside, np.maximum(norm - self.slack, 0.0) / np.maximum(norm, 1e-6), 1.0)
+        out = np.empty_like(f)
+        out[..., 0] = f[..., 0] - darkening
+        out[..., 1:] = q * shrunk[..., None].astype(np.float32)
+        return out
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "version": SHADOW_VERSION,
+            "along_mm_per_mm": list(self.along),
+            "depth": self.depth,
+            "hue": list(self.hue),
+            "slack": self.slack,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> ShadowModel:
+        if not isinstance(data, dict) or data.get("version") != SHADOW_VERSION:
+            version = data.get("version") if isinstance(data, dict) else None
+            raise ShadowModelError(f"shadow model version {version!r}, this program reads {SHADOW_VERSION}")
+        try:
+            along = tuple(float(v) for v in data["along_mm_per_mm"])
+            hue = tuple(float(v) for v in data["hue"])
+            depth = float(data["depth"])
+            slack = float(data["slack"])
+        except (KeyError, TypeError, ValueError) as error:
+            raise ShadowModelError(f"the shadow model is malformed ({error})") from None
+        if (
+            len(along) != 2
+            or len(hue) != 2
+            or not depth < 0
+            or not 0 <= slack <= MAX_SLACK
+            or float(np.hypot(*along)) > SLOPES[-1] + 1
+        ):
+            raise ShadowModelError("the shadow model is malformed")
+        return cls((along[0], along[1]), depth, (hue[0], hue[1]), slack)
+
+
+def draw_capsules(
+    mask: np.ndarray,
+    view: RectifiedView,
+    k: float,
+    cups: list[CastingCup],
+    along: np.ndarray,
+    widen_mm: float,
+) -> None:
+    """Fill (255) each cup's shadow on ``mask`` (``k`` map pixels per view pixel): the hull of
+    its foot's disc and of the smaller disc its top casts (``TOP_SHARE`` of the radius: cups
+    narrow toward the knob), widened by ``widen_mm`` and, toward the far end, the penumbra."""
+    s = view.scale * k
+    for cup in cups:
+        foot = np.array([cup.x, cup.y])
+        ends = view.to_pixels(np.stack([foot, foot + along * cup.height])) * k
+        length = cup.height * float(np.hypot(*along))
+        near = (cup.radius + widen_mm) * s
+        far = (TOP_SHARE * cup.radius + widen_mm + PENUMBRA_SLOPE * length) * s
+        outline = np.concatenate([ends[0] + near * _CIRCLE, ends[1] + far * _CIRCLE])
+        hull = cv2.convexHull(np.round(outline * 16).astype(np.int32))
+        cv2.fillConvexPoly(mask, hull, 255, cv2.LINE_8, 4)
+
+
+def learn_shadows(
+    f: np.ndarray, view: RectifiedView, cups: list[CastingCup], cup_pixels: np.ndarray
+) -> ShadowModel | None:
+    """The light, from the reference frame's features ``f`` (its log ratio to the empty board,
+    full resolution) and its ``cups``; ``cup_pixels`` (bool) is where cups themselves are seen.
+
+    None when the reference frame shows no clear cast shadows (``MIN_PRECISION``,
+    ``MIN_RECALL``, ``MIN_CUP_SHADOW_MM2``)."""
+    step = max(1, round(LEARN_MM * view.scale))
+    shape = ((f.shape[0] + step - 1) // step, (f.shape[1] + step - 1) // step)
+    k = shape[1] / f.shape[1]
+    small = cv2.resize(f, (shape[1], shape[0]), interpolation=cv2.INTER_AREA)
+    valid = cv2.resize(cup_pixels.astype(np.uint8), (shape[1], shape[0]), interpolation=cv2.INTER_AREA) == 0
+    dark = (small[..., 0] < DARK_LOG) & valid
+    weight = np.where(valid, dark.astype(np.float32) - 0.5, 0.0).astype(np.float32)
+    best: tuple[float, np.ndarray] = (0.0, np.zeros(2))
+    mask = np.zeros(shape, np.uint8)
+    for angle in np.arange(ANGLES) * (2 * np.pi / ANGLES):
+        unit = np.array([np.cos(angle), np.sin(angle)])
+        for slope in SLOPES:
+            mask[:] = 0
+            draw_capsules(mask, view, k, cups, unit * slope, 0.0)
+            score = float(weight[mask > 0].sum())
+            if score > best[0]:
+                best = (score, unit * slope)
+    if best[0] <= 0:
+        return None
+    along = best[1]
+    mask[:] = 0
+    draw_capsules(mask, view, k, cups, along, 0.0)
+    inside = (mask > 0) & valid
+    reach = np.zeros(shape, np.uint8)
+    draw_capsules(reach, view, k, cups, along / np.hypot(*along) * REACH_SLOPE, PENUMBRA_MM)
+    near_dark = dark & (reach > 0)
+    covered = inside & dark
+    area_mm2 = covered.sum() * (step / view.scale) ** 2
+    if (
+        covered.sum() < MIN_PRECISION * inside.sum()
+        or covered.sum() < MIN_RECALL * near_dark.sum()
+        or area_mm2 < MIN_CUP_SHADOW_MM2 * len(cups)
+    ):
+        return None
+    shade = small[covered].astype(np.float64)
+    depth = float(np.percentile(shade[:, 0], DEPTH_PERCENTILE)) - DEPTH_MARGIN
+    hue = np.clip((shade[:, 1:] * shade[:, :1]).sum(0) / (shade[:, 0] ** 2).sum(), -MAX_HUE, MAX_HUE)
+    spread = np.sqrt(((shade[:, 1:] - shade[:, :1] * hue) ** 2).sum(axis=1))
+    slack = float(np.clip(np.percentile(spread, SLACK_PERCENTILE), MIN_SLACK, MAX_SLACK))
+    return ShadowModel((float(along[0]), float(along[1])), depth, (float(hue[0]), float(hue[1])), slack)
+
+
+Placed = dict[int, tuple[int, int, int, int]]
+"""Row (``board_squares`` order) -> (colour, size, dy, dx): a cup and its silhouette's shift
+(view pixels) from the square's centre, as the matcher found it."""
+
+
+def found_cups(matches: list[SquareMatch]) -> Placed:
+    """The cups the matches found (a positive score for their best size)."""
+    return {row: (m.colour, m.size, m.dy, m.dx) for row, m in enumerate(matches) if m.sizes[m.size - 1] > 0}
+
+
+def casting_cups(placed: Placed, layout: BoardLayout, scale: float, cups: CupSet) -> list[CastingCup]:
+    """Each placed cup's foot (board mm), radius and height."""
+    found = []
+    for row, (colour, size, dy, dx) in placed.items():
+        x, y = layout.square_centre(row)
+        radius = cups.radii[colour][size - 1]
+        found.append(CastingCup(x + dx / scale, y - dy / scale, radius, cups.height_for(colour, radius)))
+    return found
