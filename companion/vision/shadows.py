@@ -130,14 +130,16 @@ class ShadowModel:
     def from_json(cls, data: Any) -> ShadowModel:
         if not isinstance(data, dict) or data.get("version") != SHADOW_VERSION:
             version = data.get("version") if isinstance(data, dict) else None
-            raise ShadowModelError(f"shadow model version {version!r}, this program reads {SHADOW_VERSION}")
+            raise ShadowModelError(
+                f"shadow model version {version!r}, this program reads version {SHADOW_VERSION}"
+            )
         try:
             along = tuple(float(v) for v in data["along_mm_per_mm"])
             hue = tuple(float(v) for v in data["hue"])
             depth = float(data["depth"])
             slack = float(data["slack"])
         except (KeyError, TypeError, ValueError) as error:
-            raise ShadowModelError(f"the shadow model is malformed ({error})") from None
+            raise ShadowModelError(f"the shadow model is corrupt ({type(error).__name__}: {error})") from None
         if (
             len(along) != 2
             or len(hue) != 2
@@ -145,7 +147,7 @@ class ShadowModel:
             or not 0 <= slack <= MAX_SLACK
             or float(np.hypot(*along)) > SLOPES[-1] + 1
         ):
-            raise ShadowModelError("the shadow model is malformed")
+            raise ShadowModelError("the shadow model is corrupt (values out of range)")
         return cls((along[0], along[1]), depth, (hue[0], hue[1]), slack)
 
 

@@ -62,6 +62,21 @@ CASES = {
     "cup count text": (set_in("max_piece", "4"), "cup sizes"),
 }
 
+GOOD_SHADOWS = {
+    "version": 1,
+    "along_mm_per_mm": [1.0, -2.0],
+    "depth": -1.2,
+    "hue": [0.0, 0.02],
+    "slack": 0.04,
+}
+SHADOW_CASES = {
+    "shadow model not a table": ([1, 2], "shadow model version None"),
+    "shadow model from the future": ({**GOOD_SHADOWS, "version": 2}, "shadow model version 2"),
+    "shadow model without its slope": ({**GOOD_SHADOWS, "along_mm_per_mm": None}, "shadow model is corrupt"),
+    "shadow model lightening": ({**GOOD_SHADOWS, "depth": 0.5}, "shadow model is corrupt"),
+    "shadow model slack": ({**GOOD_SHADOWS, "slack": 3.0}, "shadow model is corrupt"),
+}
+
 
 @pytest.mark.parametrize("case", CASES)
 def test_impossible_values_are_refused_at_load(files, case):
@@ -79,6 +94,27 @@ def test_commands_refuse_a_bad_calibration_in_one_line(files, capsys, case, comm
     assert main([command, "--calibration", path, str(files["frame"])]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "corrupt" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("case", SHADOW_CASES)
+def test_a_bad_shadow_model_is_refused_at_load(files, case):
+    entry, words = SHADOW_CASES[case]
+    with pytest.raises(CompanionError, match="run calibrate again") as refused:
+        Calibration.load(damaged(files, set_in("shadows", entry)))
+    assert words in str(refused.value)
+
+
+def test_read_refuses_a_bad_shadow_model_in_one_line(files, capsys):
+    path = damaged(files, set_in("shadows", {**GOOD_SHADOWS, "depth": "deep"}))
+    capsys.readouterr()
+    assert main(["read", "--calibration", path, str(files["frame"])]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "shadow model is corrupt" in err and "Traceback" not in err
+
+
+def test_a_good_shadow_model_loads(files):
+    loaded = Calibration.load(damaged(files, set_in("shadows", GOOD_SHADOWS)))
+    assert loaded.shadows is not None and loaded.shadows.along == (1.0, -2.0)
 
 
 def test_the_good_file_still_loads(files):
