@@ -21,12 +21,12 @@ from companion.vision.edges import EdgeBank, build_edge_bank, edge_maps, edge_sc
 from companion.vision.geometry import Camera, camera_with_focal
 from companion.vision.markers import QUIET_MM, detect_markers, marker_correspondences
 from companion.vision.marks import HIDDEN_MM2
-from companion.vision.matching import SquareMatch, coverage, evidence, match_all
+from companion.vision.matching import Evidence, SquareMatch, coverage, evidence, match_all, match_square
 from companion.vision.observation import Observation
 from companion.vision.occlusion import Occlusion, OcclusionTest, shrink
 from companion.vision.pixels import Background
 from companion.vision.scalars import compare_with
-from companion.vision.shadows import casting_cups, found_cups
+from companion.vision.shadows import SUBPIXEL, casting_cups, found_cups, in_shadow
 from companion.vision.templates import build_bank
 
 SIZE_SURENESS = 0.5
@@ -59,6 +59,12 @@ MODERATE_FIST = 0.7
 is a hand however still: an arm across the 17 mm margin strip covers over 800 mm², a lone fist
 on the stress set averages 0.9 or more, the shadows and light changes that were flagged at
 most 740 mm², 624 mm² and 0.5."""
+SHADOW_SHARE = 0.5
+"""A cup found with at least this share of its silhouette in other cups' predicted shadows is
+matched again with those shadows taken for board."""
+SHADOW_REMATCH_RINGS = 3.0
+"""... and a score under this many rings between adjacent sizes (``SIZE_SURENESS``'s unit):
+a shadow read as a cup scores a ring or so; a cup that clear is not a shadow."""
 MARKER_MIN_CORRELATION = 0.6
 """Correlation with its calibration view below which a marker counts as moved or covered."""
 MOVE_TOLERANCE_PX = 1.5
@@ -256,7 +262,7 @@ class BoardReader:
         view = c.view
         rect = self._rectify(image)
         ev = evidence(rect, self._background, c.pixels, self.bank.pad)
-        matches = match_all(ev, self.bank)
+        matches = self._outside_shadows(ev, match_all(ev, self.bank))
         free = cv2.bitwise_not(cv2.dilate(coverage(matches, self.bank, view.shape, ev.pad), SQUARE_5))
         fg = ev.fg[ev.pad : ev.pad + view.shape[0], ev.pad : ev.pad + view.shape[1]]
         cups = casting_cups(found_cups(matches), c.layout, c.scale, c.cups)
@@ -278,6 +284,62 @@ class BoardReader:
             still,
             cover.hidden_mm2,
         )
+
+    def _outside_shadows(self, ev: Evidence, matches: list[SquareMatch]) -> list[SquareMatch]:
+        """The matches again, each faint cup found lying mostly in the other cups' predicted
+        shadows (its foot inside one, ``SHADOW_SHARE`` of its silhouette in them, a score under
+        ``SHADOW_REMATCH_RINGS``) matched once more on evidence where those shadows are taken for
+        board (``ShadowModel.lift``). When no cup is left, it was a long shadow across an empty
+        square (the bench's bench-14); a real cup in a shadow stays (its own colour, the
+        board's grain hidden) and keeps its first match: undoing the shadow over its shaded
+        side would read it a size small."""
+        c = self.models
+        if c.shadows is None:
+            return matches
+        placed = found_cups(matches)
+        if len(placed) < 2:
+            return matches
+        casting = casting_cups(placed, c.layout, c.scale, c.cups)
+        hulls = c.shadows.hulls(c.view, casting)
+        out = list(matches)
+        for k, row in enumerate(placed):
+            match = matches[row]
+            others = hulls[:k] + hulls[k + 1 :]
+            foot = c.view.to_pixels(np.array([(casting[k].x, casting[k].y)]))[0]
+            if match.sizes.max() > SHADOW_REMATCH_RINGS * self._ring_px or not in_shadow(others, foot):
+                continue
+            rematched = self._rematch_in_shadow(ev, row, match, others)
+            if rematched is not None:
+                out[row] = rematched
+        return out
+
+    def _rematch_in_shadow(
+        self, ev: Evidence, row: int, match: SquareMatch, hulls: list[np.ndarray]
+    ) -> SquareMatch | None:
+        """The square matched on evidence with the shadows ``hulls`` taken for board, if its
+        cup lies mostly in them and none is left; else None."""
+        c = self.models
+        assert c.shadows is not None
+        shadow = np.zeros(c.view.shape, np.uint8)
+        for hull in hulls:
+            cv2.fillConvexPoly(shadow, hull, 255, cv2.LINE_8, SUBPIXEL)
+        sq = self.bank.squares[row]
+        h, w = sq.support.shape
+        y, x = sq.top + match.dy, sq.left + match.dx
+        seen = sq.masks[match.colour, match.size - 1] > 0
+        inside = shadow[max(y, 0) : y + h, max(x, 0) : x + w] > 0
+        if inside.shape != seen.shape or inside[seen].mean() < SHADOW_SHARE:
+            return None
+        reach = self.bank.offset + 1
+        y0, x0 = max(sq.top - reach, 0), max(sq.left - reach, 0)
+        y1, x1 = min(sq.top + h + reach, shadow.shape[0]), min(sq.left + w + reach, shadow.shape[1])
+        lifted = c.shadows.lift(ev.features[y0:y1, x0:x1], shadow[y0:y1, x0:x1])
+        fg, colour = c.pixels.log_odds(lifted, ev.texture[y0:y1, x0:x1])
+        again = Evidence(ev.fg.copy(), ev.colour.copy(), ev.positive.copy(), ev.pad, ev.features, ev.texture)
+        window = (slice(y0 + ev.pad, y1 + ev.pad), slice(x0 + ev.pad, x1 + ev.pad))
+        again.fg[window], again.colour[window], again.positive[window] = fg, colour, np.maximum(fg, 0)
+        rematched = match_square(again, sq, self.bank.offset)
+        return rematched if rematched.sizes.max() <= 0 else None
 
     def _held_still(self, rect: np.ndarray, timestamp: float) -> float:
         """Seconds the picture has held still up to ``timestamp``: since the first frame whose

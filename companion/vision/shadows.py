@@ -53,6 +53,7 @@ soft or overhead: short shadows hide under the cups, and there is nothing to pre
 REACH_SLOPE = 6.5
 TOP_SHARE = 0.5
 """A cup's top casts a disc about half as wide as its foot (the knob, the narrowed shoulder)."""
+SUBPIXEL = 4
 _CIRCLE = np.stack([np.cos(np.arange(16) * np.pi / 8), np.sin(np.arange(16) * np.pi / 8)], axis=1)
 PENUMBRA_MM = 4.0
 """Predicted shadows are widened by this much: soft edges, a cup read a millimetre off."""
@@ -98,9 +99,13 @@ class ShadowModel:
         """uint8 mask (255) of the pixels the cups' shadows cover, on a map of ``shape`` over
         the view (the view itself or a shrunk copy)."""
         mask = np.zeros(shape, np.uint8)
-        k = shape[1] / view.shape[1]
-        draw_capsules(mask, view, k, cups, np.array(self.along), PENUMBRA_MM)
+        for hull in self.hulls(view, cups, shape[1] / view.shape[1]):
+            cv2.fillConvexPoly(mask, hull, 255, cv2.LINE_8, SUBPIXEL)
         return mask
+
+    def hulls(self, view: RectifiedView, cups: list[CastingCup], k: float = 1.0) -> list[np.ndarray]:
+        """Each cup's predicted shadow outline (``shadow_hulls``), ``k`` map pixels per view pixel."""
+        return shadow_hulls(view, k, cups, np.array(self.along), PENUMBRA_MM)
 
     def lift(self, f: np.ndarray, shadow: np.ndarray) -> np.ndarray:
         """Features (m, q1, q2) with the shadow's darkening undone where ``shadow`` (uint8,
@@ -151,6 +156,32 @@ class ShadowModel:
         return cls((along[0], along[1]), depth, (hue[0], hue[1]), slack)
 
 
+def shadow_hulls(
+    view: RectifiedView, k: float, cups: list[CastingCup], along: np.ndarray, widen_mm: float
+) -> list[np.ndarray]:
+    """Each cup's shadow outline (int32 points, 4 sub-pixel bits) on a map of ``k`` pixels per
+    view pixel: the hull of its foot's disc and of the smaller disc its top casts
+    (``TOP_SHARE`` of the radius: cups narrow toward the knob), widened by ``widen_mm`` and,
+    toward the far end, the penumbra."""
+    if not cups:
+        return []
+    s = view.scale * k
+    feet = np.array([(cup.x, cup.y) for cup in cups])
+    heights = np.array([cup.height for cup in cups])
+    radii = np.array([cup.radius for cup in cups])
+    near = view.to_pixels(feet) * k
+    far = view.to_pixels(feet + heights[:, None] * along) * k
+    lengths = heights * float(np.hypot(*along))
+    r_near = (radii + widen_mm) * s
+    r_far = (TOP_SHARE * radii + widen_mm + PENUMBRA_SLOPE * lengths) * s
+    outlines = np.concatenate(
+        [near[:, None] + r_near[:, None, None] * _CIRCLE, far[:, None] + r_far[:, None, None] * _CIRCLE],
+        axis=1,
+    )
+    points = np.round(outlines * (1 << SUBPIXEL)).astype(np.int32)
+    return [cv2.convexHull(p) for p in points]
+
+
 def draw_capsules(
     mask: np.ndarray,
     view: RectifiedView,
@@ -159,19 +190,15 @@ def draw_capsules(
     along: np.ndarray,
     widen_mm: float,
 ) -> None:
-    """Fill (255) each cup's shadow on ``mask`` (``k`` map pixels per view pixel): the hull of
-    its foot's disc and of the smaller disc its top casts (``TOP_SHARE`` of the radius: cups
-    narrow toward the knob), widened by ``widen_mm`` and, toward the far end, the penumbra."""
-    s = view.scale * k
-    for cup in cups:
-        foot = np.array([cup.x, cup.y])
-        ends = view.to_pixels(np.stack([foot, foot + along * cup.height])) * k
-        length = cup.height * float(np.hypot(*along))
-        near = (cup.radius + widen_mm) * s
-        far = (TOP_SHARE * cup.radius + widen_mm + PENUMBRA_SLOPE * length) * s
-        outline = np.concatenate([ends[0] + near * _CIRCLE, ends[1] + far * _CIRCLE])
-        hull = cv2.convexHull(np.round(outline * 16).astype(np.int32))
-        cv2.fillConvexPoly(mask, hull, 255, cv2.LINE_8, 4)
+    """Fill (255) each cup's shadow (``shadow_hulls``) on ``mask``."""
+    for hull in shadow_hulls(view, k, cups, along, widen_mm):
+        cv2.fillConvexPoly(mask, hull, 255, cv2.LINE_8, SUBPIXEL)
+
+
+def in_shadow(hulls: list[np.ndarray], point: np.ndarray) -> bool:
+    """Whether ``point`` (map pixels) lies inside any of ``hulls``."""
+    scaled = (float(point[0]) * (1 << SUBPIXEL), float(point[1]) * (1 << SUBPIXEL))
+    return any(cv2.pointPolygonTest(hull, scaled, False) >= 0 for hull in hulls)
 
 
 def learn_shadows(
