@@ -21,6 +21,7 @@ A hand's own shadow is no cup's: it is never predicted.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,10 +39,12 @@ DARK_LOG = -0.2
 """Log darkening of the reference frame against the empty board that counts as shadow."""
 LEARN_MM = 2.0
 """The light is learned on a map of a pixel per 2 mm: shadows are tens of millimetres long."""
-ANGLES = 72
-SLOPES = np.arange(0.25, 6.01, 0.25)
-"""Directions (every 5°) and slopes (mm of shadow per mm of height) tried: a lamp 10° above
-the table casts shadows 5.7 times a cup's height."""
+COARSE = (15.0, 0.5, 6.01, 0.5)
+FINE = (5.0, 0.25)
+"""Directions and slopes (mm of shadow per mm of height) tried: every 15° and 0.5 from 0.5 to 6
+(a lamp 10° above the table casts shadows 5.7 times a cup's height), then 5° and 0.25 steps
+around the best of those."""
+MAX_SLOPE = 7.0
 MIN_PRECISION = 0.6
 """The best capsules must lie on darkened pixels at least this often ..."""
 MIN_RECALL = 0.4
@@ -150,7 +153,7 @@ class ShadowModel:
             or len(hue) != 2
             or not depth < 0
             or not 0 <= slack <= MAX_SLACK
-            or float(np.hypot(*along)) > SLOPES[-1] + 1
+            or float(np.hypot(*along)) > MAX_SLOPE
         ):
             raise ShadowModelError("the shadow model is corrupt (values out of range)")
         return cls((along[0], along[1]), depth, (hue[0], hue[1]), slack)
@@ -216,16 +219,27 @@ def learn_shadows(
     valid = cv2.resize(cup_pixels.astype(np.uint8), (shape[1], shape[0]), interpolation=cv2.INTER_AREA) == 0
     dark = (small[..., 0] < DARK_LOG) & valid
     weight = np.where(valid, dark.astype(np.float32) - 0.5, 0.0).astype(np.float32)
-    best: tuple[float, np.ndarray] = (0.0, np.zeros(2))
     mask = np.zeros(shape, np.uint8)
-    for angle in np.arange(ANGLES) * (2 * np.pi / ANGLES):
-        unit = np.array([np.cos(angle), np.sin(angle)])
-        for slope in SLOPES:
-            mask[:] = 0
-            draw_capsules(mask, view, k, cups, unit * slope, 0.0)
-            score = float(weight[mask > 0].sum())
-            if score > best[0]:
-                best = (score, unit * slope)
+
+    def score(along: np.ndarray) -> float:
+        mask[:] = 0
+        draw_capsules(mask, view, k, cups, along, 0.0)
+        count = cv2.countNonZero(mask)
+        return cv2.mean(weight, mask)[0] * count if count else 0.0
+
+    best = (0.0, np.zeros(2))
+    for angle, slope in itertools.product(np.arange(0, 360, COARSE[0]), np.arange(*COARSE[1:])):
+        along = slope * np.array([np.cos(np.radians(angle)), np.sin(np.radians(angle))])
+        best = max(best, (score(along), along), key=lambda b: b[0])
+    if best[0] > 0:  # refine around the best coarse guess
+        angle = float(np.degrees(np.arctan2(best[1][1], best[1][0])))
+        slope = float(np.hypot(*best[1]))
+        for da, ds in itertools.product(np.arange(-2, 3) * FINE[0], np.arange(-2, 3) * FINE[1]):
+            if slope + ds <= 0:
+                continue
+            a = np.radians(angle + da)
+            along = (slope + ds) * np.array([np.cos(a), np.sin(a)])
+            best = max(best, (score(along), along), key=lambda b: b[0])
     if best[0] <= 0:
         return None
     along = best[1]
