@@ -16,9 +16,10 @@ import base64
 import itertools
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import cv2
 import numpy as np
@@ -40,7 +41,7 @@ from companion.vision.grid import refined_layout
 from companion.vision.markers import detect_markers, marker_correspondences
 from companion.vision.matching import Evidence, best_shift, coverage, evidence, match_all, rectify
 from companion.vision.pixels import PALE_TEXTURE_TOP, TEXTURE_CLIP, Background, PixelModel
-from companion.vision.shadows import ShadowModel, ShadowModelError, casting_cups, learn_shadows
+from companion.vision.shadows import ShadowModel, casting_cups, learn_shadows
 from companion.vision.sources import decode_image
 from companion.vision.templates import MAX_OFFSET_MM, build_bank, single_template
 
@@ -246,18 +247,9 @@ class Calibration:
                 ) from None
             if learned.cups.max_piece != cups.max_piece:
                 raise CompanionError(f"{source} is corrupt (learned cup sizes); run calibrate again")
-        outline = None
-        if data.get("outline") is not None:  # files from before the edge cue have none
-            try:
-                outline = CupOutline.from_json(data["outline"])
-            except CompanionError as error:
-                raise CompanionError(f"{source}: {error}; run calibrate again") from None
-        shadows = None
-        if data.get("shadows") is not None:  # files from before the shadow model have none
-            try:
-                shadows = ShadowModel.from_json(data["shadows"])
-            except ShadowModelError as error:
-                raise CompanionError(f"{source}: {error}; run calibrate again") from None
+        # files from before the edge cue, or the shadow model, have none
+        outline = _optional_part(data, "outline", CupOutline.from_json, source)
+        shadows = _optional_part(data, "shadows", ShadowModel.from_json, source)
         return cls(
             layout,
             camera,
@@ -300,6 +292,18 @@ class Calibration:
 
 # -- checking a file's values ------------------------------------------------------------------
 
+
+def _optional_part(data: dict[str, Any], key: str, parse: Callable[[Any], Part], source: str) -> Part | None:
+    """The file's ``key`` entry parsed, None when it has none; a malformed one is refused."""
+    if data.get(key) is None:
+        return None
+    try:
+        return parse(data[key])
+    except CompanionError as error:
+        raise CompanionError(f"{source}: {error}; run calibrate again") from None
+
+
+Part = TypeVar("Part")
 MAX_IMAGE_SIDE = 20000  # pixels: no camera the product meets is larger
 MIN_IMAGE_SIDE = 16
 SINGULAR = 1e-12  # a homography whose normalised determinant is below this maps the board to a line
