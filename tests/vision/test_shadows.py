@@ -13,9 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from companion.rules.square import board_squares, parse_square
 from companion.vision.calibration import Calibration, calibrate
+from companion.vision.matching import evidence, match_all
 from companion.vision.reader import BoardReader
-from companion.vision.shadows import ShadowModel
+from companion.vision.shadows import ShadowModel, casting_cups, in_shadow
 from companion.vision.sources import read_image
 from companion.vision.synth import SceneRenderer, random_tops
 
@@ -116,6 +118,33 @@ def test_bench_08_hands_stay_flagged_and_no_board_is() -> None:
     assert hands
     for name in game:
         assert reader.read(bench_08_frame(name)).occluded == (name in hands), name
+
+
+def test_cups_in_a_long_shadow_keep_their_reading_and_empty_squares_stay_empty() -> None:
+    """The lamp of set-up 1 throws shadows toward rank 1 and the a-file: a white 4 on c4 shades
+    c3, where a black 1 stands, and b2, empty. Matched again with c4's shadow taken for board
+    (what the reader does for a faint cup found in another's shadow), c3 keeps its cup and b2,
+    had it read as one, holds none."""
+    renderer, calibration = low_lamp(1)
+    assert calibration.shadows is not None
+    board = renderer.render({"c4": (0, 4), "c3": (1, 1), "d1": (0, 2)})
+    reader = BoardReader(calibration)
+    rows = {name: board_squares(4).index(parse_square(name)) for name in ("c4", "c3", "b2")}
+    casting = casting_cups(
+        {rows["c4"]: (0, 4, 0, 0)}, calibration.layout, calibration.scale, calibration.cups
+    )
+    hulls = calibration.shadows.hulls(calibration.view, casting)
+    for square in ("c3", "b2"):
+        centre = calibration.view.to_pixels(np.array([calibration.layout.square_centre(rows[square])]))[0]
+        assert in_shadow(hulls, centre), square  # the scene does put them in c4's shadow
+    read = reader.read(board).tops()
+    assert read["c4"] == (0, 4) and read["c3"] == (1, 1) and read["b2"] is None
+    ev = evidence(reader.rectified(board), reader.background, calibration.pixels, reader.bank.pad)
+    matches = match_all(ev, reader.bank)
+    assert reader._rematch_in_shadow(ev, rows["c3"], matches[rows["c3"]], hulls) is None
+    supposed = dataclasses.replace(matches[rows["b2"]], sizes=np.array([1.0, 0.0, 0.0, 0.0]), size=1)
+    empty = reader._rematch_in_shadow(ev, rows["b2"], supposed, hulls)
+    assert empty is not None and empty.sizes.max() <= 0
 
 
 def test_the_shadow_model_is_saved_with_the_calibration(tmp_path: Path) -> None:
