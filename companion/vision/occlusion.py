@@ -25,7 +25,7 @@ import numpy as np
 
 from companion.vision.geometry import RectifiedView
 from companion.vision.marks import HIDDEN_MM2, HiddenMarks
-from companion.vision.pixels import CLIP_FG, TEXTURE_BINS, PixelModel, odd_window, texture_bin
+from companion.vision.pixels import CLIP_FG, TEXTURE_BINS, TEXTURE_MM, PixelModel, odd_window, texture_bin
 from companion.vision.scalars import at_least, at_most, compare_with
 from companion.vision.shadows import CastingCup, ShadowModel
 
@@ -48,6 +48,11 @@ LIT_SMOOTH_MM = 4.0
 LIT_PERCENTILE = 90.0
 """The lit board's brightness at calibration: this percentile of the empty board, smoothed over
 about 4 mm so grain and grid lines do not count as shade."""
+FAINT_GRAIN = 4.0
+"""Inside a predicted shadow, the texture may not say "cup" where the board's grain (its grey
+levels' spread over the texture window at calibration) darkened by the shadow falls under
+this many grey levels: there sensor noise, not a cup, hides it (the bench's bench-14 margin). A
+hand over well-grained wood in a cup's shadow still hides a grain that shows."""
 MAX_FORGIVEN = 1.0
 """At most this much log brightening is forgiven, and only off the grid: over the grid, a
 pale fist over dark wood must still count."""
@@ -129,6 +134,11 @@ class OcclusionTest:
         lut = np.zeros((256, 1), np.float32)
         lut[:TEXTURE_BINS, 0] = pixels.texture
         self.texture_lut = lut
+        grey = cv2.cvtColor(background, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        window = odd_window(TEXTURE_MM * scale)
+        mean = cv2.boxFilter(grey, cv2.CV_32F, (window, window))
+        spread = cv2.boxFilter(grey * grey, cv2.CV_32F, (window, window)) - mean * mean
+        self.grain = shrink(cv2.sqrt(at_least(spread, 0.0)), self.shape)
         self.marks = HiddenMarks(cv2.cvtColor(background, cv2.COLOR_BGR2GRAY), scale)
 
     def _shade_at_calibration(self, background: np.ndarray, board: np.ndarray) -> np.ndarray:
@@ -172,8 +182,9 @@ class OcclusionTest:
         calm = cv2.merge([m, line1 + (q1 - line1) * keep, line2 + (q2 - line2) * keep])
         fg = self.pixels.colour_fg(calm)
         texture = cv2.LUT(texture_bin(ncc), self.texture_lut)
-        if shadow is not None:
-            texture = np.where(shadow > 0, at_most(texture, 0.0), texture)
+        if shadow is not None:  # where the shade drowns the grain, texture cannot say "cup"
+            faint = cv2.multiply(self.grain, cv2.exp(at_most(f[..., 0], 0.0))) < FAINT_GRAIN
+            texture = np.where((shadow > 0) & faint, at_most(texture, 0.0), texture)
         fg = cv2.add(fg, texture)
         return at_most(at_least(fg, -CLIP_FG), CLIP_FG)
 

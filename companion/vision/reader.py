@@ -10,6 +10,7 @@ the reader finds them again, rebuilds its geometry and flags the observation ``m
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import cv2
@@ -65,6 +66,10 @@ matched again with those shadows taken for board."""
 SHADOW_REMATCH_RINGS = 3.0
 """... and a score under this many rings between adjacent sizes (``SIZE_SURENESS``'s unit):
 a shadow read as a cup scores a ring or so; a cup that clear is not a shadow."""
+SHADOW_DOUBT = float(np.log(12.0))
+"""A square whose cup the shadows explain away reads empty at no more than 0.75 (every size's
+logit at least -log 12 against empty's 0): a faint real cup in a shadow can lose its cup that
+way (a white 1 on the stress set), and the referee must not take that reading as sure."""
 MARKER_MIN_CORRELATION = 0.6
 """Correlation with its calibration view below which a marker counts as moved or covered."""
 MOVE_TOLERANCE_PX = 1.5
@@ -339,7 +344,10 @@ class BoardReader:
         window = (slice(y0 + ev.pad, y1 + ev.pad), slice(x0 + ev.pad, x1 + ev.pad))
         again.fg[window], again.colour[window], again.positive[window] = fg, colour, np.maximum(fg, 0)
         rematched = match_square(again, sq, self.bank.offset)
-        return rematched if rematched.sizes.max() <= 0 else None
+        if rematched.sizes.max() > 0:
+            return None
+        floor = -SHADOW_DOUBT * SIZE_SURENESS * self._ring_px  # empty, but never sure of it
+        return dataclasses.replace(rematched, sizes=np.maximum(rematched.sizes, floor))
 
     def _held_still(self, rect: np.ndarray, timestamp: float) -> float:
         """Seconds the picture has held still up to ``timestamp``: since the first frame whose

@@ -112,10 +112,11 @@ class ShadowModel:
 
     def lift(self, f: np.ndarray, shadow: np.ndarray) -> np.ndarray:
         """Features (m, q1, q2) with the shadow's darkening undone where ``shadow`` (uint8,
-        255) is set: a gain down to ``depth``, with its hue shift, and the colour's distance
+        255) is set and the pixel is darker (``DARK_LOG``, as the reference shadows were): a gain
+        down to ``depth``, with its hue shift, and the colour's distance
         from that shift shrunk by the spread shadows showed at calibration (deep shade is
         noisy, and its fill light differs across the board); elsewhere unchanged."""
-        inside = shadow > 0
+        inside = (shadow > 0) & (f[..., 0] < DARK_LOG)  # in a predicted shadow, and darker
         darkening = np.clip(f[..., 0], self.depth, 0.0) * inside
         q = f[..., 1:] - darkening[..., None] * np.array(self.hue, np.float32)
         norm = np.sqrt((q * q).sum(axis=2))
