@@ -61,6 +61,7 @@ EVENT_TOPICS: dict[EventType, Topic] = {
     EventType.RESYNC: Topic.MOVE,
     EventType.HELP: Topic.PROBLEM,
     EventType.HINT: Topic.HINT,
+    EventType.SETTLED: Topic.RESTORED,  # (a doubt answered: its sentence, if still queued, is stale)
 }
 """Every event type the presenter may be handed, with what its sentence is about."""
 
@@ -169,6 +170,9 @@ class Narrator:
             case EventType.ILLEGAL:
                 return say("illegal", why=self.why(event.reason or ""), restore=self.restore(event))
             case EventType.NEEDS_ATTENTION:
+                unsure = event.detail.get("unsure")
+                if isinstance(unsure, dict) and not event.squares:  # plies in doubt: nothing to check
+                    return say("doubt", plies=self.phrases.listing(sorted(unsure, key=int)))
                 if event.squares:
                     return say("attention.at", squares=self.phrases.listing(list(event.squares)))
                 return say("attention")
@@ -201,6 +205,8 @@ class Narrator:
                 return say("correction", moves=moves, turn=to_play)
             case EventType.RESYNC:
                 return say("resync")
+            case EventType.SETTLED:
+                return say("settled", moves=self.phrases.listing([self.move_words(m) for m in event.moves]))
             case EventType.HINT:
                 return self.hint_text(Move.from_text(event.move)) if event.move else None
         return None

@@ -293,7 +293,7 @@ class Announcer(PathTracker):
     def _start_new_game(self) -> list[Event]:
         self.game = Game(self.variant)
         self._pending_event = None
-        self._unsure = {}
+        self._unsure, self._said = {}, {}
         self.hidden.restart(None)
         self._remap = {NEW_ROOT: 0}
         return [self._event(EventType.NEW_GAME, detail={"variant": self.variant.spec})]

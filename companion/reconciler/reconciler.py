@@ -439,7 +439,8 @@ class Reconciler(AttentionKeeper):
             return  # the moves held need the start they came from: keep it
         # the same game (its consumers hold it), replayed from the better start
         self.game.start, self.game.position, self.game.played = game.start, game.position, game.played
-        shown, unsure, guard, unseen = self._shown, self._unsure, self._guard, self._unseen_from
+        shown, unsure, said = self._shown, self._unsure, self._said
+        guard, unseen = self._guard, self._unseen_from
         self._reset_paths()
         self._shown.lifted, self._shown.must_move = shown.lifted, shown.must_move
-        self._unsure, self._guard, self._unseen_from = unsure, guard, unseen
+        self._unsure, self._said, self._guard, self._unseen_from = unsure, said, guard, unseen

@@ -67,6 +67,8 @@ class PathTracker:
         self._shown = GamePath(0, codes, 0.0)
         self._beam = [self._shown]
         self._unsure: dict[int, set[str]] = {}
+        self._said: dict[int, tuple[str | None, set[str]]] = {}  # plies said in doubt: the move
+        #                                                            announced then, what was said
         self._guard = 0  # after a resync: the first move may be the end of one under way then
         self._unseen_from: int | None = None  # first ply of moves announced out of sight, not yet
         #                                       followed by a move of the side they leave to move

@@ -57,7 +57,9 @@ SAMPLES: dict[EventType, list[Event]] = {
     EventType.NEEDS_ATTENTION: [
         Event(EventType.NEEDS_ATTENTION, squares=("b2", "c3", "d4"), reason="unclear"),
         Event(EventType.NEEDS_ATTENTION, reason="unclear"),
+        Event(EventType.NEEDS_ATTENTION, reason="not sure", detail={"unsure": {"7": ["3b1", "4b1"]}}),
     ],
+    EventType.SETTLED: [Event(EventType.SETTLED, moves=("4b1",), detail={"settled": {"7": "4b1"}})],
     EventType.LIFTED: [
         Event(
             EventType.LIFTED,
