@@ -68,6 +68,7 @@ from companion.reconciler.paths import (
     common_prefix,
     group_by_claim,
     lead,
+    lead_past_side,
     lead_past_sizes,
 )
 from companion.reconciler.resync import replayed_from, restart_options
@@ -280,6 +281,17 @@ class Reconciler(AttentionKeeper):
             # a doubt confined to the size of the cup just placed: the likelier size is played,
             # reported unsure while the other is close, and later readings of it settle it
             margin = lead_past_sizes(kept, chosen)
+        if (
+            margin < self.settings.margin
+            and self._resync_options
+            and chosen.explanation is not None
+            and chosen.explanation.kind is Kind.MOVE
+        ):
+            # the first move after a resync, legal from one start, out of turn from the other:
+            # the same board either way, and only the side to move at the resync in doubt; the
+            # move is played (reported unsure: the end of a move under way at the resync), the
+            # other start kept until later moves tell
+            margin = max(margin, lead_past_side(kept, chosen))
         rival = self._history_rival(chosen, kept)
         clear = chosen.decent and margin >= self.settings.margin and rival is None
         if observation.hidden > HANDS_TOLD and not (clear and self._seen_whole(chosen)):

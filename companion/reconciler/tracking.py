@@ -27,6 +27,7 @@ from companion.reconciler.paths import (
     game_over,
     game_over_now,
     one_size_apart,
+    out_of_turn_from_the_other_start,
 )
 from companion.reconciler.unknowns import HiddenContents
 from companion.rules.game import Game
@@ -286,6 +287,8 @@ class PathTracker:
         for path in kept:
             if path is chosen or path.score < floor or path.line() == chosen.line():
                 continue
+            if out_of_turn_from_the_other_start(path, chosen):
+                continue  # (only the side to move at the resync in doubt: later moves tell)
             if shows is None:
                 shows = board_shows(self._goto(chosen.root, chosen.codes))
             other = board_shows(self._goto(path.root, path.codes))

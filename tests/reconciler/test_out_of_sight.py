@@ -68,3 +68,38 @@ def test_one_move_after_the_board_was_hidden_often_is_played_as_usual() -> None:
     game.push(Move.from_text("4b2"))
     events = reconciler.feed(replace(observe(game.position), hidden=3))
     assert types(events) == ["move"] and events[0].move == "4b2"
+
+
+def test_the_first_move_after_the_restart_is_played_at_once_and_the_side_told_later() -> None:
+    # After the restart either side may be to move. Black's first move is legal from one
+    # start and Black moving out of turn from the other: the same board either way, so it is
+    # played at once (reported unsure: it may be the end of a move under way at the resync)
+    # rather than a reading late, and the other start is kept until later moves tell.
+    reconciler, _ = played("classic", OPENING)
+    _, game = hidden_stretch()
+    reconciler.feed(replace(observe(game.position), hidden=3))
+    game.push(Move.from_text("c3-c1"))
+    events = reconciler.feed(observe(game.position))
+    assert [e.move for e in events if e.type == "move"] == ["c3-c1"] and list(reconciler.unsure) == [1]
+    for text in ("3a4", "c1-d2"):
+        game.push(Move.from_text(text))
+        assert [e.move for e in reconciler.feed(observe(game.position)) if e.type == "move"] == [text]
+    assert [m.text() for m in reconciler.game.moves] == ["c3-c1", "3a4", "c1-d2"]
+
+
+def test_when_the_other_side_was_to_move_the_game_keeps_its_cups_colours() -> None:
+    # Black places a 3 first, then White a 3: the game restarts from the start with Black to
+    # move (a correction says so). What the stacks may hide is then counted from that start
+    # too: it used to stay counted from the one given up, and the game was replayed from it
+    # after the next move, each placement in the other colour (a White 3 on b3, a Black 3 on
+    # a4, White to move), and no later reading could be followed.
+    reconciler, _ = played("classic", OPENING)
+    _, game = hidden_stretch()
+    reconciler.feed(replace(observe(game.position), hidden=3))
+    for text in ("3b3", "3a4", "2d1"):
+        game.push(Move.from_text(text))
+        reconciler.feed(observe(game.position))
+    assert [m.text() for m in reconciler.game.moves] == ["3b3", "3a4", "2d1"]
+    held = reconciler.game.position
+    assert all(held.stack(sq) == game.position.stack(sq) for sq in game.position.squares)
+    assert held.turn == game.turn
