@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from companion.reconciler.accounts import DEFAULT_SETTINGS, PRIOR, Explanation, Kind, Settings
@@ -83,6 +84,7 @@ RESYNC_AFTER = 2  # readings in a row that no decent path explains before recove
 LOST_SQUARES = 3  # squares no path explains that mean more happened than a reading can show
 RESYNC_CONFIDENCE = 0.8  # every square must be read at least this sure to restart from the tops
 HELP_AFTER = 2  # unclear readings in a row before the referee asks for help
+ENDINGS = (EventType.WIN, EventType.LOSS, EventType.DRAW)
 HANDS_TOLD = 2  # times the board was hidden (a hand each) that the moves of one reading can use
 
 
@@ -375,6 +377,11 @@ class Reconciler(AttentionKeeper):
         """The end of every step that changes the beam: the plies in doubt reported, hidden
         cups settled, the unknown contents followed after a move."""
         events += self._report_unsure()
+        if self._unsure:  # a game decided with plies still in doubt: the result says which
+            still = sorted(self._unsure)
+            events = [
+                replace(e, detail={**e.detail, "unsure": still}) if e.type in ENDINGS else e for e in events
+            ]
         self.hidden.settle()
         if self.unknowns is not None and any(e.type is EventType.MOVE for e in events):
             self._follow_unknowns()

@@ -44,3 +44,12 @@ def test_a_doubt_whose_alternatives_narrow_is_not_said_again() -> None:
     play(reconciler, game, "4b1", "b1")
     reconciler._said[3] = ("4b1", {"3b1", "4b1", "2b1"})
     assert doubts(reconciler._report_unsure()) == []
+
+
+def test_a_game_decided_with_a_ply_in_doubt_says_so_with_its_result() -> None:
+    # White's last cup completes the line whatever its size (a 4 or a 3 on d1): the win is
+    # announced, and with it that ply 7 is still in doubt (the record keeps it unsure).
+    reconciler, game = played("classic", "4a1 4a4 4b1 4b4 3c1 4c4")
+    events = play(reconciler, game, "4d1", "d1")
+    win = next(e for e in events if e.type == "win")
+    assert win.detail["unsure"] == [7] and reconciler.unsure == {7: ["3d1", "4d1"]}
