@@ -322,7 +322,8 @@ def _first_non_finite(data: Any, where: str = "") -> str | None:
     else:
         return None
     for key, value in items:
-        found = _first_non_finite(value, f"{where}.{key}" if where else str(key))
+        name = str(key).encode("unicode_escape").decode("ascii")  # one line, whatever the key
+        found = _first_non_finite(value, f"{where}.{name}" if where else name)
         if found is not None:
             return found
     return None
