@@ -30,13 +30,12 @@ reshares the square's cup probability between the sizes (``size_shares``).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import cv2
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 from companion.errors import CompanionError
 from companion.vision.cups import SUPERSAMPLE, CupSet, lifted
@@ -358,29 +357,18 @@ def edge_maps(features: np.ndarray, pad: int) -> EdgeMaps:
     )
 
 
-def _best(field: np.ndarray, placed: Placed, pad: int, dy: int, dx: int, reach: int) -> float:
-    """The template's best correlation with ``field`` within ``reach`` of shift (dy, dx)."""
-    top, left, template = placed
-    return best_shift(field, template, top + pad + dy, left + pad + dx, reach)[0]
-
-
 def rim_scores(strength: np.ndarray, pad: int, rims: SquareRims, dy: int, dx: int, reach: int) -> np.ndarray:
     """Each size's rim score around shift (dy, dx): the edge strength along the rim's normal."""
     h, w = rims.directions.shape[:2]
     y, x = rims.top + pad, rims.left + pad
     patch = strength[y : y + h, x : x + w] * rims.directions
     oriented = cv2.transform(patch, np.ones((1, 3), np.float32))
-    return np.array(
-        [
-            _best(oriented, (t - rims.top, lt - rims.left, ring), 0, dy, dx, reach)
-            for t, lt, ring in rims.rings
-        ]
-    )
+    return best_scores(oriented, rims.rings, dy - rims.top, dx - rims.left, reach)
 
 
 def edge_scores(maps: EdgeMaps, bank: EdgeBank, row: int, dy: int, dx: int) -> tuple[np.ndarray, np.ndarray]:
     """(base, rim) scores of every size on square ``row``; the rim around shift (dy, dx)."""
-    base = np.array([_best(maps.distance, p, maps.pad, 0, 0, bank.base_reach) for p in bank.base[row]])
+    base = best_scores(maps.distance, bank.base[row], maps.pad, maps.pad, bank.base_reach)
     return base, rim_scores(maps.strength, maps.pad, bank.rims[row], dy, dx, bank.rim_reach)
 
 
@@ -447,18 +435,10 @@ def _extent(placed: list[Placed]) -> tuple[int, int, int, int]:
     )
 
 
-def best_scores(field: np.ndarray, placed: list[Placed], down: int, right: int, reach: int) -> np.ndarray:
+def best_scores(field: np.ndarray, placed: Sequence[Placed], down: int, right: int, reach: int) -> np.ndarray:
     """Each template's best correlation with ``field`` placed at (top + down + dy, left + right +
-    dx), |dy|, |dx| <= reach (``matching.best_shift``'s score), for all of them at once: laid
-    in one frame, they take one matrix product with the field's windows."""
-    top, left, bottom, end = _extent(placed)
-    frame = np.zeros((len(placed), bottom - top, end - left), np.float32)
-    for k, (t, lt, template) in enumerate(placed):
-        frame[k, t - top : t - top + template.shape[0], lt - left : lt - left + template.shape[1]] = template
-    y, x = top + down - reach, left + right - reach
-    region = field[y : y + frame.shape[1] + 2 * reach, x : x + frame.shape[2] + 2 * reach]
-    windows = sliding_window_view(region, frame.shape[1:]).reshape(-1, frame[0].size)
-    return (windows @ frame.reshape(len(placed), -1).T).max(axis=0).astype(np.float64)
+    dx), |dy|, |dx| <= reach (``matching.best_shift``'s score)."""
+    return np.array([best_shift(field, t, top + down, left + right, reach)[0] for top, left, t in placed])
 
 
 def _oriented(
@@ -474,8 +454,9 @@ def _oriented(
 
 
 def _first_best(margins: list[np.ndarray]) -> int:
-    """The candidate with the largest mean margin over the reference cups (the first of equals)."""
-    return int(np.argmax(np.mean(margins, axis=0)))
+    """The candidate with the largest mean margin over the reference cups (the first of equals),
+    each mean taken over that candidate's margins alone, as one candidate at a time took it."""
+    return int(np.argmax([np.mean(column) for column in np.array(margins).T]))
 
 
 def _base_margins(

@@ -13,9 +13,8 @@ import pytest
 from companion.errors import CompanionError
 from companion.vision.calibration import Calibration
 from companion.vision.cups import REFERENCE_DIAMETERS, REFERENCE_HEIGHTS, lifted
-from companion.vision.edges import CupOutline, best_scores, edge_logits, shortfall, size_shares, soft_discs
+from companion.vision.edges import CupOutline, edge_logits, shortfall, size_shares, soft_discs
 from companion.vision.geometry import RectifiedView
-from companion.vision.matching import best_shift
 from companion.vision.reader import BoardReader
 from companion.vision.templates import draw_at
 from tests.shared_calibrations import BENCH, bench_calibration, bench_frame
@@ -77,23 +76,6 @@ def test_discs_drawn_together_are_each_the_disc_drawn_alone(setup_for, rng):
             assert alone[[0, 1, -2, -1]].max() == 0 and alone[:, [0, 1, -2, -1]].max() == 0
             drawn += 1
     assert drawn == len(radii)
-
-
-def test_scores_taken_together_are_each_templates_best_shift(rng):
-    """``best_scores`` correlates many templates with a field in one matrix product: each score is
-    the best over the shifts, as ``matching.best_shift`` finds it one template at a time."""
-    field = rng.normal(size=(80, 90)).astype(np.float32)
-    placed = [
-        (
-            int(rng.integers(12, 30)),
-            int(rng.integers(12, 30)),
-            rng.normal(size=rng.integers(5, 30, 2)).astype(np.float32),
-        )
-        for _ in range(12)
-    ]
-    scores = best_scores(field, placed, 3, -2, 6)
-    alone = [best_shift(field, template, top + 3, left - 2, 6)[0] for top, left, template in placed]
-    assert scores == pytest.approx(alone, rel=1e-5, abs=1e-4)
 
 
 @pytest.fixture(scope="module")
