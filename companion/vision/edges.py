@@ -38,10 +38,10 @@ import cv2
 import numpy as np
 
 from companion.errors import CompanionError
-from companion.vision.cups import SUPERSAMPLE, CupSet, lifted
+from companion.vision.cups import CupSet, lifted
 from companion.vision.geometry import RectifiedView
 from companion.vision.matching import best_shift
-from companion.vision.templates import MAX_OFFSET_MM
+from companion.vision.templates import MAX_OFFSET_MM, draw_together
 
 BASE_REACH_MM = 6.0
 """The base circle is searched this far around the square's centre: a cup sits up to a few mm
@@ -68,8 +68,6 @@ RIM_HEIGHT_SCAN = (0.6, 0.7, 0.8, 0.9, 1.0)
 """The rim's radius (of the base's) and height (of the cup's) tried at calibration."""
 FACING_MIN_MM = 2.0
 """A cup closer than this to the point under the camera shows its whole base circle."""
-CIRCLE_BITS = 4
-"""Fractional bits of the circles' centres and radii, as ``cups.draw_silhouette`` draws them."""
 
 
 @dataclass(frozen=True)
@@ -133,36 +131,16 @@ def soft_discs(
     view: RectifiedView, centres: np.ndarray, radii: np.ndarray
 ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
     """Soft discs of ``radii`` mm at board points ``centres`` (n x 2), each in its frame
-    (``_frames``) exactly as ``templates.draw_at`` draws one, by frame side: the discs' indices,
-    their frames' tops and lefts, and the discs (m x side x side, float32).
-
-    A calibration's outline fit draws some two thousand discs: one at a time, each paid for its
-    own supersampled canvas and resize. Here the discs of one side go one under another on one
-    canvas and take one resize: each frame starts at a whole pixel and its border is zero, so
-    every disc comes out as it would alone, to the bit."""
+    (``_frames``), by frame side: the discs' indices, their frames' tops and lefts, and the
+    discs (m x side x side, float32), drawn together (``templates.draw_together``)."""
     tops, lefts, sides = _frames(view, centres, radii)
-    x0, y1 = view.origin_mm
-    k = view.scale * SUPERSAMPLE
-    one = 1 << CIRCLE_BITS
-    # each disc where draw_silhouette puts it in its own frame, in fixed point
-    u = np.rint(((centres[:, 0] - (x0 + lefts / view.scale)) * k + (SUPERSAMPLE - 1) / 2) * one)
-    v = np.rint((((y1 - tops / view.scale) - centres[:, 1]) * k + (SUPERSAMPLE - 1) / 2) * one)
-    r = np.rint(np.asarray(radii) * k * one)
-    for side in np.unique(sides).tolist():
-        index = np.flatnonzero(sides == side)
-        tall = side * SUPERSAMPLE
-        big = np.zeros((len(index) * tall, tall), np.uint8)
-        below = np.arange(len(index)) * tall * one  # each disc a frame further down
-        for cu, cv, cr in zip(
-            u[index].astype(int).tolist(),
-            (v[index] + below).astype(int).tolist(),
-            r[index].astype(int).tolist(),
-            strict=True,
-        ):
-            cv2.circle(big, (cu, cv), cr, 255, -1, cv2.LINE_8, CIRCLE_BITS)
-        small = cv2.resize(big, (side, len(index) * side), interpolation=cv2.INTER_AREA)
-        discs = small.astype(np.float32) / 255.0
-        yield index, tops[index], lefts[index], discs.reshape(len(index), side, side)
+    frames = list(zip(tops.tolist(), lefts.tolist(), sides.tolist(), sides.tolist(), strict=True))
+    sections = [
+        np.array([[x, y, r, 0.0]])
+        for (x, y), r in zip(centres.tolist(), np.asarray(radii).tolist(), strict=True)
+    ]
+    for index, discs in draw_together(view, frames, sections):
+        yield index, tops[index], lefts[index], discs
 
 
 def _strength(disc: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -61,7 +61,7 @@ def test_calibration_fits_the_sets_real_size(setup_for):
 def test_discs_drawn_together_are_each_the_disc_drawn_alone(setup_for, rng):
     """The outline fit draws its two thousand circles on shared canvases (``soft_discs``): each
     comes out to the bit as ``templates.draw_at`` draws it alone in its own frame, wherever it
-    falls within a pixel and whatever its size."""
+    falls within a pixel and whatever its size, with a zero border the edge filters need."""
     calibration = setup_for(2).calibration
     view = RectifiedView(calibration.layout, calibration.scale)
     centres = rng.uniform(20.0, 220.0, (60, 2))
