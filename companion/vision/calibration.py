@@ -456,12 +456,14 @@ class BoardScene:
     def colour_votes(
         self, ev: Evidence, pad: int, cups: CupSet, ref: dict[int, tuple[int, int]]
     ) -> dict[int, float]:
-        """Each reference cup's light-versus-dark log-odds, summed over its silhouette."""
+        """Each reference cup's light-versus-dark log-odds per pixel, averaged over its
+        silhouette (so cups of different sizes compare)."""
         votes = {}
         for row, (colour, size) in ref.items():
             top, left, t = self.silhouette(row, colour, cups.radii[colour][size - 1], cups)
             h, w = t.shape
-            votes[row] = float((ev.colour[top + pad : top + pad + h, left + pad : left + pad + w] * t).sum())
+            total = (ev.colour[top + pad : top + pad + h, left + pad : left + pad + w] * t).sum()
+            votes[row] = float(total / max(float(t.sum()), 1.0))
         return votes
 
     def placed(
@@ -571,6 +573,24 @@ def _unclear_cup(
     return None
 
 
+def shows_other_colour(
+    row: int, vote: float, votes: dict[int, float], ref: dict[int, tuple[int, int]]
+) -> bool:
+    """Whether the reference cup on ``row`` shows the other colour: its light-versus-dark vote
+    has the other colour's sign *and* is nearer the other colour's cups' median vote than its
+    own colour's (the others set out). A small white cup under a low lamp, mostly its own
+    shaded side, votes a little dark, far less than a black cup does; a black cup put on
+    White's square votes like the black ones."""
+    colour = ref[row][0]
+    if (vote > 0) == (colour == 0):
+        return False
+    own = [v for r, v in votes.items() if ref[r][0] == colour and r != row]
+    other = [v for r, v in votes.items() if ref[r][0] != colour]
+    if not own or not other:
+        return True
+    return abs(vote - float(np.median(other))) <= abs(vote - float(np.median(own)))
+
+
 def _check_reference(
     scores: dict[int, float],
     votes: dict[int, float],
@@ -593,7 +613,7 @@ def _check_reference(
         )
     for row, vote in votes.items():
         colour, size = ref[row]
-        if (vote > 0) != (colour == 0):
+        if shows_other_colour(row, vote, votes, ref):
             raise CompanionError(
                 f"reference frame: the size-{size} cup on {square_name(squares[row])} looks "
                 f"{COLOR_NAMES[1 - colour]}, not {COLOR_NAMES[colour]}; White's cups go on rank 1, "
