@@ -39,7 +39,7 @@ from companion.vision.observation import Observation, class_index
 from companion.vision.pixels import MIN_CUP_SIGMA, Gaussian, PixelModel
 from companion.vision.reader import BoardReader
 
-SURE_KINDS = frozenset({"move", "win", "loss", "draw"})
+SURE_KINDS = frozenset({"move", "win", "loss", "draw", "settled"})
 """Event kinds of a batch the referee is sure of; a batch needs a move to count as a label."""
 CONFIRMING_MOVES = 2
 """Clean moves in a row (since the start or the last doubt) before a frame is learned from:
