@@ -223,7 +223,8 @@ def test_the_device_observer_learns_around_the_referees_doubt(evening: tuple) ->
     for unsure, learned in (({2: ["2c3", "3c3"]}, [False, True]), (None, [False, False])):
         observe = reader_observer(BoardReader(calibration), StabilityGate(0.0, 1))
         said = []
-        for k, (events, (name, tops)) in enumerate(zip(plies, [("first", FIRST), ("later", LATER)], strict=True)):
+        shown = [("first", FIRST), ("later", LATER)]
+        for k, (events, (name, tops)) in enumerate(zip(plies, shown, strict=True)):
             assert observe(frames[name], 2.0 * k) is None
             assert observe(frames[name], 2.0 * k + 1) is not None
             now = unsure if k or unsure is None else {}
