@@ -72,6 +72,12 @@ this (log): a cup's shadow today is not the board tomorrow, a brighter or re-tin
 LIGHT_SMOOTHING_MM = 12.0
 """Spread of the Gaussian that turns the bare board's change into the light's change under the
 cups: a lamp's fall-off varies over tens of millimetres, a cup's contact shadow over a few."""
+LIGHT_CHANGED = 0.1
+"""The margin's gain (log, any channel) beyond which the light counts as changed since the board
+in use was learned; a camera's exposure drifts by 0.01-0.05. Under the same light the board is
+not relit: the bare board's change is then only the cups' shadows and the light they bounce
+(up to 0.75 in log near them on the bench's bench-01), which a relit board took in and, once
+the cups moved, read as a hand (bench-01: 14 of 27 boards never reached the referee)."""
 LIGHT_ROUNDS = 3
 """Fits of the light's change, each without the shadows and highlights the last one showed."""
 LIGHT_BOUND = 1.5
@@ -219,7 +225,7 @@ class Learner:
         cores = _cores(reader, frame, f, ncc)
         pixels = _learned_pixels(now, f, cores, base.pixels, mean_rate)
         cups = _learned_cups(scene, now, frame, pixels, base.cups, rate)
-        background = _learned_board(scene, now, frame, cups, rate)
+        background = _learned_board(scene, now, frame, f, cups, rate)
         learned = Adaptation(cups, pixels, background, done + 1)
         reader.adopt(replace(base, learned=learned))
 
@@ -328,10 +334,11 @@ def _learned_board(
     scene: BoardScene,
     now: Calibration,
     frame: LabelledFrame,
+    f: np.ndarray,
     cups: CupSet,
     rate: float,
 ) -> np.ndarray:
-    """The empty board in use, relit part of the way toward the light this frame shows.
+    """The empty board in use, relit to the light this frame shows when that light changed.
 
     The light's change is measured where the frame shows bare board (the margin and the
     squares the label has empty, away from the cups, not in a new shadow) and carried
@@ -352,12 +359,22 @@ def _learned_board(
     clear = int(2 * KEEP_CLEAR_MM * scene.view.scale) + 1
     bare = cv2.dilate(covered, np.ones((clear, clear), np.uint8)) == 0
     diff = cv2.subtract(log_image(blurred(frame.rectified, scene.view.scale)), scene.background.log)
-    change, lit = light_change(diff, bare, LIGHT_SMOOTHING_MM * scene.view.scale)
-    gain = cv2.exp(np.clip(change, -LIGHT_BOUND, LIGHT_BOUND))
-    board = cv2.multiply(now.background.astype(np.float32), gain)
+    board = now.background.astype(np.float32)
+    if light_changed(scene.background.light_field(diff)):
+        change, lit = light_change(diff, bare, LIGHT_SMOOTHING_MM * scene.view.scale)
+        gain = cv2.exp(np.clip(change, -LIGHT_BOUND, LIGHT_BOUND).astype(np.float32))
+        board = cv2.multiply(board, gain)
+    else:  # the same light: cups' shadows and bounced light would only leak into a relit board
+        lit = bare & (f[..., 0] > SHADE_LIMIT)
     seen = frame.rectified.astype(np.float32)
     board[lit] += rate * (seen[lit] - board[lit])  # the wood's own look, part of the way
     return np.clip(np.rint(board), 0, 255).astype(np.uint8)
+
+
+def light_changed(field: np.ndarray) -> bool:
+    """Whether the margin's light field (``Background.light_field`` against the board in use)
+    says the light changed: uneven, or one gain beyond ``LIGHT_CHANGED`` on some channel."""
+    return field.ndim == 3 or float(np.abs(field).max()) > LIGHT_CHANGED
 
 
 def light_change(diff: np.ndarray, bare: np.ndarray, spread_px: float) -> tuple[np.ndarray, np.ndarray]:
