@@ -363,7 +363,7 @@ def _learned_board(
     if light_changed(scene.background.light_field(diff)):
         change, lit = light_change(diff, bare, LIGHT_SMOOTHING_MM * scene.view.scale)
         gain = cv2.exp(np.clip(change, -LIGHT_BOUND, LIGHT_BOUND).astype(np.float32))
-        board = cv2.multiply(board, gain)
+        np.multiply(board, gain, out=board)
     else:  # the same light: cups' shadows and bounced light would only leak into a relit board
         lit = bare & (f[..., 0] > SHADE_LIMIT)
     seen = frame.rectified.astype(np.float32)
