@@ -34,7 +34,9 @@ from companion.device.config import DeviceConfig
 from companion.device.loop import Players
 from companion.device.remote import Remote
 from companion.rules import Variant
-from companion.web.server import TOKEN_COOKIE, WebServer, WebSettings
+from companion.web.guard import TOKEN_COOKIE
+from companion.web.server import WebServer
+from companion.web.site import WebSettings
 from companion.web.tokens import TokenStore
 
 FLAGS = (

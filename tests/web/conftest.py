@@ -29,7 +29,9 @@ from companion.rules.position import Position
 from companion.rules.square import square_name
 from companion.rules.variant import CLASSIC
 from companion.vision.observation import Observation
-from companion.web.server import TOKEN_COOKIE, WebSettings, build_app, site_of
+from companion.web.guard import TOKEN_COOKIE
+from companion.web.server import build_app
+from companion.web.site import WebSettings, site_of
 
 FRAME = (np.arange(48 * 48 * 3) % 241).astype(np.uint8).reshape(48, 48, 3)
 CSRF = re.compile(r'<meta name="csrf-token" content="([0-9a-f]*)">')

@@ -112,7 +112,8 @@ def test_pair_watch_a_move_live_and_see_the_hint_arrow(browser, device: Device, 
         wait(browser, lambda d, move=move: text_of(d, "last") == move, timeout=3)
         shown = time.time()
         assert shown - announced < 1.0, f"{move} shown {shown - announced:.2f} s after it was announced"
-    assert "3b2" in text_of(browser, "events")
+    # the event log is a message of its own, after the state's: it may land a moment later
+    wait(browser, lambda d: "3b2" in text_of(d, "events"), timeout=3)
     browser.find_element(By.CSS_SELECTOR, '[data-square="b2"]').click()
     assert text_of(browser, "stack").startswith("b2: white 3")
     browser.find_element(By.ID, "hint").click()

@@ -13,7 +13,9 @@ from companion.coach import review_game
 from companion.device.config import DeviceConfig
 from companion.log import GameStore
 from companion.rules.record import read_record
-from companion.web.server import MAX_BODY, PAIRING_LIMIT, TOKEN_COOKIE, site_of
+from companion.web.guard import PAIRING_LIMIT, TOKEN_COOKIE
+from companion.web.server import MAX_BODY
+from companion.web.site import site_of
 from tests.reconciler.test_help import read_as
 from tests.web.conftest import csrf_of, paired, seen, serve
 
