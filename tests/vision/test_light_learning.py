@@ -6,7 +6,6 @@ squares to learn from (``companion.vision.learning``, ``device.vision_link``).""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -23,10 +22,9 @@ from companion.vision.observation import Observation
 from companion.vision.pixels import blurred, log_image
 from companion.vision.reader import BoardReader
 from companion.vision.sources import read_image
+from companion.vision.synth import SceneRenderer
 
 ORDER = [square_name(sq) for sq in board_squares(4)]
-EVENING = {"brightness": 0.75, "shade": 0.6, "tint": (1.1, 1.0, 0.85), "light_turn_deg": 70.0}
-"""After calibration: the room dimmer, a person's shade over one side, a warmer lamp, moved."""
 FIRST = {"a1": (0, 3), "b2": (1, 3), "c3": (0, 2), "d4": (1, 4), "a4": (1, 1), "c1": (0, 4)}
 LATER = {"a2": (0, 4), "b3": (1, 2), "d1": (0, 1), "c4": (1, 4), "b1": (1, 3)}
 """A later position: some of its cups stand where FIRST's squares were bare, and the reverse."""
@@ -110,20 +108,30 @@ def test_squares_in_doubt_neither_label_nor_count_against_a_frame() -> None:
 
 
 @pytest.fixture(scope="module")
-def evening(setup_for: Callable) -> tuple:
-    """A set-up calibrated under its own light, and frames of the game under the evening's."""
-    setup = setup_for(7)
-    r = setup.renderer
+def evening() -> tuple:
+    """A set-up calibrated under its own light, and frames of the game under the evening's.
+
+    Its own renderer, not the session's shared one: each frame rendered moves a renderer's
+    noise on, and other tests' frames of the same set-up must not depend on these."""
+    r = SceneRenderer(7)
+
+    def tonight(tops: dict[str, tuple[int, int]], hand: bool = False) -> np.ndarray:
+        """After calibration: the room dimmer, a person's shade over one side, a warmer lamp,
+        moved."""
+        return r.render(
+            dict(tops), hand, brightness=0.75, shade=0.6, tint=(1.1, 1.0, 0.85), light_turn_deg=70.0
+        )
+
     frames = {
-        "first": r.render(FIRST, **EVENING),
-        "later": r.render(LATER, **EVENING),
-        "empty": r.render({}, **EVENING),
-        "hand": r.render(LATER, hand=True, **EVENING),
-        "back": r.render(LATER),
+        "first": tonight(FIRST),
+        "later": tonight(LATER),
+        "empty": tonight({}),
+        "hand": tonight(LATER, hand=True),
+        "back": r.render(dict(LATER)),
         "back empty": r.render({}),
-        "back first": r.render(FIRST),
+        "back first": r.render(dict(FIRST)),
     }
-    return setup.calibration, frames
+    return calibrate(r.empty(), r.reference()), frames
 
 
 @pytest.mark.slow  # renders and learns: about 3 s
