@@ -314,7 +314,7 @@ def _learned_cups(
     cups_at = {row: top for top, row in one_each.items()}
     pad = int(np.ceil(40.0 * scene.view.scale))
     fg = evidence(frame.rectified, scene.background, pixels, pad).fg
-    _, raw = scene.raw_radii(fg, pad, now.cups, cups_at, RADIUS_SCAN)
+    _, raw = scene.raw_radii(fg, pad, now.cups, cups_at, RADIUS_SCAN, frame.tops)
     cups = now.cups
     for row, (colour, size) in cups_at.items():
         lo, hi = (k * calibrated.radii[colour][size - 1] for k in RADIUS_BOUNDS)

@@ -141,6 +141,7 @@ class SceneRenderer:
         shade: float = 0.0,
         tint: tuple[float, float, float] | None = None,
         light_turn_deg: float = 0.0,
+        offsets: dict[str, tuple[float, float]] | None = None,
     ) -> np.ndarray:
         """A frame with these top cups (square name -> (colour, size) or None).
 
@@ -151,10 +152,12 @@ class SceneRenderer:
         calibration); ``shade`` (0..1) darkens the direct light over one side of the board, as
         a person standing by would; ``tint`` (BGR factors) recolours the light and
         ``light_turn_deg`` turns the direct light about the vertical, both after calibration.
+        ``offsets`` (square name -> (x, y) mm along the files and ranks) puts those cups that far
+        off their square's centre, as a careless hand does: cups crowding a neighbour.
         """
         self._frame += 1
         rng = np.random.default_rng((self.seed, self._frame))
-        cups = self._stack_cups + self._board_cups(tops, rng)
+        cups = self._stack_cups + self._board_cups(tops, rng, offsets or {})
         blockers = self._hand(rng, "arm" if hand is True else str(hand)) if hand else []
         if hand:
             cups.append(self._lifted_cup(blockers[-1], rng))
@@ -381,7 +384,9 @@ class SceneRenderer:
         d = np.linspace(0.40, 0.85, s)[size - 1] * self.layout.square_mm * float(c[(size - 1) % len(c)])
         return d / 2, d
 
-    def _board_cups(self, tops: dict[str, Top], rng: np.random.Generator) -> list[Cup]:
+    def _board_cups(
+        self, tops: dict[str, Top], rng: np.random.Generator, offsets: dict[str, tuple[float, float]]
+    ) -> list[Cup]:
         cups = []
         for name, top in tops.items():
             if top is None:
@@ -390,7 +395,7 @@ class SceneRenderer:
             cx, cy = self.layout.square_centre(sq)
             radius, _ = self._cup_dims(top[1])
             slack = max(0.5, min(4.0, self.layout.square_mm / 2 - radius - 0.5))
-            dx, dy = rng.uniform(-slack, slack, 2)
+            dx, dy = rng.uniform(-slack, slack, 2) + np.asarray(offsets.get(name, (0.0, 0.0)))
             cups.append(Cup(cx + dx, cy + dy, 0.0, top[1], top[0]))
         return cups
 
