@@ -38,6 +38,7 @@ class Topic(StrEnum):
     HINT = "hint"  # a hint, or no hint
     OFFER = "offer"  # a takeback offered
     FAULT = "fault"  # camera trouble, needs service
+    DOUBT = "doubt"  # a move the referee is not sure of, and how that doubt settled
 
 
 @dataclass(frozen=True)
@@ -61,8 +62,20 @@ EVENT_TOPICS: dict[EventType, Topic] = {
     EventType.RESYNC: Topic.MOVE,
     EventType.HELP: Topic.PROBLEM,
     EventType.HINT: Topic.HINT,
+    EventType.SETTLED: Topic.DOUBT,
 }
 """Every event type the presenter may be handed, with what its sentence is about."""
+
+
+def reports_doubt(event: Event) -> bool:
+    """Whether a needs-attention event only reports plies in doubt (``detail.unsure``): the
+    referee asks nothing of the player, and says it in its own words and topic."""
+    return (
+        event.type is EventType.NEEDS_ATTENTION
+        and isinstance(event.detail.get("unsure"), dict)
+        and not event.squares
+    )
+
 
 _SQUARE = r"[a-z]\d+"
 _NAME = r"[A-Za-z]+"
@@ -158,7 +171,8 @@ class Narrator:
     def event(self, event: Event, turn: str) -> Announcement | None:
         """The sentence for one referee event; ``turn`` is the side to move after it."""
         text = self.event_text(event, turn)
-        return Announcement(text, EVENT_TOPICS[event.type]) if text else None
+        topic = Topic.DOUBT if reports_doubt(event) else EVENT_TOPICS[event.type]
+        return Announcement(text, topic) if text else None
 
     def event_text(self, event: Event, turn: str) -> str | None:
         say, to_play = self.phrases.say, self.side(turn)
@@ -169,6 +183,9 @@ class Narrator:
             case EventType.ILLEGAL:
                 return say("illegal", why=self.why(event.reason or ""), restore=self.restore(event))
             case EventType.NEEDS_ATTENTION:
+                if reports_doubt(event):  # plies in doubt: nothing for the player to check
+                    plies = sorted(event.detail["unsure"], key=int)
+                    return say("doubt", plies=self.phrases.listing(plies))
                 if event.squares:
                     return say("attention.at", squares=self.phrases.listing(list(event.squares)))
                 return say("attention")
@@ -201,6 +218,8 @@ class Narrator:
                 return say("correction", moves=moves, turn=to_play)
             case EventType.RESYNC:
                 return say("resync")
+            case EventType.SETTLED:
+                return say("settled", moves=self.phrases.listing([self.move_words(m) for m in event.moves]))
             case EventType.HINT:
                 return self.hint_text(Move.from_text(event.move)) if event.move else None
         return None

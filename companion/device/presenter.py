@@ -83,7 +83,8 @@ class Presenter:
                 return scenes.attention(
                     (), turn, "the board could not be followed; the game goes on from what it shows"
                 )
-        return None  # LIFTED, HINT: the log records them; the panel keeps showing what it showed
+        return None  # LIFTED, HINT, SETTLED: the log records them (a settled doubt is said aloud);
+        #               the panel keeps showing what it showed
 
     def new_game_scene(self) -> Scene:
         return scenes.new_game(square_name(sq) for sq in board_squares(self.panel.board_size))

@@ -46,7 +46,7 @@ BACKLOG = 8  # sentences waiting at most; beyond, the oldest is dropped
 STOP_SECONDS = 1.0  # closing: how long to wait for the thread once it is told to stop
 
 _EVERYTHING = frozenset(Topic)
-_SUPERSEDED_BY_PLAY = frozenset({Topic.HINT, Topic.OFFER, Topic.PROBLEM, Topic.RESTORED})
+_SUPERSEDED_BY_PLAY = frozenset({Topic.HINT, Topic.OFFER, Topic.PROBLEM, Topic.RESTORED, Topic.DOUBT})
 STALE: dict[Topic, frozenset[Topic]] = {
     Topic.MOVE: _SUPERSEDED_BY_PLAY,
     Topic.OUTCOME: _SUPERSEDED_BY_PLAY,
@@ -56,6 +56,7 @@ STALE: dict[Topic, frozenset[Topic]] = {
     Topic.HINT: frozenset({Topic.HINT}),
     Topic.OFFER: frozenset({Topic.OFFER, Topic.HINT}),
     Topic.FAULT: frozenset({Topic.FAULT}),
+    Topic.DOUBT: frozenset({Topic.DOUBT}),  # (how a doubt settled outdates the doubt, nothing else)
 }
 """What each topic's newest sentence makes stale (dropped if waiting, cut short if being said)."""
 

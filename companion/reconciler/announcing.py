@@ -98,7 +98,9 @@ class Announcer(PathTracker):
                 withdrawn = [m.text() for m in self.game.moves[self._base_ply :]]
                 self.game = Game(self.variant, start=self._starts[target.root], headers=self.game.headers)
                 if target.root in self._resync_options:
-                    self.hidden.base = self._resync_options[target.root].copy()
+                    # what the stacks may hide, counted with the other side to move: the moves
+                    # that follow are tracked from it (not from the start given up)
+                    self.hidden.restart(self._resync_options[target.root].copy())
                 self._remap = {target.root: 0}
                 common = 0
                 restarted = True
@@ -293,7 +295,7 @@ class Announcer(PathTracker):
     def _start_new_game(self) -> list[Event]:
         self.game = Game(self.variant)
         self._pending_event = None
-        self._unsure = {}
+        self._unsure, self._said = {}, {}
         self.hidden.restart(None)
         self._remap = {NEW_ROOT: 0}
         return [self._event(EventType.NEW_GAME, detail={"variant": self.variant.spec})]

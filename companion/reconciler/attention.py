@@ -37,20 +37,56 @@ class AttentionKeeper(Announcer):
 
     def _report_unsure(self) -> list[Event]:
         """Plies that another live path plays differently while it is close to the best
-        (``unsure_plies``): say so once."""
+        (``unsure_plies``): each doubt said once, and how it settled once it did.
+
+        A ply is said again only when a move nobody said comes into doubt there; its
+        alternatives narrowing is not news (a player would hear the same doubt over and
+        over). A ply said in doubt that leaves it with its announced move standing is said
+        to be settled (``settled``); one whose move a correction replaced was said by the
+        correction."""
         unsure = unsure_plies(self._beam, self._shown, self._base_ply, self._guard, self.settings)
-        new = {ply: texts for ply, texts in unsure.items() if self._unsure.get(ply) != texts}
         self._unsure = unsure
+        events = self._settled_doubts(unsure)
+        said = {ply: self._said.get(ply, (self._move_at(ply), set())) for ply in unsure}
+        new = {ply: texts for ply, texts in unsure.items() if not texts <= said[ply][1]}
         if not new:
-            return []
+            return events
+        for ply, texts in new.items():
+            self._said[ply] = (said[ply][0], texts | said[ply][1])
         asked = "; ".join(f"ply {ply}: {' or '.join(sorted(texts))}" for ply, texts in sorted(new.items()))
         return [
+            *events,
             self._event(
                 EventType.NEEDS_ATTENTION,
                 reason=f"not sure which move was made ({asked}): later readings or a lift will tell",
                 detail={"unsure": {str(ply): sorted(texts) for ply, texts in sorted(unsure.items())}},
+            ),
+        ]
+
+    def _settled_doubts(self, unsure: dict[int, set[str]]) -> list[Event]:
+        """The plies said in doubt that no longer are, forgotten; a ``settled`` event for those
+        whose announced move stands (later readings agreed with it)."""
+        settled: dict[int, str] = {}
+        for ply in sorted(set(self._said) - set(unsure)):
+            announced, _ = self._said.pop(ply)
+            if announced is not None and self._move_at(ply) == announced:
+                settled[ply] = announced
+        if not settled:
+            return []
+        said = "; ".join(f"ply {ply} was {move}" for ply, move in settled.items())
+        return [
+            self._event(
+                EventType.SETTLED,
+                moves=tuple(settled.values()),
+                reason=f"later readings settle it: {said}",
+                detail={"settled": {str(ply): move for ply, move in settled.items()}},
             )
         ]
+
+    def _move_at(self, ply: int) -> str | None:
+        """The announced game's move at ``ply`` (1-based), None past its end."""
+        moves = self.game.moves
+        return moves[ply - 1].text() if 0 < ply <= len(moves) else None
 
     def _needs_attention(
         self,

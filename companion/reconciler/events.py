@@ -42,6 +42,8 @@ class EventType(StrEnum):
     # detail.game (what each shows there), position (the game's); answered
     # by putting the board right (restored) or accepting the camera's view
     # (resync with detail.accepted)
+    SETTLED = "settled"  # plies reported unsure are sure again, their announced moves standing:
+    # moves, detail.settled (ply -> move); a ply settled otherwise is a correction
     HINT = "hint"  # the device showed an AI hint: move, ply, detail.seconds
 
 

@@ -253,6 +253,30 @@ def lead_past_sizes(paths: list[GamePath], chosen: GamePath) -> float:
     )
 
 
+def out_of_turn_from_the_other_start(path: GamePath, chosen: GamePath) -> bool:
+    """Whether ``path`` says the very action ``chosen`` plays as a move (the first since a
+    resync) was made out of turn from another start: the board it shows is the same, and
+    only which side was to move at the resync is in doubt."""
+    e, c, before = path.explanation, chosen.explanation, chosen.before
+    return (
+        e is not None
+        and c is not None
+        and before is not None
+        and not before.codes
+        and e.kind is Kind.ILLEGAL
+        and c.kind is Kind.MOVE
+        and path.root != chosen.root
+        and e.action is not None
+        and e.action.text() == code_text(c.codes[0])
+    )
+
+
+def lead_past_side(paths: list[GamePath], chosen: GamePath) -> float:
+    """How far ``chosen``'s claim leads once the paths that play its action out of turn from
+    the other start (``out_of_turn_from_the_other_start``) are left out."""
+    return lead(group_by_claim([p for p in paths if not out_of_turn_from_the_other_start(p, chosen)]))
+
+
 def is_illegal(group: Group) -> bool:
     e = group[1][0].explanation
     return e is not None and e.kind is Kind.ILLEGAL

@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from companion.reconciler.accounts import DEFAULT_SETTINGS, PRIOR, Explanation, Kind, Settings
@@ -68,6 +69,7 @@ from companion.reconciler.paths import (
     common_prefix,
     group_by_claim,
     lead,
+    lead_past_side,
     lead_past_sizes,
 )
 from companion.reconciler.resync import replayed_from, restart_options
@@ -82,6 +84,8 @@ RESYNC_AFTER = 2  # readings in a row that no decent path explains before recove
 LOST_SQUARES = 3  # squares no path explains that mean more happened than a reading can show
 RESYNC_CONFIDENCE = 0.8  # every square must be read at least this sure to restart from the tops
 HELP_AFTER = 2  # unclear readings in a row before the referee asks for help
+ENDINGS = (EventType.WIN, EventType.LOSS, EventType.DRAW)
+HANDS_TOLD = 2  # times the board was hidden (a hand each) that the moves of one reading can use
 
 
 class Reconciler(AttentionKeeper):
@@ -118,6 +122,8 @@ class Reconciler(AttentionKeeper):
         self._pending_event = None
         self._unfit = 0  # readings in a row that no path explains
         self._unclear_run = 0  # readings in a row left unclear (nothing announced from them)
+        self._out_of_sight = False  # the board was hidden for more moves than a reading tells:
+        #                             nothing is announced until the game restarts from it
         self._help = None
         self.corrections = 0  # moves withdrawn by corrections so far
         self.resyncs = 0
@@ -165,7 +171,7 @@ class Reconciler(AttentionKeeper):
         if self._help is None:
             return []
         observation, likelihood = self._help.reading
-        adopted = self._adopt_view(likelihood)
+        adopted = None if self._out_of_sight else self._adopt_view(likelihood)
         if adopted is not None:
             return adopted
         events = self._resync(observation, likelihood, accepted=True)
@@ -277,8 +283,33 @@ class Reconciler(AttentionKeeper):
             # a doubt confined to the size of the cup just placed: the likelier size is played,
             # reported unsure while the other is close, and later readings of it settle it
             margin = lead_past_sizes(kept, chosen)
+        if (
+            margin < self.settings.margin
+            and self._resync_options
+            and chosen.explanation is not None
+            and chosen.explanation.kind is Kind.MOVE
+        ):
+            # the first move after a resync, legal from one start, out of turn from the other:
+            # the same board either way, and only the side to move at the resync in doubt; the
+            # move is played (reported unsure: the end of a move under way at the resync), the
+            # other start kept until later moves tell
+            margin = max(margin, lead_past_side(kept, chosen))
         rival = self._history_rival(chosen, kept)
         clear = chosen.decent and margin >= self.settings.margin and rival is None
+        if observation.hidden > HANDS_TOLD and not (clear and self._seen_whole(chosen)):
+            # hidden more often than the moves a reading can tell need: more moves may have
+            # been made out of sight than the two searched, and any account of them is a guess
+            self._out_of_sight = True
+        elif clear and chosen.explanation is not None and chosen.explanation.kind is Kind.NEW_GAME:
+            self._out_of_sight = False
+        if self._out_of_sight:
+            # the game restarts from the board as soon as a reading is sure enough; until then
+            # nothing is announced and the player is asked at once
+            resynced = self._resync(observation, likelihood)
+            if resynced is not None:
+                return resynced
+            clear = False
+            self._unfit = max(self._unfit, RESYNC_AFTER)
         wrong_side = self._wrong_side_after_unseen(chosen)
         if wrong_side and clear:
             resynced = self._resync(observation, likelihood, doubt_from=self._doubt_from())
@@ -294,7 +325,7 @@ class Reconciler(AttentionKeeper):
             # (the side not to move seen acting after moves out of sight, on a reading too
             # unsure to restart from: the next reading is waited for)
             events = self._unclear(observation, best, groups, rival)
-            if not wrong_side:
+            if not wrong_side and not self._out_of_sight:
                 events += self._announce_agreed(kept)
             self._unclear_run += 1
             if self._unfit >= RESYNC_AFTER or self._unclear_run >= HELP_AFTER:
@@ -313,6 +344,12 @@ class Reconciler(AttentionKeeper):
             kept = self._settle_start(kept)
         self._beam = kept
         return self._settled(events)
+
+    def _seen_whole(self, path: GamePath) -> bool:
+        """Whether ``path`` (the account about to be announced) says at most one action
+        happened since the announced game: nothing announced late, no two moves at once."""
+        assert path.before is not None and path.explanation is not None
+        return path.before.line() == self._shown.line() and path.explanation.kind is not Kind.TWO_MOVES
 
     def _wrong_side_after_unseen(self, path: GamePath) -> bool:
         """Whether ``path`` (the account about to be announced) has the side not to move act
@@ -340,6 +377,11 @@ class Reconciler(AttentionKeeper):
         """The end of every step that changes the beam: the plies in doubt reported, hidden
         cups settled, the unknown contents followed after a move."""
         events += self._report_unsure()
+        if self._unsure:  # a game decided with plies still in doubt: the result says which
+            still = sorted(self._unsure)
+            events = [
+                replace(e, detail={**e.detail, "unsure": still}) if e.type in ENDINGS else e for e in events
+            ]
         self.hidden.settle()
         if self.unknowns is not None and any(e.type is EventType.MOVE for e in events):
             self._follow_unknowns()
@@ -402,6 +444,7 @@ class Reconciler(AttentionKeeper):
             self._resync_options = {0: options[0][0], 1: options[1][0]}
             self._beam.append(GamePath(1, (), 0.0))
         self._unfit = self._unclear_run = 0
+        self._out_of_sight = False
         self._attention = None
         self._help = None
         self._pending_event = None
@@ -439,7 +482,8 @@ class Reconciler(AttentionKeeper):
             return  # the moves held need the start they came from: keep it
         # the same game (its consumers hold it), replayed from the better start
         self.game.start, self.game.position, self.game.played = game.start, game.position, game.played
-        shown, unsure, guard, unseen = self._shown, self._unsure, self._guard, self._unseen_from
+        shown, unsure, said = self._shown, self._unsure, self._said
+        guard, unseen = self._guard, self._unseen_from
         self._reset_paths()
         self._shown.lifted, self._shown.must_move = shown.lifted, shown.must_move
-        self._unsure, self._guard, self._unseen_from = unsure, guard, unseen
+        self._unsure, self._said, self._guard, self._unseen_from = unsure, said, guard, unseen

@@ -27,6 +27,7 @@ from companion.reconciler.paths import (
     game_over,
     game_over_now,
     one_size_apart,
+    out_of_turn_from_the_other_start,
 )
 from companion.reconciler.unknowns import HiddenContents
 from companion.rules.game import Game
@@ -67,6 +68,8 @@ class PathTracker:
         self._shown = GamePath(0, codes, 0.0)
         self._beam = [self._shown]
         self._unsure: dict[int, set[str]] = {}
+        self._said: dict[int, tuple[str | None, set[str]]] = {}  # plies said in doubt: the move
+        #                                                            announced then, what was said
         self._guard = 0  # after a resync: the first move may be the end of one under way then
         self._unseen_from: int | None = None  # first ply of moves announced out of sight, not yet
         #                                       followed by a move of the side they leave to move
@@ -284,6 +287,8 @@ class PathTracker:
         for path in kept:
             if path is chosen or path.score < floor or path.line() == chosen.line():
                 continue
+            if out_of_turn_from_the_other_start(path, chosen):
+                continue  # (only the side to move at the resync in doubt: later moves tell)
             if shows is None:
                 shows = board_shows(self._goto(chosen.root, chosen.codes))
             other = board_shows(self._goto(path.root, path.codes))

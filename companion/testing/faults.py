@@ -2,7 +2,9 @@
 reconciler run over them: the robustness tests and ``benchmarks/reconciler_faults.py`` use it.
 
 A stream is what the stability gate would hand the reconciler: one observation per stable
-board state, each with the truth (the moves really on the board) beside it. Faults are the
+board state, each with the truth (the moves really on the board) beside it, and the gate's
+count of hands since the reading before (``Observation.hidden``: one per move made or taken
+back in between, at least one). Faults are the
 ones a camera above a real table meets: squares misread, frames with a hand in them, a whole
 turn made while the board was covered, a cup lifted and put back or lifted before its move,
 takebacks, each kind of illegal action, and (for the recovery figures) several moves made
@@ -181,6 +183,15 @@ def illegal_actions(game: Game) -> dict[str, list[Action]]:
 # ----- streams ------------------------------------------------------------------------------
 
 
+def hands_between(before: tuple[str, ...], now: tuple[str, ...]) -> int:
+    """How often the gate saw the board hidden between two readings of a generated game: a
+    hand for each move made (or taken back) in between, and at least one."""
+    shared = next(
+        (i for i, (a, b) in enumerate(zip(before, now, strict=False)) if a != b), min(len(before), len(now))
+    )
+    return max(1, len(now) - shared + len(before) - shared)
+
+
 def choose_move(game: Game, rng: random.Random) -> str:
     """A random legal move, taking a winning one most of the time (so games end by lines)."""
     position = game.position
@@ -206,6 +217,7 @@ class StreamBuilder:
         self.game = Game(variant)
         self.steps: list[Step] = []
         self.faults: Counter = Counter()
+        self._seen: tuple[str, ...] = ()  # the moves on the board at the last reading
 
     def truth(self) -> tuple[str, ...]:
         return tuple(m.text() for m in self.game.moves)
@@ -220,6 +232,10 @@ class StreamBuilder:
             self.steps.append(Step(blocked, self.truth(), "occluded"))
             self.faults["occluded"] += 1
         observation = observe(tops, self.variant, self.rng, self.rates)
+        # what the stability gate counts: a hand over the board for each move made since the
+        # last reading (at least one: a reading is passed again only after something moved)
+        observation = replace(observation, hidden=hands_between(self._seen, self.truth()))
+        self._seen = self.truth()
         self.steps.append(Step(observation, self.truth(), fault, expect))
         if fault:
             self.faults[fault] += 1

@@ -6,7 +6,9 @@ frames have agreed on every square's most probable content for ``hold_seconds`` 
 least ``min_frames`` frames), averaging their probabilities. Occluded frames never pass and
 restart the wait, as does any disagreement. Each settled period is reported once, so a board
 left unchanged after a hand passed over it is reported again: the consumer sees every
-settled state, in order.
+settled state, in order. It also counts how often the board was hidden before a reading
+settled (``Observation.hidden``): a hand per move, so the referee knows when more moves may
+have been made out of sight than one reading can tell.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ class StabilityGate:
         self._since = 0.0
         self._reported = False
         self._moved = False
+        self._hidden = 0  # runs of occluded frames since the last report
+        self._covered = False  # the last frame was occluded
         self.stable: Observation | None = None
         """The last observation the gate reported."""
 
@@ -41,8 +45,11 @@ class StabilityGate:
         """The settled observation when this frame completes a stable period, else None."""
         self._moved |= observation.moved
         if observation.occluded:
+            self._hidden += not self._covered
+            self._covered = True
             self.reset()
             return None
+        self._covered = False
         first = self._agreeing[0] if self._agreeing else None
         if (
             first is None
@@ -63,6 +70,9 @@ class StabilityGate:
             return None
         self._reported = True
         probabilities = np.mean([o.probabilities for o in self._agreeing], axis=0)
-        self.stable = Observation(first.size, first.max_piece, probabilities, False, self._moved, timestamp)
+        self.stable = Observation(
+            first.size, first.max_piece, probabilities, False, self._moved, timestamp, self._hidden
+        )
         self._moved = False
+        self._hidden = 0
         return self.stable

@@ -39,7 +39,7 @@ from companion.vision.observation import Observation, class_index
 from companion.vision.pixels import MIN_CUP_SIGMA, Gaussian, PixelModel, blurred, log_image
 from companion.vision.reader import BoardReader
 
-SURE_KINDS = frozenset({"move", "win", "loss", "draw"})
+SURE_KINDS = frozenset({"move", "win", "loss", "draw", "settled"})
 """Event kinds of a batch the referee is sure of; a batch needs a move to count as a label."""
 UNSURE = "unsure"
 """The kind of a report of plies in doubt whose squares the caller named (``ObserverLearning.

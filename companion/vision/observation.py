@@ -65,6 +65,12 @@ class Observation:
     occluded: bool
     moved: bool = False
     timestamp: float = 0.0
+    hidden: int = 0
+    """Set by the stability gate on the reading it passes: how many times the board was hidden
+    (runs of occluded frames, a hand or an arm each) since it passed the last one; 0 when
+    unknown. Each move is made by a hand: more than two means more moves may have been made
+    out of sight than one reading can tell (the reconciler then restarts from the board
+    rather than guess them)."""
 
     def __post_init__(self) -> None:
         shape = (self.size * self.size, class_count(self.max_piece))

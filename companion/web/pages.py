@@ -61,6 +61,9 @@ def event_words(event: dict[str, Any]) -> str:
     if isinstance(camera, dict) and isinstance(game, dict):  # the referee's help request
         for square in sorted(camera):
             parts.append(f"{square}: the camera sees {camera[square]}, the game has {game.get(square, '?')}")
+    still = detail.get("unsure")
+    if kind in ("win", "loss", "draw") and isinstance(still, list) and still:  # a result with plies in doubt
+        parts.append("still in doubt: " + ", ".join(f"move {ply}" for ply in still))
     for square in event.get("compare", ()):
         parts.append(f"{square['square']}: the camera sees {square['camera']}, the game has {square['game']}")
     return ": ".join(parts[:2]) + (" — " + "; ".join(parts[2:]) if len(parts) > 2 else "")

@@ -58,6 +58,7 @@ SAMPLES: dict[EventType, list[Event]] = {
         Event(EventType.NEEDS_ATTENTION, squares=("b2", "c3", "d4"), reason="unclear"),
         Event(EventType.NEEDS_ATTENTION, reason="unclear"),
     ],
+    EventType.SETTLED: [Event(EventType.SETTLED, moves=("4b1",), detail={"settled": {"7": "4b1"}})],
     EventType.LIFTED: [
         Event(
             EventType.LIFTED,
@@ -120,6 +121,7 @@ def every_sentence(narrator: Narrator) -> list[str]:
         said.append(announcement.text if announcement else "")
     said += [narrator.why(reason) for reason in REASON_SAMPLES]
     said += [narrator.event_text(event, "white") for event in _gobbling_moves()]
+    said.append(narrator.event_text(DOUBT, "white") or "")
     return [text for text in said if text]
 
 
@@ -136,6 +138,20 @@ REASON_SAMPLES = (
     "touch rule: White lifted the piece on a2 and must move it, not play 4b1",
     "the game is over (White wins with a full line a1 b1 c1 d1)",
 )
+
+
+DOUBT = Event(EventType.NEEDS_ATTENTION, reason="not sure", detail={"unsure": {"7": ["3b1", "4b1"]}})
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_ply_in_doubt_and_its_settling_are_said_as_such_not_as_a_board_to_check(language):
+    narrator = Narrator(phrasebook(language))
+    doubt = narrator.event(DOUBT, "white")
+    settled = narrator.event(SAMPLES[EventType.SETTLED][0], "white")
+    unclear = narrator.event(SAMPLES[EventType.NEEDS_ATTENTION][1], "white")
+    assert doubt is not None and settled is not None and unclear is not None
+    assert doubt.topic is settled.topic is Topic.DOUBT and "7" in doubt.text
+    assert doubt.text != unclear.text and unclear.topic is Topic.PROBLEM
 
 
 def test_every_event_type_has_a_topic_and_samples():

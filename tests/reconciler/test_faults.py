@@ -10,6 +10,7 @@ not known (missing, or held as unsure) must have been flagged.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import pytest
 
@@ -94,20 +95,29 @@ def test_scoring_aligns_the_record_with_the_truth() -> None:
 
 
 def test_a_cup_moved_twice_out_of_sight_is_not_guessed() -> None:
-    """Three moves out of sight (d4-c3, d2-b3, c3-c1) look exactly like two (d4-c1, d2-b3):
-    when the next reading shows the side that two moves would leave waiting move (b3-b1),
-    the reconciler restarts from the board and reports the moves out of sight unsure
-    instead of calling the next move illegal and keeping the guessed ones as known."""
+    """Three moves out of sight (d4-c3, d2-b3, c3-c1) look exactly like two (d4-c1, d2-b3).
+    Told by the gate that the board was hidden three times, the reconciler restarts from that
+    very reading and announces no guess. Not told (a source without the count), it guesses,
+    and when the next reading shows the side that two moves would leave waiting move (b3-b1)
+    it restarts from the board and reports the moves out of sight unsure instead of calling
+    the next move illegal and keeping the guessed ones as known."""
     stream = make_stream(PRESETS["classic"], 57, family_rates("blind"))
-    reconciler = Reconciler(PRESETS["classic"])
-    resyncs = []
-    for step in stream.steps:
-        resyncs += [e for e in reconciler.feed(step.observation) if e.type is EventType.RESYNC]
-    assert resyncs, "the reconciler kept the guessed moves"
-    record, unsure = resyncs[0].detail["record"], resyncs[0].detail["unsure"]
-    assert record[10] == "d4-c1" and 11 in unsure  # the guessed move is held only as unsure
-    result = run_stream(stream, Reconciler, time.perf_counter)
-    assert result.wrong == 0 and result.silent == 0, result.summary()
+    for told in (True, False):
+        steps = [
+            s if told else replace(s, observation=replace(s.observation, hidden=0)) for s in stream.steps
+        ]
+        reconciler = Reconciler(PRESETS["classic"])
+        resyncs = []
+        for step in steps:
+            resyncs += [e for e in reconciler.feed(step.observation) if e.type is EventType.RESYNC]
+        assert resyncs, "the reconciler kept the guessed moves"
+        record, unsure = resyncs[0].detail["record"], resyncs[0].detail["unsure"]
+        if told:
+            assert record == list(stream.moves[:10]) and not unsure  # no guess announced
+        else:
+            assert record[10] == "d4-c1" and 11 in unsure  # the guessed move is held only as unsure
+        result = run_stream(replace(stream, steps=steps), Reconciler, time.perf_counter)
+        assert result.wrong == 0 and result.silent == 0, result.summary()
 
 
 def test_wrong_when_announced_aligns_a_shifted_record() -> None:

@@ -58,3 +58,17 @@ def test_agreeing_probabilities_are_averaged():
 def test_bad_settings_are_refused():
     with pytest.raises(CompanionError):
         StabilityGate(hold_seconds=-1)
+
+
+def test_the_reading_passed_counts_how_often_the_board_was_hidden_since_the_last():
+    # Two hands (runs of occluded frames, however long) between two settled boards; the
+    # count starts again after each reading passed. The referee reads more than two as more
+    # moves made out of sight than one reading can tell.
+    gate = StabilityGate(hold_seconds=0.0, min_frames=1)
+    frames = [(0.0, A), (0.1, A), (0.2, HAND), (0.3, HAND), (0.4, B), (0.5, B)]
+    frames += [(0.6, HAND), (0.7, A), (0.8, HAND), (0.9, A), (1.0, A)]
+    out = feed_all(gate, frames)
+    assert [o.hidden for o in out if o is not None] == [0, 1, 2]
+    gate = StabilityGate(hold_seconds=1.0, min_frames=1)
+    out = feed_all(gate, [(0.0, A), (1.0, A), (1.1, HAND), (1.2, B), (1.3, HAND), (1.4, B), (2.5, B)])
+    assert [o.hidden for o in out if o is not None] == [0, 2]

@@ -58,6 +58,14 @@ def test_a_frame_is_learned_once_the_next_clean_move_confirms_it() -> None:
     assert sure.judged(["move", "win"], labelled(), seen()) is second
 
 
+def test_a_doubt_settled_beside_a_move_keeps_the_frame_a_label() -> None:
+    # (the referee's ``settled``: a ply it was unsure of is sure again; more sure, not less)
+    sure = SureFrames()
+    first = labelled()
+    sure.judged(["move"], first, seen())
+    assert sure.judged(["move", "settled"], labelled(), seen()) is first
+
+
 @pytest.mark.parametrize(
     "kind", ["needs-attention", "illegal", "resync", "correction", "lifted", "takeback", "help", "restored"]
 )

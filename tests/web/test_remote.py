@@ -25,6 +25,13 @@ def test_a_needs_attention_event_says_what_the_camera_sees_against_the_game() ->
     assert "a1: the camera sees white 3, the game has white 4" in event_words(data)
 
 
+def test_a_result_with_a_move_still_in_doubt_says_which_and_a_settled_doubt_says_how() -> None:
+    win = Event(EventType.WIN, winner="white", reason="White wins", detail={"unsure": [7]})
+    assert "still in doubt: move 7" in event_words(win.to_json())
+    settled = Event(EventType.SETTLED, moves=("4b1",), reason="later readings settle it: ply 7 was 4b1")
+    assert event_words(settled.to_json()) == "settled: 4b1 — later readings settle it: ply 7 was 4b1"
+
+
 def test_a_listener_that_fails_is_dropped_and_the_others_still_hear() -> None:
     remote = Remote()
     heard: list[int] = []
