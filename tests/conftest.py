@@ -33,9 +33,11 @@ class Setup:
 
     @cached_property
     def calibration(self) -> Calibration:
+        """Read-only: every test that asks for this board reads the same calibration."""
         from companion.vision.calibration import calibrate
+        from tests.shared_calibrations import read_only
 
-        return calibrate(self.renderer.empty(), self.renderer.reference())
+        return read_only(calibrate(self.renderer.empty(), self.renderer.reference()))
 
     def reader(self) -> BoardReader:
         from companion.vision.reader import BoardReader

@@ -41,7 +41,7 @@ from companion.vision.markers import detect_markers, marker_correspondences
 from companion.vision.matching import Evidence, best_shift, evidence, match_all, rectify
 from companion.vision.pixels import PALE_TEXTURE_TOP, TEXTURE_CLIP, Background, PixelModel
 from companion.vision.sources import decode_image
-from companion.vision.templates import MAX_OFFSET_MM, build_bank, single_template
+from companion.vision.templates import MAX_OFFSET_MM, build_bank, single_templates
 
 FORMAT = "gobblet-companion/vision-calibration"
 VERSION = 1
@@ -416,9 +416,20 @@ class BoardScene:
     background: Background
 
     def silhouette(self, row: int, colour: int, radius: float, cups: CupSet) -> tuple[int, int, np.ndarray]:
-        centre = np.array(self.layout.square_centre(row))
-        return single_template(
-            self.view, self.camera.centre, centre, radius, cups.height_for(colour, radius), cups.shape
+        return self.silhouettes([(row, colour, radius)], cups)[0]
+
+    def silhouettes(
+        self, wanted: list[tuple[int, int, float]], cups: CupSet
+    ) -> list[tuple[int, int, np.ndarray]]:
+        """(top, left, mask) of each (row, colour, radius) cup's silhouette, drawn together."""
+        return single_templates(
+            self.view,
+            self.camera.centre,
+            [
+                (np.array(self.layout.square_centre(row)), radius, cups.height_for(colour, radius))
+                for row, colour, radius in wanted
+            ],
+            cups.shape,
         )
 
     def masks(
@@ -503,17 +514,22 @@ class BoardScene:
         lo, hi, step = scan
         reach = int(np.ceil(MAX_OFFSET_MM * self.view.scale))
         spots = self.placed(fg, pad, cups, tops or {})
+        tried = {
+            row: [float(r) for r in np.arange(cups.radii[c][s - 1] * lo, cups.radii[c][s - 1] * hi, step)]
+            for row, (c, s) in cups_at.items()
+        }
+        wanted = [(row, cups_at[row][0], radius) for row, radii in tried.items() for radius in radii]
+        drawn = iter(self.silhouettes(wanted, cups))
         raw: dict[int, float] = {}
         scores = {}
         for row, (colour, size) in cups_at.items():
             own = explained_away(fg, [spot for other, spot in spots.items() if other != row])
-            default = cups.radii[colour][size - 1]
-            best = (-np.inf, default)
-            for radius in np.arange(default * lo, default * hi, step):
-                top, left, t = self.silhouette(row, colour, float(radius), cups)
+            best = (-np.inf, cups.radii[colour][size - 1])
+            for radius in tried[row]:
+                top, left, t = next(drawn)
                 score = best_shift(own, t, top + pad, left + pad, reach)[0]
                 if score > best[0]:
-                    best = (score, float(radius))
+                    best = (score, radius)
             scores[row], raw[row] = best
         return scores, raw
 

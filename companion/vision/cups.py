@@ -23,6 +23,8 @@ REFERENCE_HEIGHTS = (26.0, 34.0, 42.0, 50.0)
 REFERENCE_SQUARE = 60.0
 SECTIONS = 12
 SUPERSAMPLE = 4
+CIRCLE_BITS = 4
+"""Fractional bits of the circles' centres and radii as a silhouette's discs are drawn."""
 KNOB = 0.3
 """Radius of the knob on top as a fraction of the base radius: the profile never narrows
 below it, so the top of the silhouette keeps its width."""
@@ -126,6 +128,21 @@ def lifted(
     return (xy if np.ndim(z) else xy[0]), grow
 
 
+def fixed_point_circles(
+    sections: np.ndarray, origin_px: np.ndarray, scale: float, flip_y: bool = True
+) -> list[list[int]]:
+    """Each section's circle [u, v, radius] on the supersampled canvas of a mask whose pixel
+    (0, 0) is board point ``origin_px`` (mm), in ``cv2.circle``'s fixed point (``CIRCLE_BITS``
+    fractional bits); rows grow toward rank 1 when ``flip_y``."""
+    k = scale * SUPERSAMPLE
+    one = 1 << CIRCLE_BITS
+    x, y, r = sections[:, 0], sections[:, 1], sections[:, 2]
+    u = (x - origin_px[0]) * k + (SUPERSAMPLE - 1) / 2
+    v = ((origin_px[1] - y) if flip_y else (y - origin_px[1])) * k + (SUPERSAMPLE - 1) / 2
+    circles: list[list[int]] = np.rint(np.c_[u * one, v * one, r * k * one]).astype(np.int64).tolist()
+    return circles
+
+
 def draw_silhouette(
     sections: np.ndarray,
     origin_px: np.ndarray,
@@ -140,12 +157,7 @@ def draw_silhouette(
     """
     h, w = shape
     big = np.zeros((h * SUPERSAMPLE, w * SUPERSAMPLE), np.uint8)
-    k = scale * SUPERSAMPLE
-    bits = 4
-    one = 1 << bits
-    for x, y, r, _ in sections:
-        u = (x - origin_px[0]) * k + (SUPERSAMPLE - 1) / 2
-        v = ((origin_px[1] - y) if flip_y else (y - origin_px[1])) * k + (SUPERSAMPLE - 1) / 2
-        cv2.circle(big, (round(u * one), round(v * one)), round(r * k * one), 255, -1, cv2.LINE_8, bits)
+    for u, v, r in fixed_point_circles(sections, origin_px, scale, flip_y):
+        cv2.circle(big, (u, v), r, 255, -1, cv2.LINE_8, CIRCLE_BITS)
     small = cv2.resize(big, (w, h), interpolation=cv2.INTER_AREA)
     return small.astype(np.float32) / 255.0

@@ -30,6 +30,7 @@ reshares the square's cup probability between the sizes (``size_shares``).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,7 +41,7 @@ from companion.errors import CompanionError
 from companion.vision.cups import CupSet, lifted
 from companion.vision.geometry import RectifiedView
 from companion.vision.matching import best_shift
-from companion.vision.templates import MAX_OFFSET_MM, draw_at
+from companion.vision.templates import MAX_OFFSET_MM, draw_together
 
 BASE_REACH_MM = 6.0
 """The base circle is searched this far around the square's centre: a cup sits up to a few mm
@@ -116,57 +117,115 @@ def real_cups(square_mm: float, max_piece: int, outline: CupOutline) -> CupSet:
     return CupSet((radii, radii), (heights, heights), ref.shape)
 
 
-def _disc(view: RectifiedView, xy: np.ndarray, radius: float) -> tuple[int, int, np.ndarray]:
-    """A soft disc of ``radius`` mm at board point ``xy``, in a frame just around it."""
-    u, v = view.to_pixels(np.asarray(xy)[None, :])[0]
-    half = math.ceil(radius * view.scale) + 3
-    frame = (int(v) - half, int(u) - half, 2 * half + 2, 2 * half + 2)
-    disc = draw_at(view, frame, np.array([[xy[0], xy[1], radius, 0.0]]))
-    return frame[0], frame[1], disc
+def _frames(
+    view: RectifiedView, centres: np.ndarray, radii: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(tops, lefts, sides) of the square frames just around discs of ``radii`` mm at board
+    points ``centres`` (n x 2): three pixels clear of each disc, so the frame's border is zero."""
+    u, v = view.to_pixels(centres).T
+    half = np.ceil(np.asarray(radii) * view.scale).astype(int) + 3
+    return np.trunc(v).astype(int) - half, np.trunc(u).astype(int) - half, 2 * half + 2
+
+
+def soft_discs(
+    view: RectifiedView, centres: np.ndarray, radii: np.ndarray
+) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """Soft discs of ``radii`` mm at board points ``centres`` (n x 2), each in its frame
+    (``_frames``), by frame side: the discs' indices, their frames' tops and lefts, and the
+    discs (m x side x side, float32), drawn together (``templates.draw_together``)."""
+    tops, lefts, sides = _frames(view, centres, radii)
+    frames = list(zip(tops.tolist(), lefts.tolist(), sides.tolist(), sides.tolist(), strict=True))
+    sections = [
+        np.array([[x, y, r, 0.0]])
+        for (x, y), r in zip(centres.tolist(), np.asarray(radii).tolist(), strict=True)
+    ]
+    for index, discs in draw_together(view, frames, sections):
+        yield index, tops[index], lefts[index], discs
+
+
+def _strength(disc: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(weight, gx, gy): the disc edge's strength and the disc's gradient, per pixel (of a stack
+    of discs too, m x side x side: their frames' zero borders keep them apart)."""
+    flat = disc.reshape(-1, disc.shape[-1])
+    gx = cv2.Sobel(flat, cv2.CV_32F, 1, 0, ksize=3) / 8
+    gy = cv2.Sobel(flat, cv2.CV_32F, 0, 1, ksize=3) / 8
+    return np.sqrt(gx * gx + gy * gy).reshape(disc.shape), gx.reshape(disc.shape), gy.reshape(disc.shape)
 
 
 def _normals(disc: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(weight, nx, ny): the disc edge's strength and its outward normal, per pixel."""
-    gx = cv2.Sobel(disc, cv2.CV_32F, 1, 0, ksize=3) / 8
-    gy = cv2.Sobel(disc, cv2.CV_32F, 0, 1, ksize=3) / 8
-    weight = np.sqrt(gx * gx + gy * gy)
+    weight, gx, gy = _strength(disc)
     safe = np.maximum(weight, 1e-9)
     return weight, -gx / safe, -gy / safe
 
 
-def base_template(view: RectifiedView, centre: np.ndarray, radius: float, camera_mm: np.ndarray) -> Placed:
-    """The base circle's half facing the point under the camera, as a template for the
-    distance map: correlated with it, it gives the signed step (inside minus outside) along
-    the circle's normal, summed with the gradient's adjoint so one channel does."""
-    top, left, disc = _disc(view, centre, radius)
-    weight, nx, ny = _normals(disc)
-    foot = np.asarray(camera_mm[:2]) - centre
-    if float(np.hypot(*foot)) >= FACING_MIN_MM:
-        ux, uy = foot / float(np.hypot(*foot))
-        weight = weight * np.maximum(0.0, nx * ux - ny * uy)  # view rows run toward -y
-    weight = weight / max(float(weight.sum()), 1e-9)
-    # sum of gradient(distance) . (-weight * normal) == sum of distance * divergence(weight * normal)
-    vx, vy = (weight * nx).astype(np.float32), (weight * ny).astype(np.float32)
-    divergence = (cv2.Sobel(vx, cv2.CV_32F, 1, 0, ksize=3) + cv2.Sobel(vy, cv2.CV_32F, 0, 1, ksize=3)) / 8
-    return _cropped(top, left, divergence)
+def _per_disc_sums(values: np.ndarray) -> np.ndarray:
+    """Each disc's sum over its frame (m x 1 x 1), as ``values[i].sum()`` adds it up."""
+    return values.reshape(len(values), -1).sum(axis=1)[:, None, None]
 
 
-def _cropped(top: int, left: int, template: np.ndarray) -> Placed:
-    """The template cut to where it is not zero (fewer pixels to correlate)."""
-    mask = np.abs(template).reshape(template.shape[0], template.shape[1], -1).max(axis=2) > 1e-7
-    ys, xs = np.nonzero(mask)
-    y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
-    return top + int(y0), left + int(x0), np.ascontiguousarray(template[y0:y1, x0:x1])
+def base_templates(
+    view: RectifiedView, centres: np.ndarray, radii: np.ndarray, camera_mm: np.ndarray
+) -> list[Placed]:
+    """Base circles of ``radii`` mm about ``centres`` (n x 2), each the half facing the point
+    under the camera, as templates for the distance map: correlated with it, one gives the
+    signed step (inside minus outside) along the circle's normal, summed with the gradient's
+    adjoint so one channel does."""
+    placed: list[Placed] = [(0, 0, np.empty((0, 0), np.float32))] * len(radii)
+    for index, tops, lefts, discs in soft_discs(view, centres, radii):
+        weight, nx, ny = _normals(discs)
+        foot = np.asarray(camera_mm[:2]) - centres[index]
+        length = np.hypot(foot[:, 0], foot[:, 1])
+        facing = length >= FACING_MIN_MM
+        ux, uy = (foot / np.where(facing, length, 1.0)[:, None]).T[:, :, None, None]
+        half = weight * np.maximum(0.0, nx * ux - ny * uy)  # view rows run toward -y
+        for kept, w in ((facing, half), (~facing, weight)):
+            if not kept.any():
+                continue
+            w = w[kept]
+            w = w / np.maximum(_per_disc_sums(w), 1e-9)
+            # sum of gradient(distance) . (-weight * normal) == sum of distance * divergence(weight * normal)
+            vx, vy = (w * nx[kept]).astype(np.float32), (w * ny[kept]).astype(np.float32)
+            dx = cv2.Sobel(vx.reshape(-1, vx.shape[-1]), cv2.CV_32F, 1, 0, ksize=3)
+            dy = cv2.Sobel(vy.reshape(-1, vy.shape[-1]), cv2.CV_32F, 0, 1, ksize=3)
+            divergence = ((dx + dy) / 8).reshape(vx.shape)
+            for i, template in _cropped(index[kept], tops[kept], lefts[kept], divergence):
+                placed[i] = template
+    return placed
 
 
-def rim_template(
-    view: RectifiedView, centre: np.ndarray, radius: float, height: float, camera_mm: np.ndarray
-) -> Placed:
-    """The rim circle at its height, as seen on the board plane: each pixel's weight on it."""
-    xy, grow = lifted(centre, height, camera_mm)
-    top, left, disc = _disc(view, xy, radius * float(grow))
-    weight = _normals(disc)[0]
-    return _cropped(top, left, (weight / max(float(weight.sum()), 1e-9)).astype(np.float32))
+def _cropped(
+    index: np.ndarray, tops: np.ndarray, lefts: np.ndarray, templates: np.ndarray
+) -> Iterator[tuple[int, Placed]]:
+    """Each template (of a stack, m x h x w) cut to where it is not zero (fewer pixels to
+    correlate), with its disc's index."""
+    mask = np.abs(templates) > 1e-7
+    rows, cols = mask.any(axis=2), mask.any(axis=1)
+    y0, x0 = rows.argmax(axis=1), cols.argmax(axis=1)
+    y1, x1 = rows.shape[1] - rows[:, ::-1].argmax(axis=1), cols.shape[1] - cols[:, ::-1].argmax(axis=1)
+    for k, i in enumerate(index.tolist()):
+        cut = np.ascontiguousarray(templates[k, y0[k] : y1[k], x0[k] : x1[k]])
+        yield i, (int(tops[k] + y0[k]), int(lefts[k] + x0[k]), cut)
+
+
+def rim_discs(
+    centre: np.ndarray, radii: np.ndarray, heights: np.ndarray, camera_mm: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(centres, radii): where rims of ``radii`` mm at ``heights`` mm above the square centred
+    at ``centre`` land on the board plane, seen from the camera (n x 2, n)."""
+    xy, grow = lifted(centre, np.asarray(heights, dtype=np.float64), camera_mm)
+    return xy, np.asarray(radii, dtype=np.float64) * grow
+
+
+def rim_templates(view: RectifiedView, centres: np.ndarray, radii: np.ndarray) -> list[Placed]:
+    """Rim circles as seen on the board plane (``rim_discs``): each pixel's weight on them."""
+    placed: list[Placed] = [(0, 0, np.empty((0, 0), np.float32))] * len(radii)
+    for index, tops, lefts, discs in soft_discs(view, centres, radii):
+        weight = _strength(discs)[0]
+        rings = (weight / np.maximum(_per_disc_sums(weight), 1e-9)).astype(np.float32)
+        for i, ring in _cropped(index, tops, lefts, rings):
+            placed[i] = ring
+    return placed
 
 
 @dataclass(frozen=True)
@@ -181,33 +240,31 @@ class SquareRims:
     directions: np.ndarray  # (h, w, 3) float32: nx², 2 nx ny, ny² of the normal about the centre
 
 
-def square_rims(view: RectifiedView, rings: list[Placed], centre_px: tuple[float, float]) -> SquareRims:
-    """The rims of one square with the region any shift of them can reach."""
-    grow = math.ceil(MAX_OFFSET_MM * view.scale) + reaches(view)[1] + 1
-    top = min(t for t, _, _ in rings) - grow
-    left = min(lt for _, lt, _ in rings) - grow
-    bottom = max(t + r.shape[0] for t, _, r in rings) + grow
-    right = max(lt + r.shape[1] for _, lt, r in rings) + grow
+def _directions(top: int, left: int, bottom: int, right: int, centre_px: tuple[float, float]) -> np.ndarray:
+    """(nx², 2 nx ny, ny²) of the normal about ``centre_px`` over rows top..bottom and columns
+    left..right of the view: each pixel's value depends on where it is, not on the region."""
     ys, xs = np.mgrid[top:bottom, left:right].astype(np.float64)
     dy, dx = ys - centre_px[1], xs - centre_px[0]
     length = np.maximum(np.hypot(dx, dy), 1e-9)
     nx, ny = dx / length, dy / length
-    directions = np.dstack([nx * nx, 2 * nx * ny, ny * ny]).astype(np.float32)
-    return SquareRims(tuple(rings), top, left, directions)
+    return np.dstack([nx * nx, 2 * nx * ny, ny * ny]).astype(np.float32)
 
 
-def rims_for(
-    view: RectifiedView, centre: np.ndarray, cups: CupSet, outline: CupOutline, camera_mm: np.ndarray
-) -> SquareRims:
-    """The rims of every size of ``cups`` on the square centred at ``centre`` (board mm)."""
-    radii, heights = cups.radii[0], cups.heights[0]
-    rings = [
-        rim_template(view, centre, r * outline.rim_ratio, h * outline.rim_height, camera_mm)
-        for r, h in zip(radii, heights, strict=True)
-    ]
-    middle, _ = lifted(centre, outline.rim_height * float(np.mean(heights)), camera_mm)
+def square_rims(view: RectifiedView, rings: list[Placed], centre_px: tuple[float, float]) -> SquareRims:
+    """The rims of one square with the region any shift of them can reach."""
+    grow = math.ceil(MAX_OFFSET_MM * view.scale) + reaches(view)[1] + 1
+    top, left, bottom, right = _extent(rings)
+    top, left, bottom, right = top - grow, left - grow, bottom + grow, right + grow
+    return SquareRims(tuple(rings), top, left, _directions(top, left, bottom, right, centre_px))
+
+
+def rims_middle(
+    view: RectifiedView, centre: np.ndarray, height: float, camera_mm: np.ndarray
+) -> tuple[float, float]:
+    """Where (view pixels) the middle of a square's rims at ``height`` mm lands."""
+    middle, _ = lifted(centre, height, camera_mm)
     u, v = view.to_pixels(middle[None, :])[0]
-    return square_rims(view, rings, (float(u), float(v)))
+    return float(u), float(v)
 
 
 def build_edge_bank(
@@ -215,10 +272,28 @@ def build_edge_bank(
 ) -> EdgeBank:
     """Every square's templates for every size (``centres``: each square's centre, board mm)."""
     cups = real_cups(view.layout.square_mm, max_piece, outline)
-    base = tuple(tuple(base_template(view, c, r, camera_mm) for r in cups.radii[0]) for c in centres)
-    rims = tuple(rims_for(view, c, cups, outline, camera_mm) for c in centres)
+    radii, heights = np.array(cups.radii[0]), np.array(cups.heights[0])
+    sizes = len(radii)
+    base = base_templates(view, np.repeat(centres, sizes, axis=0), np.tile(radii, len(centres)), camera_mm)
+    discs = [
+        rim_discs(c, radii * outline.rim_ratio, heights * outline.rim_height, camera_mm) for c in centres
+    ]
+    rings = rim_templates(
+        view, np.concatenate([xy for xy, _ in discs]), np.concatenate([r for _, r in discs])
+    )
+    middle = outline.rim_height * float(np.mean(heights))
+    rims = tuple(
+        square_rims(view, rings[k * sizes : (k + 1) * sizes], rims_middle(view, c, middle, camera_mm))
+        for k, c in enumerate(centres)
+    )
     base_reach, rim_reach = reaches(view)
-    return EdgeBank(base, rims, base_reach, rim_reach, edge_pad(view))
+    return EdgeBank(
+        tuple(tuple(base[k * sizes : (k + 1) * sizes]) for k in range(len(centres))),
+        rims,
+        base_reach,
+        rim_reach,
+        edge_pad(view),
+    )
 
 
 def reaches(view: RectifiedView) -> tuple[int, int]:
@@ -260,29 +335,18 @@ def edge_maps(features: np.ndarray, pad: int) -> EdgeMaps:
     )
 
 
-def _best(field: np.ndarray, placed: Placed, pad: int, dy: int, dx: int, reach: int) -> float:
-    """The template's best correlation with ``field`` within ``reach`` of shift (dy, dx)."""
-    top, left, template = placed
-    return best_shift(field, template, top + pad + dy, left + pad + dx, reach)[0]
-
-
 def rim_scores(strength: np.ndarray, pad: int, rims: SquareRims, dy: int, dx: int, reach: int) -> np.ndarray:
     """Each size's rim score around shift (dy, dx): the edge strength along the rim's normal."""
     h, w = rims.directions.shape[:2]
     y, x = rims.top + pad, rims.left + pad
     patch = strength[y : y + h, x : x + w] * rims.directions
     oriented = cv2.transform(patch, np.ones((1, 3), np.float32))
-    return np.array(
-        [
-            _best(oriented, (t - rims.top, lt - rims.left, ring), 0, dy, dx, reach)
-            for t, lt, ring in rims.rings
-        ]
-    )
+    return best_scores(oriented, rims.rings, dy - rims.top, dx - rims.left, reach)
 
 
 def edge_scores(maps: EdgeMaps, bank: EdgeBank, row: int, dy: int, dx: int) -> tuple[np.ndarray, np.ndarray]:
     """(base, rim) scores of every size on square ``row``; the rim around shift (dy, dx)."""
-    base = np.array([_best(maps.distance, p, maps.pad, 0, 0, bank.base_reach) for p in bank.base[row]])
+    base = best_scores(maps.distance, bank.base[row], maps.pad, maps.pad, bank.base_reach)
     return base, rim_scores(maps.strength, maps.pad, bank.rims[row], dy, dx, bank.rim_reach)
 
 
@@ -331,13 +395,106 @@ def _softmax(logits: np.ndarray) -> np.ndarray:
     return p / p.sum(axis=1, keepdims=True)
 
 
-def _margin(scores: np.ndarray, size: int) -> float:
-    """How far the true size's score leads the best other size, over the sizes' spread."""
-    spread = float(scores.max() - scores.min())
-    if spread <= 0:
-        return 0.0
-    others = np.delete(scores, size - 1)
-    return float(scores[size - 1] - others.max()) / spread
+def _margins(scores: np.ndarray, size: int) -> np.ndarray:
+    """How far the true size's score leads the best other size, over the sizes' spread, for
+    each row of ``scores`` (candidates x sizes)."""
+    spread = scores.max(axis=1) - scores.min(axis=1)
+    lead = scores[:, size - 1] - np.delete(scores, size - 1, axis=1).max(axis=1)
+    return np.where(spread > 0, lead / np.where(spread > 0, spread, 1.0), 0.0)
+
+
+def _extent(placed: list[Placed]) -> tuple[int, int, int, int]:
+    """(top, left, bottom, right) of the view around every template of ``placed``."""
+    return (
+        min(t for t, _, _ in placed),
+        min(lt for _, lt, _ in placed),
+        max(t + r.shape[0] for t, _, r in placed),
+        max(lt + r.shape[1] for _, lt, r in placed),
+    )
+
+
+def best_scores(field: np.ndarray, placed: Sequence[Placed], down: int, right: int, reach: int) -> np.ndarray:
+    """Each template's best correlation with ``field`` placed at (top + down + dy, left + right +
+    dx), |dy|, |dx| <= reach (``matching.best_shift``'s score)."""
+    return np.array([best_shift(field, t, top + down, left + right, reach)[0] for top, left, t in placed])
+
+
+def _oriented(
+    maps: EdgeMaps, placed: list[Placed], dy: int, dx: int, reach: int, centre_px: tuple[float, float]
+) -> tuple[np.ndarray, int, int]:
+    """The edge strength along the normal about ``centre_px`` (as ``rim_scores`` takes it) over
+    the region the templates reach around shift (dy, dx), and where they sit in it (down, right)."""
+    top, left, bottom, right = _extent(placed)
+    top, left, bottom, right = top + dy - reach, left + dx - reach, bottom + dy + reach, right + dx + reach
+    patch = maps.strength[top + maps.pad : bottom + maps.pad, left + maps.pad : right + maps.pad]
+    directions = _directions(top, left, bottom, right, centre_px)
+    return cv2.transform(patch * directions, np.ones((1, 3), np.float32)), dy - top, dx - left
+
+
+def _first_best(margins: list[np.ndarray]) -> int:
+    """The candidate with the largest mean margin over the reference cups (the first of equals),
+    each mean taken over that candidate's margins alone, as one candidate at a time took it."""
+    return int(np.argmax([np.mean(column) for column in np.array(margins).T]))
+
+
+def _base_margins(
+    view: RectifiedView,
+    maps: EdgeMaps,
+    cups_at: dict[int, tuple[int, tuple[int, int]]],
+    camera_mm: np.ndarray,
+    radii: np.ndarray,
+) -> list[np.ndarray]:
+    """Per reference cup, the true size's margin from the base circles for each row of
+    ``radii`` (candidates x sizes, mm)."""
+    centres = np.array([view.layout.square_centre(row) for row in cups_at])
+    base = base_templates(
+        view, np.repeat(centres, radii.size, axis=0), np.tile(radii.ravel(), len(centres)), camera_mm
+    )
+    reach = reaches(view)[0]
+    return [
+        _margins(
+            best_scores(
+                maps.distance, base[k * radii.size : (k + 1) * radii.size], maps.pad, maps.pad, reach
+            ).reshape(radii.shape),
+            size,
+        )
+        for k, (size, _) in enumerate(cups_at.values())
+    ]
+
+
+def _rim_margins(
+    view: RectifiedView,
+    maps: EdgeMaps,
+    cups_at: dict[int, tuple[int, tuple[int, int]]],
+    camera_mm: np.ndarray,
+    cups: CupSet,
+    candidates: list[CupOutline],
+) -> list[np.ndarray]:
+    """Per reference cup, the true size's margin from the rims for each candidate outline (all
+    of ``cups``' scale). The rims of one height share the oriented edge strength about their
+    middle: it is taken once per cup and height."""
+    radii, heights = np.array(cups.radii[0]), np.array(cups.heights[0])
+    rim_radii = np.array([radii * c.rim_ratio for c in candidates])  # candidate x size
+    rim_heights = np.array([heights * c.rim_height for c in candidates])
+    centres = np.array([view.layout.square_centre(row) for row in cups_at])
+    discs = [rim_discs(c, rim_radii.ravel(), rim_heights.ravel(), camera_mm) for c in centres]
+    rings = rim_templates(
+        view, np.concatenate([xy for xy, _ in discs]), np.concatenate([r for _, r in discs])
+    )
+    reach = reaches(view)[1]
+    margins = []
+    for k, (size, (dy, dx)) in enumerate(cups_at.values()):
+        scores = np.zeros(rim_radii.shape)
+        for height in sorted({c.rim_height for c in candidates}):
+            chosen = [j for j, c in enumerate(candidates) if c.rim_height == height]
+            placed = [
+                rings[(k * len(candidates) + j) * len(radii) + s] for j in chosen for s in range(len(radii))
+            ]
+            middle = rims_middle(view, centres[k], height * float(np.mean(heights)), camera_mm)
+            field, down, right = _oriented(maps, placed, dy, dx, reach, middle)
+            scores[chosen] = best_scores(field, placed, down, right, reach).reshape(len(chosen), len(radii))
+        margins.append(_margins(scores, size))
+    return margins
 
 
 def fit_outline(
@@ -354,58 +511,14 @@ def fit_outline(
     the rim's radius and height from the rims. Each is chosen for the largest mean margin of
     the true size over the others, so an edge that every size's circle crosses (a knob, a
     shadow's edge) does not pull it.
+
+    Every candidate's templates are drawn together (``soft_discs``) and scored together
+    (``best_scores``): one at a time, the 15 scales and 50 rims cost a calibration twice what
+    the rest of it did.
     """
-    centres = {row: np.array(view.layout.square_centre(row)) for row in cups_at}
-    base_reach, rim_reach = reaches(view)
-
-    def base_margin(scale: float) -> float:
-        radii = real_cups(view.layout.square_mm, max_piece, CupOutline(scale, 1.0, 1.0)).radii[0]
-        return float(
-            np.mean(
-                [
-                    _margin(
-                        np.array(
-                            [
-                                _best(
-                                    maps.distance,
-                                    base_template(view, centres[row], r, camera_mm),
-                                    maps.pad,
-                                    0,
-                                    0,
-                                    base_reach,
-                                )
-                                for r in radii
-                            ]
-                        ),
-                        size,
-                    )
-                    for row, (size, _) in cups_at.items()
-                ]
-            )
-        )
-
-    scale = max(SCALE_SCAN, key=base_margin)
+    reference = np.array(real_cups(view.layout.square_mm, max_piece, CupOutline(1.0, 1.0, 1.0)).radii[0])
+    radii = np.multiply.outer(SCALE_SCAN, reference)  # scale x size
+    scale = SCALE_SCAN[_first_best(_base_margins(view, maps, cups_at, camera_mm, radii))]
     cups = real_cups(view.layout.square_mm, max_piece, CupOutline(scale, 1.0, 1.0))
-
-    def rim_margin(outline: CupOutline) -> float:
-        return float(
-            np.mean(
-                [
-                    _margin(
-                        rim_scores(
-                            maps.strength,
-                            maps.pad,
-                            rims_for(view, centres[row], cups, outline, camera_mm),
-                            dy,
-                            dx,
-                            rim_reach,
-                        ),
-                        size,
-                    )
-                    for row, (size, (dy, dx)) in cups_at.items()
-                ]
-            )
-        )
-
     candidates = [CupOutline(scale, ratio, height) for ratio in RIM_RATIO_SCAN for height in RIM_HEIGHT_SCAN]
-    return max(candidates, key=rim_margin)
+    return candidates[_first_best(_rim_margins(view, maps, cups_at, camera_mm, cups, candidates))]

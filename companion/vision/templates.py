@@ -10,11 +10,20 @@ so matching searches shifts up to ``max_offset_mm``.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
-from companion.vision.cups import CupSet, cross_sections, draw_silhouette
+from companion.vision.cups import (
+    CIRCLE_BITS,
+    SUPERSAMPLE,
+    CupSet,
+    cross_sections,
+    draw_silhouette,
+    fixed_point_circles,
+)
 from companion.vision.geometry import BoardLayout, RectifiedView
 
 MAX_OFFSET_MM = 9.0
@@ -68,12 +77,52 @@ def frame_around(
     return int(v) - half, int(u) - half, 2 * half + 2, 2 * half + 2
 
 
+def _origin(view: RectifiedView, top: int, left: int) -> np.ndarray:
+    """The board point (mm) at the view's pixel (top, left)."""
+    x0, y1 = view.origin_mm
+    return np.array([x0 + left / view.scale, y1 - top / view.scale])
+
+
 def draw_at(view: RectifiedView, frame: tuple[int, int, int, int], sections: np.ndarray) -> np.ndarray:
     """Draw sections over a frame (top, left, height, width) of the rectified view."""
     top, left, h, w = frame
-    x0, y1 = view.origin_mm
-    origin = np.array([x0 + left / view.scale, y1 - top / view.scale])
-    return draw_silhouette(sections, origin, view.scale, (h, w))
+    return draw_silhouette(sections, _origin(view, top, left), view.scale, (h, w))
+
+
+def draw_together(
+    view: RectifiedView, frames: Sequence[tuple[int, int, int, int]], sections: Sequence[np.ndarray]
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """``draw_at`` for many frames, by shape: the frames' indices and their masks (m x h x w).
+
+    A calibration draws thousands of silhouettes; one at a time each paid for its own
+    supersampled canvas and resize. Here the frames of one shape are drawn one under another on
+    one canvas and take one resize. Each mask is ``draw_at``'s to the bit: every frame starts
+    on a whole pixel, each pixel averages its own block, and a frame holds its discs (the
+    frames here are made around them), so none reaches into the next."""
+    one = 1 << CIRCLE_BITS
+    shapes: dict[tuple[int, int], list[int]] = {}
+    for i, (_, _, h, w) in enumerate(frames):
+        shapes.setdefault((h, w), []).append(i)
+    for (h, w), index in shapes.items():
+        big = np.zeros((len(index) * h * SUPERSAMPLE, w * SUPERSAMPLE), np.uint8)
+        for j, i in enumerate(index):
+            down = j * h * SUPERSAMPLE * one  # the frame's place on the canvas
+            top, left = frames[i][:2]
+            for u, v, r in fixed_point_circles(sections[i], _origin(view, top, left), view.scale):
+                cv2.circle(big, (u, v + down), r, 255, -1, cv2.LINE_8, CIRCLE_BITS)
+        small = cv2.resize(big, (w, len(index) * h), interpolation=cv2.INTER_AREA)
+        yield np.array(index), (small.astype(np.float32) / 255.0).reshape(len(index), h, w)
+
+
+def draw_many(
+    view: RectifiedView, frames: Sequence[tuple[int, int, int, int]], sections: Sequence[np.ndarray]
+) -> list[np.ndarray]:
+    """``draw_at`` for each frame (``draw_together``), in their order."""
+    masks: list[np.ndarray] = [np.empty((0, 0), np.float32)] * len(frames)
+    for index, drawn in draw_together(view, frames, sections):
+        for i, mask in zip(index.tolist(), drawn, strict=True):
+            masks[i] = mask
+    return masks
 
 
 def build_bank(
@@ -87,10 +136,25 @@ def build_bank(
     squares = []
     pad = 0
     rows, cols = view.shape
-    for row in range(layout.size * layout.size):
-        centre = np.array(layout.square_centre(row))
-        sections = cup_sections(centre, cups, camera_mm)
-        frame = frame_around(view, centre, [sec for per_colour in sections for sec in per_colour])
+    squares_sections = [
+        [
+            sec
+            for per_colour in cup_sections(np.array(layout.square_centre(row)), cups, camera_mm)
+            for sec in per_colour
+        ]
+        for row in range(layout.size * layout.size)
+    ]
+    frames = [
+        frame_around(view, np.array(layout.square_centre(row)), sections)
+        for row, sections in enumerate(squares_sections)
+    ]
+    per_square = len(squares_sections[0])
+    drawn = draw_many(
+        view,
+        [frame for frame in frames for _ in range(per_square)],
+        [s for ss in squares_sections for s in ss],
+    )
+    for row, frame in enumerate(frames):
         top, left, h, w = frame
         pad = max(
             pad,
@@ -99,8 +163,8 @@ def build_bank(
             top + h + offset + 1 - rows,
             left + w + offset + 1 - cols,
         )
-        full = np.array(
-            [[draw_at(view, frame, sec) for sec in per_colour] for per_colour in sections], dtype=np.float32
+        full = np.array(drawn[row * per_square : (row + 1) * per_square], dtype=np.float32).reshape(
+            2, cups.max_piece, h, w
         )
         flat = np.ascontiguousarray(full.reshape(2, cups.max_piece, h * w).transpose(0, 2, 1))
         support = full[:, -1].max(axis=0)
@@ -124,15 +188,15 @@ def build_bank(
     return TemplateBank(tuple(squares), offset, max(pad, 0))
 
 
-def single_template(
+def single_templates(
     view: RectifiedView,
     camera_mm: np.ndarray,
-    centre_mm: np.ndarray,
-    radius: float,
-    height: float,
+    cups: Sequence[tuple[np.ndarray, float, float]],
     shape: float,
-) -> tuple[int, int, np.ndarray]:
-    """(top, left, mask) of one cup's silhouette in a frame just big enough for it."""
-    sec = cross_sections(centre_mm, radius, height, shape, camera_mm)
-    frame = frame_around(view, centre_mm, [sec])
-    return frame[0], frame[1], draw_at(view, frame, sec)
+) -> list[tuple[int, int, np.ndarray]]:
+    """(top, left, mask) of each cup's silhouette (``cups``: (centre_mm, radius, height) of
+    each), each in a frame just big enough for it."""
+    sections = [cross_sections(centre, radius, height, shape, camera_mm) for centre, radius, height in cups]
+    frames = [frame_around(view, centre, [sec]) for (centre, _, _), sec in zip(cups, sections, strict=True)]
+    masks = draw_many(view, frames, sections)
+    return [(top, left, mask) for (top, left, _, _), mask in zip(frames, masks, strict=True)]

@@ -7,18 +7,18 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
 from companion.rules.square import board_squares, square_name
-from companion.vision.calibration import Calibration, calibrate
+from companion.vision.calibration import Calibration
 from companion.vision.learning import Learner, label
 from companion.vision.reader import BoardReader
+from tests.shared_calibrations import BENCH, bench_calibration
 
-SCENE = Path(__file__).resolve().parents[2] / "tests" / "data" / "bench" / "bench-08"
+SCENE = BENCH / "bench-08"
 NAMES = [square_name(sq) for sq in board_squares(4)]
 
 Board = tuple[np.ndarray, dict[int, tuple[int, int]]]
@@ -59,9 +59,7 @@ def learned_then_read(calibration: Calibration, shown: list[Board]) -> tuple[int
 
 @pytest.fixture(scope="module")
 def scene() -> tuple[Calibration, list[Board]]:
-    frames = SCENE / "frames"
-    empty, reference = (cv2.imread(str(frames / name)) for name in ("00-empty.jpg", "01-reference.jpg"))
-    return calibrate(empty, reference), boards()
+    return bench_calibration(SCENE.name), boards()
 
 
 @pytest.mark.slow

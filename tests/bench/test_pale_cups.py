@@ -20,10 +20,10 @@ from companion.rules import COLOR_NAMES
 from companion.vision.calibration import Calibration, calibrate
 from companion.vision.pixels import TEXTURE_CLIP
 from companion.vision.reader import BoardReader
+from tests.shared_calibrations import BENCH, bench_calibration
 
-DATA = Path(__file__).resolve().parents[2] / "tests" / "data" / "bench"
-PALE = DATA / "bench-18" / "frames"
-OTHERS = [DATA / name / "frames" for name in ("bench-03", "bench-08", "bench-11")]
+PALE = BENCH / "bench-18" / "frames"
+OTHERS = ["bench-03", "bench-08", "bench-11"]
 LATE = ("10b-move", "11b-move", "12b-move")
 """The game's last boards: six to eight white cups of every size on the board."""
 
@@ -56,7 +56,7 @@ def square_polygon(corners: dict[str, list[float]], file: int, rank: int) -> np.
 
 @pytest.fixture(scope="module")
 def pale() -> Calibration:
-    return calibrate(image(PALE, "00-empty"), image(PALE, "01-reference"))
+    return bench_calibration("bench-18")
 
 
 def test_the_pale_reference_layout_calibrates_and_trusts_texture_more(pale: Calibration) -> None:
@@ -67,11 +67,9 @@ def test_the_pale_reference_layout_calibrates_and_trusts_texture_more(pale: Cali
         assert np.allclose(radii, (12.0, 16.5, 21.0, 25.5), atol=2.0)
 
 
-@pytest.mark.slow  # three more calibrations
-@pytest.mark.parametrize("folder", OTHERS, ids=lambda p: p.parent.name)
-def test_boards_whose_cups_stand_out_keep_the_usual_texture_trust(folder: Path) -> None:
-    calibration = calibrate(image(folder, "00-empty"), image(folder, "01-reference"))
-    assert calibration.pixels.texture.max() <= TEXTURE_CLIP[1]
+@pytest.mark.parametrize("scene", OTHERS)  # calibrated once for every test that reads them
+def test_boards_whose_cups_stand_out_keep_the_usual_texture_trust(scene: str) -> None:
+    assert bench_calibration(scene).pixels.texture.max() <= TEXTURE_CLIP[1]
 
 
 def test_the_pale_cups_colours_hold_on_the_games_frames(pale: Calibration) -> None:

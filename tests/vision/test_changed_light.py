@@ -7,39 +7,27 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
 from companion.rules.square import board_squares, square_name
-from companion.vision.calibration import Calibration, calibrate
 from companion.vision.gate import StabilityGate
 from companion.vision.pixels import blurred, log_image
 from companion.vision.reader import STILL_SECONDS, BoardReader
 from companion.vision.sources import read_image
-
-DATA = Path(__file__).resolve().parents[1] / "data" / "bench"
-
-
-def frame(scene: str, name: str) -> np.ndarray:
-    return read_image(DATA / scene / "frames" / f"{name}.jpg")
+from tests.shared_calibrations import BENCH, bench_calibration, bench_frame
 
 
 def truth(scene: str, name: str) -> dict:
-    return json.loads((DATA / scene / "frames" / f"{name}.json").read_text())
-
-
-@cache
-def calibration(scene: str) -> Calibration:
-    return calibrate(frame(scene, "00-empty"), frame(scene, "01-reference"))
+    return json.loads((BENCH / scene / "frames" / f"{name}.json").read_text())
 
 
 @cache
 def reader_for(scene: str) -> BoardReader:
     """A reader used only to rectify frames and compare them (it keeps no state for that)."""
-    return BoardReader(calibration(scene))
+    return BoardReader(bench_calibration(scene))
 
 
 def change_of(scene: str, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -54,7 +42,7 @@ def change_of(scene: str, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def empty_square_offsets(scene: str, name: str, residual: np.ndarray) -> list[float]:
     """The largest per-channel median of ``residual`` over the middle 20 mm of each square the
     truth has empty."""
-    c = calibration(scene)
+    c = bench_calibration(scene)
     board = truth(scene, name)["board"]
     half = round(10 * c.scale)
     offsets = []
@@ -74,7 +62,7 @@ def test_the_light_field_follows_a_lamp_moved_after_calibration(name: str) -> No
     fitted on the margin alone follows it over the grid's empty squares (mean error 0.04 in
     log), where one gain for the whole board (the margin's median, as before) leaves 0.09–0.12
     (what remains is mostly the cups' shadows that fall on empty squares)."""
-    diff, change = change_of("bench-03", frame("bench-03", name))
+    diff, change = change_of("bench-03", bench_frame("bench-03", name))
     gain = np.median(diff.reshape(-1, 3)[reader_for("bench-03").background.band_sample], axis=0)
     field = empty_square_offsets("bench-03", name, diff - change)
     single = empty_square_offsets("bench-03", name, diff - gain)
@@ -85,8 +73,8 @@ def test_the_light_field_follows_a_lamp_moved_after_calibration(name: str) -> No
 def test_the_light_field_is_not_bent_by_an_arm_across_the_margin() -> None:
     """A dark sleeve painted across a fifth of the margin, under bench-03's changed light, moves
     the field by little inside the grid: the fit keeps to the pixels that agree with it."""
-    c = calibration("bench-03")
-    image = frame("bench-03", "08b-move")
+    c = bench_calibration("bench-03")
+    image = bench_frame("bench-03", "08b-move")
     plain = change_of("bench-03", image)[1]
     h, w = c.view.shape
     # the sleeve painted on the board plane, then brought back to the image
@@ -108,7 +96,7 @@ def test_even_light_keeps_one_gain(scene: str) -> None:
     """Under the light of calibration (bench-08's low lamp, bench-11's) every hand-free frame is
     corrected by one gain for the whole board, exactly as before the field: a quadratic is used
     only where the light is uneven."""
-    for path in sorted((DATA / scene / "frames").glob("*b-move.jpg")):
+    for path in sorted((BENCH / scene / "frames").glob("*b-move.jpg")):
         assert change_of(scene, read_image(path))[1].shape == (3,), path.name
 
 
@@ -125,23 +113,23 @@ def test_a_board_held_still_under_changed_light_reaches_the_referee() -> None:
     the stability gate passes it a second later. Its hand frame, under the same light and
     shown as still (it is a still image), stays flagged: a hand's evidence is beyond what
     light gives."""
-    reader = BoardReader(calibration("bench-03"))
-    board = frame("bench-03", "07b-move")
+    reader = BoardReader(bench_calibration("bench-03"))
+    board = bench_frame("bench-03", "07b-move")
     flags = shown(reader, [board], STILL_SECONDS + 1.2)
     assert flags[0] and not flags[-1]
     assert flags.index(False) == round(STILL_SECONDS * 5)
     gate = StabilityGate()
     passed = [gate.feed(k / 5, reader.read(board, 10 + k / 5)) for k in range(15)]
     assert any(p is not None for p in passed)
-    hand = BoardReader(calibration("bench-03"))
-    assert all(shown(hand, [frame("bench-03", "09a-hand")], STILL_SECONDS + 1.2))
+    hand = BoardReader(bench_calibration("bench-03"))
+    assert all(shown(hand, [bench_frame("bench-03", "09a-hand")], STILL_SECONDS + 1.2))
 
 
 @pytest.mark.slow  # reads a scene's frames one after another: a second or two
 def test_a_picture_that_keeps_changing_is_never_taken_for_still() -> None:
     """The same board, alternately shifted by 3 pixels (a hand's motion, a camera being moved):
     never still, so a flagged frame stays flagged however long it lasts."""
-    reader = BoardReader(calibration("bench-03"))
-    board = frame("bench-03", "07b-move")
+    reader = BoardReader(bench_calibration("bench-03"))
+    board = bench_frame("bench-03", "07b-move")
     moved = np.roll(board, 3, axis=1)
     assert all(shown(reader, [board, moved], 3 * STILL_SECONDS))

@@ -6,19 +6,20 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from pathlib import Path
 
-import cv2
 import numpy as np
 import pytest
 
 from companion.errors import CompanionError
-from companion.vision.calibration import Calibration, calibrate
+from companion.vision.calibration import Calibration
 from companion.vision.cups import REFERENCE_DIAMETERS, REFERENCE_HEIGHTS, lifted
-from companion.vision.edges import CupOutline, edge_logits, shortfall, size_shares
+from companion.vision.edges import CupOutline, edge_logits, shortfall, size_shares, soft_discs
+from companion.vision.geometry import RectifiedView
 from companion.vision.reader import BoardReader
+from companion.vision.templates import draw_at
+from tests.shared_calibrations import BENCH, bench_calibration, bench_frame
 
-BENCH_08 = Path(__file__).resolve().parents[1] / "data" / "bench" / "bench-08" / "frames"
+BENCH_08 = BENCH / "bench-08" / "frames"
 
 
 def seen_by(renderer, points: np.ndarray) -> np.ndarray:
@@ -57,12 +58,29 @@ def test_calibration_fits_the_sets_real_size(setup_for):
     assert 0.5 <= outline.rim_ratio <= 0.95 and 0.6 <= outline.rim_height <= 1.0
 
 
+def test_discs_drawn_together_are_each_the_disc_drawn_alone(setup_for, rng):
+    """The outline fit draws its two thousand circles on shared canvases (``soft_discs``): each
+    comes out to the bit as ``templates.draw_at`` draws it alone in its own frame, wherever it
+    falls within a pixel and whatever its size, with a zero border the edge filters need."""
+    calibration = setup_for(2).calibration
+    view = RectifiedView(calibration.layout, calibration.scale)
+    centres = rng.uniform(20.0, 220.0, (60, 2))
+    radii = rng.uniform(4.0, 26.0, 60)
+    drawn = 0
+    for index, tops, lefts, discs in soft_discs(view, centres, radii):
+        assert len(index) == len(tops) == len(lefts) == len(discs)
+        for i, top, left, disc in zip(index, tops, lefts, discs, strict=True):
+            sections = np.array([[centres[i, 0], centres[i, 1], radii[i], 0.0]])
+            alone = draw_at(view, (int(top), int(left), disc.shape[0], disc.shape[1]), sections)
+            assert alone.dtype == disc.dtype and np.array_equal(alone, disc)
+            assert alone[[0, 1, -2, -1]].max() == 0 and alone[:, [0, 1, -2, -1]].max() == 0
+            drawn += 1
+    assert drawn == len(radii)
+
+
 @pytest.fixture(scope="module")
 def bench_08() -> tuple[Calibration, np.ndarray]:
-    empty, reference, frame = (
-        cv2.imread(str(BENCH_08 / f"{n}.jpg")) for n in ("00-empty", "01-reference", "16b-move")
-    )
-    return calibrate(empty, reference), frame
+    return bench_calibration("bench-08"), bench_frame("bench-08", "16b-move")
 
 
 def test_the_edges_read_a_size_a_long_shadow_misled_on_a_rendered_frame(bench_08):

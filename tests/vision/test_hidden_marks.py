@@ -7,34 +7,22 @@ leave the marks in view; a pale patch, the board's own colour, hides them."""
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
-from companion.vision.calibration import Calibration, calibrate
 from companion.vision.marks import HIDDEN_MM2, HiddenMarks
 from companion.vision.occlusion import BAND_OCCLUDED_MM2, FIST_LOG_ODDS, GRID_OCCLUDED_MM2
 from companion.vision.reader import STILL_SECONDS, BoardReader
 from companion.vision.sources import read_image
-
-DATA = Path(__file__).resolve().parents[1] / "data" / "bench"
-
-
-def frame(scene: str, name: str) -> np.ndarray:
-    return read_image(DATA / scene / "frames" / f"{name}.jpg")
-
-
-@cache
-def calibration(scene: str) -> Calibration:
-    return calibrate(frame(scene, "00-empty"), frame(scene, "01-reference"))
+from tests.shared_calibrations import BENCH, bench_calibration, bench_frame
 
 
 @cache
 def empty_board() -> tuple[HiddenMarks, np.ndarray, float]:
     """bench-11's marks, its empty board's grey on the board plane, and the view's px/mm."""
-    c = calibration("bench-11")
+    c = bench_calibration("bench-11")
     gray = cv2.cvtColor(c.background, cv2.COLOR_BGR2GRAY)
     return HiddenMarks(gray, c.scale), gray, c.scale
 
@@ -47,7 +35,7 @@ def test_a_pale_fist_the_colour_of_the_board_is_flagged() -> None:
     """bench-11's fist over the d-file's edge (03a-hand): skin close to the birch board's colour, no
     arm across the margin. The colour evidence stays under every limit; the grid lines and
     the margin's grain it hides flag it."""
-    reading = BoardReader(calibration("bench-11")).read_details(frame("bench-11", "03a-hand"))
+    reading = BoardReader(bench_calibration("bench-11")).read_details(bench_frame("bench-11", "03a-hand"))
     assert reading.band_area_mm2 <= BAND_OCCLUDED_MM2
     assert reading.grid_area_mm2 <= GRID_OCCLUDED_MM2
     assert reading.fist_log_odds <= FIST_LOG_ODDS
@@ -58,8 +46,8 @@ def test_a_pale_fist_the_colour_of_the_board_is_flagged() -> None:
 def test_a_pale_fist_held_still_stays_flagged() -> None:
     """A picture held still lets moderate colour evidence pass (changed light looks like that);
     hidden marks never do: a shadow or a lamp leaves them in view, a hand does not."""
-    reader = BoardReader(calibration("bench-11"))
-    fist = frame("bench-11", "03a-hand")
+    reader = BoardReader(bench_calibration("bench-11"))
+    fist = bench_frame("bench-11", "03a-hand")
     fps = 5.0
     assert all(reader.read(fist, k / fps).occluded for k in range(round((STILL_SECONDS + 1) * fps)))
 
@@ -72,7 +60,7 @@ def test_changed_light_and_long_shadows_hide_no_marks(scene: str, name: str) -> 
     """bench-03 after its lamp moved and changed colour, bench-08 under a low lamp whose cups
     cast long shadows across lines: the marks stay in view (the colour test flags both on a
     single read; they pass once still)."""
-    reading = BoardReader(calibration(scene)).read_details(frame(scene, name))
+    reading = BoardReader(bench_calibration(scene)).read_details(bench_frame(scene, name))
     assert reading.hidden_area_mm2 < HIDDEN_MM2 / 4
 
 
@@ -80,8 +68,8 @@ def test_changed_light_and_long_shadows_hide_no_marks(scene: str, name: str) -> 
 @pytest.mark.parametrize("scene", ["bench-03", "bench-08", "bench-11"])
 def test_every_hand_free_frame_shows_its_marks(scene: str) -> None:
     """No hand-free frame of the committed scenes hides a hand's worth of marks."""
-    reader = BoardReader(calibration(scene))
-    for path in sorted((DATA / scene / "frames").glob("*b-move.jpg")):
+    reader = BoardReader(bench_calibration(scene))
+    for path in sorted((BENCH / scene / "frames").glob("*b-move.jpg")):
         assert reader.read_details(read_image(path)).hidden_area_mm2 < HIDDEN_MM2 / 4, path.name
 
 
@@ -113,7 +101,7 @@ def test_a_patch_of_the_boards_own_colour_hides_its_marks_unless_a_cup_explains_
     faint grain is not, so about a third of the disc here). Where the cups found cover it
     (``free`` 0) nothing is."""
     marks, gray, scale = empty_board()
-    c = calibration("bench-11")
+    c = bench_calibration("bench-11")
     centre = np.round(c.view.to_pixels(np.array([c.layout.grid_corners()[0] + 60.0]))[0]).astype(int)
     radius = round(30 * scale)
     disc = np.zeros(gray.shape, np.uint8)

@@ -1,0 +1,59 @@
+"""Calibrations the tests share: each board calibrated once per test session, whoever asks
+first, then read-only.
+
+A calibration costs about a third of a second of CPU (more on a loaded machine), and several
+test modules calibrate the same committed bench scene (``tests/data/bench``): each did its own
+until the quick loop spent seconds on it. A shared calibration must be the same for every test
+that reads it, so its arrays are made read-only: a test or a reader that wrote into one would
+fail at once instead of changing what the next test reads.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from companion.vision.calibration import Calibration
+
+BENCH = Path(__file__).resolve().parent / "data" / "bench"
+"""The vision bench's committed scenes: rendered frames with their truth (docs/vision-bench.md)."""
+
+T = TypeVar("T")
+
+
+def read_only(value: T) -> T:
+    """``value`` with every array in it (through dataclasses, dicts, lists and tuples) made
+    read-only; the value itself is returned."""
+    if isinstance(value, np.ndarray):
+        value.setflags(write=False)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for field in dataclasses.fields(value):
+            read_only(getattr(value, field.name))
+    elif isinstance(value, dict):
+        for item in value.values():
+            read_only(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            read_only(item)
+    return value
+
+
+def bench_frame(scene: str, name: str) -> np.ndarray:
+    """A committed bench frame (``00-empty``, ``01-reference``, ``13b-move``...) as BGR."""
+    from companion.vision.sources import read_image
+
+    return read_image(BENCH / scene / "frames" / f"{name}.jpg")
+
+
+@cache
+def bench_calibration(scene: str) -> Calibration:
+    """The bench scene calibrated from its own empty and reference frames, as the bench does
+    (``benchmarks/vision_bench.py``), once per session and read-only."""
+    from companion.vision.calibration import calibrate
+
+    return read_only(calibrate(bench_frame(scene, "00-empty"), bench_frame(scene, "01-reference")))
