@@ -16,7 +16,7 @@ calibrated from its own ``00-empty`` and ``01-reference`` frames with the produc
   hand-free frames falsely flagged, read time;
 - **replay**: the frames are shown, frame by frame at the camera's pace (``--fps``), to the
   device's own observer (``vision_link.reader_observer``: a fresh reader and ``StabilityGate``;
-  its ``judged(events, position)`` hook, when it has one, after each stable observation, as the
+  its ``judged(events, position, unsure)`` hook, when it has one, after each stable observation, as the
   device loop calls it) and a fresh ``Reconciler``: the empty board, then for each ply its hand
   frame if it has one (``--hand-seconds``) and the board after the move (``--board-seconds``,
   each varied). Scored like ``reconciler_faults.py`` (moves right, flagged, wrong; announced
@@ -575,7 +575,7 @@ def replay(
 ) -> tuple[GameResult, list[Showing]]:
     """The scene's frames shown to the device's own observer (a fresh reader and stability
     gate, ``vision_link.reader_observer``) and a fresh reconciler, on the camera's clock. After
-    each stable observation the observer's ``judged(events, position)`` is called when it has
+    each stable observation the observer's ``judged(events, position, unsure)`` is called when it has
     one, as the device loop does, so a reader that learns during the game learns here too."""
     clock = [0.0]
     observe = reader_observer(BoardReader(calibration), StabilityGate(), clock=lambda: clock[0], learn=learn)
@@ -661,7 +661,7 @@ def replay(
         result.stable_observations += 1
         events = reconciler.feed(stable)
         if judged is not None:
-            judged(events, reconciler.game.position)
+            judged(events, reconciler.game.position, reconciler.unsure)
         take(events, t, frame)
     if current is not None:
         showing_ended(current)

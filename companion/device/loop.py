@@ -353,7 +353,7 @@ class Companion(Component):
             self.show_waiting_state()
         judged = getattr(self.observe, "judged", None)
         if judged is not None:  # the reader learns from positions the referee is sure of, once shown
-            judged(events, position)
+            judged(events, position, self.reconciler.unsure)
         return events
 
     def _referee_said(

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -21,12 +22,12 @@ from companion.device.scenario import Shot
 from companion.device.simulate import tops_of
 from companion.errors import CompanionError
 from companion.files import write_text_atomically
-from companion.reconciler.events import Event
+from companion.reconciler.events import Event, EventType
 from companion.rules.variant import Variant
 from companion.vision.calibration import Calibration, calibrate
 from companion.vision.gate import StabilityGate
 from companion.vision.geometry import BoardLayout
-from companion.vision.learning import ObserverLearning, ShowsTops
+from companion.vision.learning import UNSURE, ObserverLearning, ShowsTops
 from companion.vision.observation import Observation
 from companion.vision.reader import BoardReader
 from companion.vision.sources import PI_CAMERA_ADVICE, ExposureLock, FrameSource, open_source
@@ -47,9 +48,10 @@ class ReaderObserver:
     period. The gate runs on the camera's time (a video's own time line); the observation it
     passes is stamped with the wall clock, which the reconciler gives the move (and the log).
 
-    ``judged(events, position)``, called by the device loop after each stable observation was
-    fed to the referee, lets the reader learn from the frames the referee is sure of
-    (``companion.vision.learning``); with ``learn=False`` it only listens."""
+    ``judged(events, position, unsure)``, called by the device loop after each stable
+    observation was fed to the referee, lets the reader learn from the frames the referee is
+    sure of (``companion.vision.learning``): with the referee's plies in doubt (``unsure``),
+    from every square they leave sure; with ``learn=False`` it only listens."""
 
     def __init__(
         self,
@@ -62,6 +64,9 @@ class ReaderObserver:
         self.gate = gate
         self.clock = clock
         self.learning = ObserverLearning(reader) if learn else None
+        self.moved: dict[int, tuple[str, ...]] = {}
+        """Squares each announced ply touched, since the game's last start: where the cups of
+        a ply in doubt may have gone since."""
 
     def __call__(self, frame: np.ndarray, timestamp: float) -> Observation | None:
         try:
@@ -76,13 +81,26 @@ class ReaderObserver:
             self.learning.stable(frame, stable)
         return replace(stable, timestamp=self.clock())
 
-    def judged(self, events: Sequence[Event], position: ShowsTops) -> bool:
+    def judged(
+        self,
+        events: Sequence[Event],
+        position: ShowsTops,
+        unsure: Mapping[int, Sequence[str]] | None = None,
+    ) -> bool:
         """The referee's events after the last stable observation and its position then;
-        True when the reader learned from a frame (the calibration to save changed)."""
+        True when the reader learned from a frame (the calibration to save changed).
+
+        ``unsure`` is the referee's plies in doubt now, with the moves its paths play there
+        (``Reconciler.unsure``): the squares they name, and every square a ply since the first
+        of them touched, are left out of what is learned, and a report of those plies no
+        longer drops the frame. Without it, any report of doubt does."""
+        self._follow(events)
         if self.learning is None:
             return False
+        doubt = squares_in_doubt(unsure or {}, self.moved) if unsure is not None else None
+        kinds = [_kind(e, doubt is not None) for e in events]
         try:
-            return self.learning.judged([str(e.type) for e in events], position)
+            return self.learning.judged(kinds, position, doubt if doubt is not None else ())
         except CompanionError as error:  # learning is a bonus: the game never stops for it
             log.warning("not learned from a frame: %s", error)
             return False
@@ -91,6 +109,58 @@ class ReaderObserver:
     def calibration(self) -> Calibration:
         """The calibration with what was learned during the game."""
         return self.reader.calibration
+
+    def _follow(self, events: Sequence[Event]) -> None:
+        """Keep ``moved`` in step with the referee's game."""
+        for event in events:
+            if event.type in RESTARTS:
+                self.moved.clear()
+            elif event.type == EventType.TAKEBACK:
+                self.moved.pop(event.ply, None)
+            elif event.type == EventType.MOVE:
+                self.moved[event.ply] = event.squares
+
+
+RESTARTS = frozenset({EventType.NEW_GAME, EventType.RESYNC, EventType.CORRECTION})
+"""Events after which the plies announced so far no longer say where cups went."""
+SQUARE_NAME = re.compile(r"[a-z][1-9][0-9]?")
+
+
+def squares_in_doubt(
+    unsure: Mapping[int, Sequence[str]], moved: Mapping[int, Sequence[str]]
+) -> frozenset[str] | None:
+    """The squares whose top depends on which of the referee's paths is right: those its moves
+    in doubt name, and those every ply since the first of them touched (a cup moved on from a
+    square in doubt carries the doubt along). None when that cannot be told (a ply in doubt
+    with an alternative that names no square, such as another start, or a ply since not
+    followed): then the whole board is in doubt."""
+    if not unsure:
+        return frozenset()
+    squares: set[str] = set()
+    for texts in unsure.values():
+        for text in texts:
+            named = SQUARE_NAME.findall(text)
+            if not named and text != NO_MOVE:
+                return None
+            squares.update(named)
+    first, last = min(unsure), max([*unsure, *moved])
+    for ply in range(first, last + 1):
+        if ply not in moved and ply not in unsure:
+            return None
+        squares.update(moved.get(ply, ()))
+    return frozenset(squares)
+
+
+NO_MOVE = "no move"
+"""The reconciler's text for a path that plays nothing at a ply (its squares are the others')."""
+
+
+def _kind(event: Event, doubt_known: bool) -> str:
+    """The event's kind for learning: a report of plies in doubt is ``UNSURE`` when the squares
+    in doubt are known (``judged``'s ``unsure``)."""
+    if doubt_known and event.type == EventType.NEEDS_ATTENTION and "unsure" in event.detail:
+        return UNSURE
+    return str(event.type)
 
 
 def reader_observer(
@@ -272,11 +342,13 @@ class BoardObserver:
         self._observe = reader_observer(reader, StabilityGate(HOLD_SECONDS, MIN_FRAMES), self._clock)
         self.fault = None
 
-    def judged(self, events: Sequence[Event], position: ShowsTops) -> None:
+    def judged(
+        self, events: Sequence[Event], position: ShowsTops, unsure: Mapping[int, Sequence[str]] | None = None
+    ) -> None:
         """After each stable observation the referee judged: learn from the frames it is sure
-        of, and save what was learned with the calibration (a failed write is said in the
-        journal; the reader keeps what it learned)."""
-        if self._observe is None or not self._observe.judged(events, position):
+        of (``ReaderObserver.judged``), and save what was learned with the calibration (a
+        failed write is said in the journal; the reader keeps what it learned)."""
+        if self._observe is None or not self._observe.judged(events, position, unsure):
             return
         try:
             self._observe.calibration.save(self.path)

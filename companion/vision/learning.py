@@ -24,23 +24,26 @@ Three rules keep it safe:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, replace
 from typing import Protocol
 
 import cv2
 import numpy as np
 
-from companion.rules.square import Piece, Square, board_squares
+from companion.rules.square import Piece, Square, board_squares, square_name
 from companion.vision.calibration import Adaptation, BoardScene, Calibration
 from companion.vision.cups import CupSet
 from companion.vision.matching import best_shift, evidence
 from companion.vision.observation import Observation, class_index
-from companion.vision.pixels import MIN_CUP_SIGMA, Gaussian, PixelModel
+from companion.vision.pixels import MIN_CUP_SIGMA, Gaussian, PixelModel, blurred, log_image
 from companion.vision.reader import BoardReader
 
 SURE_KINDS = frozenset({"move", "win", "loss", "draw", "settled"})
 """Event kinds of a batch the referee is sure of; a batch needs a move to count as a label."""
+UNSURE = "unsure"
+"""The kind of a report of plies in doubt whose squares the caller named (``ObserverLearning.
+judged``'s ``doubt``): the frame is still a label, on every other square."""
 CONFIRMING_MOVES = 2
 """Clean moves in a row (since the start or the last doubt) before a frame is learned from:
 the frame of the first is learned when the second confirms the position it showed."""
@@ -64,14 +67,30 @@ MEAN_BOUND = np.array([0.6, 0.15, 0.15])
 MIN_CORE_PIXELS = 60
 """Fewer sure pixels of a colour than this teach nothing about it."""
 SHADE_LIMIT = -0.08
-"""The learned board takes a pixel's look only where it is no darker than the board in use by
-more than this (log): a cup's shadow today is not the board tomorrow, a brighter or re-tinted
-board is."""
+"""The light's change is measured only on bare board no darker than that change by more than
+this (log): a cup's shadow today is not the board tomorrow, a brighter or re-tinted board is."""
+LIGHT_SMOOTHING_MM = 12.0
+"""Spread of the Gaussian that turns the bare board's change into the light's change under the
+cups: a lamp's fall-off varies over tens of millimetres, a cup's contact shadow over a few."""
+LIGHT_CHANGED = 0.1
+"""The margin's gain (log, any channel) beyond which the light counts as changed since the board
+in use was learned; a camera's exposure drifts by 0.01-0.05. Under the same light the board is
+not relit: the bare board's change is then only the cups' shadows and the light they bounce
+(up to 0.75 in log near them on the bench's bench-01), which a relit board took in and, once
+the cups moved, read as a hand (bench-01: 14 of 27 boards never reached the referee)."""
+LIGHT_ROUNDS = 3
+"""Fits of the light's change, each without the shadows and highlights the last one showed."""
+LIGHT_BOUND = 1.5
+"""One step relights the board by at most this (log, per channel: 4.5 times brighter or darker)."""
 REFIT_DISTANCE = 2.0
 """A colour model is moved only when a frame's cups of that colour sit, on average, further
 than this many of its spreads from it (the light changed): within it, the calibration's model,
 taken from cups on known squares, reads sizes better than any mixture with game frames (on the
 bench's low-side scene, mixing in game frames turned 1 wrong square of 128 into 8)."""
+REFIT_DIVERGENCE = 0.35
+"""... or further than this apart as distributions (``_divergence``): the bench's frames under
+their calibration's light keep within 0.27 of it, bench-03's cups under its moved lamp reach
+0.39-0.62 (their brightness spread three times the calibration's about much the same mean)."""
 SURE_READING = 0.99
 """A reading below this confidence counts as doubted (its size may be learned from). With 0.9,
 the bench's bench-01 calibrated with a black 3 in the 4's place learned too little (referee's
@@ -100,16 +119,32 @@ class LabelledFrame:
     are learned from these only: a size read right and sure needs no correcting, and moving it
     anyway (toward how cups fit in the game rather than at calibration) narrowed the gap to a
     misjudged neighbour until a white 3 read as a 4 (bench-08 with White's 3 misjudged)."""
+    unknown: frozenset[int] = frozenset()
+    """Rows whose top the referee is not sure of (left out of ``tops``): nothing is learned
+    there, not even that they are bare board."""
+
+    def without(self, rows: frozenset[int]) -> LabelledFrame:
+        """The same label with ``rows`` unknown as well."""
+        if rows <= self.unknown:
+            return self
+        tops = {row: top for row, top in self.tops.items() if row not in rows}
+        return replace(self, tops=tops, unknown=self.unknown | rows)
 
 
-def label(rectified: np.ndarray, tops: dict[int, tuple[int, int]], seen: Observation) -> LabelledFrame:
-    """A labelled frame, with the rows ``seen`` (the reading of it) got wrong or doubted."""
+def label(
+    rectified: np.ndarray,
+    tops: dict[int, tuple[int, int]],
+    seen: Observation,
+    unknown: frozenset[int] = frozenset(),
+) -> LabelledFrame:
+    """A labelled frame, with the rows ``seen`` (the reading of it) got wrong or doubted; the
+    ``unknown`` rows (the referee's doubt) are left out."""
     misread = frozenset(
         row
         for row in range(seen.probabilities.shape[0])
         if seen.top(row) != tops.get(row) or seen.confidence(row) < SURE_READING
     )
-    return LabelledFrame(rectified, tops, misread)
+    return LabelledFrame(rectified, tops, misread).without(unknown)
 
 
 def tops_of(position: ShowsTops, size: int) -> dict[int, tuple[int, int]]:
@@ -122,11 +157,13 @@ def tops_of(position: ShowsTops, size: int) -> dict[int, tuple[int, int]]:
     return tops
 
 
-def disagreement(observation: Observation, tops: dict[int, tuple[int, int]]) -> int:
-    """Squares whose most probable reading is not the label."""
+def disagreement(
+    observation: Observation, tops: dict[int, tuple[int, int]], unknown: frozenset[int] = frozenset()
+) -> int:
+    """Squares (of those the label knows) whose most probable reading is not the label."""
     best = np.argmax(observation.probabilities, axis=1)
     label = [class_index(tops.get(row), observation.max_piece) for row in range(len(best))]
-    return int(np.sum(best != np.array(label)))
+    return sum(int(b != t) for row, (b, t) in enumerate(zip(best, label, strict=True)) if row not in unknown)
 
 
 class SureFrames:
@@ -147,14 +184,14 @@ class SureFrames:
         kinds = set(kinds)
         if not kinds:
             return None
-        if not kinds <= SURE_KINDS or "move" not in kinds:
+        if not kinds <= SURE_KINDS | {UNSURE} or "move" not in kinds:
             self.clean, self.pending = 0, None
             return None
         self.clean += 1
         confirmed = self.pending if self.clean >= CONFIRMING_MOVES else None
         self.pending = None
         if frame is not None and observation is not None:
-            if disagreement(observation, frame.tops) <= MAX_DISAGREEMENT:
+            if disagreement(observation, frame.tops, frame.unknown) <= MAX_DISAGREEMENT:
                 self.pending = frame
             else:
                 self.refused += 1
@@ -223,8 +260,9 @@ def _learned_pixels(
         if int(core.sum()) < MIN_CORE_PIXELS:
             continue
         seen = Gaussian.fit(f[core], MIN_CUP_SIGMA)
-        if _mean_distance(models[colour], seen) > REFIT_DISTANCE:
-            models[colour] = _blend(models[colour], seen, rate, anchor)
+        model = models[colour]
+        if _mean_distance(model, seen) > REFIT_DISTANCE or _divergence(model, seen) > REFIT_DIVERGENCE:
+            models[colour] = _blend(model, seen, rate, anchor)
     if models[0].mean[0] <= models[1].mean[0]:  # light cups must stay the lighter ones
         return now.pixels
     return replace(now.pixels, light=models[0], dark=models[1])
@@ -234,6 +272,18 @@ def _mean_distance(model: Gaussian, seen: Gaussian) -> float:
     """How far the seen mean lies from the model's, in the model's spreads (Mahalanobis)."""
     d = seen.mean - model.mean
     return float(np.sqrt(d @ np.linalg.solve(model.cov, d)))
+
+
+def _divergence(model: Gaussian, seen: Gaussian) -> float:
+    """The Bhattacharyya distance between two Gaussians: like the mean's distance, but it also
+    grows when the spreads differ (a lamp moved to the side shades each cup's wall far more
+    than at calibration, around much the same mean)."""
+    both = (model.cov + seen.cov) / 2
+    d = seen.mean - model.mean
+    _, log_both = np.linalg.slogdet(both)
+    _, log_model = np.linalg.slogdet(model.cov)
+    _, log_seen = np.linalg.slogdet(seen.cov)
+    return float(d @ np.linalg.solve(both, d) / 8 + (log_both - (log_model + log_seen) / 2) / 2)
 
 
 def _blend(old: Gaussian, seen: Gaussian, rate: float, anchor: Gaussian) -> Gaussian:
@@ -288,21 +338,61 @@ def _learned_board(
     cups: CupSet,
     rate: float,
 ) -> np.ndarray:
-    """The empty board in use, moved toward this frame where the frame shows bare board that
-    is not in a new shadow."""
+    """The empty board in use, relit to the light this frame shows when that light changed.
+
+    The light's change is measured where the frame shows bare board (the margin and the
+    squares the label has empty, away from the cups, not in a new shadow) and carried
+    smoothly under the cups (``light_change``); the whole board moves by it, so it stays
+    one board under one light. Taking the frame's own pixels wherever it showed bare board
+    (as learning once did) left the board under and around the cups at the old light: after a
+    lamp moved, that patchwork read as cups on squares that had been covered (bench-03's light
+    change, learned from its true labels: 100 of 112 squares right before, 74 after three
+    frames)."""
     covered = np.zeros(scene.view.shape, np.uint8)
-    for row, (colour, size) in frame.tops.items():
+    largest = [(row, colour, len(cups.radii[colour])) for row in frame.unknown for colour in (0, 1)]
+    shown = [(row, colour, size) for row, (colour, size) in frame.tops.items()]
+    for row, colour, size in shown + largest:  # a square in doubt may hold any cup
         top, left, t = scene.silhouette(row, colour, cups.radii[colour][size - 1], cups)
         h, w = t.shape
         region = covered[top : top + h, left : left + w]
         np.maximum(region, (t > 0.01).astype(np.uint8), out=region)
     clear = int(2 * KEEP_CLEAR_MM * scene.view.scale) + 1
-    near = cv2.dilate(covered, np.ones((clear, clear), np.uint8)).astype(bool)
-    learn = ~near & (f[..., 0] > SHADE_LIMIT)
+    bare = cv2.dilate(covered, np.ones((clear, clear), np.uint8)) == 0
+    diff = cv2.subtract(log_image(blurred(frame.rectified, scene.view.scale)), scene.background.log)
     board = now.background.astype(np.float32)
+    if light_changed(scene.background.light_field(diff)):
+        change, lit = light_change(diff, bare, LIGHT_SMOOTHING_MM * scene.view.scale)
+        gain = cv2.exp(np.clip(change, -LIGHT_BOUND, LIGHT_BOUND).astype(np.float32))
+        np.multiply(board, gain, out=board)
+    else:  # the same light: cups' shadows and bounced light would only leak into a relit board
+        lit = bare & (f[..., 0] > SHADE_LIMIT)
     seen = frame.rectified.astype(np.float32)
-    board[learn] += rate * (seen[learn] - board[learn])
+    board[lit] += rate * (seen[lit] - board[lit])  # the wood's own look, part of the way
     return np.clip(np.rint(board), 0, 255).astype(np.uint8)
+
+
+def light_changed(field: np.ndarray) -> bool:
+    """Whether the margin's light field (``Background.light_field`` against the board in use)
+    says the light changed: uneven, or one gain beyond ``LIGHT_CHANGED`` on some channel."""
+    return field.ndim == 3 or float(np.abs(field).max()) > LIGHT_CHANGED
+
+
+def light_change(diff: np.ndarray, bare: np.ndarray, spread_px: float) -> tuple[np.ndarray, np.ndarray]:
+    """The light's change (log ratio per pixel and channel) over the whole view, from
+    ``diff`` (the frame's log ratio to the board in use) where ``bare`` says the frame shows
+    the board: a Gaussian average of the bare pixels only (normalised convolution), which
+    carries the change smoothly under the cups. Twice more without the pixels darker than it
+    by more than ``-SHADE_LIMIT`` (a cup's shadow is not the light) or brighter by twice that
+    (a highlight, a cup's edge missed). Returns the change and the bare pixels last used."""
+    use = bare
+    change = diff
+    for _ in range(LIGHT_ROUNDS):
+        weight = cv2.GaussianBlur(use.astype(np.float32), (0, 0), spread_px)
+        spread = cv2.GaussianBlur(diff * use[..., None].astype(np.float32), (0, 0), spread_px)
+        change = spread / np.maximum(weight, 1e-3)[..., None]
+        off = cv2.subtract(diff, change).mean(axis=2)
+        use = bare & (off > SHADE_LIMIT) & (off < -2 * SHADE_LIMIT)
+    return change, use
 
 
 class ObserverLearning:
@@ -319,17 +409,24 @@ class ObserverLearning:
         """The frame that completed a stable period, and what the gate passed for it."""
         self._frame, self._observation = frame, observation
 
-    def judged(self, kinds: Iterable[str], position: ShowsTops) -> bool:
-        """The referee's verdict on the last stable frame; True when something was learned."""
+    def judged(self, kinds: Iterable[str], position: ShowsTops, doubt: Collection[str] = ()) -> bool:
+        """The referee's verdict on the last stable frame; True when something was learned.
+
+        ``doubt`` names the squares whose top the referee is not sure of now (plies in doubt,
+        and where their cups went since): the frame is learned from everywhere else. A batch
+        may then report plies in doubt (kind ``UNSURE``); any other doubt drops the frame."""
         frame, observation = self._frame, self._observation
         self._frame = self._observation = None
         labelled = None
         reader = self.learner.reader
+        doubted = set(doubt)
+        names = [square_name(sq) for sq in board_squares(reader.models.size)]
+        unknown = frozenset(row for row, name in enumerate(names) if name in doubted)
         if frame is not None and observation is not None:
             tops = tops_of(position, reader.models.size)
-            labelled = label(reader.rectified(frame), tops, observation)
+            labelled = label(reader.rectified(frame), tops, observation, unknown)
         confirmed = self.sure.judged(kinds, labelled, observation)
         if confirmed is None:
             return False
-        self.learner.learn(confirmed)
+        self.learner.learn(confirmed.without(unknown))  # doubt that came up since counts too
         return True
