@@ -295,6 +295,9 @@ class Calibration:
 # -- checking a file's values ------------------------------------------------------------------
 
 
+Part = TypeVar("Part")
+
+
 def _optional_part(data: dict[str, Any], key: str, parse: Callable[[Any], Part], source: str) -> Part | None:
     """The file's ``key`` entry parsed, None when it has none; a malformed one is refused."""
     if data.get(key) is None:
@@ -305,7 +308,6 @@ def _optional_part(data: dict[str, Any], key: str, parse: Callable[[Any], Part],
         raise CompanionError(f"{source}: {error}; run calibrate again") from None
 
 
-Part = TypeVar("Part")
 MAX_IMAGE_SIDE = 20000  # pixels: no camera the product meets is larger
 MIN_IMAGE_SIDE = 16
 SINGULAR = 1e-12  # a homography whose normalised determinant is below this maps the board to a line
@@ -444,8 +446,13 @@ class BoardScene:
     camera: Camera
     background: Background
 
-    def silhouette(self, row: int, colour: int, radius: float, cups: CupSet) -> tuple[int, int, np.ndarray]:
-        return self.silhouettes([(row, colour, radius)], cups)[0]
+    def cup_silhouettes(
+        self, cups: CupSet, tops: dict[int, tuple[int, int]]
+    ) -> dict[int, tuple[int, int, np.ndarray]]:
+        """Row -> (top, left, mask) of each cup in ``tops`` (row -> colour, size) at its radius
+        in ``cups``, drawn together."""
+        wanted = [(row, colour, cups.radii[colour][size - 1]) for row, (colour, size) in tops.items()]
+        return dict(zip(tops, self.silhouettes(wanted, cups), strict=True))
 
     def silhouettes(
         self, wanted: list[tuple[int, int, float]], cups: CupSet
@@ -466,8 +473,8 @@ class BoardScene:
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Sure light-cup, sure dark-cup and sure board pixels of the reference frame."""
         union = [np.zeros(self.view.shape, np.float32) for _ in range(2)]
-        for row, (colour, size) in ref.items():
-            top, left, t = self.silhouette(row, colour, cups.radii[colour][size - 1], cups)
+        for row, (top, left, t) in self.cup_silhouettes(cups, ref).items():
+            colour = ref[row][0]
             h, w = t.shape
             np.maximum(
                 union[colour][top : top + h, left : left + w],
@@ -488,8 +495,7 @@ class BoardScene:
         """Each reference cup's light-versus-dark log-odds per pixel, averaged over its
         silhouette (so cups of different sizes compare)."""
         votes = {}
-        for row, (colour, size) in ref.items():
-            top, left, t = self.silhouette(row, colour, cups.radii[colour][size - 1], cups)
+        for row, (top, left, t) in self.cup_silhouettes(cups, ref).items():
             h, w = t.shape
             total = (ev.colour[top + pad : top + pad + h, left + pad : left + pad + w] * t).sum()
             votes[row] = float(total / max(float(t.sum()), 1.0))
@@ -503,8 +509,7 @@ class BoardScene:
         centre); the mask holds the pixels its silhouette covers more than ``EXPLAINED``."""
         reach = int(np.ceil(MAX_OFFSET_MM * self.view.scale))
         spots = {}
-        for row, (colour, size) in tops.items():
-            top, left, t = self.silhouette(row, colour, cups.radii[colour][size - 1], cups)
+        for row, (top, left, t) in self.cup_silhouettes(cups, tops).items():
             _, dy, dx = best_shift(fg, t, top + pad, left + pad, reach)
             spots[row] = (top + pad + dy, left + pad + dx, t > EXPLAINED)
         return spots

@@ -351,8 +351,8 @@ def _learned_board(
     covered = np.zeros(scene.view.shape, np.uint8)
     largest = [(row, colour, len(cups.radii[colour])) for row in frame.unknown for colour in (0, 1)]
     shown = [(row, colour, size) for row, (colour, size) in frame.tops.items()]
-    for row, colour, size in shown + largest:  # a square in doubt may hold any cup
-        top, left, t = scene.silhouette(row, colour, cups.radii[colour][size - 1], cups)
+    wanted = [(row, colour, cups.radii[colour][size - 1]) for row, colour, size in shown + largest]
+    for top, left, t in scene.silhouettes(wanted, cups):  # a square in doubt may hold any cup
         h, w = t.shape
         region = covered[top : top + h, left : left + w]
         np.maximum(region, (t > 0.01).astype(np.uint8), out=region)
