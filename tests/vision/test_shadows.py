@@ -18,10 +18,9 @@ from companion.vision.calibration import Calibration, calibrate
 from companion.vision.matching import evidence, match_all
 from companion.vision.reader import BoardReader
 from companion.vision.shadows import ShadowModel, casting_cups, in_shadow
-from companion.vision.sources import read_image
 from companion.vision.synth import SceneRenderer, random_tops
+from tests.shared_calibrations import BENCH, bench_calibration, bench_frame
 
-BENCH = Path(__file__).resolve().parents[1] / "data" / "bench"
 LOW_LAMP_DEG = 15.0
 
 
@@ -39,14 +38,13 @@ def low_lamp(seed: int) -> tuple[SceneRenderer, Calibration]:
     return renderer, calibrate(renderer.empty(), renderer.reference())
 
 
-@cache
 def bench_08() -> Calibration:
-    frames = BENCH / "bench-08" / "frames"
-    return calibrate(read_image(frames / "00-empty.jpg"), read_image(frames / "01-reference.jpg"))
+    """bench-08 calibrated once for the session, as the other bench tests read it."""
+    return bench_calibration("bench-08")
 
 
 def bench_08_frame(name: str) -> np.ndarray:
-    return read_image(BENCH / "bench-08" / "frames" / f"{name}.jpg")
+    return bench_frame("bench-08", name)
 
 
 @pytest.mark.parametrize("seed", [1, pytest.param(2, marks=pytest.mark.slow)])
