@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -47,6 +48,27 @@ def refused_in_a_subprocess(argv: list[str], stdin: str = "") -> str:
     return result.stderr
 
 
+def refused_within_the_limit(capsys, argv: list[str]) -> str:
+    """``refused``, in a thread given ``HANG_SECONDS``: a hang fails the test instead of
+    stalling the run (the hung thread, a daemon, is left behind). In process, without the
+    tenth of a second of CPU a new interpreter costs."""
+    outcome: dict[str, object] = {}
+
+    def run() -> None:
+        try:
+            outcome["err"] = refused(capsys, argv)
+        except BaseException as error:  # an assertion too: raised again below
+            outcome["error"] = error
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(HANG_SECONDS)
+    assert not thread.is_alive(), f"{argv} still running after {HANG_SECONDS} s"
+    if "error" in outcome:
+        raise outcome["error"]  # type: ignore[misc]
+    return str(outcome["err"])
+
+
 @pytest.fixture
 def log(tmp_path) -> Path:
     path = tmp_path / "games.sqlite3"
@@ -67,8 +89,14 @@ def log(tmp_path) -> Path:
         (["play", "--ai", "black", "--think", "nan"], "finite number of seconds"),
     ],
 )
-def test_limits_that_used_to_hang_are_refused(argv, words):
-    assert words in refused_in_a_subprocess(argv)
+def test_limits_that_used_to_hang_are_refused(capsys, argv, words):
+    assert words in refused_within_the_limit(capsys, argv)
+
+
+def test_a_limit_that_used_to_hang_is_refused_by_the_installed_command():
+    """The same refusal through ``python -m companion`` in a process of its own, killed if it
+    does not answer: the entry point and its exit status, once."""
+    assert "finite number of seconds" in refused_in_a_subprocess(["hint", "--time", "nan"])
 
 
 @pytest.mark.parametrize(
