@@ -142,6 +142,7 @@ class SceneRenderer:
         tint: tuple[float, float, float] | None = None,
         light_turn_deg: float = 0.0,
         offsets: dict[str, tuple[float, float]] | None = None,
+        frame: int | None = None,
     ) -> np.ndarray:
         """A frame with these top cups (square name -> (colour, size) or None).
 
@@ -154,9 +155,12 @@ class SceneRenderer:
         ``light_turn_deg`` turns the direct light about the vertical, both after calibration.
         ``offsets`` (square name -> (x, y) mm along the files and ranks) puts those cups that far
         off their square's centre, as a careless hand does: cups crowding a neighbour.
+        ``frame`` draws that frame's noise (1 for the first), whatever was rendered before; by
+        default each frame draws the next one's, so a scene's frames depend on how many the
+        renderer has made (later frames go on past the highest number drawn).
         """
-        self._frame += 1
-        rng = np.random.default_rng((self.seed, self._frame))
+        self._frame = self._frame + 1 if frame is None else max(self._frame, frame)
+        rng = np.random.default_rng((self.seed, self._frame if frame is None else frame))
         cups = self._stack_cups + self._board_cups(tops, rng, offsets or {})
         blockers = self._hand(rng, "arm" if hand is True else str(hand)) if hand else []
         if hand:
