@@ -51,17 +51,31 @@ class Setup:
         return BoardReader(self.calibration)
 
 
+SETUPS: dict[tuple, Setup] = {}
+"""The session's set-ups (``setup_for``), by seed and options."""
+CALIBRATION_FRAMES = 2
+"""A set-up's calibration is made from its renderer's frames 1 and 2."""
+
+
 @pytest.fixture(scope="session")
 def setup_for() -> Callable[..., Setup]:
     """``setup_for(seed, **renderer_options)``, cached for the session."""
-    cache: dict[tuple, Setup] = {}
 
     def make(seed: int, **options: object) -> Setup:
         key = (seed, tuple(sorted((k, repr(v)) for k, v in options.items())))
-        if key not in cache:
+        if key not in SETUPS:
             from companion.vision.synth import SceneRenderer
 
-            cache[key] = Setup(SceneRenderer(seed, **options))
-        return cache[key]
+            SETUPS[key] = Setup(SceneRenderer(seed, **options))
+        return SETUPS[key]
 
     return make
+
+
+@pytest.fixture(autouse=True)
+def _frames_of_their_own() -> None:
+    """Each test renders a shared set-up's frames from frame 3 on (after the calibration's
+    two), whatever ran before it: a test sees the same frames alone, in the whole suite, or in
+    another order (pytest-xdist's workers)."""
+    for setup in SETUPS.values():
+        setup.renderer.restart(CALIBRATION_FRAMES)

@@ -178,6 +178,12 @@ class SceneRenderer:
             image *= np.asarray(tint, np.float32)[None, None, :]
         return self._camera_effects(image, rng)
 
+    def restart(self, frames: int = 0) -> None:
+        """Go on as if only ``frames`` frames had been rendered: the next draws the noise of
+        frame ``frames + 1``. A renderer shared by several tests restarted before each gives
+        each test the same frames, alone or after any others."""
+        self._frame = frames
+
     def grid_corners_px(self) -> np.ndarray:
         """The a1, d1, d4, a4 grid corners in the image (4x2)."""
         return self._project(np.c_[self.layout.grid_corners(), np.zeros(4)])
