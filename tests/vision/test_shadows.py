@@ -15,9 +15,10 @@ import pytest
 
 from companion.rules.square import board_squares, parse_square
 from companion.vision.calibration import Calibration, calibrate
+from companion.vision.geometry import BoardLayout, RectifiedView
 from companion.vision.matching import evidence, match_all
 from companion.vision.reader import BoardReader
-from companion.vision.shadows import ShadowModel, casting_cups, in_shadow
+from companion.vision.shadows import CastingCup, ShadowModel, casting_cups, in_shadow, shadow_reach
 from companion.vision.sources import read_image
 from companion.vision.synth import SceneRenderer, random_tops
 
@@ -62,6 +63,27 @@ def test_the_lamps_direction_is_learned_from_the_reference_frame(seed: int) -> N
     # the far end of a shadow, cast by the narrow knob through a soft penumbra, is faint
     assert 0.5 * np.hypot(*truth) < np.hypot(*along) < 1.2 * np.hypot(*truth)
     assert model.depth < -0.5
+    # the shadows' ends that show on board say how far they reach: nearer the truth, not past it
+    assert np.hypot(*along) < model.reach
+    assert 0.85 * np.hypot(*truth) < model.reach < 1.1 * np.hypot(*truth)
+
+
+def test_a_shadow_reaches_as_far_as_its_end_shows_on_board() -> None:
+    """A cup 40 mm tall whose shadow is darkened 100 mm from its foot: it reaches 2.5 heights,
+    whatever the capsules fitted (1 here). The same shadow running under another cup shows
+    no end: the fitted length stays."""
+    view = RectifiedView(BoardLayout(), 1.0)
+    cup = CastingCup(120.0, 120.0, 15.0, 40.0)
+    shape = view.shape
+    xs, ys = np.meshgrid(np.arange(shape[1]), np.arange(shape[0]))
+    foot = view.to_pixels(np.array([cup.x, cup.y]))[0]
+    dx, dy = xs - foot[0], ys - foot[1]
+    dark = (dx >= 0) & (dx <= 100) & (np.abs(dy) <= 30)
+    valid = np.hypot(dx, dy) > cup.radius
+    along = np.array([1.0, 0.0])
+    assert shadow_reach(dark & valid, valid, view, 1.0, [cup], along) == pytest.approx(2.5, abs=0.1)
+    hidden = valid & (np.hypot(dx - 70, dy) > 30)  # another cup stands across the shadow
+    assert shadow_reach(dark & hidden, hidden, view, 1.0, [cup], along) == 1.0
 
 
 def test_soft_overhead_light_gives_no_shadow_model() -> None:
