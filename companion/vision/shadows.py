@@ -119,12 +119,16 @@ class ShadowModel:
             cv2.fillConvexPoly(mask, hull, 255, cv2.LINE_8, SUBPIXEL)
         return mask
 
-    def hulls(self, view: RectifiedView, cups: list[CastingCup], k: float = 1.0) -> list[np.ndarray]:
-        """Each cup's predicted shadow outline (``shadow_hulls``), ``k`` map pixels per view pixel,
-        as long as the longest shadow seen (``reach``)."""
+    def hulls(
+        self, view: RectifiedView, cups: list[CastingCup], k: float = 1.0, *, reaching: bool = True
+    ) -> list[np.ndarray]:
+        """Each cup's predicted shadow outline (``shadow_hulls``), ``k`` map pixels per view pixel:
+        as far as shadows were seen to reach (``reach``), or, not ``reaching``, the capsules
+        fitted (where a shadow surely falls, to explain a faint cup away as one)."""
         along = np.array(self.along)
-        slope = float(np.hypot(*along))
-        return shadow_hulls(view, k, cups, along * max(self.reach / slope, 1.0), PENUMBRA_MM)
+        if reaching:
+            along = along * max(self.reach / float(np.hypot(*along)), 1.0)
+        return shadow_hulls(view, k, cups, along, PENUMBRA_MM)
 
     def lift(self, f: np.ndarray, shadow: np.ndarray) -> np.ndarray:
         """Features (m, q1, q2) with the shadow's darkening undone where ``shadow`` (uint8,
