@@ -23,6 +23,7 @@ from companion.vision.sources import read_image
 from companion.vision.synth import SceneRenderer, random_tops
 
 BENCH = Path(__file__).resolve().parents[1] / "data" / "bench"
+LONG_SHADOWS = Path(__file__).resolve().parents[1] / "data" / "shadows" / "bench-26" / "frames"
 LOW_LAMP_DEG = 15.0
 
 
@@ -129,6 +130,26 @@ def test_bench_08s_long_shadows_are_not_an_arm() -> None:
     reading = BoardReader(calibration).read_details(board)
     assert not reading.observation.occluded
     assert reading.band_area_mm2 == 0
+
+
+def test_bench_26s_shadows_reach_past_the_shapes_fitted() -> None:
+    """bench-26: a lamp 0.42 m up and 0.9 m away, along the reference rows, so each reference
+    cup's shadow runs into the next cup or off the board. The shapes fitted come out about half
+    as long as the shadows fall, and the board after ply 5 was flagged for their far ends
+    across the margin; the reach, from the ends that show, takes them for board. The hand
+    that covers least (an arm only over the margin) is still flagged."""
+    calibration = calibrate(
+        read_image(LONG_SHADOWS / "00-empty.jpg"), read_image(LONG_SHADOWS / "01-reference.jpg")
+    )
+    model = calibration.shadows
+    assert model is not None
+    assert model.reach > 1.5 * np.hypot(*model.along)
+    board = read_image(LONG_SHADOWS / "06b-move.jpg")
+    fitted_only = dataclasses.replace(calibration, shadows=dataclasses.replace(model, reach=0.0))
+    assert BoardReader(fitted_only).read(board).occluded
+    reader = BoardReader(calibration)
+    assert not reader.read(board).occluded
+    assert reader.read(read_image(LONG_SHADOWS / "07a-hand.jpg")).occluded
 
 
 @pytest.mark.slow  # every frame of bench-08: a few seconds
