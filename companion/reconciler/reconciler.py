@@ -361,22 +361,27 @@ class Reconciler(AttentionKeeper):
 
     def _doubt_guess_across_help(self, chosen: GamePath, kept: list[GamePath]) -> bool:
         """Whether ``chosen`` (clear, announcing moves late while a help request is open) is a
-        guess: it writes off a square of the reading as misread. Three moves made while the
-        player looked can show as one made-up move and a misread (bench-27 at 2ff9e95:
-        c1-a1, 1b2, a1-b3 as c1-b3); the request's own reading settled by the next one, and
-        the moves made after it, explain every square. The square is then doubted on every
-        kept path of that line, as a square read against two moves at once is: the next
-        reading re-reads it as the path has it (a passing misread: the moves are announced
-        then), or the path is tainted (the same reading again, or a made-up move of its own
-        to show it) and the referee restarts from the board or keeps asking."""
-        view, e = chosen.view, chosen.explanation
-        assert view is not None and e is not None and chosen.before is not None
-        fit, contradicting, misread = fits(view, e, self.settings)
-        squares = contradicting if not fit or misread is None else (misread,)
-        if fit and not contradicting and misread is None:
+        guess: it writes off a square of the reading as misread, one the request did not
+        light with what the camera reads there now (a square lit is one the player was
+        asked about, not one the moves made meanwhile are fitted to). Three moves made while
+        the player looked can show as one made-up move and a misread (bench-27 at 2ff9e95:
+        c1-a1, 1b2, a1-b3 as c1-b3, b2 read against it); the request's own reading settled
+        by the next one, and the moves made after it, explain every other square. The
+        squares are then doubted on every kept path of that line, as a square read against
+        two moves at once is: the next reading re-reads them as the paths have them (a
+        passing misread: the moves are announced then), or the paths are tainted (the same
+        reading again, or a made-up move of their own to show it), and with no decent path
+        left the referee restarts from the board or keeps asking."""
+        view, e, request = chosen.view, chosen.explanation, self._help
+        assert view is not None and e is not None and chosen.before is not None and request is not None
+        _, contradicting, misread = fits(view, e, self.settings)
+        squares = set(contradicting) | ({misread} if misread is not None else set())
+        lit = {sq for sq, (_game, camera) in request.squares.items() if view.reading[view.row[sq]] == camera}
+        squares -= lit
+        if not squares:
             return False
         since = len(chosen.before.codes)
-        doubt = tuple((sq, view.reading[view.row[sq]], since) for sq in squares)
+        doubt = tuple((sq, int(view.reading[view.row[sq]]), since) for sq in sorted(squares))
         for path in kept:
             if path.line() == chosen.line():
                 path.doubt = tuple(dict.fromkeys(path.doubt + doubt))

@@ -174,3 +174,18 @@ def test_the_request_settled_by_the_next_reading_and_one_move_after_it_are_playe
     reconciler, events, _ = asked_while_play_went_on("c1-a1")
     assert [e.move for e in events if e.type == "move"] == ["2b3", "c1-a1"]
     assert "resync" not in types(events) and reconciler.help_squares is None
+
+
+def test_a_square_the_request_lit_read_as_before_is_no_guess() -> None:
+    # White's 3b2 is read while a1's White 4 reads a Black 4 (0.6), twice: help, a1 and b2
+    # lit. Black's 3c3 follows, a1 read as before: the player was asked about a1, so the
+    # moves are not fitted to it; 3b2 and 3c3 are played (late, and unsure while a1 is read
+    # so), not held as a guess
+    reconciler, game = played("classic", "4a1 4d4")
+    game.push(Move.from_text("3b2"))
+    for _ in range(2):
+        events = reconciler.feed(read_as(game, "a1", B4, 0.6))
+    assert types(events) == ["help"] and events[0].squares == ("a1", "b2")
+    game.push(Move.from_text("3c3"))
+    events = reconciler.feed(read_as(game, "a1", B4, 0.6))
+    assert [e.move for e in events if e.type == "move"] == ["3b2", "3c3"]
