@@ -297,7 +297,9 @@ class BoardReader:
         board (``ShadowModel.lift``). When no cup is left, it was a long shadow across an empty
         square (the bench's bench-14); a real cup in a shadow stays (its own colour, the
         board's grain hidden) and keeps its first match: undoing the shadow over its shaded
-        side would read it a size small."""
+        side would read it a size small. The shadows here are the capsules fitted, not their
+        reach: a faint real cup where a shadow may or may not fall keeps its cup (on the stress
+        set the reach explained two real white 1s away for one empty square)."""
         c = self.models
         if c.shadows is None:
             return matches
@@ -305,7 +307,7 @@ class BoardReader:
         if len(placed) < 2:
             return matches
         casting = casting_cups(placed, c.layout, c.scale, c.cups)
-        hulls = c.shadows.hulls(c.view, casting)
+        hulls = c.shadows.hulls(c.view, casting, reaching=False)  # where shadows surely fall
         out = list(matches)
         for k, row in enumerate(placed):
             match = matches[row]

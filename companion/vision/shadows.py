@@ -17,6 +17,15 @@ down to the deepest shadow learned is undone as a gain, with the hue shift shado
 calibration, so what remains must still be the board's colour; a hand in that strip, its own
 colour, still stands out, and anything outside the predicted shadows is judged as before.
 A hand's own shadow is no cup's: it is never predicted.
+
+How far a shadow reaches is what the reference frame tells least: its cups stand in rows, so
+under a lamp along a row each shadow runs into the next cup or off the board, and only a few
+ends show. The capsules fitted over the whole frame then come out short (a lamp 0.42 m up
+at 0.9 m, bench-26: its shadows were predicted half as long as they fall). So the model also
+keeps the longest shadow seen ending on bare board (``shadow_reach``): along the learned
+direction, turned by up to ``TURN_DEG`` either way, the darkened run from each cup's edge to
+the first lit board pixel, counted only where it ends on board, not under another cup or past
+the view's edge. Predicted shadows reach that far.
 """
 
 from __future__ import annotations
@@ -56,6 +65,9 @@ soft or overhead: short shadows hide under the cups, and there is nothing to pre
 REACH_SLOPE = 6.5
 TOP_SHARE = 0.5
 """A cup's top casts a disc about half as wide as its foot (the knob, the narrowed shoulder)."""
+TURN_DEG = (-10.0, -5.0, 0.0, 5.0, 10.0)
+"""A lamp a few board widths away throws each cup's shadow in its own direction: up to 10°
+off the learned one across the board when it stands 0.6 m from the board's centre."""
 SUBPIXEL = 4
 _CIRCLE = np.stack([np.cos(np.arange(16) * np.pi / 8), np.sin(np.arange(16) * np.pi / 8)], axis=1)
 PENUMBRA_MM = 4.0
@@ -97,6 +109,7 @@ class ShadowModel:
     depth: float  # log darkening undone inside predicted shadows (negative)
     hue: tuple[float, float]  # colour shift (q1, q2) per unit of log darkening in shadow
     slack: float  # colour spread around that shift the reference shadows showed
+    reach: float = 0.0  # the longest shadow seen ending on board, mm per mm of height (>= |along|)
 
     def draw(self, view: RectifiedView, cups: list[CastingCup], shape: tuple[int, int]) -> np.ndarray:
         """uint8 mask (255) of the pixels the cups' shadows cover, on a map of ``shape`` over
@@ -106,9 +119,16 @@ class ShadowModel:
             cv2.fillConvexPoly(mask, hull, 255, cv2.LINE_8, SUBPIXEL)
         return mask
 
-    def hulls(self, view: RectifiedView, cups: list[CastingCup], k: float = 1.0) -> list[np.ndarray]:
-        """Each cup's predicted shadow outline (``shadow_hulls``), ``k`` map pixels per view pixel."""
-        return shadow_hulls(view, k, cups, np.array(self.along), PENUMBRA_MM)
+    def hulls(
+        self, view: RectifiedView, cups: list[CastingCup], k: float = 1.0, *, reaching: bool = True
+    ) -> list[np.ndarray]:
+        """Each cup's predicted shadow outline (``shadow_hulls``), ``k`` map pixels per view pixel:
+        as far as shadows were seen to reach (``reach``), or, not ``reaching``, the capsules
+        fitted (where a shadow surely falls, to explain a faint cup away as one)."""
+        along = np.array(self.along)
+        if reaching:
+            along = along * max(self.reach / float(np.hypot(*along)), 1.0)
+        return shadow_hulls(view, k, cups, along, PENUMBRA_MM)
 
     def lift(self, f: np.ndarray, shadow: np.ndarray) -> np.ndarray:
         """Features (m, q1, q2) with the shadow's darkening undone where ``shadow`` (uint8,
@@ -133,6 +153,7 @@ class ShadowModel:
             "depth": self.depth,
             "hue": list(self.hue),
             "slack": self.slack,
+            "reach_mm_per_mm": self.reach,
         }
 
     @classmethod
@@ -147,6 +168,7 @@ class ShadowModel:
             hue = tuple(float(v) for v in data["hue"])
             depth = float(data["depth"])
             slack = float(data["slack"])
+            reach = float(data.get("reach_mm_per_mm", 0.0))  # files from before: no reach kept
         except (KeyError, TypeError, ValueError) as error:
             raise ShadowModelError(f"the shadow model is corrupt ({type(error).__name__}: {error})") from None
         if (
@@ -155,9 +177,10 @@ class ShadowModel:
             or not depth < 0
             or not 0 <= slack <= MAX_SLACK
             or float(np.hypot(*along)) > MAX_SLOPE
+            or not 0 <= reach <= MAX_SLOPE
         ):
             raise ShadowModelError("the shadow model is corrupt (values out of range)")
-        return cls((along[0], along[1]), depth, (hue[0], hue[1]), slack)
+        return cls((along[0], along[1]), depth, (hue[0], hue[1]), slack, reach)
 
 
 def shadow_hulls(
@@ -263,7 +286,48 @@ def learn_shadows(
     hue = np.clip((shade[:, 1:] * shade[:, :1]).sum(0) / (shade[:, 0] ** 2).sum(), -MAX_HUE, MAX_HUE)
     spread = np.sqrt(((shade[:, 1:] - shade[:, :1] * hue) ** 2).sum(axis=1))
     slack = float(np.clip(np.percentile(spread, SLACK_PERCENTILE), MIN_SLACK, MAX_SLACK))
-    return ShadowModel((float(along[0]), float(along[1])), depth, (float(hue[0]), float(hue[1])), slack)
+    farthest = shadow_reach(dark, valid, view, k, cups, along)
+    return ShadowModel(
+        (float(along[0]), float(along[1])), depth, (float(hue[0]), float(hue[1])), slack, farthest
+    )
+
+
+def shadow_reach(
+    dark: np.ndarray,
+    valid: np.ndarray,
+    view: RectifiedView,
+    k: float,
+    cups: list[CastingCup],
+    along: np.ndarray,
+) -> float:
+    """How far the cups' shadows reach (mm per mm of height, at least ``|along|``): the median,
+    over the cups whose shadow's end shows, of each one's longest darkened run from its edge along
+    ``along`` turned by ``TURN_DEG`` (on the map of ``k`` pixels per view pixel) to lit board.
+    A run that meets another cup (not ``valid``) or the map's edge first is no measure: its end
+    is hidden. The median, since a run turned along a neighbour's shadow can go on far."""
+    slope = float(np.hypot(*along))
+    angle = float(np.arctan2(along[1], along[0]))
+    step = LEARN_MM / 2
+    seen = []
+    for cup in cups:
+        runs = []
+        for turn in np.radians(TURN_DEG):
+            direction = np.array([np.cos(angle + turn), np.sin(angle + turn)])
+            ts = np.arange(cup.radius, cup.height * MAX_SLOPE, step)
+            points = np.round(view.to_pixels(np.array([cup.x, cup.y]) + ts[:, None] * direction) * k)
+            points = points.astype(int)
+            inside = (
+                (points >= 0).all(axis=1) & (points[:, 0] < dark.shape[1]) & (points[:, 1] < dark.shape[0])
+            )
+            x, y = points[: len(ts) if inside.all() else int(np.argmin(inside))].T
+            open_ = valid[y, x]
+            first = int(np.argmax(open_)) if open_.any() else len(x)  # past the cup's own silhouette
+            lit = (~dark[y, x] & open_)[first:]
+            if lit.any() and open_[first : first + int(np.argmax(lit))].all():
+                runs.append(float(ts[first + int(np.argmax(lit))]) / cup.height)
+        if runs:
+            seen.append(max(runs))
+    return float(np.clip(np.median(seen), slope, MAX_SLOPE)) if seen else slope
 
 
 Placed = dict[int, tuple[int, int, int, int]]

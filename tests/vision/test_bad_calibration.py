@@ -75,6 +75,8 @@ SHADOW_CASES = {
     "shadow model without its slope": ({**GOOD_SHADOWS, "along_mm_per_mm": None}, "shadow model is corrupt"),
     "shadow model lightening": ({**GOOD_SHADOWS, "depth": 0.5}, "shadow model is corrupt"),
     "shadow model slack": ({**GOOD_SHADOWS, "slack": 3.0}, "shadow model is corrupt"),
+    "shadow model reaching too far": ({**GOOD_SHADOWS, "reach_mm_per_mm": 40.0}, "shadow model is corrupt"),
+    "shadow model reach as text": ({**GOOD_SHADOWS, "reach_mm_per_mm": "far"}, "shadow model is corrupt"),
 }
 
 
@@ -115,6 +117,9 @@ def test_read_refuses_a_bad_shadow_model_in_one_line(files, capsys):
 def test_a_good_shadow_model_loads(files):
     loaded = Calibration.load(damaged(files, set_in("shadows", GOOD_SHADOWS)))
     assert loaded.shadows is not None and loaded.shadows.along == (1.0, -2.0)
+    assert loaded.shadows.reach == 0.0  # a file from before the reach was kept: the fitted length
+    reaching = Calibration.load(damaged(files, set_in("shadows", {**GOOD_SHADOWS, "reach_mm_per_mm": 3.0})))
+    assert reaching.shadows is not None and reaching.shadows.reach == 3.0
 
 
 def test_the_good_file_still_loads(files):

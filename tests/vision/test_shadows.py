@@ -15,13 +15,15 @@ import pytest
 
 from companion.rules.square import board_squares, parse_square
 from companion.vision.calibration import Calibration, calibrate
+from companion.vision.geometry import BoardLayout, RectifiedView
 from companion.vision.matching import evidence, match_all
 from companion.vision.reader import BoardReader
-from companion.vision.shadows import ShadowModel, casting_cups, in_shadow
+from companion.vision.shadows import CastingCup, ShadowModel, casting_cups, in_shadow, shadow_reach
 from companion.vision.sources import read_image
 from companion.vision.synth import SceneRenderer, random_tops
 
 BENCH = Path(__file__).resolve().parents[1] / "data" / "bench"
+LONG_SHADOWS = Path(__file__).resolve().parents[1] / "data" / "shadows" / "bench-26" / "frames"
 LOW_LAMP_DEG = 15.0
 
 
@@ -62,6 +64,27 @@ def test_the_lamps_direction_is_learned_from_the_reference_frame(seed: int) -> N
     # the far end of a shadow, cast by the narrow knob through a soft penumbra, is faint
     assert 0.5 * np.hypot(*truth) < np.hypot(*along) < 1.2 * np.hypot(*truth)
     assert model.depth < -0.5
+    # the shadows' ends that show on board say how far they reach: nearer the truth, not past it
+    assert np.hypot(*along) < model.reach
+    assert 0.85 * np.hypot(*truth) < model.reach < 1.1 * np.hypot(*truth)
+
+
+def test_a_shadow_reaches_as_far_as_its_end_shows_on_board() -> None:
+    """A cup 40 mm tall whose shadow is darkened 100 mm from its foot: it reaches 2.5 heights,
+    whatever the capsules fitted (1 here). The same shadow running under another cup shows
+    no end: the fitted length stays."""
+    view = RectifiedView(BoardLayout(), 1.0)
+    cup = CastingCup(120.0, 120.0, 15.0, 40.0)
+    shape = view.shape
+    xs, ys = np.meshgrid(np.arange(shape[1]), np.arange(shape[0]))
+    foot = view.to_pixels(np.array([cup.x, cup.y]))[0]
+    dx, dy = xs - foot[0], ys - foot[1]
+    dark = (dx >= 0) & (dx <= 100) & (np.abs(dy) <= 30)
+    valid = np.hypot(dx, dy) > cup.radius
+    along = np.array([1.0, 0.0])
+    assert shadow_reach(dark & valid, valid, view, 1.0, [cup], along) == pytest.approx(2.5, abs=0.1)
+    hidden = valid & (np.hypot(dx - 70, dy) > 30)  # another cup stands across the shadow
+    assert shadow_reach(dark & hidden, hidden, view, 1.0, [cup], along) == 1.0
 
 
 def test_soft_overhead_light_gives_no_shadow_model() -> None:
@@ -107,6 +130,26 @@ def test_bench_08s_long_shadows_are_not_an_arm() -> None:
     reading = BoardReader(calibration).read_details(board)
     assert not reading.observation.occluded
     assert reading.band_area_mm2 == 0
+
+
+def test_bench_26s_shadows_reach_past_the_shapes_fitted() -> None:
+    """bench-26: a lamp 0.42 m up and 0.9 m away, along the reference rows, so each reference
+    cup's shadow runs into the next cup or off the board. The shapes fitted come out about half
+    as long as the shadows fall, and the board after ply 5 was flagged for their far ends
+    across the margin; the reach, from the ends that show, takes them for board. The hand
+    that covers least (an arm only over the margin) is still flagged."""
+    calibration = calibrate(
+        read_image(LONG_SHADOWS / "00-empty.jpg"), read_image(LONG_SHADOWS / "01-reference.jpg")
+    )
+    model = calibration.shadows
+    assert model is not None
+    assert model.reach > 1.5 * np.hypot(*model.along)
+    board = read_image(LONG_SHADOWS / "06b-move.jpg")
+    fitted_only = dataclasses.replace(calibration, shadows=dataclasses.replace(model, reach=0.0))
+    assert BoardReader(fitted_only).read(board).occluded
+    reader = BoardReader(calibration)
+    assert not reader.read(board).occluded
+    assert reader.read(read_image(LONG_SHADOWS / "07a-hand.jpg")).occluded
 
 
 @pytest.mark.slow  # every frame of bench-08: a few seconds
