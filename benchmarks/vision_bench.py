@@ -23,8 +23,9 @@ calibrated from its own ``00-empty`` and ``01-reference`` frames with the produc
   wrong, aligned to the truth), whether the game is exact, the **longest stretch lost** (from
   the first judgement off track, after a stable observation or at the end of a board's showing,
   to the next on track: the reconciler's game agreeing with the truth, the same tops and the
-  same moves since the start or its last resync, and nothing asked; in stable seconds, the time
-  boards stood still, and plies), and the **referee's view**: the last stable observation of
+  same moves since the start or its last resync, and nothing asked; in seconds of stable
+  frames, those of a board standing still that the reader saw (not taken for a hand), and
+  plies), and the **referee's view**: the last stable observation of
   each board scored like a reading (with a reader that learns, this is the after to the
   reading pass's before).
 
@@ -363,14 +364,19 @@ def camera_frames(shown: list[Showing], fps: float) -> Iterator[tuple[float, Sho
             k += 1
 
 
-def stable_seconds(shown: list[Showing], start: float, end: float) -> float:
-    """Seconds between ``start`` and ``end`` during which a board stood still (no hand)."""
+def stable_seconds(
+    shown: list[Showing], start: float, end: float, blind: tuple[float, ...] = (), step: float = 0.0
+) -> float:
+    """Seconds of stable frames between ``start`` and ``end``: a board stood still (no hand),
+    less ``step`` for each of the ``blind`` frames (camera times) in between, those of a
+    still board the reader took for a hand: the referee had nothing to read then (the gate
+    passes nothing), so they are the reader's time lost, not the referee's."""
     total = 0.0
     for s in shown:
         if s.frame.kind == "hand":
             continue
         total += max(0.0, min(end, s.start + s.seconds) - max(start, s.start))
-    return total
+    return max(0.0, total - step * sum(start <= t < end for t in blind))
 
 
 @dataclass
@@ -406,15 +412,21 @@ class GameResult:
     shown_by_light: dict[str, ReadTally] = field(default_factory=dict)
     boards: int = 0  # boards shown (the empty one included)
     unseen: int = 0  # of those, never passed by the gate
+    blind: list[float] = field(default_factory=list)  # camera times of still-board frames taken for a hand
+    step: float = 0.0  # seconds between camera frames
 
     def longest(self, shown: list[Showing], end_time: float, strict: bool = False) -> dict | None:
+        """The longest stretch lost, in seconds of stable frames (``stable_seconds``), then
+        plies; ``board_seconds`` is the time boards stood still, the reader's blind frames in."""
         best = None
+        blind = tuple(self.blind)
         for s in self.strict if strict else self.stretches:
             end = s.end if s.end is not None else end_time
-            seconds = stable_seconds(shown, s.start, end)
+            seconds = stable_seconds(shown, s.start, end, blind, self.step)
             plies = (s.end_ply if s.end_ply is not None else self.moves) - s.start_ply
             item = {
                 "stable_seconds": round(seconds, 2),
+                "board_seconds": round(stable_seconds(shown, s.start, end), 2),
                 "plies": plies,
                 "from_ply": s.start_ply,
                 "back": s.end is not None,
@@ -533,6 +545,18 @@ class LostTracker:
             self.open = None
 
 
+class WatchedReader(BoardReader):
+    """The device's reader, remembering whether the last frame it read was taken for a hand
+    (what makes a frame of a still board no stable frame for the referee)."""
+
+    occluded = False
+
+    def read(self, image: np.ndarray, timestamp: float = 0.0) -> Observation:
+        observation = super().read(image, timestamp)
+        self.occluded = observation.occluded
+        return observation
+
+
 class Player:
     """Answers the referee's help request (``Reconciler.help_squares``/``accept_board``, where
     the reconciler has them) as a careful player would, ``delay`` seconds after it opens: looks
@@ -578,12 +602,13 @@ def replay(
     each stable observation the observer's ``judged(events, position, unsure)`` is called when it has
     one, as the device loop does, so a reader that learns during the game learns here too."""
     clock = [0.0]
-    observe = reader_observer(BoardReader(calibration), StabilityGate(), clock=lambda: clock[0], learn=learn)
+    reader = WatchedReader(calibration)
+    observe = reader_observer(reader, StabilityGate(), clock=lambda: clock[0], learn=learn)
     judged = getattr(observe, "judged", None)
     reconciler = Reconciler(scene.variant)
     truth = TruthGames(scene.variant, scene.moves)
     shown = timeline(scene, board_seconds, hand_seconds)
-    result = GameResult(moves=len(scene.moves))
+    result = GameResult(moves=len(scene.moves), step=1.0 / fps)
     noise = np.random.default_rng(zlib.crc32(scene.name.encode()))
     images: dict[str, np.ndarray] = {}
     before: list[str] = []  # records held before each resync
@@ -650,6 +675,8 @@ def replay(
         if frame_noise > 0:
             image = np.clip(image + noise.normal(0, frame_noise, image.shape), 0, 255).astype(np.uint8)
         stable = observe(image, t)
+        if frame.kind != "hand" and reader.occluded:
+            result.blind.append(t)
         if frame.kind != "hand" and player is not None:
             answer = player.answer(reconciler, frame, t)
             if answer is not None:
@@ -854,6 +881,9 @@ def lost_text(longest: dict | None) -> str:
     if not longest:
         return "-"
     text = f"{longest['stable_seconds']:.1f} s / {longest['plies']} pl"
+    standing = longest.get("board_seconds", longest["stable_seconds"])
+    if standing - longest["stable_seconds"] >= 0.05:  # the reader was blind to a still board meanwhile
+        text += f" [{standing:.1f} s standing]"
     return text if longest["back"] else text + " (never back)"
 
 

@@ -26,6 +26,8 @@ class Presenter:
         self._scene: Scene = scenes.idle(None, "starting")
         self._fault: str | None = None
         self._service: str | None = None
+        self._doubted: frozenset[str] = frozenset()  # plies the shown doubt blinks for (none:
+        #                                               the scene shown is no doubt's)
 
     @property
     def scene(self) -> Scene:
@@ -33,6 +35,7 @@ class Presenter:
 
     def show(self, scene: Scene) -> None:
         self._scene = scene
+        self._doubted = frozenset()
         self.panel.show(self._overlaid(scene))
 
     def _overlaid(self, scene: Scene) -> Scene:
@@ -47,6 +50,10 @@ class Presenter:
         scene = self.scene_for(event, turn)
         if scene is not None:
             self.show(scene)
+            if event.type is EventType.NEEDS_ATTENTION and "unsure" in event.detail:
+                self._doubted = frozenset(event.detail["unsure"])  # (every ply in doubt now)
+        elif event.type is EventType.SETTLED:
+            self._doubt_settled(event, turn)
         if self.speech is not None:
             self.speech.event(event, turn)
 
@@ -84,7 +91,20 @@ class Presenter:
                     (), turn, "the board could not be followed; the game goes on from what it shows"
                 )
         return None  # LIFTED, HINT, SETTLED: the log records them (a settled doubt is said aloud);
-        #               the panel keeps showing what it showed
+        #               the panel keeps showing what it showed (``event`` rests it after a doubt)
+
+    def _doubt_settled(self, event: Event, turn: str) -> None:
+        """A doubt the panel blinks for settled: once no ply it blinked for is left in doubt,
+        the panel rests (nothing is left to check). A scene shown since (a move, a request
+        about the board) is not the doubt's and stays."""
+        if not self._doubted:
+            return
+        left = self._doubted - set(event.detail.get("settled", {}))
+        if left:
+            self._doubted = left
+            return
+        moves = " ".join(event.moves)
+        self.show(scenes.idle(turn, f"sure now: {moves}, {turn} to play" if moves else f"{turn} to play"))
 
     def new_game_scene(self) -> Scene:
         return scenes.new_game(square_name(sq) for sq in board_squares(self.panel.board_size))

@@ -296,6 +296,14 @@ class Reconciler(AttentionKeeper):
             margin = max(margin, lead_past_side(kept, chosen))
         rival = self._history_rival(chosen, kept)
         clear = chosen.decent and margin >= self.settings.margin and rival is None
+        asked = self._help is not None and not (clear and self._seen_whole(chosen))
+        if asked and clear:
+            asked = self._doubt_guess_across_help(chosen, kept)
+        if asked:
+            # asked for help, the referee said it could not follow, and play may have gone on
+            # while the player looked: nothing is announced but what the reading shows seen
+            # whole or explained square by square (not even moves every path agrees on)
+            clear = False
         if observation.hidden > HANDS_TOLD and not (clear and self._seen_whole(chosen)):
             # hidden more often than the moves a reading can tell need: more moves may have
             # been made out of sight than the two searched, and any account of them is a guess
@@ -325,7 +333,7 @@ class Reconciler(AttentionKeeper):
             # (the side not to move seen acting after moves out of sight, on a reading too
             # unsure to restart from: the next reading is waited for)
             events = self._unclear(observation, best, groups, rival)
-            if not wrong_side and not self._out_of_sight:
+            if not wrong_side and not self._out_of_sight and not asked:
                 events += self._announce_agreed(kept)
             self._unclear_run += 1
             if self._unfit >= RESYNC_AFTER or self._unclear_run >= HELP_AFTER:
@@ -350,6 +358,34 @@ class Reconciler(AttentionKeeper):
         happened since the announced game: nothing announced late, no two moves at once."""
         assert path.before is not None and path.explanation is not None
         return path.before.line() == self._shown.line() and path.explanation.kind is not Kind.TWO_MOVES
+
+    def _doubt_guess_across_help(self, chosen: GamePath, kept: list[GamePath]) -> bool:
+        """Whether ``chosen`` (clear, announcing moves late while a help request is open) is a
+        guess: it writes off a square of the reading as misread, one the request did not
+        light with what the camera reads there now (a square lit is one the player was
+        asked about, not one the moves made meanwhile are fitted to). Three moves made while
+        the player looked can show as one made-up move and a misread (bench-27 at 2ff9e95:
+        c1-a1, 1b2, a1-b3 as c1-b3, b2 read against it); the request's own reading settled
+        by the next one, and the moves made after it, explain every other square. The
+        squares are then doubted on every kept path of that line, as a square read against
+        two moves at once is: the next reading re-reads them as the paths have them (a
+        passing misread: the moves are announced then), or the paths are tainted (the same
+        reading again, or a made-up move of their own to show it), and with no decent path
+        left the referee restarts from the board or keeps asking."""
+        view, e, request = chosen.view, chosen.explanation, self._help
+        assert view is not None and e is not None and chosen.before is not None and request is not None
+        _, contradicting, misread = fits(view, e, self.settings)
+        squares = set(contradicting) | ({misread} if misread is not None else set())
+        lit = {sq for sq, (_game, camera) in request.squares.items() if view.reading[view.row[sq]] == camera}
+        squares -= lit
+        if not squares:
+            return False
+        since = len(chosen.before.codes)
+        doubt = tuple((sq, int(view.reading[view.row[sq]]), since) for sq in sorted(squares))
+        for path in kept:
+            if path.line() == chosen.line():
+                path.doubt = tuple(dict.fromkeys(path.doubt + doubt))
+        return True
 
     def _wrong_side_after_unseen(self, path: GamePath) -> bool:
         """Whether ``path`` (the account about to be announced) has the side not to move act

@@ -287,6 +287,8 @@ class PathTracker:
         for path in kept:
             if path is chosen or path.score < floor or path.line() == chosen.line():
                 continue
+            if path.before is not None and path.before.line() == chosen.before.line():
+                continue  # (the same moves before this reading: what it shows is the lead's to tell)
             if out_of_turn_from_the_other_start(path, chosen):
                 continue  # (only the side to move at the resync in doubt: later moves tell)
             if shows is None:

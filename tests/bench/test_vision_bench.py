@@ -59,6 +59,23 @@ def test_stable_seconds_leave_hands_out(bench: ModuleType) -> None:
     assert bench.stable_seconds(shown, shown[1].start, shown[2].start) == pytest.approx(0.0)
 
 
+def test_frames_of_a_still_board_the_reader_took_for_a_hand_are_no_stable_frames(bench: ModuleType) -> None:
+    # the referee can act only on frames it is given: 2 s of a still board read as covered
+    # (ten frames at 5 fps) are the reader's time, not the referee's
+    s = scene(bench, ["move", "move"])
+    shown = bench.timeline(s, 4.0, 1.5)
+    end = shown[-1].start + shown[-1].seconds
+    blind = tuple(shown[1].start + 0.2 * k for k in range(10))
+    assert bench.stable_seconds(shown, 0.0, end, blind, 0.2) == pytest.approx(end - 2.0)
+    assert bench.stable_seconds(shown, shown[2].start, end, blind, 0.2) == pytest.approx(end - shown[2].start)
+    result = bench.GameResult(moves=2, blind=list(blind), step=0.2)
+    result.stretches.append(bench.Stretch(0.0, 0))
+    longest = result.longest(shown, end)
+    assert longest["stable_seconds"] == pytest.approx(end - 2.0, abs=0.01)  # (rounded)
+    assert longest["board_seconds"] == pytest.approx(end, abs=0.01)
+    assert "standing" in bench.lost_text(longest)
+
+
 def test_a_move_one_ply_off_after_a_missed_one_is_not_wrong_twice(bench: ModuleType) -> None:
     truth = ["4a1", "4d4", "3b2", "3c3"]
     held = ["4a1", "3b2", "3c3"]  # 4d4 missed: the rest one ply early

@@ -189,3 +189,43 @@ def test_a_correction_is_told_with_a_beep(rig):
     rig.run_for(0.3)
     assert rig.panel.tone_history == ["A5", None]
     assert "4b3 3c1" in rig.presenter.scene.text
+
+
+def doubt(*plies):
+    unsure = {str(ply): ["3b1", "4b1"] for ply in plies}
+    return Event(EventType.NEEDS_ATTENTION, reason="not sure which move was made", detail={"unsure": unsure})
+
+
+def settled(ply, move="4b1"):
+    return Event(EventType.SETTLED, moves=(move,), detail={"settled": {str(ply): move}})
+
+
+def test_a_settled_doubt_stops_the_alert_blinking(rig):
+    rig.presenter.event(doubt(7), "black")
+    rig.run_for(1.2)
+    assert rig.states(rig.pin(rig.config.pins.alert))[:3] == [OFF, ON, OFF]  # blinking
+    rig.presenter.event(settled(7), "black")
+    rig.run_for(1.2)
+    after = rig.states(rig.pin(rig.config.pins.alert))
+    rig.run_for(1.2)
+    assert rig.states(rig.pin(rig.config.pins.alert)) == after and after[-1] == OFF  # at rest
+    assert rig.presenter.scene.name == "idle" and "sure now: 4b1" in rig.presenter.scene.text
+    assert rig.states(rig.pin(rig.config.pins.turn_black))[-1] == ON
+
+
+def test_the_alert_blinks_on_while_another_ply_is_in_doubt(rig):
+    rig.presenter.event(doubt(5, 7), "black")
+    rig.presenter.event(settled(5), "black")
+    assert rig.presenter.scene.name == "attention"
+    rig.presenter.event(settled(7), "black")
+    assert rig.presenter.scene.name == "idle"
+
+
+def test_a_settled_doubt_leaves_a_later_request_about_the_board_shown(rig):
+    rig.presenter.event(doubt(7), "black")
+    unclear = Event(EventType.NEEDS_ATTENTION, squares=("c3",), reason="no move explains the board")
+    rig.presenter.event(unclear, "black")
+    rig.presenter.event(settled(7), "black")
+    assert rig.presenter.scene.name == "attention" and "c3" in rig.presenter.scene.squares
+    rig.run_for(1.2)
+    assert rig.states(rig.pin(rig.config.pins.alert))[:3] == [OFF, ON, OFF]

@@ -65,3 +65,21 @@ def test_a_move_onto_a_cup_of_its_colour_read_between_the_two_sizes_is_played_un
     reconciler, game = played("classic", "4c4 4d4 4b1 4d3 3a1 3d2")
     assert moved(play(reconciler, game, "c4-a1", "a1", 0.82)) == ["c4-a1"] and 7 in reconciler.unsure
     assert moved(play(reconciler, game, "3c2", "a1", 0.82)) == ["3c2"] and reconciler.help_squares is None
+
+
+def test_a_size_in_doubt_after_an_unclear_reading_is_played_not_asked_about() -> None:
+    # bench-14's last boards. Black's 4c4 reads only 0.6 (0.4 empty): unclear, nothing said
+    # yet. White then places a 3 on c3 (its 4s are all on the board: no stack shows a 2),
+    # read 0.84 a 3 and 0.16 a 2. "4c4 3c3" leads; "4c4, then an illegal 2c3" is the same
+    # history up to this reading, one size apart on c3: it is the size doubt's, not another
+    # history. The moves are played (3c3 unsure), not a help request a player whose board is
+    # right cannot answer.
+    reconciler, game = played("classic", "4a1 4d4 4b1")
+    game.push(Move.from_text("4c4"))
+    assert types(reconciler.feed(read_as(game, "c4", (1, 4), 0.6, other=None))) == ["needs-attention"]
+    game.push(Move.from_text("3c3"))
+    events = reconciler.feed(read_as(game, "c3", W3, 0.84, other=(0, 2)))
+    assert moved(events) == ["4c4", "3c3"] and "help" not in types(events)
+    assert 5 in reconciler.unsure and reconciler.help_squares is None
+    events = play(reconciler, game, "3d3")
+    assert moved(events) == ["3d3"] and moves_of(reconciler) == [m.text() for m in game.moves]
