@@ -298,7 +298,7 @@ class Reconciler(AttentionKeeper):
         clear = chosen.decent and margin >= self.settings.margin and rival is None
         asked = self._help is not None and not (clear and self._seen_whole(chosen))
         if asked and clear:
-            asked = self._doubt_guess_across_help(chosen, kept)
+            asked = self._doubt_squares_guessed_across_help(chosen, kept)
         if asked:
             # asked for help, the referee said it could not follow, and play may have gone on
             # while the player looked: nothing is announced but what the reading shows seen
@@ -359,10 +359,11 @@ class Reconciler(AttentionKeeper):
         assert path.before is not None and path.explanation is not None
         return path.before.line() == self._shown.line() and path.explanation.kind is not Kind.TWO_MOVES
 
-    def _doubt_guess_across_help(self, chosen: GamePath, kept: list[GamePath]) -> bool:
+    def _doubt_squares_guessed_across_help(self, chosen: GamePath, kept: list[GamePath]) -> bool:
         """Whether ``chosen`` (clear, announcing moves late while a help request is open) is a
-        guess: it writes off a square of the reading as misread, one the request did not
-        light with what the camera reads there now (a square lit is one the player was
+        guess, doubting the squares it guessed on the kept paths of its line when it is: it
+        writes off a square of the reading as misread, one the request did not light with what
+        the camera reads there now (a square lit is one the player was
         asked about, not one the moves made meanwhile are fitted to). Three moves made while
         the player looked can show as one made-up move and a misread (bench-27 at 2ff9e95:
         c1-a1, 1b2, a1-b3 as c1-b3, b2 read against it); the request's own reading settled
