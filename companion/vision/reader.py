@@ -22,7 +22,15 @@ from companion.vision.edges import EdgeBank, build_edge_bank, edge_maps, edge_sc
 from companion.vision.geometry import Camera, camera_with_focal
 from companion.vision.markers import QUIET_MM, detect_markers, marker_correspondences
 from companion.vision.marks import HIDDEN_MM2
-from companion.vision.matching import Evidence, SquareMatch, coverage, evidence, match_all, match_square
+from companion.vision.matching import (
+    Evidence,
+    SquareMatch,
+    coverage,
+    evidence,
+    match_all,
+    match_square,
+    unlike_share,
+)
 from companion.vision.observation import Observation
 from companion.vision.occlusion import Occlusion, OcclusionTest, shrink
 from companion.vision.pixels import Background
@@ -70,6 +78,11 @@ SHADOW_DOUBT = float(np.log(12.0))
 """A square whose cup the shadows explain away reads empty at no more than 0.75 (every size's
 logit at least -log 12 against empty's 0): a faint real cup in a shadow can lose its cup that
 way (a white 1 on the stress set), and the referee must not take that reading as sure."""
+UNLIKE_SHARE = 0.75
+"""A cup found with more than this share of its silhouette unlike its colour
+(``matching.unlike_share``) explains nothing to the occlusion test. A cup's own edge, highlights
+and shade stay well under it (at most about half, a pale cup under a lamp moved since
+calibration); a fist that the matcher explained as a cup is over it nearly whole."""
 MARKER_MIN_CORRELATION = 0.6
 """Correlation with its calibration view below which a marker counts as moved or covered."""
 MOVE_TOLERANCE_PX = 1.5
@@ -268,9 +281,10 @@ class BoardReader:
         rect = self._rectify(image)
         ev = evidence(rect, self._background, c.pixels, self.bank.pad)
         matches = self._outside_shadows(ev, match_all(ev, self.bank))
-        free = cv2.bitwise_not(cv2.dilate(coverage(matches, self.bank, view.shape, ev.pad), SQUARE_5))
+        explaining = self._explaining(ev.features, matches)
+        free = cv2.bitwise_not(cv2.dilate(coverage(explaining, self.bank, view.shape, ev.pad), SQUARE_5))
         fg = ev.fg[ev.pad : ev.pad + view.shape[0], ev.pad : ev.pad + view.shape[1]]
-        cups = casting_cups(found_cups(matches), c.layout, c.scale, c.cups)
+        cups = casting_cups(found_cups(explaining), c.layout, c.scale, c.cups)
         cover = self._occlusion.judge(ev.features, ev.texture, rect, free, fg, cups)
         probabilities = self._probabilities(
             matches, ROUGH_SOFTENING if cover.rough else 1.0, self._edge_scores(ev.features, matches)
@@ -289,6 +303,20 @@ class BoardReader:
             still,
             cover.hidden_mm2,
         )
+
+    def _explaining(self, features: np.ndarray, matches: list[SquareMatch]) -> list[SquareMatch]:
+        """The matches as the occlusion test takes them: a cup found whose silhouette is mostly
+        unlike its colour (``UNLIKE_SHARE``) is no cup there, and leaves its pixels to the
+        occlusion test. The matcher takes anything that is not board for a cup, and a fist over
+        the cups was read as cups (the stress set: a pink fist as a white 4 and as black 4s),
+        which hid it from every occlusion cue."""
+        colours = (self.models.pixels.light, self.models.pixels.dark)
+        out = []
+        for m, sq in zip(matches, self.bank.squares, strict=True):
+            if unlike_share(features, m, sq, colours[m.colour]) > UNLIKE_SHARE:
+                m = dataclasses.replace(m, sizes=np.minimum(m.sizes, 0.0))
+            out.append(m)
+        return out
 
     def _outside_shadows(self, ev: Evidence, matches: list[SquareMatch]) -> list[SquareMatch]:
         """The matches again, each faint cup found lying mostly in the other cups' predicted
