@@ -255,12 +255,16 @@ class Gaussian:
     mean: np.ndarray
     cov: np.ndarray
 
-    def distance2(self, f: np.ndarray) -> np.ndarray:
-        """Squared Mahalanobis distance of each (m, q1, q2) of ``f`` (..., 3) from the mean."""
+    @cached_property
+    def _whitening(self) -> np.ndarray:
+        """The affine map (3x4) taking a feature to its offset from the mean in spreads."""
         chol = np.linalg.cholesky(np.linalg.inv(self.cov))  # inv(cov) = chol @ chol.T
         w = chol.T
-        matrix = np.c_[w, -w @ self.mean].astype(np.float32)
-        z = cv2.transform(f, matrix)
+        return np.c_[w, -w @ self.mean].astype(np.float32)
+
+    def distance2(self, f: np.ndarray) -> np.ndarray:
+        """Squared Mahalanobis distance of each (m, q1, q2) of ``f`` (..., 3) from the mean."""
+        z = cv2.transform(f, self._whitening)
         return cv2.transform(cv2.multiply(z, z), np.ones((1, 3), np.float32))
 
     def log_density(self, f: np.ndarray) -> np.ndarray:
