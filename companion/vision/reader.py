@@ -84,6 +84,11 @@ UNLIKE_SHARE = 0.9
 fist the matcher explained as a cup is unlike it over 0.94 to 1.0 of its silhouette; real cups
 under a light changed since calibration (no learning), read a size large or small, reach 0.83
 (0.75 newly flagged two of its hand-free frames), and on the rendered bench 0.52."""
+UNLIKE_RINGS = SHADOW_REMATCH_RINGS
+"""... and only a clear cup does (a score of at least this many rings between adjacent sizes): a
+faint one is a shadow's edge or a stain read as a cup, whose weak evidence is no hand's (the
+stress set's stress-57: a cup's shadow across an empty square read as a white 1, wholly unlike
+white, flagged two hand-free frames). The fists' cups scored 8 to 18 rings."""
 MARKER_MIN_CORRELATION = 0.6
 """Correlation with its calibration view below which a marker counts as moved or covered."""
 MOVE_TOLERANCE_PX = 1.5
@@ -306,15 +311,16 @@ class BoardReader:
         )
 
     def _explaining(self, features: np.ndarray, matches: list[SquareMatch]) -> list[SquareMatch]:
-        """The matches as the occlusion test takes them: a cup found whose silhouette is mostly
-        unlike its colour (``UNLIKE_SHARE``) is no cup there, and leaves its pixels to the
-        occlusion test. The matcher takes anything that is not board for a cup, and a fist over
-        the cups was read as cups (the stress set: a pink fist as a white 4 and as black 4s),
-        which hid it from every occlusion cue."""
+        """The matches as the occlusion test takes them: a clear cup found whose silhouette is
+        nearly all unlike its colour (``UNLIKE_SHARE``, ``UNLIKE_RINGS``) is no cup there, and
+        leaves its pixels to the occlusion test. The matcher takes anything that is not board
+        for a cup, and a fist over the cups was read as cups (the stress set: a pink fist as a
+        white 4 and as black 4s), which hid it from every occlusion cue."""
         colours = (self.models.pixels.light, self.models.pixels.dark)
         out = []
         for m, sq in zip(matches, self.bank.squares, strict=True):
-            if unlike_share(features, m, sq, colours[m.colour]) > UNLIKE_SHARE:
+            clear = m.sizes.max() >= UNLIKE_RINGS * self._ring_px
+            if clear and unlike_share(features, m, sq, colours[m.colour]) > UNLIKE_SHARE:
                 m = dataclasses.replace(m, sizes=np.minimum(m.sizes, 0.0))
             out.append(m)
         return out
