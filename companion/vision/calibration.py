@@ -29,7 +29,17 @@ from companion.errors import CompanionError
 from companion.files import write_text_atomically
 from companion.rules.square import COLOR_NAMES, board_squares, square_name
 from companion.vision.cups import CupSet
-from companion.vision.edges import CupOutline, edge_maps, edge_pad, fit_outline
+from companion.vision.edges import (
+    CupOutline,
+    EdgeMaps,
+    build_edge_bank,
+    edge_logits,
+    edge_maps,
+    edge_pad,
+    edge_scores,
+    fit_outline,
+    region_trust,
+)
 from companion.vision.geometry import (
     BoardLayout,
     Camera,
@@ -39,7 +49,16 @@ from companion.vision.geometry import (
 )
 from companion.vision.grid import refined_layout
 from companion.vision.markers import detect_markers, marker_correspondences
-from companion.vision.matching import Evidence, best_shift, coverage, evidence, match_all, rectify
+from companion.vision.matching import (
+    SIZE_SURENESS,
+    Evidence,
+    SquareMatch,
+    best_shift,
+    coverage,
+    evidence,
+    match_all,
+    rectify,
+)
 from companion.vision.pixels import PALE_TEXTURE_TOP, TEXTURE_CLIP, Background, PixelModel
 from companion.vision.shadows import ShadowModel, casting_cups, learn_shadows
 from companion.vision.sources import decode_image
@@ -680,12 +699,39 @@ def learn_outline_and_light(
     cups_at = {row: (size, (matches[row].dy, matches[row].dx)) for row, (_, size) in ref.items()}
     maps = edge_maps(ev.features, edge_pad(scene.view))
     outline = fit_outline(scene.view, maps, cups_at, scene.camera.centre, cups.max_piece)
+    outline = replace(outline, region_trust=reference_trust(scene, maps, matches, ref, cups, outline))
     placed = {row: (colour, size, matches[row].dy, matches[row].dx) for row, (colour, size) in ref.items()}
     seen = coverage(matches, bank, scene.view.shape, ev.pad)
     grow = np.ones((int(2 * BOARD_DILATE_MM * scene.view.scale) + 1,) * 2, np.uint8)
     casting = casting_cups(placed, scene.layout, scene.view.scale, cups)
     light = learn_shadows(ev.features, scene.view, casting, cv2.dilate(seen, grow) > 0)
     return outline, light
+
+
+def reference_trust(
+    scene: BoardScene,
+    maps: EdgeMaps,
+    matches: list[SquareMatch],
+    ref: dict[int, tuple[int, int]],
+    cups: CupSet,
+    outline: CupOutline,
+) -> tuple[float, float]:
+    """How far each colour's region cue can be trusted for sizes on this board
+    (``edges.region_trust``): the reference cups read as the reader reads them, the region
+    cue's size logits (each cup's own colour) against the edges' of ``outline``."""
+    rows = sorted(ref)
+    centres = [np.array(scene.layout.square_centre(row)) for row in rows]
+    bank = build_edge_bank(scene.view, centres, scene.camera.centre, outline, cups.max_piece)
+    unit = SIZE_SURENESS * cups.ring_px(scene.view.scale)
+    read = []
+    for k, row in enumerate(rows):
+        colour, size = ref[row]
+        match = matches[row]
+        if match.colour != colour:  # read as the other colour: it says nothing of this one's sizes
+            continue
+        base, rim = edge_scores(maps, bank, k, match.dy, match.dx)
+        read.append((colour, size, match.sizes / unit, edge_logits(base, rim)[0]))
+    return region_trust(read)
 
 
 def learn_reference(scene: BoardScene, rect: np.ndarray, cups: CupSet) -> tuple[CupSet, PixelModel]:

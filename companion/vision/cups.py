@@ -81,6 +81,13 @@ class CupSet:
             heights=(tuple(heights[0]), tuple(heights[1])),
         )
 
+    def ring_px(self, scale: float) -> float:
+        """The mean area (pixels at ``scale`` px/mm) of the ring between one size's base and the
+        next one's: the region cue's unit of how clearly a size reads."""
+        radii = np.array(self.radii)
+        rings = np.diff(np.concatenate([np.zeros((2, 1)), radii], axis=1) ** 2, axis=1)
+        return float(np.pi * rings.mean() * scale**2)
+
     def to_json(self) -> dict[str, object]:
         return {
             "radii_mm": [list(r) for r in self.radii],

@@ -68,6 +68,8 @@ RIM_HEIGHT_SCAN = (0.6, 0.7, 0.8, 0.9, 1.0)
 """The rim's radius (of the base's) and height (of the cup's) tried at calibration."""
 FACING_MIN_MM = 2.0
 """A cup closer than this to the point under the camera shows its whole base circle."""
+TRUST_SCAN = tuple(round(0.05 * k, 2) for k in range(21))
+"""The weights of the region cue's size logits tried at calibration (``region_trust``)."""
 
 
 @dataclass(frozen=True)
@@ -79,17 +81,36 @@ class CupOutline:
     scale: float
     rim_ratio: float
     rim_height: float
+    region_trust: tuple[float, float] = (1.0, 1.0)
+    """Per colour (white, black), the weight of the region cue's size logits against these
+    edges' (``region_trust``): 1 where the region cue reads the reference cups' sizes, less on
+    a board where it misreads them."""
 
-    def to_json(self) -> dict[str, float]:
-        return {"scale": self.scale, "rim_ratio": self.rim_ratio, "rim_height": self.rim_height}
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "scale": self.scale,
+            "rim_ratio": self.rim_ratio,
+            "rim_height": self.rim_height,
+            "region_trust": list(self.region_trust),
+        }
 
     @classmethod
     def from_json(cls, data: Any) -> CupOutline:
+        """The outline in a calibration file; one from before ``region_trust`` trusts both
+        colours' region cue fully, as the reader then did."""
         try:
-            outline = cls(float(data["scale"]), float(data["rim_ratio"]), float(data["rim_height"]))
-        except (KeyError, TypeError, ValueError) as error:
+            white, black = (float(v) for v in data.get("region_trust", (1.0, 1.0)))
+            outline = cls(
+                float(data["scale"]), float(data["rim_ratio"]), float(data["rim_height"]), (white, black)
+            )
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise CompanionError("calibration file: the cups' outline is malformed") from error
-        if not (0.5 < outline.scale < 2 and 0 < outline.rim_ratio <= 1 and 0 < outline.rim_height <= 1):
+        if not (
+            0.5 < outline.scale < 2
+            and 0 < outline.rim_ratio <= 1
+            and 0 < outline.rim_height <= 1
+            and all(0 <= t <= 1 for t in outline.region_trust)
+        ):
             raise CompanionError("calibration file: the cups' outline is malformed")
         return outline
 
@@ -363,7 +384,13 @@ def edge_logits(base: np.ndarray, rim: np.ndarray) -> np.ndarray:
     return BASE_WEIGHT * shortfall(base) + RIM_WEIGHT * shortfall(rim)
 
 
-def size_shares(region: np.ndarray, base: np.ndarray, rim: np.ndarray, softening: float = 1.0) -> np.ndarray:
+def size_shares(
+    region: np.ndarray,
+    base: np.ndarray,
+    rim: np.ndarray,
+    softening: float = 1.0,
+    trust: np.ndarray | None = None,
+) -> np.ndarray:
     """How each square's cup probability splits between sizes (rows sum to 1), from the
     region cue's logits and the edge scores (all N x S); ``softening`` divides the edges'
     logits as it divides the region cue's.
@@ -377,22 +404,65 @@ def size_shares(region: np.ndarray, base: np.ndarray, rim: np.ndarray, softening
     unless the sum of the cues picks another size and both the base and the rim score that
     size above the region cue's; then the sum's shares are used, the size it picks keeping at
     most the region cue's own top share.
+
+    ``trust`` (per row, 0..1; 1 when None) weighs the region cue's logits in that sum: the
+    calibration's ``CupOutline.region_trust`` of the colour read. Where it is below 1 the
+    calibration saw the region cue misread this colour's sizes on the reference cups, and a rim
+    too faint to tell sizes apart (its spread under ``SPREAD_FLOOR``) does not stop the base
+    from moving a size.
     """
+    trust = np.ones(len(region)) if trust is None else np.asarray(trust, dtype=np.float64)
     alone = _softmax(region)
-    both = _softmax(region + edge_logits(base, rim) / softening)
+    both = _softmax(trust[:, None] * region + edge_logits(base, rim) / softening)
     rows = np.arange(len(both))
     best, was = both.argmax(axis=1), alone.argmax(axis=1)
-    moved = (best != was) & (base[rows, best] > base[rows, was]) & (rim[rows, best] > rim[rows, was])
-    top = np.minimum(both[rows, best], alone.max(axis=1))
-    rest = (1.0 - top) / np.maximum(1.0 - both[rows, best], 1e-12)
-    shares = both * rest[:, None]
-    shares[rows, best] = top
-    return np.where(moved[:, None], shares, alone)
+    faint = (trust < 1.0) & (rim.max(axis=1) - rim.min(axis=1) < SPREAD_FLOOR)
+    rim_agrees = (rim[rows, best] > rim[rows, was]) | faint
+    moved = (best != was) & (base[rows, best] > base[rows, was]) & rim_agrees
+    return np.where(moved[:, None], _capped(both, alone.max(axis=1)), alone)
+
+
+def _capped(shares: np.ndarray, top: np.ndarray) -> np.ndarray:
+    """``shares`` (rows sum to 1) with each row's largest share brought down to at most ``top``
+    by mixing the row with the uniform share, so the order of the sizes stays as it was (taking
+    the rest in proportion let a size the sum ranked second read above the one it picked)."""
+    uniform = 1.0 / shares.shape[1]
+    high = shares.max(axis=1)
+    mix = np.clip((np.minimum(high, top) - uniform) / np.maximum(high - uniform, 1e-12), 0.0, 1.0)
+    return mix[:, None] * shares + (1.0 - mix[:, None]) * uniform
 
 
 def _softmax(logits: np.ndarray) -> np.ndarray:
     p = np.exp(logits - logits.max(axis=1, keepdims=True))
     return p / p.sum(axis=1, keepdims=True)
+
+
+def region_trust(cups: Sequence[tuple[int, int, np.ndarray, np.ndarray]]) -> tuple[float, float]:
+    """Per colour (white, black), how far the region cue's size logits can be trusted on this
+    board, from the reference cups: (colour, size, region logits, edge logits) each.
+
+    The weight (``TRUST_SCAN``) whose sum with the edges reads the colour's reference cups by
+    the widest margin, the worst cup's margin counting (the largest of equals). Where the
+    region cue reads every reference cup's size, that is 1 and nothing changes; where it reads
+    some wrong (pale cups on pale wood: only the shaded crescent of a large cup's wall reads as
+    cup, so the white 4 fits smaller than the white 3), its say shrinks until the edges, which
+    read those cups right, carry the sum. A colour with no reference cups keeps 1.
+    """
+    weights = []
+    for colour in (0, 1):
+        own = [(size, region, edge) for c, size, region, edge in cups if c == colour]
+        if not own:
+            weights.append(1.0)
+            continue
+        worst = [min(_lead(w * region + edge, size) for size, region, edge in own) for w in TRUST_SCAN]
+        best = max(worst)
+        weights.append(max(w for w, m in zip(TRUST_SCAN, worst, strict=True) if m == best))
+    return weights[0], weights[1]
+
+
+def _lead(logits: np.ndarray, size: int) -> float:
+    """How far size ``size``'s logit leads the best other size's."""
+    return float(logits[size - 1] - np.delete(logits, size - 1).max())
 
 
 def _margins(scores: np.ndarray, size: int) -> np.ndarray:

@@ -18,11 +18,12 @@ import numpy as np
 
 from companion.errors import CompanionError
 from companion.vision.calibration import Calibration, check_frame, grid_mask
-from companion.vision.edges import EdgeBank, build_edge_bank, edge_maps, edge_scores, size_shares
+from companion.vision.edges import EdgeBank, build_edge_bank, edge_maps, edge_scores, real_cups, size_shares
 from companion.vision.geometry import Camera, camera_with_focal
 from companion.vision.markers import QUIET_MM, detect_markers, marker_correspondences
 from companion.vision.marks import HIDDEN_MM2
 from companion.vision.matching import (
+    SIZE_SURENESS,
     Evidence,
     SquareMatch,
     coverage,
@@ -36,14 +37,8 @@ from companion.vision.occlusion import Occlusion, OcclusionTest, shrink
 from companion.vision.pixels import Background
 from companion.vision.scalars import compare_with
 from companion.vision.shadows import SUBPIXEL, casting_cups, found_cups, in_shadow
-from companion.vision.templates import build_bank
+from companion.vision.templates import TemplateBank, build_bank
 
-SIZE_SURENESS = 0.5
-"""Mean log-odds over the ring between two sizes' silhouettes worth one unit of logit. Pixel
-noise alone would allow far sharper odds, but a cup's shading biases whole rings at once, so
-the confidence follows how clearly the ring reads, not how many pixels it has. Set on the
-stress set (``vision_accuracy.py --synthetic 120 --stress``): at 0.25 eleven wrong sizes of
-13,520 squares read at 0.9 or more, at 0.5 four, while 2.6 % of right readings fall under 0.9."""
 COLOUR_SURENESS = 0.5
 """The same for the mean light-versus-dark log-odds inside the silhouette."""
 ROUGH_SOFTENING = 2.0
@@ -137,6 +132,7 @@ class BoardReader:
         """The calibration as given (with what was learned during games, if anything)."""
         self.models = calibration.in_use()
         """The same with the learned models in place: what every frame is read with."""
+        self._outline_key: object = None  # the camera centre and outline the edge banks are for
         self._set_models(calibration.camera, calibration.markers)
 
     def _set_models(self, camera: Camera, markers: dict[int, np.ndarray]) -> None:
@@ -153,9 +149,7 @@ class BoardReader:
             None if c.shadows is None else (c.shadows, c.view),
         )
         self._marker_masks = self._marker_regions()
-        radii = np.array(c.cups.radii)
-        rings = np.diff(np.concatenate([np.zeros((2, 1)), radii], axis=1) ** 2, axis=1)
-        self._ring_px = float(np.pi * rings.mean() * c.scale**2)
+        self._ring_px = c.cups.ring_px(c.scale)
         gray = cv2.cvtColor(self.calibration.background, cv2.COLOR_BGR2GRAY).astype(np.float32)
         self._marker_refs = [gray.ravel()[m] - gray.ravel()[m].mean() for m in self._marker_masks]
         self._still: tuple[float, np.ndarray] | None = None  # (since, map) of the first still frame
@@ -184,10 +178,17 @@ class BoardReader:
         self.camera = camera
         self.markers = markers
         self.bank = build_bank(c.layout, c.view, camera.centre, c.cups)
-        self.edges: EdgeBank | None = None
-        if c.outline is not None:
-            centres = [np.array(c.layout.square_centre(row)) for row in range(c.size * c.size)]
-            self.edges = build_edge_bank(c.view, centres, camera.centre, c.outline, c.max_piece)
+        self._region_trust = (1.0, 1.0) if c.outline is None else c.outline.region_trust
+        outline_key = (tuple(camera.centre.tolist()), c.outline)
+        if self._outline_key != outline_key:  # learning changes neither: kept across adopt()
+            self.edges: EdgeBank | None = None
+            self._real_bank: TemplateBank | None = None
+            if c.outline is not None:
+                centres = [np.array(c.layout.square_centre(row)) for row in range(c.size * c.size)]
+                self.edges = build_edge_bank(c.view, centres, camera.centre, c.outline, c.max_piece)
+                real = real_cups(c.layout.square_mm, c.max_piece, c.outline)
+                self._real_bank = build_bank(c.layout, c.view, camera.centre, real)
+            self._outline_key = outline_key
         self._maps_key: object = None
         self._still = None
 
@@ -287,14 +288,13 @@ class BoardReader:
         rect = self._rectify(image)
         ev = evidence(rect, self._background, c.pixels, self.bank.pad)
         matches = self._outside_shadows(ev, match_all(ev, self.bank))
-        explaining = self._explaining(ev.features, matches)
-        free = cv2.bitwise_not(cv2.dilate(coverage(explaining, self.bank, view.shape, ev.pad), SQUARE_5))
+        edges = self._edge_scores(ev.features, matches)
+        sized = self._sized(self._explaining(ev.features, matches), edges)
+        free = cv2.bitwise_not(cv2.dilate(self._explained(sized, ev.pad), SQUARE_5))
         fg = ev.fg[ev.pad : ev.pad + view.shape[0], ev.pad : ev.pad + view.shape[1]]
-        cups = casting_cups(found_cups(explaining), c.layout, c.scale, c.cups)
+        cups = casting_cups(found_cups(sized), c.layout, c.scale, c.cups)
         cover = self._occlusion.judge(ev.features, ev.texture, rect, free, fg, cups)
-        probabilities = self._probabilities(
-            matches, ROUGH_SOFTENING if cover.rough else 1.0, self._edge_scores(ev.features, matches)
-        )
+        probabilities = self._probabilities(matches, ROUGH_SOFTENING if cover.rough else 1.0, edges)
         changed = self._markers_changed(rect)
         still = self._held_still(rect, timestamp)
         occluded = changed > 0 or (cover.occluded and not (still >= STILL_SECONDS and moderate(cover)))
@@ -430,6 +430,40 @@ class BoardReader:
                 base[row], rim[row] = edge_scores(maps, self.edges, row, m.dy, m.dx)
         return base, rim
 
+    def _explained(self, matches: list[SquareMatch], pad: int) -> np.ndarray:
+        """What the cups found explain (uint8 mask, 255 = covered): each one's apparent
+        silhouette and, with an outline, its real one. A pale cup's apparent radius is its
+        colour's reach on the reference cups, which on pale wood stops at the shaded crescent
+        of its wall (the bench's bench-27: a white 4 of 23.3 mm for a real 27.5): the rest of
+        its body hid the board's marks and read as a hand."""
+        covered = coverage(matches, self.bank, self.models.view.shape, pad)
+        if self._real_bank is None:
+            return covered
+        real = coverage(matches, self._real_bank, self.models.view.shape, self._real_bank.pad)
+        return cv2.max(covered, real)
+
+    def _sized(
+        self, matches: list[SquareMatch], edges: tuple[np.ndarray, np.ndarray] | None
+    ) -> list[SquareMatch]:
+        """The matches with the size the edges settle (``edges.size_shares``) where they move
+        it up, for what the cups found explain: a pale cup whose region cue sees only its shaded
+        crescent is matched a size or two small, and the rest of its outline, left unexplained,
+        looked like a hand to the occlusion test (the bench's bench-27). Only a larger size is
+        taken: what the region cue's own silhouette covered it explains still. A size whose
+        own silhouette scores no cup at all is left as matched."""
+        if edges is None:
+            return matches
+        sizes = np.array([m.sizes for m in matches]) / (SIZE_SURENESS * self._ring_px)
+        settled = size_shares(sizes, *edges, 1.0, self._trust(matches)).argmax(axis=1) + 1
+        return [
+            m if size <= m.size or m.sizes[size - 1] <= 0 else dataclasses.replace(m, size=int(size))
+            for m, size in zip(matches, settled, strict=True)
+        ]
+
+    def _trust(self, matches: list[SquareMatch]) -> np.ndarray:
+        """The calibration's region trust (``CupOutline.region_trust``) of each match's colour."""
+        return np.array([self._region_trust[m.colour] for m in matches])
+
     def _probabilities(
         self,
         matches: list[SquareMatch],
@@ -451,7 +485,7 @@ class BoardReader:
         p = np.exp(logits - logits.max(axis=1, keepdims=True))
         p /= p.sum(axis=1, keepdims=True)
         if edges is not None:
-            p[:, 1:] = (1.0 - p[:, :1]) * size_shares(sizes, *edges, softening)
+            p[:, 1:] = (1.0 - p[:, :1]) * size_shares(sizes, *edges, softening, self._trust(matches))
         areas = np.array(
             [sq.areas[m.colour, m.size - 1] for m, sq in zip(matches, self.bank.squares, strict=True)]
         )

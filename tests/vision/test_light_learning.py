@@ -214,7 +214,7 @@ def test_bench_03_reads_better_once_a_frame_under_its_moved_lamp_is_learned() ->
     image, tops, _ = shown[0]
     Learner(reader).learn(LabelledFrame(reader.rectified(image), tops))
     after = right()
-    assert before == 100 and after >= 105, (before, after)
+    assert before >= 100 and after >= before + 5, (before, after)
 
 
 @pytest.mark.slow  # reads four frames and learns once: about 2 s
