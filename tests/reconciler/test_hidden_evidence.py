@@ -1,0 +1,87 @@
+"""What the stacks hide in a game whose start was not seen whole: every hypothesis still open
+counts, a placement is evidence about them, and a restart keeps only what was seen."""
+
+from __future__ import annotations
+
+from companion.reconciler.reconciler import Reconciler
+from companion.rules import Move, parse_square
+from tests.reconciler.helpers import observe_tops, played, read_as, types
+
+W4, W2, B4 = (0, 4), (0, 2), (1, 4)
+A1, B1, C2, D3, D4 = (parse_square(name) for name in ("a1", "b1", "c2", "d3", "d4"))
+
+# White shows two 4s and a 2, Black a 4. The 2 came from a stack whose 4 and 3 left it: one
+# of the 4s shown and a 3 now hidden under a 4 (the likeliest start, fewest cups hidden:
+# White's stacks then hold 321, 1 and 4321, no 2 on top), or two 3s hidden, one from each
+# stack a 4 came from (White's stacks 21, 1 and 4321: a 2 on top).
+TOPS = {A1: W4, B1: W4, C2: W2, D4: B4}
+
+
+def mid_game() -> Reconciler:
+    return Reconciler.mid_game("classic", TOPS, 0)
+
+
+def test_a_placement_legal_under_a_start_still_open_is_a_move() -> None:
+    reconciler = mid_game()
+    before = reconciler.unknowns
+    assert before is not None
+    hypotheses = before.count
+    assert reconciler.game.check(Move.from_text("2d3")) is not None  # not from the likeliest start
+    events = reconciler.feed(observe_tops({**TOPS, D3: W2}))
+    assert [e.move for e in events if e.type == "move"] == ["2d3"] and "illegal" not in types(events)
+    assert [m.text() for m in reconciler.game.moves] == ["2d3"]
+    # the starts it rules out are dropped: every one left hides two White 3s, none a White 2
+    after = reconciler.unknowns
+    assert after is not None and after.count < hypotheses
+    for square in (A1, B1, D4):
+        assert all((0, 2) not in hidden for hidden in after.options(square))
+    assert sum(hidden.count((0, 3)) for hidden in after.most_likely().values()) == 2
+    # the game goes on from the start it chose: White's stacks show 2, 1 and 4 now
+    assert reconciler.game.position.top(D3) == W2
+
+
+def test_a_placement_no_start_allows_is_still_illegal() -> None:
+    # Black placing a cup while White is to move is against the rules whatever the stacks hide
+    reconciler = mid_game()
+    events = reconciler.feed(observe_tops({**TOPS, D3: (1, 3)}))
+    assert types(events) == ["illegal"] and reconciler.game.moves == []
+
+
+def test_a_restart_keeps_no_guessed_cup_as_seen() -> None:
+    # The start taken on a hypothesis hides a White 3 under d4's Black 4. Black's three new
+    # cups, seen at once, restart the game from the board; d4's top did not change, but what
+    # it hides was never seen: it stays open, as a1's, b1's and c2's do
+    reconciler = mid_game()
+    board = {**TOPS, parse_square("c4"): (1, 3), parse_square("b4"): (1, 2), parse_square("a4"): (1, 1)}
+    events = reconciler.feed(observe_tops(board)) + reconciler.feed(observe_tops(board))
+    resync = [e for e in events if e.type == "resync"]
+    assert len(resync) == 1
+    assert {"a1", "b1", "c2", "d4"} <= set(resync[0].detail["unknown"])
+
+
+def test_a_restart_keeps_the_stacks_a_game_seen_whole_knows() -> None:
+    # a game seen from its start knows every stack: a restart keeps a1's White 3 under the
+    # Black 4 that covered it
+    reconciler, game = played("classic", "4b2 4d4 3a1 d4-a1")
+    board = {sq: top for sq in game.position.squares if (top := game.position.top(sq)) is not None}
+    board.update({parse_square("c3"): (1, 3), parse_square("b3"): (1, 2), parse_square("c4"): W2})
+    events = reconciler.feed(observe_tops(board)) + reconciler.feed(observe_tops(board))
+    assert "resync" in types(events)
+    assert reconciler.game.position.stack(A1) == ((0, 3), B4)
+
+
+def test_a_doubted_path_is_not_played_when_the_camera_is_accepted() -> None:
+    # White moves a1-b2, read 0.6 a White 4 (0.4 empty), twice: help. A kept path shows that
+    # board exactly and would be played on accepting it; doubted (a square of the latest
+    # reading read against it, held back until the next reading tells), it is not: the game
+    # restarts from what the camera sees, guessing no moves
+    reconciler, game = played("classic", "4a1 4d4")
+    game.push(Move.from_text("a1-b2"))
+    for _ in range(2):
+        events = reconciler.feed(read_as(game, "b2", W4, 0.6, other=None))
+    assert types(events) == ["help"]
+    for path in reconciler._beam:
+        path.doubt = ((parse_square("c3"), 0, len(path.codes)),)
+    events = reconciler.accept_board()
+    assert types(events) == ["resync"] and "move" not in types(events)
+    assert [m.text() for m in reconciler.game.moves] == []
