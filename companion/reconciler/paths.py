@@ -238,6 +238,19 @@ def moves_one_size_apart(a: GamePath, b: GamePath) -> bool:
     return not is_board_move(x) and not is_board_move(y) and code_to(x) == code_to(y)
 
 
+def moves_sizes_apart(a: GamePath, b: GamePath) -> bool:
+    """Whether two paths make the same moves but for the sizes of cups placed on the same
+    squares (``moves_one_size_apart`` at one ply or more): the same colours on every square,
+    each ply in doubt reported unsure, every later reading of those squares telling."""
+    if a.root != b.root or len(a.codes) != len(b.codes) or a.codes == b.codes:
+        return False
+    return all(
+        not is_board_move(x) and not is_board_move(y) and code_to(x) == code_to(y)
+        for x, y in zip(a.codes, b.codes, strict=True)
+        if physical_key(x) != physical_key(y)
+    )
+
+
 def lead_past_sizes(paths: list[GamePath], chosen: GamePath) -> float:
     """How far ``chosen``'s claim leads the claims of the paths that only doubt the size of
     one cup (``shows_one_size_apart``, ``moves_one_size_apart``) left out: ``lead`` over the
@@ -248,6 +261,50 @@ def lead_past_sizes(paths: list[GamePath], chosen: GamePath) -> float:
                 p
                 for p in paths
                 if p is chosen or not (shows_one_size_apart(p, chosen) or moves_one_size_apart(p, chosen))
+            ]
+        )
+    )
+
+
+def illegal_on_a_cup_unseen(path: GamePath, chosen: GamePath) -> bool:
+    """Whether ``path`` says this reading shows an illegal action that rests on a cup no
+    second reading showed where it needs one: the cup it puts down is read as another there
+    (its own square read against it), or the cup it moves away was shown by the previous
+    reading alone (its account of that reading put it there, ``chosen``'s history never had
+    it, and this reading shows it gone). Such a story asks two faults of the readings at
+    once, the players breaking the rules and the camera seeing a cup that was not there (a
+    ghost read once, then "moved" by the very action that is called illegal); the lead's
+    account needs the misread alone. It is kept (later readings may still prove it) but does
+    not hold back the lead's announcement."""
+    e, before = path.explanation, path.before
+    if e is None or e.kind is not Kind.ILLEGAL or e.action is None or before is None:
+        return False
+    changed = {sq for sq, _ in e.changes}
+    if any(sq in changed for sq, _, _ in path.doubt):
+        return True
+    origin, last = e.action.origin, before.explanation
+    if e.action.kind is not ActionKind.MOVE or origin is None or last is None or chosen.before is None:
+        return False
+    if before.line() == chosen.before.line() or last.kind not in (Kind.MOVE, Kind.TWO_MOVES):
+        return False
+    return any(sq == origin and shown for sq, shown in last.changes)
+
+
+def lead_past_unseen_cups(paths: list[GamePath], chosen: GamePath) -> float:
+    """``lead_past_sizes`` with the illegal actions resting on a cup no second reading showed
+    (``illegal_on_a_cup_unseen``) left out too, and the paths whose moves differ from
+    ``chosen``'s in the sizes of placed cups at more than one ply (``moves_sizes_apart``)."""
+    return lead(
+        group_by_claim(
+            [
+                p
+                for p in paths
+                if p is chosen
+                or not (
+                    shows_one_size_apart(p, chosen)
+                    or moves_sizes_apart(p, chosen)
+                    or illegal_on_a_cup_unseen(p, chosen)
+                )
             ]
         )
     )

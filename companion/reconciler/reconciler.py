@@ -71,6 +71,7 @@ from companion.reconciler.paths import (
     lead,
     lead_past_side,
     lead_past_sizes,
+    lead_past_unseen_cups,
 )
 from companion.reconciler.referee import ActionKind
 from companion.reconciler.resync import replayed_from, replayed_with_placement, restart_options
@@ -291,6 +292,10 @@ class Reconciler(AttentionKeeper):
             # a doubt confined to the size of the cup just placed: the likelier size is played,
             # reported unsure while the other is close, and later readings of it settle it
             margin = lead_past_sizes(kept, chosen)
+            if margin < self.settings.margin:
+                # nor by an illegal action resting on a cup no second reading showed (a ghost
+                # read once and "moved" away by it): kept, but it holds back no move
+                margin = lead_past_unseen_cups(kept, chosen)
         if (
             margin < self.settings.margin
             and self._resync_options
