@@ -69,6 +69,8 @@ class GamePath:
     suspect: frozenset[int] = frozenset()  # moves (indices) made around a doubt that can no longer be checked
     tainted: bool = False  # a later move made a doubted square show what was read there
     unseen: int = 0  # recent readings that needed two moves (decays by one a reading)
+    faint: tuple[tuple[Square, int], ...] = ()  # cups the latest account showed that its reading
+    #                                  told from what was there before by less than the margin
 
     @property
     def decent(self) -> bool:
@@ -157,9 +159,41 @@ def carry_doubts(child: GamePath, path: GamePath, e: Explanation, view: View, se
                 child.tainted = True
             elif sq in changes:
                 child.suspect = child.suspect | frozenset(range(since, len(child.codes)))
+    if path.faint and moved_away(e, path.faint):
+        child.tainted = True
     if not ok:
         since = len(path.codes)
         child.doubt = tuple((sq, reading[view.row[sq]], since) for sq in contradicting)
+    child.faint = faint_cups(view, e, settings)
+
+
+def faint_cups(view: View, e: Explanation, settings: Settings) -> tuple[tuple[Square, int], ...]:
+    """The cups ``e`` says the reading shows that it told by less than the margin from what
+    was there before: a cup put down (against the square's old top) or one a lift uncovered
+    where the stack's contents were not known (against the start's guess). One reading,
+    faint at that, is all that shows them until the next reading shows them again."""
+    if e.kind not in (Kind.MOVE, Kind.TWO_MOVES, Kind.LIFT):
+        return ()
+    put = {code_to(code) for code in e.codes}
+    out = []
+    for sq, shown in e.changes:
+        r = view.row[sq]
+        before = view.current[r] if sq in put else view.under[r]
+        if shown and shown != before and view.gain[r][shown] - view.gain[r][before] < settings.margin:
+            out.append((sq, shown))
+    return tuple(out)
+
+
+def moved_away(e: Explanation, faint: tuple[tuple[Square, int], ...]) -> bool:
+    """Whether ``e`` moves a faint cup away (a move, legal or not, from its square) at the
+    very next reading: a cup one faint reading showed, made to leave by the account that
+    needs it gone, which is how a ghost is explained away (a misread, a wrong guess of what
+    a stack hid) when no reading tells the story twice."""
+    origins = {code_origin(code) for code in e.codes if is_board_move(code)}
+    action = e.action
+    if e.kind is Kind.ILLEGAL and action is not None and action.origin is not None and action.to is not None:
+        origins.add(action.origin)
+    return any(sq in origins for sq, _ in faint)
 
 
 # ----- grouping paths by what they claim --------------------------------------------------

@@ -576,4 +576,5 @@ class Reconciler(AttentionKeeper):
         guard, unseen = self._guard, self._unseen_from
         self._reset_paths()
         self._shown.lifted, self._shown.must_move = shown.lifted, shown.must_move
+        self._shown.faint = shown.faint
         self._unsure, self._said, self._guard, self._unseen_from = unsure, said, guard, unseen
