@@ -69,8 +69,8 @@ class GamePath:
     suspect: frozenset[int] = frozenset()  # moves (indices) made around a doubt that can no longer be checked
     tainted: bool = False  # a later move made a doubted square show what was read there
     unseen: int = 0  # recent readings that needed two moves (decays by one a reading)
-    faint: tuple[tuple[Square, int], ...] = ()  # cups the latest account showed that its reading
-    #                                  told from what was there before by less than the margin
+    faint: tuple[tuple[Square, int], ...] = ()  # cups the latest account's lift uncovered where the
+    #                                  stack's contents were a guess, read by less than the margin
 
     @property
     def decent(self) -> bool:
@@ -168,18 +168,21 @@ def carry_doubts(child: GamePath, path: GamePath, e: Explanation, view: View, se
 
 
 def faint_cups(view: View, e: Explanation, settings: Settings) -> tuple[tuple[Square, int], ...]:
-    """The cups ``e`` says the reading shows that it told by less than the margin from what
-    was there before: a cup put down (against the square's old top) or one a lift uncovered
-    where the stack's contents were not known (against the start's guess). One reading,
-    faint at that, is all that shows them until the next reading shows them again."""
+    """The cups ``e`` says a lift uncovered where the stack's contents were a guess (what the
+    start taken on a hypothesis put there, ``View.under``), when the reading told them from
+    that guess by less than the margin. One faint reading is all that shows them: unlike a
+    cup put down, whose rival account (no cup there) is a path kept and scored by every
+    later reading, the guess the reveal replaced is kept by no path."""
     if e.kind not in (Kind.MOVE, Kind.TWO_MOVES, Kind.LIFT):
         return ()
     put = {code_to(code) for code in e.codes}
     out = []
     for sq, shown in e.changes:
         r = view.row[sq]
-        before = view.current[r] if sq in put else view.under[r]
-        if shown and shown != before and view.gain[r][shown] - view.gain[r][before] < settings.margin:
+        guess = view.under[r]
+        if sq in put or shown == guess:
+            continue
+        if view.gain[r][shown] - view.gain[r][guess] < settings.margin:
             out.append((sq, shown))
     return tuple(out)
 
