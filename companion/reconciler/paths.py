@@ -275,19 +275,6 @@ def moves_one_size_apart(a: GamePath, b: GamePath) -> bool:
     return not is_board_move(x) and not is_board_move(y) and code_to(x) == code_to(y)
 
 
-def moves_sizes_apart(a: GamePath, b: GamePath) -> bool:
-    """Whether two paths make the same moves but for the sizes of cups placed on the same
-    squares (``moves_one_size_apart`` at one ply or more): the same colours on every square,
-    each ply in doubt reported unsure, every later reading of those squares telling."""
-    if a.root != b.root or len(a.codes) != len(b.codes) or a.codes == b.codes:
-        return False
-    return all(
-        not is_board_move(x) and not is_board_move(y) and code_to(x) == code_to(y)
-        for x, y in zip(a.codes, b.codes, strict=True)
-        if physical_key(x) != physical_key(y)
-    )
-
-
 def lead_past_sizes(paths: list[GamePath], chosen: GamePath) -> float:
     """How far ``chosen``'s claim leads the claims of the paths that only doubt the size of
     one cup (``shows_one_size_apart``, ``moves_one_size_apart``) left out: ``lead`` over the
@@ -329,8 +316,7 @@ def illegal_on_a_cup_unseen(path: GamePath, chosen: GamePath) -> bool:
 
 def lead_past_unseen_cups(paths: list[GamePath], chosen: GamePath) -> float:
     """``lead_past_sizes`` with the illegal actions resting on a cup no second reading showed
-    (``illegal_on_a_cup_unseen``) left out too, and the paths whose moves differ from
-    ``chosen``'s in the sizes of placed cups at more than one ply (``moves_sizes_apart``)."""
+    (``illegal_on_a_cup_unseen``) left out too."""
     return lead(
         group_by_claim(
             [
@@ -339,7 +325,7 @@ def lead_past_unseen_cups(paths: list[GamePath], chosen: GamePath) -> float:
                 if p is chosen
                 or not (
                     shows_one_size_apart(p, chosen)
-                    or moves_sizes_apart(p, chosen)
+                    or moves_one_size_apart(p, chosen)
                     or illegal_on_a_cup_unseen(p, chosen)
                 )
             ]
