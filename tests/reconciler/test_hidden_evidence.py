@@ -6,7 +6,7 @@ from __future__ import annotations
 from companion.reconciler.reconciler import Reconciler
 from companion.rules import Move, parse_square
 from companion.vision.observation import Observation, class_index
-from tests.reconciler.helpers import observe_tops, played, read_as, types
+from tests.reconciler.helpers import observe_tops, played, types
 
 W4, W2, B4 = (0, 4), (0, 2), (1, 4)
 A1, B1, C2, D3, D4 = (parse_square(name) for name in ("a1", "b1", "c2", "d3", "d4"))
@@ -69,23 +69,6 @@ def test_a_restart_keeps_the_stacks_a_game_seen_whole_knows() -> None:
     events = reconciler.feed(observe_tops(board)) + reconciler.feed(observe_tops(board))
     assert "resync" in types(events)
     assert reconciler.game.position.stack(A1) == ((0, 3), B4)
-
-
-def test_a_doubted_path_is_not_played_when_the_camera_is_accepted() -> None:
-    # White moves a1-b2, read 0.6 a White 4 (0.4 empty), twice: help. A kept path shows that
-    # board exactly and would be played on accepting it; doubted (a square of the latest
-    # reading read against it, held back until the next reading tells), it is not: the game
-    # restarts from what the camera sees, guessing no moves
-    reconciler, game = played("classic", "4a1 4d4")
-    game.push(Move.from_text("a1-b2"))
-    for _ in range(2):
-        events = reconciler.feed(read_as(game, "b2", W4, 0.6, other=None))
-    assert types(events) == ["help"]
-    for path in reconciler._beam:
-        path.doubt = ((parse_square("c3"), 0, len(path.codes)),)
-    events = reconciler.accept_board()
-    assert types(events) == ["resync"] and "move" not in types(events)
-    assert [m.text() for m in reconciler.game.moves] == []
 
 
 def reading(tops: dict, squares: dict, hands: int = 1) -> Observation:
