@@ -50,7 +50,6 @@ from companion.vision.geometry import (
 from companion.vision.grid import refined_layout
 from companion.vision.markers import detect_markers, marker_correspondences
 from companion.vision.matching import (
-    SIZE_SURENESS,
     Evidence,
     SquareMatch,
     best_shift,
@@ -58,6 +57,7 @@ from companion.vision.matching import (
     evidence,
     match_all,
     rectify,
+    size_logits,
 )
 from companion.vision.pixels import PALE_TEXTURE_TOP, TEXTURE_CLIP, Background, PixelModel
 from companion.vision.shadows import ShadowModel, casting_cups, learn_shadows
@@ -722,7 +722,7 @@ def reference_trust(
     rows = sorted(ref)
     centres = [np.array(scene.layout.square_centre(row)) for row in rows]
     bank = build_edge_bank(scene.view, centres, scene.camera.centre, outline, cups.max_piece)
-    unit = SIZE_SURENESS * cups.ring_px(scene.view.scale)
+    ring_px = cups.ring_px(scene.view.scale)
     read = []
     for k, row in enumerate(rows):
         colour, size = ref[row]
@@ -730,7 +730,7 @@ def reference_trust(
         if match.colour != colour:  # read as the other colour: it says nothing of this one's sizes
             continue
         base, rim = edge_scores(maps, bank, k, match.dy, match.dx)
-        read.append((colour, size, match.sizes / unit, edge_logits(base, rim)[0]))
+        read.append((colour, size, size_logits([match], ring_px)[0], edge_logits(base, rim)[0]))
     return region_trust(read)
 
 

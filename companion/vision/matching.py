@@ -175,3 +175,11 @@ def coverage(matches: list[SquareMatch], bank: TemplateBank, shape: tuple[int, i
         y, x = sq.top + pad + m.dy, sq.left + pad + m.dx
         np.maximum(padded[y : y + h, x : x + w], mask, out=padded[y : y + h, x : x + w])
     return padded[pad : pad + shape[0], pad : pad + shape[1]]
+
+
+def size_logits(matches: list[SquareMatch], ring_px: float, softening: float = 1.0) -> np.ndarray:
+    """The matches' size scores (N x S) as logits against empty: in units of ``SIZE_SURENESS``
+    times ``ring_px``, the mean ring between adjacent sizes (``CupSet.ring_px``), each widened
+    by ``softening``. The one scale the reader's probabilities, its sizing for occlusion and
+    calibration's region trust all read sizes on."""
+    return np.array([m.sizes for m in matches]) / (softening * SIZE_SURENESS * ring_px)

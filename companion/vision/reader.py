@@ -30,6 +30,7 @@ from companion.vision.matching import (
     evidence,
     match_all,
     match_square,
+    size_logits,
 )
 from companion.vision.observation import Observation
 from companion.vision.occlusion import Occlusion, OcclusionTest, shrink
@@ -426,7 +427,7 @@ class BoardReader:
         own silhouette scores no cup at all is left as matched."""
         if edges is None:
             return matches
-        sizes = np.array([m.sizes for m in matches]) / (SIZE_SURENESS * self._ring_px)
+        sizes = size_logits(matches, self._ring_px)
         settled = size_shares(sizes, *edges, 1.0, self._trust(matches)).argmax(axis=1) + 1
         return [
             m if size <= m.size or m.sizes[size - 1] <= 0 else dataclasses.replace(m, size=int(size))
@@ -453,7 +454,7 @@ class BoardReader:
         sure the size can be, stay the region cue's). ``softening`` widens every temperature for a frame whose
         evidence reads rough.
         """
-        sizes = np.array([m.sizes for m in matches]) / (softening * SIZE_SURENESS * self._ring_px)
+        sizes = size_logits(matches, self._ring_px, softening)
         logits = np.concatenate([np.zeros((len(matches), 1)), sizes], axis=1)
         p = np.exp(logits - logits.max(axis=1, keepdims=True))
         p /= p.sum(axis=1, keepdims=True)
