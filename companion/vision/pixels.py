@@ -52,7 +52,16 @@ MIN_CUP_SIGMA = (0.1, 0.03, 0.03)
 BLUR_MM = 1.0
 TABLE_M = (-2.6, 84, 0.04)
 TABLE_Q = (-0.3, 97, 0.00625)
-"""Lookup grids (first value, count, step) for brightness and the two colour axes."""
+"""Lookup grids (first value, count, step) for brightness and the two colour axes: fine where
+the board and its shadows lie (the board's colour spread is 0.012-0.05)."""
+TABLE_Q_OUTER = (16, 0.075)
+"""Beyond the colour axes' fine grid, this many more points on each side, this far apart (to
+±1.5): strongly coloured cups lie there (the bench's yellow/red, orange/blue pairs: 0.4-0.9
+off the wood on one axis), and a grid that stopped at ±0.3 read them as if they stood on its
+edge, where both colours of a pair can meet: the light and dark models' log-odds at the edge
+point, not at the cup's colour, said which colour a cup was, and a small step of learning
+(bench-17's yellow model after its lamp changed) turned its red cups yellow. Brightness keeps
+its one grid: two cup colours are never both beyond it on the same side."""
 GAIN_SAMPLES = 3000
 GAIN_TERMS = 6
 """The light's change since calibration is fitted as a quadratic in x and y per channel (1, x, y,
@@ -213,21 +222,29 @@ def table_grid() -> np.ndarray:
     The same for every model: made once, where each model's tables took a quarter of their
     time making it again (a calibration learns two models)."""
     m = TABLE_M[0] + TABLE_M[2] * np.arange(TABLE_M[1])
-    q = TABLE_Q[0] + TABLE_Q[2] * np.arange(TABLE_Q[1])
+    (q0, nq, dq), (outer, step) = TABLE_Q, TABLE_Q_OUTER
+    beyond = step * np.arange(1, outer + 1)
+    q = np.concatenate([q0 - beyond[::-1], q0 + dq * np.arange(nq), q0 + dq * (nq - 1) + beyond])
     grid = np.stack(np.meshgrid(m, q, q, indexing="ij"), axis=-1).astype(np.float32).reshape(-1, 1, 3)
     grid.setflags(write=False)
     return grid
 
 
 def table_index(f: np.ndarray) -> np.ndarray:
-    """Flat index of each pixel's nearest (m, q1, q2) grid point in the lookup tables."""
-    (m0, nm, dm), (q0, nq, dq) = TABLE_M, TABLE_Q
+    """Flat index of each pixel's nearest (m, q1, q2) grid point in the lookup tables: on the
+    colour axes, in steps of the fine grid within it and of the outer one beyond it."""
+    (m0, nm, dm), (q0, nq, dq), (outer, step) = TABLE_M, TABLE_Q, TABLE_Q_OUTER
     matrix = np.array(
-        [[1 / dm, 0, 0, -m0 / dm], [0, 1 / dq, 0, -q0 / dq], [0, 0, 1 / dq, -q0 / dq]], np.float32
+        [[1 / dm, 0, 0, -m0 / dm], [0, 1 / dq, 0, outer - q0 / dq], [0, 0, 1 / dq, outer - q0 / dq]],
+        np.float32,
     )
-    u = np.rint(cv2.transform(f, matrix))
-    u = at_most(at_least(u, 0.0), (nm - 1.0, nq - 1.0, nq - 1.0, 0.0))
-    flat = cv2.transform(u, np.array([[nq * nq, nq, 1]], np.float32))
+    u = cv2.transform(f, matrix)
+    top = outer + nq - 1.0
+    fine = at_most(at_least(u, (-np.inf, outer, outer, 0.0)), (np.inf, top, top, 0.0))  # m as it is
+    u = cv2.addWeighted(u, dq / step, fine, 1.0 - dq / step, 0.0)  # beyond the fine grid: outer steps
+    last = outer * 2 + nq - 1.0
+    u = at_most(at_least(np.rint(u), 0.0), (nm - 1.0, last, last, 0.0))
+    flat = cv2.transform(u, np.array([[(last + 1) ** 2, last + 1, 1]], np.float32))
     return flat.astype(np.int32)
 
 
