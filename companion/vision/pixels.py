@@ -60,8 +60,12 @@ TABLE_Q_OUTER = (16, 0.075)
 off the wood on one axis), and a grid that stopped at ±0.3 read them as if they stood on its
 edge, where both colours of a pair can meet: the light and dark models' log-odds at the edge
 point, not at the cup's colour, said which colour a cup was, and a small step of learning
-(bench-17's yellow model after its lamp changed) turned its red cups yellow. Brightness keeps
-its one grid: two cup colours are never both beyond it on the same side."""
+(bench-17's yellow model after its lamp changed) turned its red cups yellow. Only "light rather
+than dark" is told there: "cup rather than board" takes the edge's value, as it always did (the
+wood is over six of its spreads away either way, and the occlusion test's limits were set on it:
+judged at each point, the margin of a hand-free frame of the bench's bench-19 read 156 mm² not
+board instead of 144, over the 150 that means an arm). Brightness keeps its one grid: two cup
+colours are never both beyond it on the same side."""
 GAIN_SAMPLES = 3000
 GAIN_TERMS = 6
 """The light's change since calibration is fitted as a quadratic in x and y per channel (1, x, y,
@@ -230,6 +234,16 @@ def table_grid() -> np.ndarray:
     return grid
 
 
+def table_shape() -> tuple[int, int, int]:
+    """The lookup tables' grid: brightness steps by colour steps by colour steps."""
+    q = TABLE_Q[1] + 2 * TABLE_Q_OUTER[0]
+    return TABLE_M[1], q, q
+
+
+_FINE_Q = np.clip(np.arange(table_shape()[1]), TABLE_Q_OUTER[0], TABLE_Q_OUTER[0] + TABLE_Q[1] - 1)
+"""Each colour step's nearest step on the fine grid."""
+
+
 def table_index(f: np.ndarray) -> np.ndarray:
     """Flat index of each pixel's nearest (m, q1, q2) grid point in the lookup tables: on the
     colour axes, in steps of the fine grid within it and of the outer one beyond it."""
@@ -368,6 +382,7 @@ class PixelModel:
         several times faster than evaluating four densities."""
         fg, colour = self.colour_log_odds(table_grid())
         wide = CLIP_FG - TEXTURE_CLIP[0]
+        fg = fg.reshape(table_shape())[:, _FINE_Q][:, :, _FINE_Q]  # beyond the fine grid: its edge's
         return (
             np.clip(fg.ravel(), -wide, wide).astype(np.float32),
             np.clip(colour.ravel(), -CLIP_COLOUR, CLIP_COLOUR).astype(np.float32),
