@@ -370,22 +370,34 @@ class PixelModel:
         """Exact (cup versus board by colour alone, light versus dark) log-odds; slow."""
         light = self.light.log_density(f)
         dark = self.dark.log_density(f)
+        return self._cup_versus_board(light, dark, f), light - dark
+
+    def _cup_versus_board(self, light: np.ndarray, dark: np.ndarray, f: np.ndarray) -> np.ndarray:
+        """Cup (either colour, or anything else) versus board log-odds, from the two colours'
+        log densities at ``f``."""
         share = np.float32(np.log((1 - OUTLIER_SHARE) / 2))
         cup = np.logaddexp(
             np.logaddexp(light, dark) + share, np.float32(np.log(OUTLIER_SHARE * OUTLIER_DENSITY))
         )
-        return cup - self.board_log_density(f), light - dark
+        return cup - self.board_log_density(f)
 
     @cached_property
     def _tables(self) -> tuple[np.ndarray, np.ndarray]:
         """The colour log-odds tabulated over a grid of (m, q1, q2): a lookup per pixel is
-        several times faster than evaluating four densities."""
-        fg, colour = self.colour_log_odds(table_grid())
+        several times faster than evaluating four densities. Cup versus board is worked out on
+        the fine grid only and stretched to the rest (``TABLE_Q_OUTER``)."""
+        grid = table_grid()
+        light = self.light.log_density(grid)
+        dark = self.dark.log_density(grid)
+        shape = table_shape()
+        fine = slice(TABLE_Q_OUTER[0], TABLE_Q_OUTER[0] + TABLE_Q[1])
+        on_fine = [a.reshape(*shape, -1)[:, fine, fine] for a in (light, dark, grid)]
+        fg = self._cup_versus_board(on_fine[0][..., 0], on_fine[1][..., 0], on_fine[2])
+        fg = fg[:, _FINE_Q - fine.start][:, :, _FINE_Q - fine.start]  # beyond the fine grid: its edge's
         wide = CLIP_FG - TEXTURE_CLIP[0]
-        fg = fg.reshape(table_shape())[:, _FINE_Q][:, :, _FINE_Q]  # beyond the fine grid: its edge's
         return (
             np.clip(fg.ravel(), -wide, wide).astype(np.float32),
-            np.clip(colour.ravel(), -CLIP_COLOUR, CLIP_COLOUR).astype(np.float32),
+            np.clip((light - dark).ravel(), -CLIP_COLOUR, CLIP_COLOUR).astype(np.float32),
         )
 
     def colour_fg(self, f: np.ndarray) -> np.ndarray:
