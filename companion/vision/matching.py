@@ -150,7 +150,10 @@ def climb(
 
 
 def _climb_each(
-    around: Callable[[tuple[int, int]], np.ndarray], positions: list[tuple[int, int]], moving: set[int], reach: int
+    around: Callable[[tuple[int, int]], np.ndarray],
+    positions: list[tuple[int, int]],
+    moving: set[int],
+    reach: int,
 ) -> None:
     """Move each size of ``moving`` (in ``positions``, in place) one pixel at a time to the
     neighbouring shift that scores it best, until none improves or ``MAX_CLIMB`` steps."""
