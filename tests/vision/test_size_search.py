@@ -12,31 +12,19 @@ said 4. The frames are in ``tests/data/pale/bench-09``.
 
 from __future__ import annotations
 
-import json
-from functools import cache
 from pathlib import Path
 
-from companion.vision.calibration import Calibration, calibrate
 from companion.vision.matching import evidence, match_all, neighbourhood_scores
 from companion.vision.reader import BoardReader
 from companion.vision.sources import read_image
+from tests.shared_calibrations import frame_truth, frames_calibration
 
 FRAMES = Path(__file__).resolve().parents[1] / "data" / "pale" / "bench-09" / "frames"
 MOVES = ("19b-move", "22b-move")  # a white 4 on d2, then on d3
 
 
-@cache
-def maple_board() -> Calibration:
-    return calibrate(read_image(FRAMES / "00-empty.jpg"), read_image(FRAMES / "01-reference.jpg"))
-
-
-def truth(name: str) -> dict[str, tuple[int, int]]:
-    record = json.loads((FRAMES / f"{name}.json").read_text())
-    return {sq: (0 if t["color"] == "white" else 1, t["size"]) for sq, t in record["top"].items()}
-
-
 def test_the_sizes_next_to_the_leader_score_at_least_what_they_score_at_its_shift():
-    reader = BoardReader(maple_board())
+    reader = BoardReader(frames_calibration(FRAMES))
     bank = reader.bank
     checked = 0
     for name in MOVES:
@@ -62,11 +50,11 @@ def test_the_sizes_next_to_the_leader_score_at_least_what_they_score_at_its_shif
 
 def test_pale_white_fours_on_maple_read_as_fours_and_no_top_is_surely_wrong():
     """On main before this rule d2's white 4 read a 3 at 0.95 and d3's at 0.91."""
-    reader = BoardReader(maple_board())
+    reader = BoardReader(frames_calibration(FRAMES))
     for name, square in zip(MOVES, ("d2", "d3"), strict=True):
         obs = reader.read(read_image(FRAMES / f"{name}.jpg"))
         tops = obs.tops()
         assert tops[square] == (0, 4), name
         for sq, top in tops.items():
-            if top != truth(name).get(sq):
+            if top != frame_truth(FRAMES, name).get(sq):
                 assert obs.confidence(sq) < 0.9, (name, sq)
