@@ -48,6 +48,7 @@ class Likelihood:
         k = probs.shape[1]
         self.size = observation.size
         self.max_piece = observation.max_piece
+        self.probs = probs
         self.log = np.log((1.0 - outlier) * probs + outlier / k)
         self.best = self.log.max(axis=1)
         self.reading = np.argmax(self.log, axis=1)
@@ -183,6 +184,7 @@ class Reach:
     already contradicts on one square, and the next reading contradicts them again."""
 
     base: float  # log-likelihood of "no change"
+    base_row: np.ndarray  # each square's part of it
     single: float  # most one action (a takeback, a new game) could gain over it
     slack: np.ndarray  # each square's best reading over its top
 
@@ -223,7 +225,7 @@ def reach(position: Position, likelihood: Likelihood) -> Reach:
     occupied = current > 0
     moved = (G[rows, under] + best_of[current])[occupied]  # lift, then (or not) put down
     single = max(float(best_of[1:].max()), float(moved.max(initial=0.0)), float(G[occupied, 0].sum()), 0.0)
-    return Reach(float(base.sum()), single, likelihood.best - base)
+    return Reach(float(base.sum()), base, single, likelihood.best - base)
 
 
 def action_costs(
@@ -352,6 +354,7 @@ class View:
         log = likelihood.log
         base = log[likelihood.rows, f.current]
         self.G = log - base[:, None]
+        self.base_row = base
         self.current = f.current_list
         self.under = f.under_list
         self.top_size = f.top_size

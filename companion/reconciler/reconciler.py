@@ -55,6 +55,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
+
 from companion.reconciler.accounts import DEFAULT_SETTINGS, PRIOR, Explanation, Kind, Settings
 from companion.reconciler.attention import AttentionKeeper
 from companion.reconciler.decoder import clean, fits
@@ -74,6 +76,7 @@ from companion.reconciler.paths import (
     lead_past_unseen_cups,
 )
 from companion.reconciler.referee import ActionKind
+from companion.reconciler.repeats import fresh_squares
 from companion.reconciler.resync import replayed_from, replayed_with_placement, restart_options
 from companion.reconciler.unknowns import HiddenContents, warm_up
 from companion.rules.game import Game
@@ -132,6 +135,9 @@ class Reconciler(AttentionKeeper):
         self._explained = {}
         self._views = {}
         self._reach = {}
+        self._weighed = {}
+        self._last_probs: np.ndarray | None = None  # the latest reading's class probabilities
+        self._fresh = np.ones(self.variant.size**2, dtype=bool)  # (set by every reading)
         self._reset_paths()
         warm_up(self.variant)  # the hidden-contents tables a resync needs, built at start-up
 
@@ -221,9 +227,13 @@ class Reconciler(AttentionKeeper):
 
     def _track(self, observation: Observation, restarted: bool = False) -> list[Event]:
         likelihood = Likelihood(observation, self.settings.outlier)
+        if not restarted:
+            self._fresh = fresh_squares(self._last_probs, likelihood.probs)
+            self._last_probs = likelihood.probs
         self._explained = {}
         self._views = {}
         self._reach = {}
+        self._weighed = {}
         candidates = self._single_candidates(likelihood)
         children = self._children(candidates)
         # two moves made out of sight, from each path that no single action explains and whose
@@ -238,17 +248,18 @@ class Reconciler(AttentionKeeper):
                 continue
             line = (path.root, path.codes, False)
             bound = self._reach.get(line)
-            if bound is not None and path.score + bound.base + bound.two - PRIOR[Kind.TWO_MOVES] < floor:
-                continue
+            if bound is not None:
+                start = path.score + self._weighed_base(path, bound.base_row)
+                if start + bound.two - PRIOR[Kind.TWO_MOVES] < floor:
+                    continue
             explained = self._explained.get(line)
             ranked: list[Explanation] | None = None
             if explained is None and bound is not None and bound.never_clean(self.settings.clean):
                 _, view, over = self._view(path, likelihood)  # (its single accounts are not needed)
             else:
                 view, over, ranked = explained or self._explained_now(path, likelihood)
-            best_two = (
-                path.score + view.base + sum(sorted(view.slack, reverse=True)[:4]) - PRIOR[Kind.TWO_MOVES]
-            )
+            start = path.score + self._weighing(path, view.tops.current, view.base_row).base
+            best_two = start + sum(sorted(view.slack, reverse=True)[:4]) - PRIOR[Kind.TWO_MOVES]
             if (
                 best_two >= floor
                 and not over
@@ -259,7 +270,7 @@ class Reconciler(AttentionKeeper):
                 )
             ):
                 searched.add(path.line())
-                least = kept_floor - path.score - view.base + PRIOR[Kind.TWO_MOVES]
+                least = kept_floor - start + PRIOR[Kind.TWO_MOVES]
                 extra += self._candidates(path, likelihood, two=True, least=least)
         if extra:
             children = self._children(candidates + extra)
