@@ -63,7 +63,7 @@ from companion.reconciler.decoder import clean, fits
 from companion.reconciler.events import Event, EventType
 from companion.reconciler.help import board_differences
 from companion.reconciler.hidden import HiddenCups
-from companion.reconciler.likelihood import Likelihood
+from companion.reconciler.likelihood import Likelihood, most_two
 from companion.reconciler.paths import (
     Candidate,
     GamePath,
@@ -227,6 +227,7 @@ class Reconciler(AttentionKeeper):
 
     def _track(self, observation: Observation, restarted: bool = False) -> list[Event]:
         likelihood = Likelihood(observation, self.settings.outlier)
+        self._likelihood = likelihood
         if not restarted:
             self._fresh = fresh_squares(self._last_probs, likelihood.probs)
             self._last_probs = likelihood.probs
@@ -249,8 +250,8 @@ class Reconciler(AttentionKeeper):
             line = (path.root, path.codes, False)
             bound = self._reach.get(line)
             if bound is not None:
-                start = path.score + self._weighed_base(path, bound.base_row)
-                if start + bound.two - PRIOR[Kind.TWO_MOVES] < floor:
+                start, slack = self._weighed_reach(path, bound.current, bound.base_row, bound.slack)
+                if start + most_two(slack) - PRIOR[Kind.TWO_MOVES] < floor:
                     continue
             explained = self._explained.get(line)
             ranked: list[Explanation] | None = None
@@ -258,8 +259,8 @@ class Reconciler(AttentionKeeper):
                 _, view, over = self._view(path, likelihood)  # (its single accounts are not needed)
             else:
                 view, over, ranked = explained or self._explained_now(path, likelihood)
-            start = path.score + self._weighing(path, view.tops.current, view.base_row).base
-            best_two = start + sum(sorted(view.slack, reverse=True)[:4]) - PRIOR[Kind.TWO_MOVES]
+            start, slack = self._weighed_reach(path, view.tops.current, view.base_row, view.slack_array)
+            best_two = start + most_two(slack) - PRIOR[Kind.TWO_MOVES]
             if (
                 best_two >= floor
                 and not over

@@ -39,18 +39,18 @@ from functools import cache
 
 import numpy as np
 
-REPEAT_CORRELATION = 0.5  # how much of a reading's error on an untouched stack repeats in the next
+from companion.reconciler.likelihood import Likelihood
+
+REPEAT_DISCOUNT = 0.65  # each repeat of a reading counts this much of the one before it
 FRESH_CHANGE = 0.25  # total variation between a square's two readings that makes the later one new
-MOST_REPEATS = 32  # repeats counted (the weight beyond is below a hundredth: those count as the last)
+MOST_REPEATS = 32  # repeats counted (the weight beyond is below 2e-6: those count as the last)
 
 
 @cache
-def repeat_weights(correlation: float = REPEAT_CORRELATION, most: int = MOST_REPEATS) -> np.ndarray:
+def repeat_weights(discount: float = REPEAT_DISCOUNT, most: int = MOST_REPEATS) -> np.ndarray:
     """The weight of each repeat of a reading (index 0: the first after a change, weight 1):
-    what it adds to the effective number of independent readings, ``n / (1 + (n - 1) c)``."""
-    n = np.arange(most + 1, dtype=float)
-    effective = n / (1.0 + np.maximum(n - 1.0, 0.0) * correlation)
-    weights = np.diff(effective)
+    ``discount`` to the power of the repeats before it."""
+    weights = discount ** np.arange(most, dtype=float)
     weights.flags.writeable = False
     return weights
 
@@ -66,41 +66,48 @@ def fresh_squares(before: np.ndarray | None, now: np.ndarray) -> np.ndarray:
 
 @dataclass(slots=True, eq=False)
 class Weighing:
-    """One reading weighed for one path (scored against its line's tops ``current``): each
-    square's weight when an account leaves it showing what it shows, what an account that
-    changes a square adds beyond its gain, and the path's repeats after the reading."""
+    """One reading weighed for one path (scored against its line's tops): what it adds when
+    no account changes a square, what an account changing squares adds beyond its gain, and
+    the path's repeats after the reading."""
 
-    base: float  # what the reading adds if no account changes a square: weighted log-likelihoods
-    shown: list[int]  # the class the path's latest account showed on each square
-    counts: list[int]  # readings of it unchanged so far (0: the next counts in full)
-    fresh: list[bool]  # the square's reading changed materially since the one before
-    keep: np.ndarray  # repeats after this reading of the squares no account changes
-    extra: list[float] | None  # per square: (1 - weight) of its current log-likelihood; None: all 1
-    plain: bool  # every account scores as if each reading were new (no repeat anywhere)
+    base: float  # each square's log-likelihood of its top, weighted
+    keep: np.ndarray  # repeats after this reading where the account changes nothing
+    extras: list[float] | None  # per square: (1 - weight) of its top's log-likelihood; None: all 1
+    back: dict[int, tuple[int, float, int]]  # squares whose top is not what the path showed at
+    #   the reading before: (that class, what showing it again adds beyond its gain, its repeats)
+    bound: np.ndarray | None  # the most an account could gain on each square, over the
+    #   unweighted gain's bound (``slack``); None: no weight anywhere
 
-    def changed(self, changes: Sequence[tuple[int, int]], log: np.ndarray) -> float:
-        """What an account changing ``changes`` ((row, class) pairs) adds beyond its gain: the
-        current contents' weighted share taken back, and the new contents' read in full, or
-        at their repeat's weight when the path's last account showed that very class there
-        (a cup still in the air, say)."""
+    def changed(self, changes: Sequence[tuple[int, int]]) -> float:
+        """What an account changing ``changes`` ((row, class) pairs) adds beyond its gain (its
+        gain takes back each top's log-likelihood in full, where the top counted only at its
+        weight; what it shows instead is new and read in full, unless it is what the path
+        showed there at the reading before, a cup still in the air, say: a repeat)."""
         out = 0.0
-        extra, shown, counts, fresh = self.extra, self.shown, self.counts, self.fresh
+        extras, back = self.extras, self.back
         for r, cls in changes:
-            if extra is not None:
-                out += extra[r]
-            if cls == shown[r] and not fresh[r] and counts[r]:
-                out += (float(repeat_weights()[min(counts[r], MOST_REPEATS - 1)]) - 1.0) * float(log[r, cls])
+            if extras is not None:
+                out += extras[r]
+            again = back.get(r)
+            if again is not None and again[0] == cls:
+                out += again[1]
         return out
 
     def after(self, changes: Sequence[tuple[int, int]]) -> np.ndarray:
-        """The repeats of the path that changes ``changes`` ((row, class) pairs)."""
+        """The repeats of the path whose account changes ``changes`` ((row, class) pairs)."""
         if not changes:
             return self.keep
         out = self.keep.copy()
-        shown, counts, fresh = self.shown, self.counts, self.fresh
+        back = self.back
         for r, cls in changes:
-            out[r] = min(counts[r] + 1, MOST_REPEATS) if cls == shown[r] and not fresh[r] else 1
+            again = back.get(r)
+            out[r] = min(again[2] + 1, MOST_REPEATS - 1) if again is not None and again[0] == cls else 1
         return out
+
+    def slack(self, slack: np.ndarray) -> np.ndarray:
+        """The most changing each square could add, given its best reading over its top
+        (``slack``, unweighted): what bounds an account's gain on this path."""
+        return slack if self.bound is None else np.maximum(slack + self.bound, 0.0)
 
 
 def weigh(
@@ -108,25 +115,39 @@ def weigh(
     repeats: np.ndarray | None,
     current: np.ndarray,
     fresh: np.ndarray,
+    likelihood: Likelihood,
     base_row: np.ndarray,
 ) -> Weighing:
     """This reading weighed for a path whose latest account showed ``shown`` (classes per
-    square), read unchanged ``repeats`` times (None: a path with no reading yet, all in
-    full), scored against tops ``current`` (``base_row``: each square's log-likelihood of
-    its top): a square counts as a repeat where the top is what the path showed and the
-    reading did not change materially."""
+    square), read unchanged ``repeats`` times (None: a path with no reading yet: all count in
+    full), scored against tops ``current`` (``base_row``: each square's log-likelihood of its
+    top, in ``likelihood``). A square is a repeat where what an account leaves it showing is
+    what the path showed at the reading before (a cup lifted and put back since is not) and
+    its reading did not change materially."""
     if shown is None or repeats is None:
-        n = current.shape[0]
-        ones = np.ones(n, dtype=np.int64)
-        return Weighing(float(base_row.sum()), current.tolist(), [0] * n, [True] * n, ones, None, True)
-    same = (current == shown) & ~fresh
-    counts = np.where(same, np.minimum(repeats, MOST_REPEATS - 1), 0)
-    keep = np.where(same, np.minimum(repeats + 1, MOST_REPEATS), 1)
-    extra: list[float] | None = None
-    total = float(base_row.sum())
-    if counts.any():
-        weights = repeat_weights()[counts]
-        total = float(weights @ base_row)
-        extra = ((1.0 - weights) * base_row).tolist()
-    plain = extra is None and not ((current != shown) & ~fresh).any()
-    return Weighing(total, shown.tolist(), repeats.tolist(), fresh.tolist(), keep, extra, plain)
+        return Weighing(float(base_row.sum()), np.ones(current.shape[0], dtype=np.int64), None, {}, None)
+    kept = ~fresh
+    same = current == shown
+    other = kept & ~same  # (showing ``shown`` again there is a repeat too)
+    same &= kept
+    counts = repeats * same  # (repeats are kept below MOST_REPEATS)
+    keep = counts + 1
+    np.minimum(keep, MOST_REPEATS - 1, out=keep)
+    table = repeat_weights()
+    rows = np.flatnonzero(other).tolist()
+    if not counts.any() and not rows:
+        return Weighing(float(base_row.sum()), keep, None, {}, None)
+    weights = table[counts]
+    extra = (1.0 - weights) * base_row
+    best = likelihood.best
+    reach = best.copy()
+    back = {}
+    for r in rows:
+        cls, n = int(shown[r]), int(repeats[r])
+        again = float(likelihood.log[r, cls])
+        back[r] = (cls, (float(table[n]) - 1.0) * again, n)
+        reach[r] = max(best[r], float(table[n]) * again)
+    # the most on each square: the best reading (or the path's last class again, at its
+    # repeat's weight), less the top at its weight, over the unweighted best less the top
+    bound = reach - best + extra
+    return Weighing(float(weights @ base_row), keep, extra.tolist(), back, bound)

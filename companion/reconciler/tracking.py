@@ -13,7 +13,7 @@ import numpy as np
 from companion.reconciler.accounts import PRIOR, Explanation, Kind, Settings
 from companion.reconciler.decoder import after_end, explain, two_move_explanations
 from companion.reconciler.hidden import HiddenCups
-from companion.reconciler.likelihood import Likelihood, Reach, View, position_tops, reach
+from companion.reconciler.likelihood import Likelihood, Reach, View, reach
 from companion.reconciler.paths import (
     NEW_ROOT,
     Accounts,
@@ -57,6 +57,7 @@ class PathTracker:
     _views: dict[LineKey, View]  # this reading scored against each line's position
     _reach: dict[ScoringKey, Reach]  # lines left unscored this reading: what they could reach
     _fresh: np.ndarray  # squares whose reading changed materially since the one before
+    _likelihood: Likelihood  # the reading being scored
     _weighed: dict[GamePath, Weighing]  # by path: this reading weighed for it
 
     @property
@@ -111,8 +112,11 @@ class PathTracker:
                 if bound is None:
                     bound = self._reach[line] = reach(self._goto(path.root, path.codes), likelihood)
                 floor = top - self.settings.keep
-                start = path.score + self._weighed_base(path, bound.base_row) - bound.base
-                if start + bound.best < floor and (start + bound.ended < floor or not self._over(path)):
+                start, slack = self._weighed_reach(path, bound.current, bound.base_row, bound.slack)
+                gain = float(slack.sum())  # (every account's gain is within what its squares add)
+                if start + min(bound.single, gain) < floor and (
+                    start + gain - PRIOR[Kind.AFTER_END] < floor or not self._over(path)
+                ):
                     continue
             found = self._candidates(path, likelihood)
             out += found
@@ -157,7 +161,7 @@ class PathTracker:
         weighing = self._weighing(path, view.tops.current, view.base_row)
         base = path.score + weighing.base
         pending = path.pending is not None and not over
-        if not pending and weighing.plain:
+        if not pending and weighing.bound is None:
             return [(base + e.score, path, e, view, over) for e in ranked]
         row = view.row
         out: list[Candidate] = []
@@ -173,7 +177,7 @@ class PathTracker:
                 elif e.kind in (Kind.ILLEGAL, Kind.LIFT):
                     score -= SECOND_FAULT
             if e.changes:
-                score += weighing.changed([(row[sq], cls) for sq, cls in e.changes], view.likelihood.log)
+                score += weighing.changed([(row[sq], cls) for sq, cls in e.changes])
             out.append((score, path, e, view, over))
         return out
 
@@ -181,12 +185,19 @@ class PathTracker:
         """This reading weighed for ``path`` (``repeats.weigh``), kept per path for the reading."""
         cached = self._weighed.get(path)
         if cached is None:
-            cached = self._weighed[path] = weigh(path.shown, path.repeats, current, self._fresh, base_row)
+            cached = self._weighed[path] = weigh(
+                path.shown, path.repeats, current, self._fresh, self._likelihood, base_row
+            )
         return cached
 
-    def _weighed_base(self, path: GamePath, base_row: np.ndarray) -> float:
-        """What the reading adds to ``path`` when no account changes a square (``Weighing.base``)."""
-        return self._weighing(path, position_tops(self._goto(path.root, path.codes)).current, base_row).base
+    def _weighed_reach(
+        self, path: GamePath, current: np.ndarray, base_row: np.ndarray, slack: np.ndarray
+    ) -> tuple[float, np.ndarray]:
+        """What the reading adds to ``path`` when no account changes a square (``Weighing.base``,
+        the path's score added), and the most changing each square could add
+        (``Weighing.slack``): the bounds that spare scoring a line (``Reach``, weighed)."""
+        weighing = self._weighing(path, current, base_row)
+        return path.score + weighing.base, weighing.slack(slack)
 
     def _weigh_child(self, child: GamePath, path: GamePath, e: Explanation, view: View) -> None:
         """What ``child`` shows after ``e``, and its repeats (``Weighing.after``)."""
@@ -194,8 +205,7 @@ class PathTracker:
         if not e.changes:
             child.shown, child.repeats = view.tops.current, weighing.keep
             return
-        row = view.row
-        changes = [(row[sq], cls) for sq, cls in e.changes]
+        changes = [(view.row[sq], cls) for sq, cls in e.changes]
         shown = view.tops.current.copy()
         for r, cls in changes:
             shown[r] = cls
