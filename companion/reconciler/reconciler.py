@@ -308,6 +308,16 @@ class Reconciler(AttentionKeeper):
                 # nor by an illegal action resting on a cup no second reading showed (a ghost
                 # read once and "moved" away by it): kept, but it holds back no move
                 margin = lead_past_unseen_cups(kept, chosen)
+        elif (
+            margin < self.settings.margin
+            and chosen.explanation is not None
+            and chosen.explanation.kind in (Kind.NO_CHANGE, Kind.LIFT)
+        ):
+            # a size placed earlier still in doubt (repeated readings of the cup do not settle
+            # it, ``repeats.py``): the other size's line tells this reading only through an
+            # action on that cup (the lead's size put on it illegally, the other size lifted),
+            # which rests on the doubt already reported; it holds back nothing the lead says
+            margin = lead_past_sizes(kept, chosen)
         if (
             margin < self.settings.margin
             and self._resync_options
