@@ -8,19 +8,23 @@ against 0.25 gained the wrong path about 1 nat on every board after it was place
 the 4-nat margin in four readings: the referee "settled" the wrong size from one misread
 repeated (bench-26, ply 10, 3d1 for 4d1).
 
-So each square's readings are weighed as equicorrelated evidence. ``n`` readings whose errors
-share a correlation ``c`` tell as much as ``n / (1 + (n - 1) c)`` independent ones (the
-variance of their mean is ``(1 + (n - 1) c) / n`` of one's), which never exceeds ``1 / c``:
-the ``k``-th repeat (``k`` = 0 for the first reading) counts with weight
-``n_eff(k + 1) - n_eff(k)`` (1, 1/3, 1/6, 1/10 ... at ``c`` = 1/2), and a misread held
-however long is worth at most two of its readings. What is a repeat is per path and square:
+So each square's readings are weighed as correlated evidence: the first reading after a
+change counts in full and each repeat ``REPEAT_DISCOUNT`` of the one before (1, 0.65, 0.42,
+0.27 ...), so that a misread held however long is worth at most ``1 / (1 - 0.65)``, 2.9, of its
+readings: a cup read 0.7 against 0.25 can never pass the margin on repeats alone. (The
+equicorrelated model, ``n`` readings worth ``n / (1 + (n - 1) c)``, discounts the first repeat
+more; at ``c`` = 1/2 it kept every path a clean reading refutes at the floor two readings
+longer than before and made the reconciler twice as slow. With 0.65 such a path, about 6 nats
+behind after one reading, is about 10 behind after its first repeat, as it was at once before.)
+What is a repeat is per path and square:
 
 - a square whose contents the path changed at a reading (a cup put down, moved away, lifted,
   put back) starts afresh there: the reading after a change is new evidence, at full weight,
   and what is read of a cup a player lifts to show it, and puts back, counts again in full;
 - so does a square whose reading itself changed materially since the reading before
   (``FRESH_CHANGE`` of total variation: the light changed, a shadow moved, the view is
-  another), the same on every path;
+  another; a cup put down or taken away changes it by nearly 1), the same on every path
+  (a reader's own drift on one untouched cup, 0.46 a 3 then 0.75, is no such change);
 - otherwise the reading repeats what the earlier readings of that stack said, and adds its
   share of the saturating total.
 
@@ -42,7 +46,7 @@ import numpy as np
 from companion.reconciler.likelihood import Likelihood
 
 REPEAT_DISCOUNT = 0.65  # each repeat of a reading counts this much of the one before it
-FRESH_CHANGE = 0.25  # total variation between a square's two readings that makes the later one new
+FRESH_CHANGE = 0.4  # total variation between a square's two readings that makes the later one new
 MOST_REPEATS = 32  # repeats counted (the weight beyond is below 2e-6: those count as the last)
 
 

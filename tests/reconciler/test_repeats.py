@@ -44,13 +44,13 @@ def test_a_size_in_doubt_is_settled_once_the_cup_is_lifted_and_put_down_again() 
 
 
 def test_a_reading_that_changed_materially_is_new_evidence() -> None:
-    # b1 reads 0.6 a 4 (0.4 a 3) on three boards: still unsure. Then the light changes,
+    # b1 reads 0.55 a 4 (0.45 a 3) on three boards: still unsure. Then the light changes,
     # and with White's next move it reads 0.99 a 4: a reading unlike the ones before, new
     # evidence at full weight, which with its repeat settles the size (the same evidence as
     # two sure readings of a cup just placed: an earlier ply needs 7 nats)
     reconciler, game = played("classic", "4a1 4d4")
     for text in ("4b1", "4c4", "4d1"):
-        play(reconciler, game, text, "b1", 0.6)
+        play(reconciler, game, text, "b1", 0.55)
     assert 3 in reconciler.unsure
     events = play(reconciler, game, "4a4", "b1", 0.99) + play(reconciler, game, "3d3", "b1", 0.99)
     assert [e.detail["settled"] for e in events if e.type == "settled"] == [{"3": "4b1"}]
