@@ -70,6 +70,8 @@ class Tally:
     right_conf: list[float] = field(default_factory=list)
     wrong_conf: list[float] = field(default_factory=list)
     hand_kinds: dict[str, list[int]] = field(default_factory=dict)
+    missed: list[str] = field(default_factory=list)  # hand frames read as hand-free
+    flagged: list[str] = field(default_factory=list)  # hand-free frames read as covered
     read_cpu: list[float] = field(default_factory=list)
     scenes: int = 0
     dump: list[dict] = field(default_factory=list)
@@ -144,9 +146,15 @@ def score(scene: Scene, tally: Tally) -> None:
             kind = tally.hand_kinds.setdefault("arm" if frame.hand is True else str(frame.hand), [0, 0])
             kind[0] += obs.occluded
             kind[1] += 1
+            if not obs.occluded:
+                tally.missed.append(
+                    f"{scene.name}/{frame.name} ({frame.hand if frame.hand is not True else 'arm'})"
+                )
             continue
         tally.frames += 1
         tally.false_occluded += obs.occluded
+        if obs.occluded:
+            tally.flagged.append(f"{scene.name}/{frame.name}")
         wrong = []
         lowest = 1.0
         for name, top in obs.tops().items():
@@ -200,6 +208,8 @@ def report(tally: Tally) -> None:
         f"hand frames flagged occluded: {tally.hands_flagged}/{tally.hands}"
         + "".join(f", {k} {v[0]}/{v[1]}" for k, v in tally.hand_kinds.items())
     )
+    print(f"  hand frames missed: {', '.join(tally.missed) or 'none'}")
+    print(f"  hand-free frames flagged: {', '.join(tally.flagged) or 'none'}")
     right, wrong = np.array(tally.right_conf), np.array(tally.wrong_conf)
     print(
         f"confidence on frames not flagged occluded: {len(wrong)} wrong squares;"

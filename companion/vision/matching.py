@@ -20,12 +20,18 @@ import cv2
 import numpy as np
 
 from companion.vision.geometry import Camera, RectifiedView
-from companion.vision.pixels import Background, PixelModel
+from companion.vision.pixels import Background, Gaussian, PixelModel
 from companion.vision.scalars import at_least
 from companion.vision.templates import SquareTemplates, TemplateBank
 
 MAX_CLIMB = 24
 CLIMBERS = 2
+UNLIKE_DISTANCE2 = 16.0
+"""A pixel more than 4 spreads from a colour's Gaussian (squared Mahalanobis distance over 16)
+is unlike that colour: about 1 in 900 of the colour's own pixels, were they normal. A cup's
+edge, a highlight or its shade in a changed light land there more often (up to half of a pale
+cup's silhouette under a lamp moved since calibration); a hand, whatever the matcher made of it,
+lands there nearly whole."""
 
 
 @dataclass(frozen=True)
@@ -169,3 +175,22 @@ def coverage(matches: list[SquareMatch], bank: TemplateBank, shape: tuple[int, i
         y, x = sq.top + pad + m.dy, sq.left + pad + m.dx
         np.maximum(padded[y : y + h, x : x + w], mask, out=padded[y : y + h, x : x + w])
     return padded[pad : pad + shape[0], pad : pad + shape[1]]
+
+
+def unlike_share(features: np.ndarray, match: SquareMatch, sq: SquareTemplates, model: Gaussian) -> float:
+    """Share of the found cup's silhouette whose pixels are unlike its colour: more than
+    ``UNLIKE_DISTANCE2`` (squared spreads) from ``model``, the colour's Gaussian. 0 for the part
+    of a silhouette off the view, and for a square with no cup found."""
+    if match.sizes[match.size - 1] <= 0:
+        return 0.0
+    mask = sq.masks[match.colour, match.size - 1]
+    h, w = mask.shape
+    y, x = sq.top + match.dy, sq.left + match.dx
+    y0, x0 = max(y, 0), max(x, 0)
+    y1, x1 = min(y + h, features.shape[0]), min(x + w, features.shape[1])
+    inside = mask[y0 - y : y1 - y, x0 - x : x1 - x] > 0
+    seen = features[y0:y1, x0:x1][inside]
+    if not len(seen):
+        return 0.0
+    far = model.distance2(seen.reshape(-1, 1, 3)) > UNLIKE_DISTANCE2
+    return float(np.count_nonzero(far)) / len(seen)

@@ -255,14 +255,21 @@ class Gaussian:
     mean: np.ndarray
     cov: np.ndarray
 
-    def log_density(self, f: np.ndarray) -> np.ndarray:
+    @cached_property
+    def _whitening(self) -> np.ndarray:
+        """The affine map (3x4) taking a feature to its offset from the mean in spreads."""
         chol = np.linalg.cholesky(np.linalg.inv(self.cov))  # inv(cov) = chol @ chol.T
         w = chol.T
-        matrix = np.c_[w, -w @ self.mean].astype(np.float32)
-        z = cv2.transform(f, matrix)
-        sq = cv2.transform(cv2.multiply(z, z), np.ones((1, 3), np.float32))
+        return np.c_[w, -w @ self.mean].astype(np.float32)
+
+    def distance2(self, f: np.ndarray) -> np.ndarray:
+        """Squared Mahalanobis distance of each (m, q1, q2) of ``f`` (..., 3) from the mean."""
+        z = cv2.transform(f, self._whitening)
+        return cv2.transform(cv2.multiply(z, z), np.ones((1, 3), np.float32))
+
+    def log_density(self, f: np.ndarray) -> np.ndarray:
         const = -0.5 * np.log(np.linalg.det(self.cov)) - 1.5 * np.log(2 * np.pi)
-        return sq * np.float32(-0.5) + np.float32(const)
+        return self.distance2(f) * np.float32(-0.5) + np.float32(const)
 
     @classmethod
     def fit(cls, samples: np.ndarray, floor: tuple[float, float, float]) -> Gaussian:
