@@ -225,6 +225,7 @@ class ReadTally:
     false_occluded: int = 0
     hands: int = 0
     hands_flagged: int = 0
+    hands_missed_misread: int = 0  # hand frames not flagged whose board was read wrong anywhere
     errors: dict[str, int] = field(default_factory=dict)  # kind of error -> squares
     wrong: list[str] = field(default_factory=list)
     read_cpu_ms: list[float] = field(default_factory=list)
@@ -253,6 +254,7 @@ class ReadTally:
             "sure_wrong_per_10k": 1e4 * self.sure_wrong / self.considered if self.considered else None,
             "hands": self.hands,
             "hands_flagged": self.hands_flagged,
+            "hands_missed_misread": self.hands_missed_misread,
             "false_occluded": self.false_occluded,
             "errors": dict(sorted(self.errors.items())),
             "read_cpu_ms_median": median(self.read_cpu_ms),
@@ -298,8 +300,7 @@ def read_frames(scene: BenchScene, calibration: Calibration, by_light: dict[str,
 
 def score_frame(scene: BenchScene, frame: BenchFrame, obs: Observation, tally: ReadTally) -> None:
     if frame.kind == "hand":
-        tally.hands += 1
-        tally.hands_flagged += obs.occluded
+        score_hand(scene, frame, obs, tally)
         return
     tally.frames += 1
     tally.false_occluded += obs.occluded
@@ -324,6 +325,21 @@ def score_frame(scene: BenchScene, frame: BenchFrame, obs: Observation, tally: R
             + (" [occluded]" if obs.occluded else "")
         )
     tally.frames_right += not wrong and not obs.occluded
+
+
+def score_hand(scene: BenchScene, frame: BenchFrame, obs: Observation, tally: ReadTally) -> None:
+    """A hand frame should be flagged; one that is not matters only if the reading it lets
+    through is wrong (a hand beside the board, every square in view, is read like the board)."""
+    tally.hands += 1
+    tally.hands_flagged += obs.occluded
+    if obs.occluded:
+        return
+    misread = sorted(name for name, top in obs.tops().items() if top != frame.tops.get(name))
+    tally.hands_missed_misread += bool(misread)
+    tally.wrong.append(
+        f"{scene.name}/{frame.name}: hand not flagged, "
+        + (f"{len(misread)} squares misread ({', '.join(misread)})" if misread else "every square read right")
+    )
 
 
 # ----- replaying the game through the gate and the reconciler --------------------------------
@@ -906,7 +922,7 @@ def print_report(runs: list[Run], demos: list[tuple[str, Run, Run]], args: argpa
             print(
                 f"  {name:<12} squares {tally.right}/{tally.squares} ({pct(tally.right, tally.squares)}), "
                 f"sure wrong {tally.sure_wrong} ({per10k(tally)}/10k), "
-                f"hands {tally.hands_flagged}/{tally.hands}, "
+                f"hands {tally.hands_flagged}/{tally.hands}{missed_text(tally)}, "
                 f"false occluded {tally.false_occluded}/{tally.frames}; "
                 f"games exact {g['exact']}/{g['games']}, "
                 f"moves right {g['right']}/{g['moves']}, flagged {g['flagged']}, wrong {g['wrong']} "
@@ -949,6 +965,12 @@ def print_report(runs: list[Run], demos: list[tuple[str, Run, Run]], args: argpa
         for run in runs:
             for line in run.reading.wrong if run.reading else []:
                 print("  " + line)
+
+
+def missed_text(tally: ReadTally) -> str:
+    """How many of the hand frames not flagged let a wrong reading through."""
+    missed = tally.hands - tally.hands_flagged
+    return f" (of {missed} not flagged, {tally.hands_missed_misread} misread)" if missed else ""
 
 
 def split_text(tallies: dict[str, ReadTally]) -> str:

@@ -16,6 +16,7 @@ from companion.reconciler.accounts import Explanation
 from companion.reconciler.unknowns import HiddenContents
 from companion.rules.game import Game
 from companion.rules.move import Move, Placement
+from companion.rules.position import Position
 from companion.rules.square import Square
 from companion.vision.observation import class_index, class_top
 
@@ -36,6 +37,21 @@ class HiddenCups:
         self.contents = contents
         self.base = contents.copy() if contents is not None else None
         self.reveals = {}
+
+    def known_stack(self, position: Position, sq: Square) -> list[Piece] | None:
+        """The whole stack of ``sq`` in ``position`` (the announced game's) when every cup of
+        it is known, None when part of it is only the start's hypothesis: a game whose start
+        was seen whole knows every stack; one that began from the tops knows what was placed,
+        moved and revealed, and its start's hidden cups are a guess (counted from the
+        hypotheses left while they are followed, none known once they are not)."""
+        if self.base is None:
+            return list(position.stack(sq))
+        if self.contents is None:
+            return None
+        stack = self.contents.stacks.get(sq)
+        if stack is None or stack.bound > 1:
+            return None
+        return list(stack.known)
 
     def reveal_options(self, max_piece: int) -> dict[Square, list[int]] | None:
         """For each stack whose top hides an unknown part: every class a lift may show."""

@@ -69,6 +69,8 @@ class GamePath:
     suspect: frozenset[int] = frozenset()  # moves (indices) made around a doubt that can no longer be checked
     tainted: bool = False  # a later move made a doubted square show what was read there
     unseen: int = 0  # recent readings that needed two moves (decays by one a reading)
+    faint: tuple[tuple[Square, int], ...] = ()  # cups the latest account's lift uncovered where the
+    #                                  stack's contents were a guess, read by less than the margin
 
     @property
     def decent(self) -> bool:
@@ -157,9 +159,44 @@ def carry_doubts(child: GamePath, path: GamePath, e: Explanation, view: View, se
                 child.tainted = True
             elif sq in changes:
                 child.suspect = child.suspect | frozenset(range(since, len(child.codes)))
+    if path.faint and moved_away(e, path.faint):
+        child.tainted = True
     if not ok:
         since = len(path.codes)
         child.doubt = tuple((sq, reading[view.row[sq]], since) for sq in contradicting)
+    child.faint = faint_cups(view, e, settings)
+
+
+def faint_cups(view: View, e: Explanation, settings: Settings) -> tuple[tuple[Square, int], ...]:
+    """The cups ``e`` says a lift uncovered where the stack's contents were a guess (what the
+    start taken on a hypothesis put there, ``View.under``), when the reading told them from
+    that guess by less than the margin. One faint reading is all that shows them: unlike a
+    cup put down, whose rival account (no cup there) is a path kept and scored by every
+    later reading, the guess the reveal replaced is kept by no path."""
+    if e.kind not in (Kind.MOVE, Kind.TWO_MOVES, Kind.LIFT):
+        return ()
+    put = {code_to(code) for code in e.codes}
+    out = []
+    for sq, shown in e.changes:
+        r = view.row[sq]
+        guess = view.under[r]
+        if sq in put or shown == guess:
+            continue
+        if view.gain[r][shown] - view.gain[r][guess] < settings.margin:
+            out.append((sq, shown))
+    return tuple(out)
+
+
+def moved_away(e: Explanation, faint: tuple[tuple[Square, int], ...]) -> bool:
+    """Whether ``e`` moves a faint cup away (a move, legal or not, from its square) at the
+    very next reading: a cup one faint reading showed, made to leave by the account that
+    needs it gone, which is how a ghost is explained away (a misread, a wrong guess of what
+    a stack hid) when no reading tells the story twice."""
+    origins = {code_origin(code) for code in e.codes if is_board_move(code)}
+    action = e.action
+    if e.kind is Kind.ILLEGAL and action is not None and action.origin is not None and action.to is not None:
+        origins.add(action.origin)
+    return any(sq in origins for sq, _ in faint)
 
 
 # ----- grouping paths by what they claim --------------------------------------------------
@@ -248,6 +285,49 @@ def lead_past_sizes(paths: list[GamePath], chosen: GamePath) -> float:
                 p
                 for p in paths
                 if p is chosen or not (shows_one_size_apart(p, chosen) or moves_one_size_apart(p, chosen))
+            ]
+        )
+    )
+
+
+def illegal_on_a_cup_unseen(path: GamePath, chosen: GamePath) -> bool:
+    """Whether ``path`` says this reading shows an illegal action that rests on a cup no
+    second reading showed where it needs one: the cup it puts down is read as another there
+    (its own square read against it), or the cup it moves away was shown by the previous
+    reading alone (its account of that reading put it there, ``chosen``'s history never had
+    it, and this reading shows it gone). Such a story asks two faults of the readings at
+    once, the players breaking the rules and the camera seeing a cup that was not there (a
+    ghost read once, then "moved" by the very action that is called illegal); the lead's
+    account needs the misread alone. It is kept (later readings may still prove it) but does
+    not hold back the lead's announcement."""
+    e, before = path.explanation, path.before
+    if e is None or e.kind is not Kind.ILLEGAL or e.action is None or before is None:
+        return False
+    changed = {sq for sq, _ in e.changes}
+    if any(sq in changed for sq, _, _ in path.doubt):
+        return True
+    origin, last = e.action.origin, before.explanation
+    if e.action.kind is not ActionKind.MOVE or origin is None or last is None or chosen.before is None:
+        return False
+    if before.line() == chosen.before.line() or last.kind not in (Kind.MOVE, Kind.TWO_MOVES):
+        return False
+    return any(sq == origin and shown for sq, shown in last.changes)
+
+
+def lead_past_unseen_cups(paths: list[GamePath], chosen: GamePath) -> float:
+    """``lead_past_sizes`` with the illegal actions resting on a cup no second reading showed
+    (``illegal_on_a_cup_unseen``) left out too."""
+    return lead(
+        group_by_claim(
+            [
+                p
+                for p in paths
+                if p is chosen
+                or not (
+                    shows_one_size_apart(p, chosen)
+                    or moves_one_size_apart(p, chosen)
+                    or illegal_on_a_cup_unseen(p, chosen)
+                )
             ]
         )
     )

@@ -71,8 +71,10 @@ from companion.reconciler.paths import (
     lead,
     lead_past_side,
     lead_past_sizes,
+    lead_past_unseen_cups,
 )
-from companion.reconciler.resync import replayed_from, restart_options
+from companion.reconciler.referee import ActionKind
+from companion.reconciler.resync import replayed_from, replayed_with_placement, restart_options
 from companion.reconciler.unknowns import HiddenContents, warm_up
 from companion.rules.game import Game
 from companion.rules.position import Position
@@ -217,7 +219,7 @@ class Reconciler(AttentionKeeper):
 
     # ----- one reading: what to announce from it --------------------------------------------
 
-    def _track(self, observation: Observation) -> list[Event]:
+    def _track(self, observation: Observation, restarted: bool = False) -> list[Event]:
         likelihood = Likelihood(observation, self.settings.outlier)
         self._explained = {}
         self._views = {}
@@ -262,6 +264,13 @@ class Reconciler(AttentionKeeper):
         if extra:
             children = self._children(candidates + extra)
         best = children[0]
+        if not restarted:
+            replayed = self._start_placing(children[: self.settings.width])
+            if replayed is not None:
+                # the stacks hide another of the starts still open: the game goes on from it
+                # (the same moves, every top the same) and the reading is scored again
+                self._replace_start(replayed)
+                return self._track(observation, restarted=True)
         assert best.view is not None and best.explanation is not None
         fit, contradicting, _ = fits(best.view, best.explanation, self.settings)
         self._unfit = 0 if best.decent else self._unfit + 1
@@ -283,6 +292,10 @@ class Reconciler(AttentionKeeper):
             # a doubt confined to the size of the cup just placed: the likelier size is played,
             # reported unsure while the other is close, and later readings of it settle it
             margin = lead_past_sizes(kept, chosen)
+            if margin < self.settings.margin:
+                # nor by an illegal action resting on a cup no second reading showed (a ghost
+                # read once and "moved" away by it): kept, but it holds back no move
+                margin = lead_past_unseen_cups(kept, chosen)
         if (
             margin < self.settings.margin
             and self._resync_options
@@ -431,7 +444,10 @@ class Reconciler(AttentionKeeper):
         start shows exactly what it reads (its referee waiting for nothing, none of its moves
         made up to explain a misread), the best such path is played (its moves announced
         late) and every path that shows anything else is dropped; the history is kept, no
-        resync. None when no path shows it."""
+        resync. None when no path shows it. A doubted path is not played either: a square of
+        the latest reading was read against it (a chain the help guard holds back, say), and
+        only the next reading tells whether that was a misread; restarting from the camera's
+        view, which the player vouched for, guesses no moves."""
         shows = [
             p
             for p in self._beam
@@ -441,6 +457,7 @@ class Reconciler(AttentionKeeper):
             and p.must_move is None
             and p.forfeit is None
             and not p.tainted
+            and not p.doubt
             and not board_differences(self._goto(p.root, p.codes), likelihood)
         ]
         if not shows:
@@ -468,7 +485,7 @@ class Reconciler(AttentionKeeper):
         reading sure of every square, unless the player ``accepted`` it."""
         if not accepted and float(observation.probabilities.max(axis=1).min()) < RESYNC_CONFIDENCE:
             return None
-        options = restart_options(self.game, likelihood)
+        options = restart_options(self.game, likelihood, self.hidden)
         if options is None:
             return None
         record = [m.text() for m in self.game.moves]
@@ -517,10 +534,47 @@ class Reconciler(AttentionKeeper):
         game = replayed_from(self.game, start)
         if game is None:
             return  # the moves held need the start they came from: keep it
+        self._replace_start(game)
+
+    def _start_placing(self, kept: list[GamePath]) -> Game | None:
+        """The announced game replayed from another start the hidden contents still allow,
+        when a path within the margin of the best says this reading shows the side to move
+        placing a cup its start's external stacks lack (``replayed_with_placement``): under
+        that start it is a move, not an illegal action. Only from the announced game, and
+        not while both sides to move are kept after a resync (their starts are two)."""
+        contents = self.unknowns
+        if contents is None or self._resync_options or self._shown.pending is not None:
+            return None
+        floor = kept[0].score - self.settings.margin
+        for path in kept:
+            e, before = path.explanation, path.before
+            if path.score < floor:
+                break
+            if (
+                e is None
+                or e.kind is not Kind.ILLEGAL
+                or e.action is None
+                or e.action.kind is not ActionKind.PLACE
+                or e.action.to is None
+                or before is None
+                or before.line() != self._shown.line()
+                or before.pending is not None
+            ):
+                continue
+            piece = (e.action.color, e.action.size)
+            replayed = replayed_with_placement(self.game, contents, piece, e.action.to)
+            if replayed is not None:
+                return replayed
+        return None
+
+    def _replace_start(self, game: Game) -> None:
+        """Follow ``game``, the announced game replayed from a better start (its moves and
+        tops the same): the paths restart from it, the referee's state and doubts kept."""
         # the same game (its consumers hold it), replayed from the better start
         self.game.start, self.game.position, self.game.played = game.start, game.position, game.played
         shown, unsure, said = self._shown, self._unsure, self._said
         guard, unseen = self._guard, self._unseen_from
         self._reset_paths()
         self._shown.lifted, self._shown.must_move = shown.lifted, shown.must_move
+        self._shown.faint = shown.faint
         self._unsure, self._said, self._guard, self._unseen_from = unsure, said, guard, unseen

@@ -161,6 +161,7 @@ def test_the_bench_counts_every_frame_and_move(report: dict) -> None:
         assert reading["frames"] == kinds.count("move")
         assert reading["squares"] == 16 * kinds.count("move")
         assert reading["hands"] == kinds.count("hand")
+        assert 0 <= reading["hands_missed_misread"] <= reading["hands"] - reading["hands_flagged"]
         replay = figures["replay"]
         assert replay["moves"] == len(info(scene)["moves"])
         assert replay["right"] + replay["flagged"] + replay["silent"] <= replay["moves"]
@@ -184,6 +185,7 @@ def test_the_product_reads_the_bench_frames_well(report: dict) -> None:
     total = report["totals"]["all:all"]
     assert total["accuracy"] >= 0.90  # 96.2 % at the baseline
     assert total["hands_flagged"] >= 0.5 * total["hands"]  # 10 of 12 at the baseline
+    assert total["hands_missed_misread"] == 0  # a hand not flagged is beside the board, read right
     assert total["games"]["wrong"] == 0  # a wrong move accepted is never right
 
 
