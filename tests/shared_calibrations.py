@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 
 BENCH = Path(__file__).resolve().parent / "data" / "bench"
 """The vision bench's committed scenes: rendered frames with their truth (docs/vision-bench.md)."""
+LONG_SHADOWS = Path(__file__).resolve().parent / "data" / "shadows" / "bench-26" / "frames"
+"""bench-26's calibration frames and two game frames: a lamp 0.42 m up at one side."""
 
 T = TypeVar("T")
 
@@ -57,3 +59,14 @@ def bench_calibration(scene: str) -> Calibration:
     from companion.vision.calibration import calibrate
 
     return read_only(calibrate(bench_frame(scene, "00-empty"), bench_frame(scene, "01-reference")))
+
+
+@cache
+def long_shadows_calibration() -> Calibration:
+    """bench-26 (``LONG_SHADOWS``) calibrated from its own empty and reference frames, once per
+    session and read-only."""
+    from companion.vision.calibration import calibrate
+    from companion.vision.sources import read_image
+
+    empty, reference = (read_image(LONG_SHADOWS / f"{name}.jpg") for name in ("00-empty", "01-reference"))
+    return read_only(calibrate(empty, reference))
