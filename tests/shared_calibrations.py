@@ -62,11 +62,25 @@ def bench_calibration(scene: str) -> Calibration:
 
 
 @cache
-def long_shadows_calibration() -> Calibration:
-    """bench-26 (``LONG_SHADOWS``) calibrated from its own empty and reference frames, once per
-    session and read-only."""
+def frames_calibration(frames: Path) -> Calibration:
+    """A folder of committed frames (``00-empty.jpg``, ``01-reference.jpg``...) calibrated from
+    its empty and reference frames, once per session and read-only."""
     from companion.vision.calibration import calibrate
     from companion.vision.sources import read_image
 
-    empty, reference = (read_image(LONG_SHADOWS / f"{name}.jpg") for name in ("00-empty", "01-reference"))
-    return read_only(calibrate(empty, reference))
+    return read_only(calibrate(read_image(frames / "00-empty.jpg"), read_image(frames / "01-reference.jpg")))
+
+
+def frame_truth(frames: Path, name: str) -> dict[str, tuple[int, int]]:
+    """The top (colour 0 white / 1 black, size) on each occupied square of a committed bench
+    frame, from the record beside it."""
+    import json
+
+    record = json.loads((frames / f"{name}.json").read_text())
+    return {sq: (0 if t["color"] == "white" else 1, t["size"]) for sq, t in record["top"].items()}
+
+
+def long_shadows_calibration() -> Calibration:
+    """bench-26 (``LONG_SHADOWS``) calibrated from its own empty and reference frames, once per
+    session and read-only."""
+    return frames_calibration(LONG_SHADOWS)
