@@ -12,9 +12,12 @@ reconciler's (``reconciler.py``); how the paths hold up is described in docs/rec
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeAlias
+
+import numpy
 
 from companion.reconciler.accounts import Explanation, Kind, Settings
 from companion.reconciler.decoder import fits
@@ -148,6 +151,8 @@ def carry_doubts(child: GamePath, path: GamePath, e: Explanation, view: View, se
     ok, contradicting, misread = fits(view, e, settings)
     if e.kind is Kind.TWO_MOVES and misread is not None:
         ok = False
+    if not ok and contradicting and all(size_in_doubt(view, e, sq) for sq in contradicting):
+        ok = True  # (a cup put down read as its own colour's other size: the size in doubt)
     child.tainted = path.tainted
     child.suspect = path.suspect
     child.unseen = path.unseen + UNSEEN_COST if e.kind is Kind.TWO_MOVES else max(path.unseen - 1, 0)
@@ -165,6 +170,23 @@ def carry_doubts(child: GamePath, path: GamePath, e: Explanation, view: View, se
         since = len(path.codes)
         child.doubt = tuple((sq, reading[view.row[sq]], since) for sq in contradicting)
     child.faint = faint_cups(view, e, settings)
+
+
+def size_in_doubt(view: View, e: Explanation, sq: Square) -> bool:
+    """Whether ``e`` places a cup on ``sq`` and the reading shows there a cup of that colour
+    and another size that no legal move could have placed: the size in doubt between a move
+    and an illegal placement, not a square read against the move. Its later readings weigh
+    the two through the paths' scores. Doubting it would taint the move the next time the
+    reader's bias repeats and hand the reading to the illegal placement: an accusation
+    resting on a size misread. (Where the other size is legal too, its own path is the
+    lawful rival, and the doubt stands as for any square read against a move.)"""
+    shown = dict(e.changes).get(sq)
+    moved_onto = any(code_to(c) == sq and is_board_move(c) for c in e.codes)
+    if e.kind is not Kind.MOVE or shown is None or moved_onto:
+        return False
+    placed = class_top(shown, view.max_piece)
+    read = class_top(int(view.reading[view.row[sq]]), view.max_piece)
+    return same_cup_other_size(placed, read) and read is not None and not view.tops.placements(read[1], sq)
 
 
 def faint_cups(view: View, e: Explanation, settings: Settings) -> tuple[tuple[Square, int], ...]:
@@ -355,6 +377,44 @@ def lead_past_side(paths: list[GamePath], chosen: GamePath) -> float:
     """How far ``chosen``'s claim leads once the paths that play its action out of turn from
     the other start (``out_of_turn_from_the_other_start``) are left out."""
     return lead(group_by_claim([p for p in paths if not out_of_turn_from_the_other_start(p, chosen)]))
+
+
+def accuses(path: GamePath) -> bool:
+    """Whether ``path`` has a player's illegal action standing on the board (not put right):
+    while the announced game has none, an accusation the referee has not made."""
+    return path.pending is not None
+
+
+def presumed_lawful(paths: list[GamePath], margin: float) -> tuple[list[GamePath], list[Group]] | None:
+    """The paths (best first) that accuse no one and their claims, best first, when one does
+    accuse and no accusation leads every lawful account by ``margin``; None otherwise.
+
+    A referee accuses a player only when it is sure: an illegal action is announced when it
+    beats every lawful account of the reading by the margin, as any claim must. Below that
+    the camera cannot tell the two apart, and the lawful account is what the table plays on,
+    reported unsure while the accusation is close; the accusation stays a path, and fresh
+    evidence (a lift, a later clear reading, the cup moved on) can still raise it past the
+    margin. The lawful claims are weighed among themselves, each with the evidence of the
+    accusations that say the reading shows what it says but for one cup's size
+    (``shows_one_size_apart``: "3c4 placed from under its 4" beside "4c4"): the same cup put
+    down, only its size in doubt, so their probabilities add (whether a cup was put down at
+    all is not in doubt because the size is)."""
+    lawful = [p for p in paths if not accuses(p)]
+    accusing = [p for p in paths if accuses(p)]
+    if not lawful or not accusing or accusing[0].score >= lawful[0].score + margin:
+        return None
+    groups = [
+        (
+            functools.reduce(
+                numpy.logaddexp,
+                (p.score for p in accusing if shows_one_size_apart(p, members[0])),
+                score,
+            ),
+            members,
+        )
+        for score, members in group_by_claim(lawful)
+    ]
+    return lawful, sorted(groups, key=lambda g: -g[0])
 
 
 def is_illegal(group: Group) -> bool:
