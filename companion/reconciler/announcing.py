@@ -43,6 +43,12 @@ class Announcer(PathTracker):
         before = path.before
         assert before is not None and path.explanation is not None
         ply = self.game.ply
+        if before.pending is not None and path.pending is None and self._pending_event is None:
+            # an illegal action never called (a lawful account was played instead) and now
+            # put right: nothing to restore, the announced game follows the path's moves
+            events = self._sync(path)
+            path.unseen = 0
+            return events
         events = self._sync(before)
         late = before.unseen > 0 and any(e.type is EventType.MOVE for e in events)
         events += self._act(path, before, margin)

@@ -380,9 +380,16 @@ def lead_past_side(paths: list[GamePath], chosen: GamePath) -> float:
 
 
 def accuses(path: GamePath) -> bool:
-    """Whether ``path`` has a player's illegal action standing on the board (not put right):
-    while the announced game has none, an accusation the referee has not made."""
-    return path.pending is not None
+    """Whether ``path`` has a player's illegal action standing on the board: one its account
+    of this reading makes (a cup placed or moved against the rules), or one it already had
+    and has not put right. (A lift the touch rule forbids is not weighed so: what it claims
+    is a hand's doing, not a cup's size or a cup seen once.)"""
+    e, before = path.explanation, path.before
+    return (
+        path.pending is not None
+        and e is not None
+        and (e.kind is Kind.ILLEGAL or (before is not None and before.pending is not None))
+    )
 
 
 def presumed_lawful(paths: list[GamePath], margin: float) -> tuple[list[GamePath], list[Group]] | None:
