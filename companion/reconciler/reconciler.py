@@ -285,16 +285,16 @@ class Reconciler(AttentionKeeper):
         groups = group_by_claim(kept)
         margin = lead(groups)
         chosen = self._representative(groups[0][1])
-        weighed = kept  # the paths whose claims can hold the chosen one back
+        weighed, said = kept, groups  # the paths whose claims can hold the chosen one back
         if margin < self.settings.margin and self._shown.pending is None:
             # no accusation without certainty: an illegal action that does not beat every
             # lawful account by the margin holds none of them back; the best lawful one is
             # weighed against the other lawful ones, the accusation kept as a path
             presumed = presumed_lawful(kept, self.settings.margin)
             if presumed is not None:
-                weighed, lawful_groups = presumed
-                chosen = self._representative(lawful_groups[0][1])
-                margin = lead(lawful_groups)
+                weighed, said = presumed
+                chosen = self._representative(said[0][1])
+                margin = lead(said)
         if (
             margin < self.settings.margin
             and chosen.explanation is not None
@@ -356,7 +356,7 @@ class Reconciler(AttentionKeeper):
         else:
             # (the side not to move seen acting after moves out of sight, on a reading too
             # unsure to restart from: the next reading is waited for)
-            events = self._unclear(observation, best, groups, rival)
+            events = self._unclear(observation, best, said, rival)
             if not wrong_side and not self._out_of_sight and not asked:
                 events += self._announce_agreed(kept)
             self._unclear_run += 1
