@@ -151,8 +151,6 @@ def carry_doubts(child: GamePath, path: GamePath, e: Explanation, view: View, se
     ok, contradicting, misread = fits(view, e, settings)
     if e.kind is Kind.TWO_MOVES and misread is not None:
         ok = False
-    if not ok and contradicting and all(size_in_doubt(view, e, sq) for sq in contradicting):
-        ok = True  # (a cup put down read as its own colour's other size: the size in doubt)
     child.tainted = path.tainted
     child.suspect = path.suspect
     child.unseen = path.unseen + UNSEEN_COST if e.kind is Kind.TWO_MOVES else max(path.unseen - 1, 0)
@@ -170,23 +168,6 @@ def carry_doubts(child: GamePath, path: GamePath, e: Explanation, view: View, se
         since = len(path.codes)
         child.doubt = tuple((sq, reading[view.row[sq]], since) for sq in contradicting)
     child.faint = faint_cups(view, e, settings)
-
-
-def size_in_doubt(view: View, e: Explanation, sq: Square) -> bool:
-    """Whether ``e`` places a cup on ``sq`` and the reading shows there a cup of that colour
-    and another size that no legal move could have placed: the size in doubt between a move
-    and an illegal placement, not a square read against the move. Its later readings weigh
-    the two through the paths' scores. Doubting it would taint the move the next time the
-    reader's bias repeats and hand the reading to the illegal placement: an accusation
-    resting on a size misread. (Where the other size is legal too, its own path is the
-    lawful rival, and the doubt stands as for any square read against a move.)"""
-    shown = dict(e.changes).get(sq)
-    moved_onto = any(code_to(c) == sq and is_board_move(c) for c in e.codes)
-    if e.kind is not Kind.MOVE or shown is None or moved_onto:
-        return False
-    placed = class_top(shown, view.max_piece)
-    read = class_top(int(view.reading[view.row[sq]]), view.max_piece)
-    return same_cup_other_size(placed, read) and read is not None and not view.tops.placements(read[1], sq)
 
 
 def faint_cups(view: View, e: Explanation, settings: Settings) -> tuple[tuple[Square, int], ...]:

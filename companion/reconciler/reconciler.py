@@ -292,9 +292,11 @@ class Reconciler(AttentionKeeper):
             # weighed against the other lawful ones, the accusation kept as a path
             presumed = presumed_lawful(kept, self.settings.margin)
             if presumed is not None:
-                weighed, said = presumed
-                chosen = self._representative(said[0][1])
-                margin = lead(said)
+                weighed, lawful = presumed
+                chosen = self._representative(lawful[0][1])
+                margin = lead(lawful)
+                if chosen.decent:  # (else the accusation stays what the reading is unclear about)
+                    said = lawful
         if (
             margin < self.settings.margin
             and chosen.explanation is not None

@@ -56,23 +56,6 @@ def test_a_legal_placement_read_closer_to_its_illegal_size_is_played_unsure() ->
     assert 1 not in reconciler.unsure
 
 
-def test_a_size_no_legal_move_could_place_read_again_and_again_does_not_taint_the_move() -> None:
-    # The reader's bias on c4 is strong (a 3 at 0.9): the square reads against the move it
-    # puts there by more than a misread's allowance. It is a size in doubt between the legal
-    # move and an illegal placement, not a square read against the move: the move is played,
-    # and the same reading again does not turn it into made-up history.
-    reconciler, game = Reconciler("classic"), Game()
-    game.push(Move.from_text("4c4"))
-    assert moved(reconciler.feed(reading(game, {}, "c4", W3, 0.9, W4))) == ["4c4"]
-    assert "illegal" not in types(reconciler.feed(reading(game, {}, "c4", W3, 0.9, W4)))
-    # the cup read rightly at last, then Black's reply: the move stood all along
-    assert not {"illegal", "correction"} & set(types(reconciler.feed(reading(game, {}, "c4", W4, 0.999, W3))))
-    game.push(Move.from_text("4d4"))
-    events = reconciler.feed(reading(game, {}, "c4", W4, 0.999, W3))
-    assert moved(events) == ["4d4"] and not {"illegal", "help", "correction"} & set(types(events))
-    assert [m.text() for m in reconciler.game.moves] == ["4c4", "4d4"]
-
-
 def test_an_illegal_placement_a_later_reading_shows_clearly_is_corrected_and_called() -> None:
     # White really places the 3 from under its 4 (illegal). The first reading is unclear
     # (0.7 a 3): the legal 4c4 is played, unsure. The next reading shows the 3 beyond
@@ -92,11 +75,13 @@ def test_an_illegal_placement_a_later_reading_shows_clearly_is_corrected_and_cal
 def test_an_illegal_placement_read_clearly_twice_is_called() -> None:
     # A guard: the illegal 3 read at 0.99. One reading never proves a one-square action by
     # the margin (a square read wrong however sure it looks costs about 4.4 nats, the rules
-    # broken 1 more), so the first plays 4c4, unsure; the second, the same, calls it.
+    # broken 1 more), and 4c4 would need c4 read against it: nothing is played on the first
+    # reading; the second, the same, calls the illegal placement.
     reconciler, game = Reconciler("classic"), Game()
-    assert moved(reconciler.feed(reading(game, {"c4": W3}, "c4", W3, 0.99, W4))) == ["4c4"]
     events = reconciler.feed(reading(game, {"c4": W3}, "c4", W3, 0.99, W4))
-    assert types(events)[:2] == ["correction", "illegal"] and events[1].detail["action"] == "3c4"
+    assert types(events) == ["needs-attention"] and "illegal 3c4" in (events[0].reason or "")
+    events = reconciler.feed(reading(game, {"c4": W3}, "c4", W3, 0.99, W4))
+    assert types(events) == ["illegal"] and events[0].detail["action"] == "3c4"
     assert reconciler.game.ply == 0
 
 
