@@ -362,14 +362,21 @@ def lead_past_side(paths: list[GamePath], chosen: GamePath) -> float:
 
 def accuses(path: GamePath) -> bool:
     """Whether ``path`` has a player's illegal action standing on the board: one its account
-    of this reading makes (a cup placed or moved against the rules), or one it already had
-    and has not put right. (A lift the touch rule forbids is not weighed so: what it claims
-    is a hand's doing, not a cup's size or a cup seen once.)"""
+    of this reading makes (a cup placed or moved against the rules, the touch rule's cup not
+    the one moved), or one it already had and has not put right."""
+    return path.pending is not None and not peeks(path)
+
+
+def peeks(path: GamePath) -> bool:
+    """Whether ``path``'s account of this reading is a fresh lift the touch rule forbids (the
+    opponent's cup lifted): a hand's doing, not a cup seen, which the presumption of legality
+    leaves alone (``presumed_lawful``)."""
     e, before = path.explanation, path.before
     return (
         path.pending is not None
         and e is not None
-        and (e.kind is Kind.ILLEGAL or (before is not None and before.pending is not None))
+        and e.kind is Kind.LIFT
+        and (before is None or before.pending is None)
     )
 
 
@@ -386,11 +393,14 @@ def presumed_lawful(paths: list[GamePath], margin: float) -> tuple[list[GamePath
     accusations that say the reading shows what it says but for one cup's size
     (``shows_one_size_apart``: "3c4 placed from under its 4" beside "4c4"): the same cup put
     down, only its size in doubt, so their probabilities add (whether a cup was put down at
-    all is not in doubt because the size is)."""
-    lawful = [p for p in paths if not accuses(p)]
+    all is not in doubt because the size is). A fresh lift the touch rule forbids close to the
+    best (``peeks``) leaves the weighing as it was: a hand's doing, not a cup's size."""
+    lawful = [p for p in paths if not accuses(p) and not peeks(p)]
     accusing = [p for p in paths if accuses(p)]
     if not lawful or not accusing or accusing[0].score >= lawful[0].score + margin:
         return None
+    if any(peeks(p) and p.score > paths[0].score - margin for p in paths):
+        return None  # (a forbidden lift in the doubt: weighed as any claim, as it was)
     groups = [
         (
             functools.reduce(
