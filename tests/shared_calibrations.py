@@ -57,3 +57,22 @@ def bench_calibration(scene: str) -> Calibration:
     from companion.vision.calibration import calibrate
 
     return read_only(calibrate(bench_frame(scene, "00-empty"), bench_frame(scene, "01-reference")))
+
+
+@cache
+def frames_calibration(frames: Path) -> Calibration:
+    """A folder of committed frames (``00-empty.jpg``, ``01-reference.jpg``...) calibrated from
+    its empty and reference frames, once per session and read-only."""
+    from companion.vision.calibration import calibrate
+    from companion.vision.sources import read_image
+
+    return read_only(calibrate(read_image(frames / "00-empty.jpg"), read_image(frames / "01-reference.jpg")))
+
+
+def frame_truth(frames: Path, name: str) -> dict[str, tuple[int, int]]:
+    """The top (colour 0 white / 1 black, size) on each occupied square of a committed bench
+    frame, from the record beside it."""
+    import json
+
+    record = json.loads((frames / f"{name}.json").read_text())
+    return {sq: (0 if t["color"] == "white" else 1, t["size"]) for sq, t in record["top"].items()}

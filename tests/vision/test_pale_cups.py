@@ -11,18 +11,16 @@ the reader's logits; the last test reads its committed frames (``tests/data/pale
 
 from __future__ import annotations
 
-import json
-from functools import cache
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from companion.errors import CompanionError
-from companion.vision.calibration import Calibration, calibrate
 from companion.vision.edges import CupOutline, edge_logits, region_trust, size_shares
 from companion.vision.reader import BoardReader
 from companion.vision.sources import read_image
+from tests.shared_calibrations import frame_truth, frames_calibration
 
 PALE = Path(__file__).resolve().parents[1] / "data" / "pale" / "bench-27" / "frames"
 
@@ -94,22 +92,12 @@ def test_the_trust_is_saved_and_files_from_before_it_trust_fully(tmp_path):
             CupOutline.from_json({**old, "region_trust": junk})
 
 
-@cache
-def pale_board() -> Calibration:
-    return calibrate(read_image(PALE / "00-empty.jpg"), read_image(PALE / "01-reference.jpg"))
-
-
-def truth(name: str) -> dict[str, tuple[int, int]]:
-    record = json.loads((PALE / f"{name}.json").read_text())
-    return {sq: (0 if t["color"] == "white" else 1, t["size"]) for sq, t in record["top"].items()}
-
-
 def test_pale_white_fours_read_as_fours_and_their_bodies_are_no_hand():
     """bench-27 (natural cups on birch): calibration doubts the white region cue, not the
     black. After ply 8 the white 4s on c1 and c3 read as 3s before (0.46-0.63); after ply 10
     the board was flagged for the marks c3's white 4 hides beyond its apparent outline. Every
     top now reads right, neither board is flagged, and the hand still is."""
-    calibration = pale_board()
+    calibration = frames_calibration(PALE)
     assert calibration.outline is not None
     white, black = calibration.outline.region_trust
     assert white < 1.0 and black == 1.0
@@ -118,5 +106,5 @@ def test_pale_white_fours_read_as_fours_and_their_bodies_are_no_hand():
         obs = reader.read(read_image(PALE / f"{name}.jpg"))
         assert not obs.occluded, name
         read = {sq: top for sq, top in obs.tops().items() if top is not None}
-        assert read == truth(name), name
+        assert read == frame_truth(PALE, name), name
     assert reader.read(read_image(PALE / "12a-hand.jpg")).occluded
