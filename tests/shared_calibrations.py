@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 
 BENCH = Path(__file__).resolve().parent / "data" / "bench"
 """The vision bench's committed scenes: rendered frames with their truth (docs/vision-bench.md)."""
+LONG_SHADOWS = Path(__file__).resolve().parent / "data" / "shadows" / "bench-26" / "frames"
+"""bench-26's calibration frames and two game frames: a lamp 0.42 m up at one side."""
 
 T = TypeVar("T")
 
@@ -76,3 +78,9 @@ def frame_truth(frames: Path, name: str) -> dict[str, tuple[int, int]]:
 
     record = json.loads((frames / f"{name}.json").read_text())
     return {sq: (0 if t["color"] == "white" else 1, t["size"]) for sq, t in record["top"].items()}
+
+
+def long_shadows_calibration() -> Calibration:
+    """bench-26 (``LONG_SHADOWS``) calibrated from its own empty and reference frames, once per
+    session and read-only."""
+    return frames_calibration(LONG_SHADOWS)

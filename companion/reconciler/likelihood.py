@@ -48,6 +48,7 @@ class Likelihood:
         k = probs.shape[1]
         self.size = observation.size
         self.max_piece = observation.max_piece
+        self.probs = probs
         self.log = np.log((1.0 - outlier) * probs + outlier / k)
         self.best = self.log.max(axis=1)
         self.reading = np.argmax(self.log, axis=1)
@@ -183,6 +184,8 @@ class Reach:
     already contradicts on one square, and the next reading contradicts them again."""
 
     base: float  # log-likelihood of "no change"
+    base_row: np.ndarray  # each square's part of it
+    current: np.ndarray  # the tops it was scored against (``PositionTops.current``)
     single: float  # most one action (a takeback, a new game) could gain over it
     slack: np.ndarray  # each square's best reading over its top
 
@@ -195,16 +198,17 @@ class Reach:
         """The score of "the game is over, the board is being cleared" (``after_end``)."""
         return self.base + float(self.slack.sum()) - PRIOR[Kind.AFTER_END]
 
-    @property
-    def two(self) -> float:
-        """Most two moves could gain: the four squares that disagree most."""
-        return float(np.sort(self.slack)[-4:].sum())
-
     def never_clean(self, clean: float) -> bool:
         """Whether no single action can explain the board cleanly (``decoder.clean``: leave
         at most ``clean`` of its slack unexplained), the slack exceeding the most one could
         gain by more than that (and than rounding): its accounts need not be scored to know."""
         return float(self.slack.sum()) - self.single > clean + ROUNDING
+
+
+def most_two(slack: np.ndarray) -> float:
+    """Most two moves could gain, given what changing each square could add (``slack``):
+    the four squares that disagree most."""
+    return float(np.sort(slack)[-4:].sum())
 
 
 def reach(position: Position, likelihood: Likelihood) -> Reach:
@@ -223,7 +227,7 @@ def reach(position: Position, likelihood: Likelihood) -> Reach:
     occupied = current > 0
     moved = (G[rows, under] + best_of[current])[occupied]  # lift, then (or not) put down
     single = max(float(best_of[1:].max()), float(moved.max(initial=0.0)), float(G[occupied, 0].sum()), 0.0)
-    return Reach(float(base.sum()), single, likelihood.best - base)
+    return Reach(float(base.sum()), base, current, single, likelihood.best - base)
 
 
 def action_costs(
@@ -352,6 +356,7 @@ class View:
         log = likelihood.log
         base = log[likelihood.rows, f.current]
         self.G = log - base[:, None]
+        self.base_row = base
         self.current = f.current_list
         self.under = f.under_list
         self.top_size = f.top_size

@@ -4,7 +4,8 @@ One reading can never prove a move beyond doubt: the one square that tells two m
 may be misread, however sure the reader is. So the reconciler keeps every *path* (the legal
 moves from a start, plus the referee's state: a cup in the air, an illegal action not yet put
 right) that still explains the readings, scored by the joint log-likelihood of all of them
-(``GamePath``). Each reading extends every path by every account of it (``extend``) and carries
+(``GamePath``), each stack's repeated readings weighed as the correlated evidence they are
+(``repeats.py``). Each reading extends every path by every account of it (``extend``) and carries
 its doubts along (``carry_doubts``); what a path claims the reading shows (``claim``) groups
 the paths for the decision (``groups``, ``lead``). The decisions themselves are the
 reconciler's (``reconciler.py``); how the paths hold up is described in docs/reconciler.md.
@@ -17,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeAlias
 
-import numpy
+import numpy as np
 
 from companion.reconciler.accounts import Explanation, Kind, Settings
 from companion.reconciler.decoder import fits
@@ -74,6 +75,9 @@ class GamePath:
     unseen: int = 0  # recent readings that needed two moves (decays by one a reading)
     faint: tuple[tuple[Square, int], ...] = ()  # cups the latest account's lift uncovered where the
     #                                  stack's contents were a guess, read by less than the margin
+    shown: np.ndarray | None = None  # the class the latest account showed on each square
+    repeats: np.ndarray | None = None  # per square, readings of what it shows, unchanged, so far
+    #                                  (``repeats.py``; None: none yet)
 
     @property
     def decent(self) -> bool:
@@ -404,7 +408,7 @@ def presumed_lawful(paths: list[GamePath], margin: float) -> tuple[list[GamePath
     groups = [
         (
             functools.reduce(
-                numpy.logaddexp,
+                np.logaddexp,
                 (p.score for p in accusing if shows_one_size_apart(p, members[0])),
                 score,
             ),

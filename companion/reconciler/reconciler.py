@@ -55,13 +55,15 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
+
 from companion.reconciler.accounts import DEFAULT_SETTINGS, PRIOR, Explanation, Kind, Settings
 from companion.reconciler.attention import AttentionKeeper
 from companion.reconciler.decoder import clean, fits
 from companion.reconciler.events import Event, EventType
 from companion.reconciler.help import board_differences
 from companion.reconciler.hidden import HiddenCups
-from companion.reconciler.likelihood import Likelihood
+from companion.reconciler.likelihood import Likelihood, most_two
 from companion.reconciler.paths import (
     Candidate,
     GamePath,
@@ -75,6 +77,7 @@ from companion.reconciler.paths import (
     presumed_lawful,
 )
 from companion.reconciler.referee import ActionKind
+from companion.reconciler.repeats import fresh_squares
 from companion.reconciler.resync import replayed_from, replayed_with_placement, restart_options
 from companion.reconciler.unknowns import HiddenContents, warm_up
 from companion.rules.game import Game
@@ -133,6 +136,9 @@ class Reconciler(AttentionKeeper):
         self._explained = {}
         self._views = {}
         self._reach = {}
+        self._weighed = {}
+        self._last_probs: np.ndarray | None = None  # the latest reading's class probabilities
+        self._fresh = np.ones(self.variant.size**2, dtype=bool)  # (set by every reading)
         self._reset_paths()
         warm_up(self.variant)  # the hidden-contents tables a resync needs, built at start-up
 
@@ -222,9 +228,14 @@ class Reconciler(AttentionKeeper):
 
     def _track(self, observation: Observation, restarted: bool = False) -> list[Event]:
         likelihood = Likelihood(observation, self.settings.outlier)
+        self._likelihood = likelihood
+        if not restarted:
+            self._fresh = fresh_squares(self._last_probs, likelihood.probs)
+            self._last_probs = likelihood.probs
         self._explained = {}
         self._views = {}
         self._reach = {}
+        self._weighed = {}
         candidates = self._single_candidates(likelihood)
         children = self._children(candidates)
         # two moves made out of sight, from each path that no single action explains and whose
@@ -239,17 +250,18 @@ class Reconciler(AttentionKeeper):
                 continue
             line = (path.root, path.codes, False)
             bound = self._reach.get(line)
-            if bound is not None and path.score + bound.base + bound.two - PRIOR[Kind.TWO_MOVES] < floor:
-                continue
+            if bound is not None:
+                start, slack = self._weighed_reach(path, bound.current, bound.base_row, bound.slack)
+                if start + most_two(slack) - PRIOR[Kind.TWO_MOVES] < floor:
+                    continue
             explained = self._explained.get(line)
             ranked: list[Explanation] | None = None
             if explained is None and bound is not None and bound.never_clean(self.settings.clean):
                 _, view, over = self._view(path, likelihood)  # (its single accounts are not needed)
             else:
                 view, over, ranked = explained or self._explained_now(path, likelihood)
-            best_two = (
-                path.score + view.base + sum(sorted(view.slack, reverse=True)[:4]) - PRIOR[Kind.TWO_MOVES]
-            )
+            start, slack = self._weighed_reach(path, view.tops.current, view.base_row, view.slack_array)
+            best_two = start + most_two(slack) - PRIOR[Kind.TWO_MOVES]
             if (
                 best_two >= floor
                 and not over
@@ -260,7 +272,7 @@ class Reconciler(AttentionKeeper):
                 )
             ):
                 searched.add(path.line())
-                least = kept_floor - path.score - view.base + PRIOR[Kind.TWO_MOVES]
+                least = kept_floor - start + PRIOR[Kind.TWO_MOVES]
                 extra += self._candidates(path, likelihood, two=True, least=least)
         if extra:
             children = self._children(candidates + extra)
@@ -309,6 +321,16 @@ class Reconciler(AttentionKeeper):
                 # nor by an illegal action resting on a cup no second reading showed (a ghost
                 # read once and "moved" away by it): kept, but it holds back no move
                 margin = lead_past_unseen_cups(weighed, chosen)
+        elif (
+            margin < self.settings.margin
+            and chosen.explanation is not None
+            and chosen.explanation.kind in (Kind.NO_CHANGE, Kind.LIFT)
+        ):
+            # a size placed earlier still in doubt (repeated readings of the cup do not settle
+            # it, ``repeats.py``): the other size's line tells this reading only through an
+            # action on that cup (the lead's size put on it illegally, the other size lifted),
+            # which rests on the doubt already reported; it holds back nothing the lead says
+            margin = lead_past_sizes(weighed, chosen)
         if (
             margin < self.settings.margin
             and self._resync_options

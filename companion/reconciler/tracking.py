@@ -8,6 +8,8 @@ scoring; what to announce from them is decided above it (``reconciler.Reconciler
 
 from __future__ import annotations
 
+import numpy as np
+
 from companion.reconciler.accounts import PRIOR, Explanation, Kind, Settings
 from companion.reconciler.decoder import after_end, explain, two_move_explanations
 from companion.reconciler.hidden import HiddenCups
@@ -29,6 +31,7 @@ from companion.reconciler.paths import (
     one_size_apart,
     out_of_turn_from_the_other_start,
 )
+from companion.reconciler.repeats import Weighing, weigh
 from companion.reconciler.unknowns import HiddenContents
 from companion.rules.game import Game
 from companion.rules.position import Position
@@ -53,6 +56,9 @@ class PathTracker:
     _explained: dict[ScoringKey, Accounts]
     _views: dict[LineKey, View]  # this reading scored against each line's position
     _reach: dict[ScoringKey, Reach]  # lines left unscored this reading: what they could reach
+    _fresh: np.ndarray  # squares whose reading changed materially since the one before
+    _likelihood: Likelihood  # the reading being scored
+    _weighed: dict[GamePath, Weighing]  # by path: this reading weighed for it
 
     @property
     def unknowns(self) -> HiddenContents | None:
@@ -106,8 +112,10 @@ class PathTracker:
                 if bound is None:
                     bound = self._reach[line] = reach(self._goto(path.root, path.codes), likelihood)
                 floor = top - self.settings.keep
-                if path.score + bound.best < floor and (
-                    path.score + bound.ended < floor or not self._over(path)
+                start, slack = self._weighed_reach(path, bound.current, bound.base_row, bound.slack)
+                gain = float(slack.sum())  # (every account's gain is within what its squares add)
+                if start + min(bound.single, gain) < floor and (
+                    start + gain - PRIOR[Kind.AFTER_END] < floor or not self._over(path)
                 ):
                     continue
             found = self._candidates(path, likelihood)
@@ -150,22 +158,58 @@ class PathTracker:
         view, over, ranked = explained
         if two and over:
             return []
-        base = path.score + view.base
-        if path.pending is not None and not over:
-            # waiting for the board to be put right: the same illegal view again costs nothing
-            # more; another illegal action (or a lift) on top of it is a second fault
-            out: list[Candidate] = []
-            for e in ranked:
+        weighing = self._weighing(path, view.tops.current, view.base_row)
+        base = path.score + weighing.base
+        pending = path.pending is not None and not over
+        if not pending and weighing.bound is None:
+            return [(base + e.score, path, e, view, over) for e in ranked]
+        row = view.row
+        out: list[Candidate] = []
+        for e in ranked:
+            score = base + e.score
+            if pending:
+                # waiting for the board to be put right: the same illegal view again costs nothing
+                # more; another illegal action (or a lift) on top of it is a second fault
                 if e.kind in (Kind.TAKEBACK, Kind.NEW_GAME):
                     continue
-                score = base + e.score
                 if e.kind is Kind.ILLEGAL and e.action == path.pending:
                     score += PRIOR[Kind.ILLEGAL]
                 elif e.kind in (Kind.ILLEGAL, Kind.LIFT):
                     score -= SECOND_FAULT
-                out.append((score, path, e, view, over))
-            return out
-        return [(base + e.score, path, e, view, over) for e in ranked]
+            if e.changes:
+                score += weighing.changed([(row[sq], cls) for sq, cls in e.changes])
+            out.append((score, path, e, view, over))
+        return out
+
+    def _weighing(self, path: GamePath, current: np.ndarray, base_row: np.ndarray) -> Weighing:
+        """This reading weighed for ``path`` (``repeats.weigh``), kept per path for the reading."""
+        cached = self._weighed.get(path)
+        if cached is None:
+            cached = self._weighed[path] = weigh(
+                path.shown, path.repeats, current, self._fresh, self._likelihood, base_row
+            )
+        return cached
+
+    def _weighed_reach(
+        self, path: GamePath, current: np.ndarray, base_row: np.ndarray, slack: np.ndarray
+    ) -> tuple[float, np.ndarray]:
+        """What the reading adds to ``path`` when no account changes a square (``Weighing.base``,
+        the path's score added), and the most changing each square could add
+        (``Weighing.slack``): the bounds that spare scoring a line (``Reach``, weighed)."""
+        weighing = self._weighing(path, current, base_row)
+        return path.score + weighing.base, weighing.slack(slack)
+
+    def _weigh_child(self, child: GamePath, path: GamePath, e: Explanation, view: View) -> None:
+        """What ``child`` shows after ``e``, and its repeats (``Weighing.after``)."""
+        weighing = self._weighing(path, view.tops.current, view.base_row)
+        if not e.changes:
+            child.shown, child.repeats = view.tops.current, weighing.keep
+            return
+        changes = [(view.row[sq], cls) for sq, cls in e.changes]
+        shown = view.tops.current.copy()
+        for r, cls in changes:
+            shown[r] = cls
+        child.shown, child.repeats = shown, weighing.after(changes)
 
     def _explain(
         self, path: GamePath, likelihood: Likelihood, two: bool, least: float
@@ -220,6 +264,7 @@ class PathTracker:
                 seen.add(key)
                 lines[line] = lines.get(line, 0) + 1
                 carry_doubts(child, path, e, view, self.settings)
+                self._weigh_child(child, path, e, view)
                 out.append(child)
         return out
 

@@ -60,7 +60,7 @@ from companion.vision.matching import (
     size_logits,
 )
 from companion.vision.pixels import PALE_TEXTURE_TOP, TEXTURE_CLIP, Background, PixelModel
-from companion.vision.shadows import ShadowModel, casting_cups, learn_shadows
+from companion.vision.shadows import SUBPIXEL, ShadowModel, casting_cups, learn_shadows
 from companion.vision.sources import decode_image
 from companion.vision.templates import MAX_OFFSET_MM, build_bank, single_templates
 
@@ -79,6 +79,17 @@ CLEAR_SHARE = 0.5
 its area (in pixels, at full log-odds one)."""
 EXPLAINED = 0.5
 """A neighbour's soft silhouette explains a pixel where it covers more than this share of it."""
+MIN_SHRINK_STEPS = 2
+"""A cup is fitted again beside the others' shadows only where that shrinks it by this many
+steps of ``RADIUS_SCAN`` at least: one step is within the fit's own wobble. On the synthetic
+stress set's low lamps, whose shadowed wood reads as wood, most refits moved a cup one step,
+either way from where the same cup fits in the game; bench-26's moved 2 to 12."""
+LOG_ODDS_CLIP = 4.0
+"""Evidence (log-odds) is clipped to +-this before averaging: a few saturated pixels say no more
+than sure ones."""
+BESIDE_MM = 15.0
+"""How far around a cup the other cups' shadow on bare board is sampled, to compare with what a
+refit beside those shadows leaves out of the cup."""
 CORE_ERODE_MM = 3.0
 FIT_PAD_MM = 40.0
 BOARD_DILATE_MM = 4.0
@@ -533,6 +544,71 @@ class BoardScene:
             spots[row] = (top + pad + dy, left + pad + dx, t > EXPLAINED)
         return spots
 
+    def shaded_by_others(
+        self, fg: np.ndarray, pad: int, cups: CupSet, tops: dict[int, tuple[int, int]], shadows: ShadowModel
+    ) -> dict[int, np.ndarray]:
+        """Row -> bool mask over ``fg`` (padded by ``pad``) of where the other cups in ``tops``
+        (row -> colour, size) throw their shadows (``ShadowModel.hulls``, cast by each cup at its
+        radius in ``cups``, placed where it fits best, as the reader casts them)."""
+        spots = self.placed(fg, pad, cups, tops)
+        drawn = self.cup_silhouettes(cups, tops)
+        placed = {
+            row: (colour, size, spots[row][0] - pad - drawn[row][0], spots[row][1] - pad - drawn[row][1])
+            for row, (colour, size) in tops.items()
+        }
+        hulls = shadows.hulls(self.view, casting_cups(placed, self.layout, self.view.scale, cups))
+        shaded = {}
+        for k, row in enumerate(tops):
+            cast = np.zeros(self.view.shape, np.uint8)
+            for hull in hulls[:k] + hulls[k + 1 :]:
+                cv2.fillConvexPoly(cast, hull, 255, cv2.LINE_8, SUBPIXEL)
+            shaded[row] = cv2.copyMakeBorder(cast, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0) > 0
+        return shaded
+
+    def radii_beside_shadows(
+        self,
+        fg: np.ndarray,
+        pad: int,
+        cups: CupSet,
+        cups_at: dict[int, tuple[int, int]],
+        tops: dict[int, tuple[int, int]],
+        shadows: ShadowModel,
+    ) -> dict[int, float]:
+        """``raw_radii`` (over ``RADIUS_SCAN``) of each cup in ``cups_at``, fitted again with
+        the other cups' shadows (``shaded_by_others``) taken for no cup where the part of it
+        that leaves out reads as shadow, not cup (``_left_out_is_shadow``), and the cup shrinks by
+        ``MIN_SHRINK_STEPS`` of the scan at least, neither from the largest radius tried nor to
+        the least (where no edge stopped the fit, the shadow cannot be told from the rest).
+
+        Under a low lamp each cup throws a long shadow over its neighbours' squares, and
+        shadowed wood can read partly as cup (darkened, it drifts toward a dark cup's colour):
+        a cup's best silhouette grows into the shadow beside it. But the same shadow also falls
+        across the cup's own body, and taken for no cup there it shrinks the cup: whether the
+        part left out is shadow or body, only how much like cup it reads tells."""
+        _, plain = self.raw_radii(fg, pad, cups, cups_at, RADIUS_SCAN, tops)
+        fitted = cups
+        for row, (colour, size) in cups_at.items():
+            fitted = fitted.with_radius(colour, size, plain[row])
+        shaded = self.shaded_by_others(fg, pad, fitted, tops, shadows)
+        _, again = self.raw_radii(fg, pad, cups, cups_at, RADIUS_SCAN, tops, shaded)
+        before = self.placed(fg, pad, fitted, cups_at)
+        bare = np.ones(fg.shape, bool)
+        for y, x, mask in self.placed(fg, pad, fitted, tops).values():
+            bare[y : y + mask.shape[0], x : x + mask.shape[1]] &= ~mask
+        beside = np.ones((int(2 * BESIDE_MM * self.view.scale) + 1,) * 2, np.uint8)
+        radii = dict(plain)
+        lo, hi, step = RADIUS_SCAN
+        for row, top in cups_at.items():
+            least, most = (k * cups.radii[top[0]][top[1] - 1] for k in (lo, hi))
+            unstopped = again[row] < least + step or plain[row] > most - step
+            if unstopped or again[row] > plain[row] - (MIN_SHRINK_STEPS - 0.5) * step:
+                continue
+            muted = np.where(shaded[row], np.minimum(fg, 0.0), fg).astype(np.float32)
+            after = self.placed(muted, pad, cups.with_radius(*top, again[row]), {row: top})[row]
+            if _left_out_is_shadow(fg, before[row], after, shaded[row], bare, beside):
+                radii[row] = again[row]
+        return radii
+
     def fit_radii(
         self, fg: np.ndarray, pad: int, cups: CupSet, ref: dict[int, tuple[int, int]]
     ) -> tuple[CupSet, dict[int, float]]:
@@ -553,6 +629,7 @@ class BoardScene:
         cups_at: dict[int, tuple[int, int]],
         scan: tuple[float, float, float],
         tops: dict[int, tuple[int, int]] | None = None,
+        shaded: dict[int, np.ndarray] | None = None,
     ) -> tuple[dict[int, float], dict[int, float]]:
         """(best score, best radius) of each cup in ``cups_at`` (row -> colour, size), the
         radii tried from/to ``scan``'s fractions of the cup's radius in ``cups``, by its step.
@@ -563,7 +640,10 @@ class BoardScene:
         cast their shadows onto each other: fitted alone, a cup's best radius grows into its
         neighbour's evidence. On the bench's bench-19 (dark cups on walnut, dim light) the
         reference's black 3 and 4 fitted 28.2 and 32.8 mm that way, where a lone black 4 in the
-        game fits 29: every black 4 then read as a 3."""
+        game fits 29: every black 4 then read as a 3.
+
+        ``shaded`` (row -> bool mask over ``fg``, ``shaded_by_others``): more evidence taken
+        for no cup in that cup's fit, the other cups' cast shadows."""
         lo, hi, step = scan
         reach = int(np.ceil(MAX_OFFSET_MM * self.view.scale))
         spots = self.placed(fg, pad, cups, tops or {})
@@ -577,6 +657,8 @@ class BoardScene:
         scores = {}
         for row, (colour, size) in cups_at.items():
             own = explained_away(fg, [spot for other, spot in spots.items() if other != row])
+            if shaded is not None and row in shaded:
+                own = np.where(shaded[row], np.minimum(own, 0.0), own).astype(np.float32)
             best = (-np.inf, cups.radii[colour][size - 1])
             for radius in tried[row]:
                 top, left, t = next(drawn)
@@ -585,6 +667,37 @@ class BoardScene:
                     best = (score, radius)
             scores[row], raw[row] = best
         return scores, raw
+
+
+def _left_out_is_shadow(
+    fg: np.ndarray,
+    before: tuple[int, int, np.ndarray],
+    after: tuple[int, int, np.ndarray],
+    shaded: np.ndarray,
+    bare: np.ndarray,
+    beside: np.ndarray,
+) -> bool:
+    """Whether what a cup's silhouette ``after`` (placed: top, left, mask over ``fg``) leaves
+    out of ``before`` reads more like the other cups' shadow (``shaded``) where it falls on
+    ``bare`` board, within the ``beside`` kernel of ``before``, than like the rest of ``after``,
+    the part out of that shadow: its mean evidence (clipped to +-``LOG_ODDS_CLIP``) nearer the
+    one's than the other's.
+
+    A neighbour's shadow on wood can read a little like cup (bench-26's dark cups grew into
+    it), but a cup's own body that the same shadow falls across reads much like the rest of
+    it, and taking it for no cup would shrink the cup."""
+    inside = []
+    for top, left, mask in (before, after):
+        full = np.zeros(fg.shape, bool)
+        full[top : top + mask.shape[0], left : left + mask.shape[1]] = mask
+        inside.append(full)
+    near = cv2.dilate(inside[0].astype(np.uint8), beside).astype(bool) & shaded & bare
+    parts = inside[0] & ~inside[1], inside[1] & ~shaded, near
+    if not all(part.any() for part in parts):
+        return False
+    clipped = np.clip(fg, -LOG_ODDS_CLIP, LOG_ODDS_CLIP)
+    left_out, cup, shadow = (float(clipped[part].mean()) for part in parts)
+    return abs(left_out - shadow) < abs(left_out - cup)
 
 
 def explained_away(fg: np.ndarray, spots: list[tuple[int, int, np.ndarray]]) -> np.ndarray:
@@ -674,7 +787,7 @@ def _check_reference(
             )
     for colour in (0, 1):
         radii = cups.radii[colour]
-        if any(b <= a for a, b in itertools.pairwise(radii)):
+        if not _growing(radii):
             raise CompanionError(
                 f"reference frame: the {COLOR_NAMES[colour]} cups do not grow from file a to "
                 f"file {'abcdefgh'[len(radii) - 1]}; put sizes 1, 2, 3, 4 in that order"
@@ -732,6 +845,35 @@ def reference_trust(
         base, rim = edge_scores(maps, bank, k, match.dy, match.dx)
         read.append((colour, size, size_logits([match], ring_px)[0], edge_logits(base, rim)[0]))
     return region_trust(read)
+
+
+def radii_beside_shadows(
+    scene: BoardScene,
+    rect: np.ndarray,
+    default: CupSet,
+    fitted: CupSet,
+    pixels: PixelModel,
+    shadows: ShadowModel,
+) -> CupSet:
+    """The reference cups' apparent radii (``fitted`` by ``learn_reference``) fitted again
+    beside the other reference cups' shadows (``BoardScene.radii_beside_shadows``); ``fitted``
+    where that puts a colour's sizes out of order.
+
+    The reference ranks put the cups side by side, and under a low lamp each throws its shadow
+    along its rank over the next: on the bench's bench-26 (a lamp 0.42 m up at one side) the
+    reference's black 3 grew into the black 2's shadow to 26.2 mm where black 3s standing in
+    the game fit 21.8, and every black 3 and 4 of the game read a size small. A cup's *own*
+    shadow stays part of its apparent radius: it falls beside it in the game too."""
+    ref = reference_layout(scene.layout.size, default.max_piece)
+    pad = int(np.ceil(FIT_PAD_MM * scene.view.scale))
+    fg = evidence(rect, scene.background, pixels, pad).fg
+    again = _smoothed_radii(default, ref, scene.radii_beside_shadows(fg, pad, default, ref, ref, shadows))
+    return again if all(_growing(radii) for radii in again.radii) else fitted
+
+
+def _growing(radii: tuple[float, ...]) -> bool:
+    """Whether each size is larger than the one before."""
+    return all(b > a for a, b in itertools.pairwise(radii))
 
 
 def learn_reference(scene: BoardScene, rect: np.ndarray, cups: CupSet) -> tuple[CupSet, PixelModel]:
@@ -806,8 +948,11 @@ def calibrate(
             Background.of(background, view.scale, band_mask(layout, view, bool(markers))),
         )
         rect = rectify(reference, view, camera)
-        cups, pixels = learn_reference(scene, rect, cups)
-        outline, shadows = learn_outline_and_light(scene, rect, cups, pixels)
+        fitted, pixels = learn_reference(scene, rect, cups)
+        outline, shadows = learn_outline_and_light(scene, rect, fitted, pixels)
+        if shadows is not None:
+            fitted = radii_beside_shadows(scene, rect, cups, fitted, pixels, shadows)
+        cups = fitted
     return Calibration(
         layout,
         camera,

@@ -305,8 +305,9 @@ def _learned_cups(
     calibrated: CupSet,
     rate: float,
 ) -> CupSet:
-    """Each (colour, size) on the board: its apparent radius fitted on one of its cups, moved
-    part of the way, within ``RADIUS_BOUNDS`` of the calibration's and in size order."""
+    """Each (colour, size) on the board: its apparent radius fitted on one of its cups (beside
+    the other cups' shadows where the calibration knows the lamp, as calibration fits them),
+    moved part of the way, within ``RADIUS_BOUNDS`` of the calibration's and in size order."""
     taught = {row: top for row, top in frame.tops.items() if frame.misread is None or row in frame.misread}
     if not taught:
         return now.cups
@@ -314,7 +315,10 @@ def _learned_cups(
     cups_at = {row: top for top, row in one_each.items()}
     pad = int(np.ceil(40.0 * scene.view.scale))
     fg = evidence(frame.rectified, scene.background, pixels, pad).fg
-    _, raw = scene.raw_radii(fg, pad, now.cups, cups_at, RADIUS_SCAN, frame.tops)
+    if now.shadows is None:
+        _, raw = scene.raw_radii(fg, pad, now.cups, cups_at, RADIUS_SCAN, frame.tops)
+    else:  # as calibration fits them
+        raw = scene.radii_beside_shadows(fg, pad, now.cups, cups_at, frame.tops, now.shadows)
     cups = now.cups
     for row, (colour, size) in cups_at.items():
         lo, hi = (k * calibrated.radii[colour][size - 1] for k in RADIUS_BOUNDS)

@@ -58,11 +58,14 @@ def test_a_legal_placement_read_closer_to_its_illegal_size_is_played_unsure() ->
 
 def test_an_illegal_placement_a_later_reading_shows_clearly_is_corrected_and_called() -> None:
     # White really places the 3 from under its 4 (illegal). The first reading is unclear
-    # (0.7 a 3): the legal 4c4 is played, unsure. The next reading shows the 3 beyond
+    # (0.7 a 3): the legal 4c4 is played, unsure. The next readings show the 3 beyond
     # doubt: the referee withdraws 4c4 (a correction) and calls the illegal placement.
     reconciler, game = Reconciler("classic"), Game()
     assert moved(reconciler.feed(reading(game, {"c4": W3}, "c4", W3, 0.7, W4))) == ["4c4"]
+    # (a repeat of a reading of an untouched cup is weighed as correlated evidence, repeats.py:
+    # the clear reading proves it on its second showing)
     events = reconciler.feed(reading(game, {"c4": W3}, "c4", W3, 0.999, W4))
+    events += reconciler.feed(reading(game, {"c4": W3}, "c4", W3, 0.999, W4))
     assert types(events)[:2] == ["correction", "illegal"]
     assert events[0].detail["withdrawn"] == ["4c4"] and events[1].detail["action"] == "3c4"
     assert reconciler.game.ply == 0 and reconciler.unsure == {}

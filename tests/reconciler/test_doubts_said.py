@@ -14,12 +14,15 @@ def doubts(events: list[Event]) -> list[Event]:
 
 def test_a_doubt_is_said_once_and_its_settling_is_said() -> None:
     # White's 4 on b1 is read between a 4 and a 3 reading after reading: 4b1 is played,
-    # unsure; once later readings have made the 3 unlikely enough, the referee says ply 3
-    # was 4b1 after all (``settled``), and says nothing more about it.
+    # unsure; once White moves that cup to c2 and it is read there (new evidence: the same
+    # reading of the untouched cup settles nothing) the 3 is unlikely enough, the referee
+    # says ply 3 was 4b1 after all (``settled``), and says nothing more about it.
     reconciler, game = played("classic", "4a1 4d4")
     said: list[Event] = []
-    for text in ("4b1", "4c4", "4d1", "4a4", "3d3"):
+    for text in ("4b1", "4c4", "4d1", "4a4", "3d3", "3c3"):
         said += play(reconciler, game, text, "b1")
+    for text in ("b1-c2", "3a3", "2a2"):
+        said += play(reconciler, game, text, "c2")
     assert [e.detail["unsure"] for e in doubts(said)] == [{"3": ["3b1", "4b1"]}]
     settled = [e for e in said if e.type == "settled"]
     assert [(e.moves, e.detail["settled"]) for e in settled] == [(("4b1",), {"3": "4b1"})]

@@ -21,9 +21,14 @@ from companion.vision.reader import BoardReader
 from companion.vision.shadows import CastingCup, ShadowModel, casting_cups, in_shadow, shadow_reach
 from companion.vision.sources import read_image
 from companion.vision.synth import SceneRenderer, random_tops
-from tests.shared_calibrations import BENCH, bench_calibration, bench_frame
+from tests.shared_calibrations import (
+    BENCH,
+    LONG_SHADOWS,
+    bench_calibration,
+    bench_frame,
+    long_shadows_calibration,
+)
 
-LONG_SHADOWS = Path(__file__).resolve().parents[1] / "data" / "shadows" / "bench-26" / "frames"
 LOW_LAMP_DEG = 15.0
 
 
@@ -137,9 +142,7 @@ def test_bench_26s_shadows_reach_past_the_shapes_fitted() -> None:
     as long as the shadows fall, and the board after ply 5 was flagged for their far ends
     across the margin; the reach, from the ends that show, takes them for board. The hand
     that covers least (an arm only over the margin) is still flagged."""
-    calibration = calibrate(
-        read_image(LONG_SHADOWS / "00-empty.jpg"), read_image(LONG_SHADOWS / "01-reference.jpg")
-    )
+    calibration = long_shadows_calibration()
     model = calibration.shadows
     assert model is not None
     assert model.reach > 1.5 * np.hypot(*model.along)
