@@ -573,19 +573,22 @@ class BoardScene:
         cups_at: dict[int, tuple[int, int]],
         tops: dict[int, tuple[int, int]],
         shadows: ShadowModel,
+        plain: dict[int, float] | None = None,
     ) -> dict[int, float]:
-        """``raw_radii`` (over ``RADIUS_SCAN``) of each cup in ``cups_at``, fitted again with
-        the other cups' shadows (``shaded_by_others``) taken for no cup where the part of it
-        that leaves out reads as shadow, not cup (``_left_out_is_shadow``), and the cup shrinks by
-        ``MIN_SHRINK_STEPS`` of the scan at least, neither from the largest radius tried nor to
-        the least (where no edge stopped the fit, the shadow cannot be told from the rest).
+        """``raw_radii`` (over ``RADIUS_SCAN``; ``plain`` when the caller has them already) of
+        each cup in ``cups_at``, fitted again with the other cups' shadows
+        (``shaded_by_others``) taken for no cup where the part of it that leaves out reads as
+        shadow, not cup (``_left_out_is_shadow``), and the cup shrinks by ``MIN_SHRINK_STEPS``
+        of the scan at least, neither from the largest radius tried nor to the least (where no
+        edge stopped the fit, the shadow cannot be told from the rest).
 
         Under a low lamp each cup throws a long shadow over its neighbours' squares, and
         shadowed wood can read partly as cup (darkened, it drifts toward a dark cup's colour):
         a cup's best silhouette grows into the shadow beside it. But the same shadow also falls
         across the cup's own body, and taken for no cup there it shrinks the cup: whether the
         part left out is shadow or body, only how much like cup it reads tells."""
-        _, plain = self.raw_radii(fg, pad, cups, cups_at, RADIUS_SCAN, tops)
+        if plain is None:
+            _, plain = self.raw_radii(fg, pad, cups, cups_at, RADIUS_SCAN, tops)
         fitted = cups
         for row, (colour, size) in cups_at.items():
             fitted = fitted.with_radius(colour, size, plain[row])
@@ -611,15 +614,16 @@ class BoardScene:
 
     def fit_radii(
         self, fg: np.ndarray, pad: int, cups: CupSet, ref: dict[int, tuple[int, int]]
-    ) -> tuple[CupSet, dict[int, float]]:
+    ) -> tuple[CupSet, dict[int, float], dict[int, float]]:
         """Each reference cup's apparent radius: the silhouette that best explains the evidence.
 
         One frame's fit of one cup is noisy (its shading, a shadow), so the radii are then
         smoothed toward the set's default proportions: ``radius = k * default + offset[colour]``
         fitted over all reference cups, each cup keeping a share of its own deviation.
+        Returns the smoothed radii, each cup's best score and its raw radius.
         """
         scores, raw = self.raw_radii(fg, pad, cups, ref, RADIUS_SCAN, ref)
-        return _smoothed_radii(cups, ref, raw), scores
+        return _smoothed_radii(cups, ref, raw), scores, raw
 
     def raw_radii(
         self,
@@ -848,15 +852,11 @@ def reference_trust(
 
 
 def radii_beside_shadows(
-    scene: BoardScene,
-    rect: np.ndarray,
-    default: CupSet,
-    fitted: CupSet,
-    pixels: PixelModel,
-    shadows: ShadowModel,
+    scene: BoardScene, fit: ReferenceFit, default: CupSet, shadows: ShadowModel
 ) -> CupSet:
-    """The reference cups' apparent radii (``fitted`` by ``learn_reference``) fitted again
-    beside the other reference cups' shadows (``BoardScene.radii_beside_shadows``); ``fitted``
+    """The reference cups' apparent radii (``fit``, by ``learn_reference`` from the ``default``
+    set) fitted again beside the other reference cups' shadows
+    (``BoardScene.radii_beside_shadows``), on the evidence they were fitted on; ``fit.cups``
     where that puts a colour's sizes out of order.
 
     The reference ranks put the cups side by side, and under a low lamp each throws its shadow
@@ -865,10 +865,9 @@ def radii_beside_shadows(
     the game fit 21.8, and every black 3 and 4 of the game read a size small. A cup's *own*
     shadow stays part of its apparent radius: it falls beside it in the game too."""
     ref = reference_layout(scene.layout.size, default.max_piece)
-    pad = int(np.ceil(FIT_PAD_MM * scene.view.scale))
-    fg = evidence(rect, scene.background, pixels, pad).fg
-    again = _smoothed_radii(default, ref, scene.radii_beside_shadows(fg, pad, default, ref, ref, shadows))
-    return again if all(_growing(radii) for radii in again.radii) else fitted
+    raw = scene.radii_beside_shadows(fit.fg, fit.pad, default, ref, ref, shadows, fit.raw)
+    again = _smoothed_radii(default, ref, raw)
+    return again if all(_growing(radii) for radii in again.radii) else fit.cups
 
 
 def _growing(radii: tuple[float, ...]) -> bool:
@@ -876,7 +875,19 @@ def _growing(radii: tuple[float, ...]) -> bool:
     return all(b > a for a, b in itertools.pairwise(radii))
 
 
-def learn_reference(scene: BoardScene, rect: np.ndarray, cups: CupSet) -> tuple[CupSet, PixelModel]:
+@dataclass(frozen=True, eq=False)
+class ReferenceFit:
+    """What ``learn_reference`` learned from the reference frame, and the evidence its cups'
+    radii were fitted on (fitted again beside the shadows by ``radii_beside_shadows``)."""
+
+    cups: CupSet  # the apparent radii, smoothed
+    pixels: PixelModel
+    fg: np.ndarray  # the frame's cup evidence the radii were fitted on, padded by ``pad``
+    pad: int
+    raw: dict[int, float]  # each reference cup's radius before smoothing, by row
+
+
+def learn_reference(scene: BoardScene, rect: np.ndarray, cups: CupSet) -> ReferenceFit:
     """Colours, shadow tint and apparent cup radii from the reference layout frame (``rect``:
     on the board plane).
 
@@ -895,12 +906,12 @@ def learn_reference(scene: BoardScene, rect: np.ndarray, cups: CupSet) -> tuple[
             light, dark, board = scene.masks(fitted, ref)
             pixels = PixelModel.learn(f, ncc, light, dark, board, texture_top)
             ev = evidence(rect, scene.background, pixels, pad)
-            fitted, scores = scene.fit_radii(ev.fg, pad, cups, ref)
+            fitted, scores, raw = scene.fit_radii(ev.fg, pad, cups, ref)
         if _unclear_cup(scores, fitted, ref, scene.view.scale) is None:
             break
     votes = scene.colour_votes(ev, pad, fitted, ref)
     _check_reference(scores, votes, fitted, ref, pixels, scene.view.scale, scene.layout.size)
-    return fitted, pixels
+    return ReferenceFit(fitted, pixels, ev.fg, pad, raw)
 
 
 def check_frame(image: object, name: str) -> np.ndarray:
@@ -948,11 +959,10 @@ def calibrate(
             Background.of(background, view.scale, band_mask(layout, view, bool(markers))),
         )
         rect = rectify(reference, view, camera)
-        fitted, pixels = learn_reference(scene, rect, cups)
-        outline, shadows = learn_outline_and_light(scene, rect, fitted, pixels)
-        if shadows is not None:
-            fitted = radii_beside_shadows(scene, rect, cups, fitted, pixels, shadows)
-        cups = fitted
+        fit = learn_reference(scene, rect, cups)
+        pixels = fit.pixels
+        outline, shadows = learn_outline_and_light(scene, rect, fit.cups, pixels)
+        cups = fit.cups if shadows is None else radii_beside_shadows(scene, fit, cups, shadows)
     return Calibration(
         layout,
         camera,

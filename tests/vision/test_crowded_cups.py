@@ -88,7 +88,7 @@ def reference_fits(cal, reference: np.ndarray):
         fitted = fitted.with_radius(colour, size, among[row])
     shaded = scene.shaded_by_others(fg, pad, fitted, ref, cal.shadows)
     _, muted = scene.raw_radii(fg, pad, default, ref, RADIUS_SCAN, ref, shaded)
-    return among, muted, scene.radii_beside_shadows(fg, pad, default, ref, ref, cal.shadows)
+    return among, muted, scene.radii_beside_shadows(fg, pad, default, ref, ref, cal.shadows, among)
 
 
 def test_a_neighbours_shadow_is_no_part_of_a_reference_cup():
