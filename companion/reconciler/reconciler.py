@@ -278,7 +278,7 @@ class Reconciler(AttentionKeeper):
             children = self._children(candidates + extra)
         best = children[0]
         if not restarted:
-            replayed = self._start_placing(children[: self.settings.width])
+            replayed = self._start_placing(children)
             if replayed is not None:
                 # the stacks hide another of the starts still open: the game goes on from it
                 # (the same moves, every top the same) and the reading is scored again
@@ -293,7 +293,7 @@ class Reconciler(AttentionKeeper):
             resynced = self._resync(observation, likelihood)
             if resynced is not None:
                 return resynced
-        kept = children[: self.settings.width]
+        kept = children
         groups = group_by_claim(kept)
         margin = lead(groups)
         chosen = self._representative(groups[0][1])
