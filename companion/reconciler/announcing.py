@@ -240,7 +240,7 @@ class Announcer(PathTracker):
         misread = fits(path.view, e, self.settings)[2] if path.view is not None else None
         for code in e.codes:
             move = self.game.position.move_from_code(code)
-            self.hidden.track(self.game, move, e)
+            self.hidden.track(self.game, move, e, path.faint)
             self._push(code, move)
             texts.append(move.text())
             detail: dict[str, object] = {
