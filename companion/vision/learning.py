@@ -442,6 +442,7 @@ class ObserverLearning:
         self._frame: np.ndarray | None = None
         self._observation: Observation | None = None
         self._relit_since: float | None = None  # when the picture last relearned from settled
+        self._relit = False  # relearned since the last verdict: the calibration to save changed
 
     def seen(self, frame: np.ndarray, reading: Reading) -> bool:
         """Every frame read: when the picture has held still (``STILL_SECONDS``: a hand moves,
@@ -460,6 +461,7 @@ class ObserverLearning:
         if calibration is None:
             return False
         reader.adopt(calibration)
+        self._relit = True
         return True
 
     def stable(self, frame: np.ndarray, observation: Observation) -> None:
@@ -467,7 +469,8 @@ class ObserverLearning:
         self._frame, self._observation = frame, observation
 
     def judged(self, kinds: Iterable[str], position: ShowsTops, doubt: Collection[str] = ()) -> bool:
-        """The referee's verdict on the last stable frame; True when something was learned.
+        """The referee's verdict on the last stable frame; True when something was learned
+        (from this frame, or from the light since the last verdict, ``seen``).
 
         ``doubt`` names the squares whose top the referee is not sure of now (plies in doubt,
         and where their cups went since): the frame is learned from everywhere else. A batch
@@ -483,7 +486,8 @@ class ObserverLearning:
             tops = tops_of(position, reader.models.size)
             labelled = label(reader.rectified(frame), tops, observation, unknown)
         confirmed = self.sure.judged(kinds, labelled, observation)
+        relit, self._relit = self._relit, False
         if confirmed is None:
-            return False
+            return relit
         self.learner.learn(confirmed.without(unknown))  # doubt that came up since counts too
         return True
