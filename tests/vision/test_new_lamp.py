@@ -21,6 +21,8 @@ from companion.vision.reader import STILL_SECONDS, BoardReader
 from companion.vision.shadows import ShadowModel
 from companion.vision.synth import SceneRenderer
 
+pytestmark = pytest.mark.slow  # a calibration and 10-20 reads each: about 5 s of CPU in all
+
 TOPS = {
     "a1": (0, 3),
     "b2": (1, 3),
@@ -116,6 +118,25 @@ def test_under_the_calibration_light_nothing_is_relearned() -> None:
     calibration = calibrate(scene.empty(), scene.reference(), layout=BoardLayout(size=4), max_piece=4)
     reader = shown_still(calibration, scene.render(TOPS), 3.0)
     assert reader.calibration.learned is None
+
+
+class Empty:
+    """The referee's position, as far as learning asks it: no cup anywhere."""
+
+    def top(self, sq: object) -> None:
+        return None
+
+
+def test_the_device_is_told_to_save_the_lamp_once_it_is_learned(
+    evening: tuple[SceneRenderer, Calibration],
+) -> None:
+    scene, calibration = evening
+    observe = reader_observer(BoardReader(calibration), StabilityGate(), clock=lambda: 0.0)
+    image = scene.render(TOPS)
+    for k in range(int((STILL_SECONDS + 2 / FPS) * FPS) + 1):
+        observe(image, k / FPS)
+    assert observe.judged([], Empty(), {})  # the calibration to save changed
+    assert not observe.judged([], Empty(), {})  # and not again until something more is learned
 
 
 def test_the_lamp_learned_is_saved_with_the_calibration(
