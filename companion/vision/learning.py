@@ -441,15 +441,15 @@ class ObserverLearning:
         self.sure = SureFrames()
         self._frame: np.ndarray | None = None
         self._observation: Observation | None = None
-        self._relit_since: float | None = None  # when the picture last relearned from settled
+        self._relit_since: float | None = None  # when the picture last learned from settled
         self._relit = False  # relearned since the last verdict: the calibration to save changed
 
     def seen(self, frame: np.ndarray, reading: Reading) -> bool:
         """Every frame read: when the picture has held still (``STILL_SECONDS``: a hand moves,
         light does not), every marker is in view and nothing a hand leaves is seen
-        (``reader.moderate``: the board's marks in view, no arm-sized patch over the margin
-        or the grid), the board and the shadows are relearned under the light it shows, if
-        that changed (``relit``). True when they were."""
+        (``reader.moderate``: the board's marks in view, no patch over the margin or the grid
+        as large as a hand's), the cups' shadows are learned again under the light it shows, if
+        that changed (``relit``): once each time the picture settles. True when they were."""
         if reading.still_seconds < STILL_SECONDS or reading.markers_changed or not moderate(reading.cover):
             return False
         since = round(reading.observation.timestamp - reading.still_seconds, 3)
