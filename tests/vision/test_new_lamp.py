@@ -5,6 +5,7 @@ and under the calibration's own light nothing is relearned."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import numpy as np
 import pytest
 
 from companion.device.vision_link import reader_observer
+from companion.errors import CompanionError
 from companion.rules.square import board_squares, square_name
 from companion.vision.calibration import Calibration, calibrate
 from companion.vision.gate import StabilityGate
@@ -19,11 +21,11 @@ from companion.vision.geometry import BoardLayout
 from companion.vision.learning import Learner
 from companion.vision.reader import STILL_SECONDS, BoardReader
 from companion.vision.shadows import ShadowModel
-from companion.vision.synth import SceneRenderer
+from companion.vision.synth import SceneRenderer, Top
 
 pytestmark = pytest.mark.slow  # a calibration and 10-20 reads each: about 5 s of CPU in all
 
-TOPS = {
+TOPS: dict[str, Top] = {
     "a1": (0, 3),
     "b2": (1, 3),
     "c3": (0, 2),
@@ -151,3 +153,9 @@ def test_the_lamp_learned_is_saved_with_the_calibration(
     assert loaded.in_use().shadows == reader.models.shadows
     assert replace(loaded, learned=None).in_use().shadows is None
     assert isinstance(loaded.learned.shadows, ShadowModel)
+
+    data = json.loads(path.read_text())
+    data["learned"]["shadows"]["depth"] = 0.5  # a shadow that lightens: corrupt
+    path.write_text(json.dumps(data))
+    with pytest.raises(CompanionError, match=r"learned during games.*shadow model is corrupt.*calibrate"):
+        Calibration.load(path)
