@@ -25,9 +25,19 @@ import numpy as np
 
 from companion.vision.geometry import RectifiedView
 from companion.vision.marks import HIDDEN_MM2, HiddenMarks
-from companion.vision.pixels import CLIP_FG, TEXTURE_BINS, TEXTURE_MM, PixelModel, odd_window, texture_bin
+from companion.vision.matching import SquareMatch
+from companion.vision.pixels import (
+    CLIP_FG,
+    TEXTURE_BINS,
+    TEXTURE_MM,
+    Gaussian,
+    PixelModel,
+    odd_window,
+    texture_bin,
+)
 from companion.vision.scalars import at_least, at_most, compare_with
 from companion.vision.shadows import CastingCup, ShadowModel
+from companion.vision.templates import SquareTemplates
 
 Light = tuple[ShadowModel, RectifiedView]
 """A shadow model and the view its shadows are drawn on."""
@@ -69,10 +79,36 @@ FIST_LOG_ODDS = 0.0
 32 mm patch of the grid then averages "not board", which noise and shadow edges, averaged
 that widely, do not. On the stress set this caught 6 more of 118 fists for 1 more false flag
 in 1062 hand-free frames."""
+UNLIKE_DISTANCE2 = 16.0
+"""A pixel more than 4 spreads from a colour's Gaussian (squared Mahalanobis distance over 16)
+is unlike that colour: about 1 in 900 of the colour's own pixels, were they normal. A cup's
+edge, a highlight or its shade in a changed light land there more often (up to half of a pale
+cup's silhouette under a lamp moved since calibration); a hand, whatever the matcher made of it,
+lands there nearly whole."""
 
 
 _INVERSE_SQUARE = (1.0 / (1.0 + np.arange(256, dtype=np.float32)) ** 2).reshape(256, 1)
 """1 / (1 + value)², the log ratio's noise variance per unit of sensor noise, by grey level."""
+
+
+def unlike_share(features: np.ndarray, match: SquareMatch, sq: SquareTemplates, model: Gaussian) -> float:
+    """Share of the found cup's silhouette whose pixels are unlike its colour: more than
+    ``UNLIKE_DISTANCE2`` (squared spreads) from ``model``, the colour's Gaussian. ``features``
+    is the frame's unpadded (m, q1, q2) view. 0 for the part of a silhouette off the view, and
+    for a square with no cup found."""
+    if match.sizes[match.size - 1] <= 0:
+        return 0.0
+    mask = sq.masks[match.colour, match.size - 1]
+    h, w = mask.shape
+    y, x = sq.top + match.dy, sq.left + match.dx
+    y0, x0 = max(y, 0), max(x, 0)
+    y1, x1 = min(y + h, features.shape[0]), min(x + w, features.shape[1])
+    inside = mask[y0 - y : y1 - y, x0 - x : x1 - x] > 0
+    seen = features[y0:y1, x0:x1][inside]
+    if not len(seen):
+        return 0.0
+    far = model.distance2(seen.reshape(-1, 1, 3)) > UNLIKE_DISTANCE2
+    return float(np.count_nonzero(far)) / len(seen)
 
 
 def shrink(image: np.ndarray, shape: tuple[int, int]) -> np.ndarray:

@@ -33,7 +33,7 @@ from companion.vision.matching import (
     size_logits,
 )
 from companion.vision.observation import Observation
-from companion.vision.occlusion import Occlusion, OcclusionTest, shrink
+from companion.vision.occlusion import Occlusion, OcclusionTest, shrink, unlike_share
 from companion.vision.pixels import Background
 from companion.vision.scalars import compare_with
 from companion.vision.shadows import SUBPIXEL, casting_cups, found_cups, in_shadow
@@ -73,6 +73,17 @@ SHADOW_DOUBT = float(np.log(12.0))
 """A square whose cup the shadows explain away reads empty at no more than 0.75 (every size's
 logit at least -log 12 against empty's 0): a faint real cup in a shadow can lose its cup that
 way (a white 1 on the stress set), and the referee must not take that reading as sure."""
+UNLIKE_SHARE = 0.9
+"""A cup found with more than this share of its silhouette unlike its colour
+(``occlusion.unlike_share``) explains nothing to the occlusion test. Set on the stress set: a
+fist the matcher explained as a cup is unlike it over 0.94 to 1.0 of its silhouette; real cups
+under a light changed since calibration (no learning), read a size large or small, reach 0.83
+(0.75 newly flagged two of its hand-free frames), and on the rendered bench 0.52."""
+UNLIKE_RINGS = SHADOW_REMATCH_RINGS
+"""... and only a clear cup does (a score of at least this many rings between adjacent sizes): a
+faint one is a shadow's edge or a stain read as a cup, whose weak evidence is no hand's (the
+stress set's stress-57: a cup's shadow across an empty square read as a white 1, wholly unlike
+white, flagged two hand-free frames). The fists' cups scored 8 to 18 rings."""
 MARKER_MIN_CORRELATION = 0.6
 """Correlation with its calibration view below which a marker counts as moved or covered."""
 MOVE_TOLERANCE_PX = 1.5
@@ -287,7 +298,7 @@ class BoardReader:
         ev = evidence(rect, self._background, c.pixels, self.bank.pad)
         matches = self._outside_shadows(ev, match_all(ev, self.bank))
         edges = self._edge_scores(ev.features, matches)
-        sized = self._sized(matches, edges)
+        sized = self._sized(self._explaining(ev.features, matches), edges)
         free = cv2.bitwise_not(cv2.dilate(self._explained(sized, ev.pad), SQUARE_5))
         fg = ev.fg[ev.pad : ev.pad + view.shape[0], ev.pad : ev.pad + view.shape[1]]
         cups = casting_cups(found_cups(sized), c.layout, c.scale, c.cups)
@@ -307,6 +318,21 @@ class BoardReader:
             still,
             cover.hidden_mm2,
         )
+
+    def _explaining(self, features: np.ndarray, matches: list[SquareMatch]) -> list[SquareMatch]:
+        """The matches as the occlusion test takes them: a clear cup found whose silhouette is
+        nearly all unlike its colour (``UNLIKE_SHARE``, ``UNLIKE_RINGS``) is no cup there, and
+        leaves its pixels to the occlusion test. The matcher takes anything that is not board
+        for a cup, and a fist over the cups was read as cups (the stress set: a pink fist as a
+        white 4 and as black 4s), which hid it from every occlusion cue."""
+        colours = (self.models.pixels.light, self.models.pixels.dark)
+        out = []
+        for m, sq in zip(matches, self.bank.squares, strict=True):
+            clear = m.sizes.max() >= UNLIKE_RINGS * self._ring_px
+            if clear and unlike_share(features, m, sq, colours[m.colour]) > UNLIKE_SHARE:
+                m = dataclasses.replace(m, sizes=np.minimum(m.sizes, 0.0))
+            out.append(m)
+        return out
 
     def _outside_shadows(self, ev: Evidence, matches: list[SquareMatch]) -> list[SquareMatch]:
         """The matches again, each faint cup found lying mostly in the other cups' predicted

@@ -67,3 +67,20 @@ def test_small_blurred_markers_are_found_at_calibration():
         assert (
             np.abs(np.sort(found[marker_id], axis=0) - np.sort(truth, axis=0)).max() < 2.0
         )  # sub-pixel refinement is rough on a blurred 20 px marker
+
+
+@pytest.mark.slow
+def test_a_fist_the_matcher_reads_as_cups_is_flagged(setup_for):
+    """The stress set's stress-44, frame 11 (``vision_accuracy.py --synthetic 60 --stress``): a
+    pink fist alone over b2 and c2 in a dim room. The matcher takes anything that is not board
+    for a cup and read the fist as white 4s, whose silhouettes then hid it from every occlusion
+    cue. Nearly all of b2's silhouette is unlike the white cups' colour, so it explains nothing
+    and the fist is flagged. The same board under the same light without the fist is not."""
+    s = setup_for(1044, stress=True)
+    reader = s.reader()
+    tops = {"c1": (0, 1), "d1": (0, 4), "a3": (1, 2), "d3": (1, 1), "c4": (1, 1), "d4": (0, 4)}
+    light = {"brightness": 0.75, "tint": (1.019, 0.962, 1.057)}
+    reading = reader.read_details(s.renderer.render(tops, hand="fist", frame=14, **light))
+    assert reading.matches[reading.observation.row("b2")].sizes.max() > 0  # still matched as a cup
+    assert reading.observation.occluded
+    assert not reader.read(s.renderer.render(tops, frame=15, **light)).occluded
