@@ -757,7 +757,7 @@ def shows_other_colour(row: int, colours: dict[int, np.ndarray], ref: dict[int, 
     out). A small white cup under a low lamp, mostly its own shaded side, is darker than the
     other white cups but far less dark than the black cups; a black cup put on White's square
     has the black cups' colour. On the bench's scenes, frames-dev and the committed and stress
-    calibrations every cup is at least 1.8 times as far from the other colour as from its own;
+    calibrations every cup is at least 1.76 times as far from the other colour as from its own;
     a cup stained as dark as the black cups on a pale board, at most 0.2 times."""
     colour = ref[row][0]
     own = [c for r, c in colours.items() if ref[r][0] == colour and r != row]
