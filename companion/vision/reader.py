@@ -78,7 +78,8 @@ UNLIKE_SHARE = 0.9
 (``occlusion.unlike_share``) explains nothing to the occlusion test. Set on the stress set: a
 fist the matcher explained as a cup is unlike it over 0.94 to 1.0 of its silhouette; real cups
 under a light changed since calibration (no learning), read a size large or small, reach 0.83
-(0.75 newly flagged two of its hand-free frames), and on the rendered bench 0.52."""
+(0.75 newly flagged two of its hand-free frames), and on the rendered bench 0.52. A cup read as
+the other colour can pass it (0.93 on the stress set, a frame flagged without it too)."""
 UNLIKE_RINGS = SHADOW_REMATCH_RINGS
 """... and only a clear cup does (a score of at least this many rings between adjacent sizes): a
 faint one is a shadow's edge or a stain read as a cup, whose weak evidence is no hand's (the
