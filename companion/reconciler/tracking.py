@@ -266,8 +266,13 @@ class PathTracker:
         return view, over, ranked
 
     def _children(self, candidates: list[Candidate]) -> list[GamePath]:
-        """The new paths within ``keep`` of the best, best first, one per state, and at most
-        ``PER_LINE`` per line of moves (the line's best referee states)."""
+        """The new paths within ``keep`` of the best (and not ``_dropped``), best first, one
+        per state, and at most ``PER_LINE`` per line of moves (the line's best referee
+        states), ``settings.width`` paths of ``settings.lines`` lines at most. A path within
+        the margin of the best that is left out for want of room makes the plies it plays
+        differently suspect on every path kept (``crowded_plies``): nothing can tell them
+        again. (Giving such paths twice the room cost more right moves than it saved:
+        they are honest doubts that then stay open to the game's end.)"""
         candidates.sort(key=lambda c: c[0], reverse=True)
         best, best_plain = candidates[0][0], max(c[5] for c in candidates)
         floor = best - self.settings.keep
