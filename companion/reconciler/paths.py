@@ -72,6 +72,8 @@ class GamePath:
     doubt: tuple[tuple[Square, int, int], ...] = ()  # squares a reading contradicted: (square, what it
     #                                  read, moves before that reading), not yet re-read
     suspect: frozenset[int] = frozenset()  # moves (indices) made around a doubt that can no longer be checked
+    crowded: frozenset[int] = frozenset()  # moves (indices) a path close to the best played otherwise
+    #                                        when it was left out for want of room (``crowded_plies``)
     tainted: bool = False  # a later move made a doubted square show what was read there
     unseen: int = 0  # recent readings that needed two moves (decays by one a reading)
     faint: tuple[tuple[Square, int], ...] = ()  # cups the latest account's lift uncovered where the
@@ -153,7 +155,7 @@ def crowded_plies(kept: GamePath, rival: GamePath) -> frozenset[int]:
     """The moves of ``kept`` made before its latest reading (indices) that ``rival`` plays
     differently, ``rival`` being a path close to the best left out for want of room in the
     beam (not by the readings): with it gone nothing can tell those moves again, so they stay
-    suspect. (Several sizes in doubt at once multiply the lines: four cups each read between
+    unsure. (Several sizes in doubt at once multiply the lines: four cups each read between
     two sizes are 16 histories, and the beam keeps 6; the true one, 1.6 nats behind, was left
     out, and the cups' sizes it played were then "settled" the other way.)"""
     if rival.root != kept.root or kept.before is None:
@@ -188,7 +190,7 @@ def carry_doubts(child: GamePath, path: GamePath, e: Explanation, view: View, se
     if e.kind is Kind.TWO_MOVES and misread is not None:
         ok = False
     child.tainted = path.tainted
-    child.suspect = path.suspect
+    child.suspect, child.crowded = path.suspect, path.crowded
     child.unseen = path.unseen + UNSEEN_COST if e.kind is Kind.TWO_MOVES else max(path.unseen - 1, 0)
     reading = view.reading
     if path.doubt:

@@ -269,8 +269,8 @@ class PathTracker:
         """The new paths within ``keep`` of the best (and not ``_dropped``), best first, one
         per state, and at most ``PER_LINE`` per line of moves (the line's best referee
         states), ``settings.width`` paths of ``settings.lines`` lines at most. A path within
-        the margin of the best that is left out for want of room makes the plies it plays
-        differently suspect on every path kept (``crowded_plies``): nothing can tell them
+        the margin of the best that is left out for want of room leaves the plies it plays
+        differently unsure on every path kept (``crowded_plies``): nothing can tell them
         again. (Giving such paths twice the room cost more right moves than it saved:
         they are honest doubts that then stay open to the game's end.)"""
         candidates.sort(key=lambda c: c[0], reverse=True)
@@ -307,7 +307,7 @@ class PathTracker:
         for rival in left_out:
             if rival.line() not in lines:
                 for child in out:
-                    child.suspect |= crowded_plies(child, rival)
+                    child.crowded |= crowded_plies(child, rival)
         return out
 
     def _representative(self, members: list[GamePath]) -> GamePath:
