@@ -70,7 +70,7 @@ from companion.testing.faults import score_record
 from companion.vision.calibration import Calibration, calibrate
 from companion.vision.gate import StabilityGate
 from companion.vision.observation import Observation, Top, class_index
-from companion.vision.reader import BoardReader
+from companion.vision.reader import BoardReader, Reading
 from companion.vision.sources import read_image
 
 DEFAULT_FRAMES = Path(os.environ.get("BENCH_DATA", "/work/bench-data"))
@@ -567,10 +567,10 @@ class WatchedReader(BoardReader):
 
     occluded = False
 
-    def read(self, image: np.ndarray, timestamp: float = 0.0) -> Observation:
-        observation = super().read(image, timestamp)
-        self.occluded = observation.occluded
-        return observation
+    def read_details(self, image: np.ndarray, timestamp: float = 0.0) -> Reading:
+        reading = super().read_details(image, timestamp)
+        self.occluded = reading.observation.occluded
+        return reading
 
 
 class Player:

@@ -70,11 +70,13 @@ class ReaderObserver:
 
     def __call__(self, frame: np.ndarray, timestamp: float) -> Observation | None:
         try:
-            observation = self.reader.read(frame, timestamp)
+            reading = self.reader.read_details(frame, timestamp)
         except CompanionError as error:
             log.warning("unreadable frame: %s", error)
             return None
-        stable = self.gate.feed(timestamp, observation)
+        if self.learning is not None:
+            self.learning.seen(frame, reading)
+        stable = self.gate.feed(timestamp, reading.observation)
         if stable is None:
             return None
         if self.learning is not None:

@@ -16,6 +16,7 @@ from companion.reconciler.events import Event, EventType
 from companion.reconciler.paths import NEW_ROOT, GamePath, code_square_names, common_prefix
 from companion.reconciler.referee import (
     Action,
+    held_reason,
     illegal_reason,
     put_back_reason,
     touch_reason,
@@ -42,6 +43,12 @@ class Announcer(PathTracker):
         before = path.before
         assert before is not None and path.explanation is not None
         ply = self.game.ply
+        if before.pending is not None and path.pending is None and self._pending_event is None:
+            # an illegal action never called (a lawful account was played instead) and now
+            # put right: nothing to restore, the announced game follows the path's moves
+            events = self._sync(path)
+            path.unseen = 0
+            return events
         events = self._sync(before)
         late = before.unseen > 0 and any(e.type is EventType.MOVE for e in events)
         events += self._act(path, before, margin)
@@ -178,6 +185,11 @@ class Announcer(PathTracker):
         if kind is Kind.AFTER_END or game.is_over():
             return []
         if before.pending is not None:
+            if path.pending is not None and self._pending_event is None:
+                # an accusation held back while the camera could not tell it from a lawful
+                # account (which was played, reported unsure), now beyond doubt: said now,
+                # after the correction that withdrew the lawful account's moves
+                return [self._illegal(held_reason(game, path.pending), path.pending)]
             if kind is Kind.NO_CHANGE:
                 self._pending_event = None
                 return [self._event(EventType.RESTORED, position=game.position.text())]
@@ -230,7 +242,7 @@ class Announcer(PathTracker):
         misread = fits(path.view, e, self.settings)[2] if path.view is not None else None
         for code in e.codes:
             move = self.game.position.move_from_code(code)
-            self.hidden.track(self.game, move, e)
+            self.hidden.track(self.game, move, e, path.faint)
             self._push(code, move)
             texts.append(move.text())
             detail: dict[str, object] = {

@@ -62,6 +62,12 @@ def unclear_reason(
     return reason, contradicting
 
 
+def instead(path: GamePath) -> str:
+    """What a path that drops announced moves has in their place: an illegal action standing
+    on the board (an accusation held back, the lawful account played), or no move."""
+    return f"illegal {path.pending.text()}" if path.pending is not None else "no move"
+
+
 def unsure_plies(
     beam: list[GamePath], shown: GamePath, base_ply: int, guard: int, settings: Settings
 ) -> dict[int, set[str]]:
@@ -91,11 +97,13 @@ def unsure_plies(
         for tag, s0, s1, p0, p1 in matcher.get_opcodes():
             if tag == "equal":
                 continue
-            others = [code_text(code) for code in path.codes[common + p0 : common + p1]] or ["no move"]
+            others = [code_text(code) for code in path.codes[common + p0 : common + p1]] or [instead(path)]
             for i in range(common + s0, common + s1):
                 texts = unsure.setdefault(base_ply + i + 1, {code_text(shown.codes[i])})
                 if s1 - s0 == p1 - p0:  # as many moves replaced: each ply by its own
                     texts.add(others[i - common - s0])
+                elif p0 == p1 and i > common + s0:  # (an illegal action stands for the first only)
+                    texts.add("no move")
                 else:
                     texts.update(others)
     for i in shown.suspect:

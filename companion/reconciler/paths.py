@@ -14,6 +14,7 @@ reconciler's (``reconciler.py``); how the paths hold up is described in docs/rec
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeAlias
@@ -396,6 +397,61 @@ def lead_past_side(paths: list[GamePath], chosen: GamePath) -> float:
     """How far ``chosen``'s claim leads once the paths that play its action out of turn from
     the other start (``out_of_turn_from_the_other_start``) are left out."""
     return lead(group_by_claim([p for p in paths if not out_of_turn_from_the_other_start(p, chosen)]))
+
+
+def accuses(path: GamePath) -> bool:
+    """Whether ``path`` has a player's illegal action standing on the board: one its account
+    of this reading makes (a cup placed or moved against the rules, the touch rule's cup not
+    the one moved), or one it already had and has not put right."""
+    return path.pending is not None and not peeks(path)
+
+
+def peeks(path: GamePath) -> bool:
+    """Whether ``path``'s account of this reading is a fresh lift the touch rule forbids (the
+    opponent's cup lifted): a hand's doing, not a cup seen, which the presumption of legality
+    leaves alone (``presumed_lawful``)."""
+    e, before = path.explanation, path.before
+    return (
+        path.pending is not None
+        and e is not None
+        and e.kind is Kind.LIFT
+        and (before is None or before.pending is None)
+    )
+
+
+def presumed_lawful(paths: list[GamePath], margin: float) -> tuple[list[GamePath], list[Group]] | None:
+    """The paths (best first) that accuse no one and their claims, best first, when one does
+    accuse and no accusation leads every lawful account by ``margin``; None otherwise.
+
+    A referee accuses a player only when it is sure: an illegal action is announced when it
+    beats every lawful account of the reading by the margin, as any claim must. Below that
+    the camera cannot tell the two apart, and the lawful account is what the table plays on,
+    reported unsure while the accusation is close; the accusation stays a path, and fresh
+    evidence (a lift, a later clear reading, the cup moved on) can still raise it past the
+    margin. The lawful claims are weighed among themselves, each with the evidence of the
+    accusations that say the reading shows what it says but for one cup's size
+    (``shows_one_size_apart``: "3c4 placed from under its 4" beside "4c4"): the same cup put
+    down, only its size in doubt, so their probabilities add (whether a cup was put down at
+    all is not in doubt because the size is). A fresh lift the touch rule forbids close to the
+    best (``peeks``) leaves the weighing as it was: a hand's doing, not a cup's size."""
+    lawful = [p for p in paths if not accuses(p) and not peeks(p)]
+    accusing = [p for p in paths if accuses(p)]
+    if not lawful or not accusing or accusing[0].score >= lawful[0].score + margin:
+        return None
+    if any(peeks(p) and p.score > paths[0].score - margin for p in paths):
+        return None  # (a forbidden lift in the doubt: weighed as any claim, as it was)
+    groups = [
+        (
+            functools.reduce(
+                np.logaddexp,
+                (p.score for p in accusing if shows_one_size_apart(p, members[0])),
+                score,
+            ),
+            members,
+        )
+        for score, members in group_by_claim(lawful)
+    ]
+    return lawful, sorted(groups, key=lambda g: -g[0])
 
 
 def is_illegal(group: Group) -> bool:

@@ -74,6 +74,7 @@ from companion.reconciler.paths import (
     lead_past_side,
     lead_past_sizes,
     lead_past_unseen_cups,
+    presumed_lawful,
 )
 from companion.reconciler.referee import ActionKind
 from companion.reconciler.repeats import fresh_squares
@@ -277,7 +278,7 @@ class Reconciler(AttentionKeeper):
             children = self._children(candidates + extra)
         best = children[0]
         if not restarted:
-            replayed = self._start_placing(children[: self.settings.width])
+            replayed = self._start_placing(children)
             if replayed is not None:
                 # the stacks hide another of the starts still open: the game goes on from it
                 # (the same moves, every top the same) and the reading is scored again
@@ -292,10 +293,22 @@ class Reconciler(AttentionKeeper):
             resynced = self._resync(observation, likelihood)
             if resynced is not None:
                 return resynced
-        kept = children[: self.settings.width]
+        kept = children
         groups = group_by_claim(kept)
         margin = lead(groups)
         chosen = self._representative(groups[0][1])
+        weighed, said = kept, groups  # the paths whose claims can hold the chosen one back
+        if margin < self.settings.margin and self._shown.pending is None:
+            # no accusation without certainty: an illegal action that does not beat every
+            # lawful account by the margin holds none of them back; the best lawful one is
+            # weighed against the other lawful ones, the accusation kept as a path
+            presumed = presumed_lawful(kept, self.settings.margin)
+            if presumed is not None:
+                weighed, lawful = presumed
+                chosen = self._representative(lawful[0][1])
+                margin = lead(lawful)
+                if chosen.decent:  # (else the accusation stays what the reading is unclear about)
+                    said = lawful
         if (
             margin < self.settings.margin
             and chosen.explanation is not None
@@ -303,11 +316,11 @@ class Reconciler(AttentionKeeper):
         ):
             # a doubt confined to the size of the cup just placed: the likelier size is played,
             # reported unsure while the other is close, and later readings of it settle it
-            margin = lead_past_sizes(kept, chosen)
+            margin = lead_past_sizes(weighed, chosen)
             if margin < self.settings.margin:
                 # nor by an illegal action resting on a cup no second reading showed (a ghost
                 # read once and "moved" away by it): kept, but it holds back no move
-                margin = lead_past_unseen_cups(kept, chosen)
+                margin = lead_past_unseen_cups(weighed, chosen)
         elif (
             margin < self.settings.margin
             and chosen.explanation is not None
@@ -317,7 +330,7 @@ class Reconciler(AttentionKeeper):
             # it, ``repeats.py``): the other size's line tells this reading only through an
             # action on that cup (the lead's size put on it illegally, the other size lifted),
             # which rests on the doubt already reported; it holds back nothing the lead says
-            margin = lead_past_sizes(kept, chosen)
+            margin = lead_past_sizes(weighed, chosen)
         if (
             margin < self.settings.margin
             and self._resync_options
@@ -328,8 +341,8 @@ class Reconciler(AttentionKeeper):
             # the same board either way, and only the side to move at the resync in doubt; the
             # move is played (reported unsure: the end of a move under way at the resync), the
             # other start kept until later moves tell
-            margin = max(margin, lead_past_side(kept, chosen))
-        rival = self._history_rival(chosen, kept)
+            margin = max(margin, lead_past_side(weighed, chosen))
+        rival = self._history_rival(chosen, weighed)
         clear = chosen.decent and margin >= self.settings.margin and rival is None
         asked = self._help is not None and not (clear and self._seen_whole(chosen))
         if asked and clear:
@@ -367,7 +380,7 @@ class Reconciler(AttentionKeeper):
         else:
             # (the side not to move seen acting after moves out of sight, on a reading too
             # unsure to restart from: the next reading is waited for)
-            events = self._unclear(observation, best, groups, rival)
+            events = self._unclear(observation, best, said, rival)
             if not wrong_side and not self._out_of_sight and not asked:
                 events += self._announce_agreed(kept)
             self._unclear_run += 1

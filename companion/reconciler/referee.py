@@ -138,3 +138,11 @@ def uncovered_line(position: Position, origin: Square) -> Line | None:
         if tops & line.mask == line.mask:
             return line
     return None
+
+
+def held_reason(game: Game, action: Action) -> str:
+    """Why ``action``, an illegal action left unsaid while the camera could not tell it from a
+    lawful one, breaks the rules: a lift under the touch rule (a peek) or any other action."""
+    if action.kind is ActionKind.LIFT and action.origin is not None:
+        return f"touch rule: {touch_reason(game, action.origin) or 'that stack may not be touched'}"
+    return illegal_reason(game, action)

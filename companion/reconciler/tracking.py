@@ -40,6 +40,7 @@ from companion.rules.variant import Variant
 
 SECOND_FAULT = 2.0  # log-odds against another illegal action before the board is put right
 PER_LINE = 3  # paths kept per line of moves (with different referee states)
+RIVALS_KEPT = 2  # lines kept past the width because they hold an announced ply in doubt
 SETTLED_MOVES = 2  # after a resync: moves announced from one start before the other may drop
 
 
@@ -268,11 +269,11 @@ class PathTracker:
     def _children(self, candidates: list[Candidate]) -> list[GamePath]:
         """The new paths within ``keep`` of the best (and not ``_dropped``), best first, one
         per state, and at most ``PER_LINE`` per line of moves (the line's best referee
-        states), ``settings.width`` paths of ``settings.lines`` lines at most. A path within
-        the margin of the best that is left out for want of room leaves the plies it plays
-        differently unsure on every path kept (``crowded_plies``): nothing can tell them
-        again. (Giving such paths twice the room cost more right moves than it saved:
-        they are honest doubts that then stay open to the game's end.)"""
+        states), ``settings.width`` paths of ``settings.lines`` lines at most; then the best
+        line of each announced ply still in doubt that found no room (``RIVALS_KEPT`` at
+        most). A path within the margin of the best left out for want of room even then
+        leaves the plies it plays differently unsure on every path kept (``crowded_plies``):
+        nothing can tell them again."""
         candidates.sort(key=lambda c: c[0], reverse=True)
         best, best_plain = candidates[0][0], max(c[5] for c in candidates)
         floor = best - self.settings.keep
@@ -281,9 +282,10 @@ class PathTracker:
         lines: dict[LineKey, int] = {}
         out: list[GamePath] = []
         left_out: list[GamePath] = []  # lines close to the best with no room left for them
-        for score, path, e, view, over, plain in candidates:
-            full = len(out) == self.settings.width
-            if score < floor or (full and score < close):
+        rest: list[Candidate] = []  # past the width
+        for at, (score, path, e, view, over, plain) in enumerate(candidates):
+            if score < floor or len(out) == self.settings.width:
+                rest = candidates[at:]
                 break
             if self._dropped(score, plain, best, best_plain):
                 continue
@@ -292,22 +294,57 @@ class PathTracker:
             key = child.key()
             line = key[:2]
             if (
-                not full
-                and key not in seen
+                key not in seen
                 and lines.get(line, 0) < PER_LINE
                 and (line in lines or len(lines) < self.settings.lines)
             ):
                 seen.add(key)
                 lines[line] = lines.get(line, 0) + 1
-                carry_doubts(child, path, e, view, self.settings)
-                self._weigh_child(child, path, e, view)
+                self._adopt_child(child, path, e, view)
                 out.append(child)
             elif score >= close:
                 left_out.append(child)
+        out += self._rivals_crowded_out(rest, best, lines)
+        for score, path, e, view, over, _ in rest:
+            if score < close:
+                break
+            left_out.append(extend(path, e, score, view, over, self.variant.touch_rule))
         for rival in left_out:
             if rival.line() not in lines:
                 for child in out:
                     child.crowded |= crowded_plies(child, rival)
+        return out
+
+    def _adopt_child(self, child: GamePath, path: GamePath, e: Explanation, view: View) -> None:
+        """What a kept child carries from its parent: doubts, what it shows, its repeats."""
+        carry_doubts(child, path, e, view, self.settings)
+        self._weigh_child(child, path, e, view)
+
+    def _rivals_crowded_out(
+        self, rest: list[Candidate], top: float, lines: dict[LineKey, int]
+    ) -> list[GamePath]:
+        """The best path of each line left out for room alone (past the width or the number of
+        lines, not past what is kept) that plays an announced move differently while it is
+        still within ``settings.doubt`` of the best (``top``), ``RIVALS_KEPT`` at most. The ply
+        it doubts is settled by readings that put its line behind, never by a beam crowded
+        with the leader's own variants (an illegal placement pending, a lift, a move doubted
+        on the next square): that would settle a size the reader misreads on every frame
+        (bench-26's ply 10, "3d1" for 4d1, 3.5 nats behind when it fell out)."""
+        out: list[GamePath] = []
+        shown = self._shown
+        for score, path, e, view, over, plain in rest:
+            if len(out) == RIVALS_KEPT or score < top - self.settings.doubt:
+                break
+            child = extend(path, e, score, view, over, self.variant.touch_rule)
+            child.plain = plain
+            line = child.line()
+            if line in lines or child.root != shown.root:
+                continue
+            if common_prefix(child.codes, shown.codes) == len(shown.codes):
+                continue  # (it plays every announced move: no ply of it in doubt)
+            lines[line] = 1
+            self._adopt_child(child, path, e, view)
+            out.append(child)
         return out
 
     def _representative(self, members: list[GamePath]) -> GamePath:

@@ -107,14 +107,20 @@ class Adaptation:
     pixels: PixelModel
     background: np.ndarray  # the empty board on the board plane as the game's light shows it
     frames: int
+    shadows: ShadowModel | None = None
+    """Where tonight's lamp throws the cups' shadows, learned again after the light changed
+    (``learning.relit``); None: the calibration's."""
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "frames": self.frames,
             "cups": self.cups.to_json(),
             "pixels": self.pixels.to_json(),
             "background_png": _png_text(self.background),
         }
+        if self.shadows is not None:
+            data["shadows"] = self.shadows.to_json()
+        return data
 
     @classmethod
     def from_json(cls, data: Any, shape: tuple[int, int]) -> Adaptation:
@@ -126,6 +132,7 @@ class Adaptation:
             PixelModel.from_json(data["pixels"]),
             background,
             int(data["frames"]),
+            None if data.get("shadows") is None else ShadowModel.from_json(data["shadows"]),
         )
 
 
@@ -167,7 +174,8 @@ class Calibration:
         a = self.learned
         if a is None:
             return self
-        return replace(self, cups=a.cups, pixels=a.pixels, background=a.background)
+        shadows = self.shadows if a.shadows is None else a.shadows
+        return replace(self, cups=a.cups, pixels=a.pixels, background=a.background, shadows=shadows)
 
     @property
     def size(self) -> int:

@@ -32,12 +32,13 @@ import cv2
 import numpy as np
 
 from companion.rules.square import Piece, Square, board_squares, square_name
-from companion.vision.calibration import Adaptation, BoardScene, Calibration
+from companion.vision.calibration import BOARD_DILATE_MM, Adaptation, BoardScene, Calibration
 from companion.vision.cups import CupSet
-from companion.vision.matching import best_shift, evidence
+from companion.vision.matching import best_shift, coverage, evidence
 from companion.vision.observation import Observation, class_index
 from companion.vision.pixels import MIN_CUP_SIGMA, Gaussian, PixelModel, blurred, log_image
-from companion.vision.reader import BoardReader
+from companion.vision.reader import STILL_SECONDS, BoardReader, Reading, moderate
+from companion.vision.shadows import casting_cups, found_cups, learn_shadows
 
 SURE_KINDS = frozenset({"move", "win", "loss", "draw", "settled"})
 """Event kinds of a batch the referee is sure of; a batch needs a move to count as a label."""
@@ -226,7 +227,8 @@ class Learner:
         pixels = _learned_pixels(now, f, cores, base.pixels, mean_rate)
         cups = _learned_cups(scene, now, frame, pixels, base.cups, rate)
         background = _learned_board(scene, now, frame, f, cups, rate)
-        learned = Adaptation(cups, pixels, background, done + 1)
+        shadows = None if base.learned is None else base.learned.shadows
+        learned = Adaptation(cups, pixels, background, done + 1, shadows)
         reader.adopt(replace(base, learned=learned))
 
 
@@ -399,6 +401,37 @@ def light_change(diff: np.ndarray, bare: np.ndarray, spread_px: float) -> tuple[
     return change, use
 
 
+def relit(reader: BoardReader, rectified: np.ndarray, reading: Reading) -> Calibration | None:
+    """The reader's calibration with the cups' shadows learned again under the light
+    ``rectified`` shows, or None when that light is the board's in use (the margin says so,
+    ``light_changed``) or its cups cast no clear shadows.
+
+    This needs no referee: the lamp is learned as calibration learns it (``learn_shadows``),
+    from where the cups ``reading`` found stand and the board around them darkened, never from
+    the cups' own pixels; the colour models and the cups' sizes are left alone. After a lamp is
+    changed for a low one, every board can read as covered at first sight (the cups' new long
+    shadows over the grid and the margin), the referee is then never sure, and learning from
+    sure frames alone never starts again (the vision bench's held-out bench-24). The caller
+    decides that the frame shows light and not a hand (``ObserverLearning.seen``)."""
+    now, background = reader.models, reader.background
+    view = now.view
+    diff = cv2.subtract(log_image(blurred(rectified, view.scale)), background.log)
+    if not light_changed(background.light_field(diff)):
+        return None
+    cups = casting_cups(found_cups(reading.matches), now.layout, now.scale, now.cups)
+    if not cups:
+        return None
+    f, _ = background.features(rectified)
+    seen = coverage(reading.matches, reader.bank, view.shape, reader.bank.pad)
+    grow = np.ones((int(2 * BOARD_DILATE_MM * view.scale) + 1,) * 2, np.uint8)
+    shadows = learn_shadows(f, view, cups, cv2.dilate(seen, grow) > 0)
+    if shadows is None:
+        return None
+    base = reader.calibration
+    learned = base.learned or Adaptation(base.cups, base.pixels, base.background, 0)
+    return replace(base, learned=replace(learned, shadows=shadows))
+
+
 class ObserverLearning:
     """The device observer's side of learning: keeps the last stable frame, labels it with the
     referee's position and learns once it is confirmed."""
@@ -408,13 +441,36 @@ class ObserverLearning:
         self.sure = SureFrames()
         self._frame: np.ndarray | None = None
         self._observation: Observation | None = None
+        self._relit_since: float | None = None  # when the picture last learned from settled
+        self._relit = False  # relearned since the last verdict: the calibration to save changed
+
+    def seen(self, frame: np.ndarray, reading: Reading) -> bool:
+        """Every frame read: when the picture has held still (``STILL_SECONDS``: a hand moves,
+        light does not), every marker is in view and nothing a hand leaves is seen
+        (``reader.moderate``: the board's marks in view, no patch over the margin or the grid
+        as large as a hand's), the cups' shadows are learned again under the light it shows, if
+        that changed (``relit``): once each time the picture settles. True when they were."""
+        if reading.still_seconds < STILL_SECONDS or reading.markers_changed or not moderate(reading.cover):
+            return False
+        since = round(reading.observation.timestamp - reading.still_seconds, 3)
+        if since == self._relit_since:  # once for each time the picture settles
+            return False
+        self._relit_since = since
+        reader = self.learner.reader
+        calibration = relit(reader, reader.rectified(frame), reading)
+        if calibration is None:
+            return False
+        reader.adopt(calibration)
+        self._relit = True
+        return True
 
     def stable(self, frame: np.ndarray, observation: Observation) -> None:
         """The frame that completed a stable period, and what the gate passed for it."""
         self._frame, self._observation = frame, observation
 
     def judged(self, kinds: Iterable[str], position: ShowsTops, doubt: Collection[str] = ()) -> bool:
-        """The referee's verdict on the last stable frame; True when something was learned.
+        """The referee's verdict on the last stable frame; True when something was learned
+        (from this frame, or from the light since the last verdict, ``seen``).
 
         ``doubt`` names the squares whose top the referee is not sure of now (plies in doubt,
         and where their cups went since): the frame is learned from everywhere else. A batch
@@ -430,7 +486,8 @@ class ObserverLearning:
             tops = tops_of(position, reader.models.size)
             labelled = label(reader.rectified(frame), tops, observation, unknown)
         confirmed = self.sure.judged(kinds, labelled, observation)
+        relit, self._relit = self._relit, False
         if confirmed is None:
-            return False
+            return relit
         self.learner.learn(confirmed.without(unknown))  # doubt that came up since counts too
         return True

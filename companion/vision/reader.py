@@ -94,6 +94,13 @@ class Reading:
     hidden_area_mm2: float = 0.0
     """The board's own marks hidden where no cup explains it (``marks.py``)."""
 
+    @property
+    def cover(self) -> Occlusion:
+        """The occlusion cues this frame gave (its roughness not kept)."""
+        return Occlusion(
+            self.band_area_mm2, self.grid_area_mm2, self.fist_log_odds, False, self.hidden_area_mm2
+        )
+
 
 def moderate(cover: Occlusion) -> bool:
     """Flagged by evidence a still shadow or a changed light can give, short of a hand's.
@@ -149,7 +156,9 @@ class BoardReader:
         keeping the board's geometry as found since (a nudged board stays found)."""
         self.calibration = calibration
         self.models = calibration.in_use()
+        still = self._still  # the picture has not moved: how long it has held still stands
         self._set_models(self.camera, self.markers)
+        self._still = still
 
     def rectified(self, image: np.ndarray) -> np.ndarray:
         """A frame on the board plane, as the reader compares it (for learning from it)."""

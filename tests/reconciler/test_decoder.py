@@ -53,7 +53,8 @@ def test_uncertain_square_is_not_taken_as_known() -> None:
     reconciler = Reconciler()
     events = reconciler.feed(Observation(4, 4, probs, False))
     assert types(events) == ["move", "needs-attention"]
-    assert reconciler.unsure == {1: ["4a1", "no move"]} and reconciler.committed_ply == 0
+    # (the rival is the illegal 3a1: a 3 is under the 4 in its stack)
+    assert reconciler.unsure == {1: ["4a1", "illegal 3a1"]} and reconciler.committed_ply == 0
 
 
 def test_occluded_observations_are_ignored() -> None:

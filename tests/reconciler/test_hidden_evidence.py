@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from companion.reconciler.reconciler import Reconciler
 from companion.rules import Move, parse_square
+from companion.rules.variant import Variant
+from companion.testing.faults import family_rates, make_stream
 from companion.vision.observation import Observation, class_index
 from tests.reconciler.helpers import observe_tops, played, types
 
@@ -89,8 +91,9 @@ def test_a_cup_a_lift_showed_faintly_is_not_moved_away_to_explain_the_next_readi
     # b3; b2 reads a Black 3 at 0.83 (nothing at 0.11): a faint reading of what the stack hid
     # (2 nats; a cup placed needs 4). White's 3c3 and Black's 3c1 are made before the next
     # reading, which shows b2 empty. "3c3, then b2-c1" explains it by moving the cup the
-    # faint reading alone showed (blind seed 131): a guess, never played. No account is
-    # left, and the game restarts from the board (the reading is sure)
+    # faint reading alone showed (blind seed 131): a guess, never played. Nor is the faint
+    # cup taken as a fact about the stack when b2-b3 is played: the start keeps its own
+    # guess (nothing under b2), so the two placements explain the reading as they were made
     tops = {parse_square("b2"): B4, A1: W4, D4: W4, parse_square("a4"): B4}
     reconciler = Reconciler.mid_game("classic", tops, 1)
     lifted = {sq: top for sq, top in tops.items() if sq != parse_square("b2")} | {parse_square("b3"): B4}
@@ -98,6 +101,18 @@ def test_a_cup_a_lift_showed_faintly_is_not_moved_away_to_explain_the_next_readi
     assert [e.move for e in events if e.type == "move"] == ["b2-b3"]
     board = lifted | {parse_square("c3"): (0, 3), parse_square("c1"): (1, 3)}
     events = reconciler.feed(reading(board, {}, hands=2)) + reconciler.feed(reading(board, {}, hands=0))
-    assert "move" not in types(events) and "resync" in types(events)
-    resync = next(e for e in events if e.type == "resync")
-    assert resync.detail["record"] == ["b2-b3"]
+    assert [e.move for e in events if e.type == "move"] == ["3c3", "3c1"]
+    assert "resync" not in types(events) and "illegal" not in types(events)
+
+
+def test_a_white_1_read_once_where_a_lift_left_nothing_hides_no_cups_for_the_rest_of_the_game() -> None:
+    # blind game 3020 of the event dump: after a resync, Black's c4-a4 leaves c4 empty, read
+    # once as a White 1 (0.86) and empty (0.98) on the four readings after. Taken as a fact,
+    # that White 1 needed White's 2 and 3 hidden under d1, and White's 3c4 five moves later
+    # was called illegal ("your stacks show sizes 4 and 2, not 3"). The faint cup is no
+    # fact: the game is followed to White's win, with no illegal action called
+    stream = make_stream(Variant.from_spec("classic"), 3020, family_rates("blind"))
+    reconciler = Reconciler(stream.variant)
+    events = [e for step in stream.steps for e in reconciler.feed(step.observation)]
+    assert "illegal" not in types(events) and "win" in types(events)
+    assert [m.text() for m in reconciler.game.moves] == list(stream.moves[-8:])
