@@ -32,7 +32,7 @@ import cv2
 import numpy as np
 
 from companion.rules.square import Piece, Square, board_squares, square_name
-from companion.vision.calibration import BOARD_DILATE_MM, Adaptation, BoardScene, Calibration
+from companion.vision.calibration import BOARD_DILATE_MM, FIT_PAD_MM, Adaptation, BoardScene, Calibration
 from companion.vision.cups import CupSet
 from companion.vision.matching import best_shift, coverage, evidence
 from companion.vision.observation import Observation, class_index
@@ -315,7 +315,7 @@ def _learned_cups(
         return now.cups
     one_each = {top: row for row, top in sorted(taught.items(), reverse=True)}
     cups_at = {row: top for top, row in one_each.items()}
-    pad = int(np.ceil(40.0 * scene.view.scale))
+    pad = int(np.ceil(FIT_PAD_MM * scene.view.scale))
     fg = evidence(frame.rectified, scene.background, pixels, pad).fg
     if now.shadows is None:
         _, raw = scene.raw_radii(fg, pad, now.cups, cups_at, RADIUS_SCAN, frame.tops)
