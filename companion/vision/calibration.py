@@ -50,7 +50,6 @@ from companion.vision.geometry import (
 from companion.vision.grid import refined_layout
 from companion.vision.markers import detect_markers, marker_correspondences
 from companion.vision.matching import (
-    Evidence,
     SquareMatch,
     best_shift,
     coverage,
@@ -527,17 +526,26 @@ class BoardScene:
         board = grid_mask(self.layout, self.view) & ~anything
         return cores[0], cores[1], board
 
-    def colour_votes(
-        self, ev: Evidence, pad: int, cups: CupSet, ref: dict[int, tuple[int, int]]
-    ) -> dict[int, float]:
-        """Each reference cup's light-versus-dark log-odds per pixel, averaged over its
-        silhouette (so cups of different sizes compare)."""
-        votes = {}
-        for row, (top, left, t) in self.cup_silhouettes(cups, ref).items():
+    def cup_colours(
+        self, features: np.ndarray, cups: CupSet, ref: dict[int, tuple[int, int]]
+    ) -> dict[int, np.ndarray]:
+        """Each reference cup's own colour: the (m, q1, q2) features of the frame
+        (``Background.features``, unpadded) averaged over its silhouette.
+
+        Plain features, not the colour model's light-versus-dark vote: the models are learned
+        from these very cups, so a cup of the wrong colour on a square is part of the model it
+        would be judged by (on the pale bench-18, a white 3 stained darker than the black cups
+        voted white by +1.55: the white model, fitted with it, had grown wide enough to hold
+        it)."""
+        drawn = self.cup_silhouettes(cups, ref)
+        pad = max(max(t.shape) for _, _, t in drawn.values())  # a silhouette past the view's edge
+        padded = cv2.copyMakeBorder(features, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+        colours = {}
+        for row, (top, left, t) in drawn.items():
             h, w = t.shape
-            total = (ev.colour[top + pad : top + pad + h, left + pad : left + pad + w] * t).sum()
-            votes[row] = float(total / max(float(t.sum()), 1.0))
-        return votes
+            patch = padded[top + pad : top + pad + h, left + pad : left + pad + w]
+            colours[row] = (patch * t[..., None]).sum(axis=(0, 1)) / max(float(t.sum()), 1.0)
+        return colours
 
     def placed(
         self, fg: np.ndarray, pad: int, cups: CupSet, tops: dict[int, tuple[int, int]]
@@ -751,27 +759,28 @@ def _unclear_cup(
     return None
 
 
-def shows_other_colour(
-    row: int, vote: float, votes: dict[int, float], ref: dict[int, tuple[int, int]]
-) -> bool:
-    """Whether the reference cup on ``row`` shows the other colour: its light-versus-dark vote
-    has the other colour's sign *and* is nearer the other colour's cups' median vote than its
-    own colour's (the others set out). A small white cup under a low lamp, mostly its own
-    shaded side, votes a little dark, far less than a black cup does; a black cup put on
-    White's square votes like the black ones."""
+def shows_other_colour(row: int, colours: dict[int, np.ndarray], ref: dict[int, tuple[int, int]]) -> bool:
+    """Whether the reference cup on ``row`` shows the other colour: its colour (``cup_colours``)
+    is nearer the other colour's cups' median colour than its own colour's (the others set
+    out). A small white cup under a low lamp, mostly its own shaded side, is darker than the
+    other white cups but far less dark than the black cups; a black cup put on White's square
+    has the black cups' colour. On the bench's scenes, frames-dev and the committed and stress
+    calibrations every cup is at least 1.76 times as far from the other colour as from its own;
+    a cup stained as dark as the black cups on a pale board, at most 0.2 times."""
     colour = ref[row][0]
-    if (vote > 0) == (colour == 0):
-        return False
-    own = [v for r, v in votes.items() if ref[r][0] == colour and r != row]
-    other = [v for r, v in votes.items() if ref[r][0] != colour]
+    own = [c for r, c in colours.items() if ref[r][0] == colour and r != row]
+    other = [c for r, c in colours.items() if ref[r][0] != colour]
     if not own or not other:
-        return True
-    return abs(vote - float(np.median(other))) <= abs(vote - float(np.median(own)))
+        return False  # nothing to compare it with
+    seen = np.asarray(colours[row], dtype=np.float64)
+    to_other = np.linalg.norm(seen - np.median(np.array(other, dtype=np.float64), axis=0))
+    to_own = np.linalg.norm(seen - np.median(np.array(own, dtype=np.float64), axis=0))
+    return bool(to_other <= to_own)
 
 
 def _check_reference(
     scores: dict[int, float],
-    votes: dict[int, float],
+    colours: dict[int, np.ndarray],
     cups: CupSet,
     ref: dict[int, tuple[int, int]],
     pixels: PixelModel,
@@ -789,9 +798,9 @@ def _check_reference(
             f"{square_name(squares[unclear])}; set out White's sizes 1..S on rank 1 and Black's on "
             "the last rank (a to d), or calibrate without --reference"
         )
-    for row, vote in votes.items():
+    for row in colours:
         colour, size = ref[row]
-        if shows_other_colour(row, vote, votes, ref):
+        if shows_other_colour(row, colours, ref):
             raise CompanionError(
                 f"reference frame: the size-{size} cup on {square_name(squares[row])} looks "
                 f"{COLOR_NAMES[1 - colour]}, not {COLOR_NAMES[colour]}; White's cups go on rank 1, "
@@ -917,8 +926,8 @@ def learn_reference(scene: BoardScene, rect: np.ndarray, cups: CupSet) -> Refere
             fitted, scores, raw = scene.fit_radii(ev.fg, pad, cups, ref)
         if _unclear_cup(scores, fitted, ref, scene.view.scale) is None:
             break
-    votes = scene.colour_votes(ev, pad, fitted, ref)
-    _check_reference(scores, votes, fitted, ref, pixels, scene.view.scale, scene.layout.size)
+    colours = scene.cup_colours(f, fitted, ref)
+    _check_reference(scores, colours, fitted, ref, pixels, scene.view.scale, scene.layout.size)
     return ReferenceFit(fitted, pixels, ev.fg, pad, raw)
 
 

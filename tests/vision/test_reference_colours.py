@@ -1,10 +1,12 @@
 """The reference frame's colour check: a cup of the other colour is refused, a white cup that
 is merely dim under a low lamp is not.
 
-``low-lamp`` (tests/data/calibration) is a rendered board under a strong lamp 0.42 m above the
-table, low at one side: the small white cups show mostly their own shaded side, and the size-1
-cup's light-versus-dark vote comes out a little on the dark side (-0.1 a pixel against -1.2 to
--2.2 for the black cups). Calibration used to refuse this correct layout ("the size-1 cup on a1
+Each cup's plain colour (m, q1, q2 against the empty board, over its silhouette) is compared
+with the other cups' (``shows_other_colour``): the colour models are learned from these same
+cups, so they cannot judge one of them. ``low-lamp`` (tests/data/calibration) is a rendered
+board under a strong lamp 0.42 m above the table, low at one side: the small white cups show
+mostly their own shaded side (the white 1 is darker than the board, m = -0.11, where the black
+cups are -0.58 to -0.75). Calibration used to refuse this correct layout ("the size-1 cup on a1
 looks black, not white")."""
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from companion.vision import calibration
@@ -22,39 +25,46 @@ LOW_LAMP = Path(__file__).resolve().parents[1] / "data" / "calibration" / "low-l
 REF = reference_layout(4, 4)  # rows 0..3 White's 1..4, rows 12..15 Black's 1..4
 
 
-def votes(white: list[float], black: list[float]) -> dict[int, float]:
-    return {row: v for row, v in zip([0, 1, 2, 3, 12, 13, 14, 15], white + black, strict=True)}
+def colours(white: list[float], black: list[float], chroma: float = 0.0) -> dict[int, np.ndarray]:
+    """Cup colours (m, q1, q2) by row from brightnesses; ``chroma`` tints the black cups."""
+    return {
+        row: np.array([m, chroma if row >= 12 else 0.0, 0.0])
+        for row, m in zip([0, 1, 2, 3, 12, 13, 14, 15], white + black, strict=True)
+    }
 
 
-def test_a_dim_white_cup_votes_nearer_the_whites() -> None:
-    seen = votes([-0.1, 0.2, 0.5, 1.0], [-2.2, -1.9, -1.5, -1.2])
-    assert not other_colour(0, seen[0], seen, REF)
+def test_a_dim_white_cup_is_nearer_the_whites() -> None:
+    seen = colours([-0.6, -0.2, -0.1, 0.0], [-1.6, -1.5, -1.4, -1.3])
+    assert not other_colour(0, seen, REF)
 
 
-def test_a_black_cup_on_a_white_square_votes_like_the_blacks() -> None:
-    seen = votes([-1.9, 0.8, 0.9, 1.0], [-2.2, -1.9, -1.5, -1.2])
-    assert other_colour(0, seen[0], seen, REF)
-    seen = votes([0.8, 0.9, 1.0, 1.1], [-2.2, -1.9, -1.5, 0.9])  # a white cup on d4
-    assert other_colour(15, seen[15], seen, REF)
+def test_a_black_cup_on_a_white_square_has_the_blacks_colour() -> None:
+    seen = colours([-1.5, 0.0, -0.1, 0.1], [-1.6, -1.5, -1.4, -1.3])
+    assert other_colour(0, seen, REF)
+    seen = colours([0.0, -0.1, 0.1, 0.0], [-1.6, -1.5, -1.4, 0.05])  # a white cup on d4
+    assert other_colour(15, seen, REF)
 
 
-def test_a_vote_of_its_own_colour_is_never_the_other() -> None:
-    seen = votes([0.1, 5.0, 5.0, 5.0], [-0.1, -5.0, -5.0, -5.0])
-    assert not other_colour(0, seen[0], seen, REF)
-    assert not other_colour(12, seen[12], seen, REF)
+def test_colours_of_one_brightness_are_told_apart_by_their_hue() -> None:
+    """Red and yellow cups, as bright as each other: a red cup on White's square is refused."""
+    seen = colours([0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], chroma=0.4)
+    assert not any(other_colour(row, seen, REF) for row in seen)
+    seen[1] = np.array([0.0, 0.38, 0.0])
+    assert other_colour(1, seen, REF)
 
 
 def test_the_low_lamp_reference_calibrates(monkeypatch: pytest.MonkeyPatch) -> None:
-    seen: list[dict[int, float]] = []
+    seen: list[dict[int, np.ndarray]] = []
     check = calibration._check_reference
 
-    def spy(scores, votes, *rest):  # type: ignore[no-untyped-def]
-        seen.append(dict(votes))
-        return check(scores, votes, *rest)
+    def spy(scores, colours, *rest):  # type: ignore[no-untyped-def]
+        seen.append(dict(colours))
+        return check(scores, colours, *rest)
 
     monkeypatch.setattr(calibration, "_check_reference", spy)
     result = calibrate(
         cv2.imread(str(LOW_LAMP / "00-empty.jpg")), cv2.imread(str(LOW_LAMP / "01-reference.jpg"))
     )
     assert result.reference
-    assert seen[-1][0] < 0  # the case itself: the white 1 votes a little dark
+    white_1, black_1 = seen[-1][0][0], seen[-1][12][0]
+    assert black_1 < white_1 < 0  # the case itself: the white 1 is darker than the board
