@@ -43,7 +43,7 @@ from companion.rules.codes import (
 from companion.rules.geometry import ZOBRIST, ZOBRIST_BLACK_TO_MOVE, geometry
 from companion.rules.reserves import PLACEMENT_OPTIONS, TAKES, take
 from companion.rules.square import square
-from companion.rules.tables import CACHE_LIMIT, LineTables
+from companion.rules.tables import BoundedCache, LineTables
 
 PIECE_BITS = 5
 PIECE_MASK = 31
@@ -77,7 +77,7 @@ class BoardTables(LineTables):
         self.line_masks = tuple(tuple(m for m in self.lines if m >> i & 1) for i in range(size * size))
         self.sizes = variant.max_piece + 2
         self.zobrist = tuple(tuple(keys[sq] for sq in self.rules_square) for keys in ZOBRIST)
-        self.codes: dict[int, tuple[int, ...]] = {}
+        self.codes: BoundedCache[int, tuple[int, ...]] = BoundedCache()
 
     def compact(self, rules_mask: int) -> int:
         """A rules-engine bitboard in compact square numbers."""
@@ -101,10 +101,7 @@ class BoardTables(LineTables):
             low = mask & -mask
             codes.append(base | low.bit_length() - 1)
             mask ^= low
-        if len(self.codes) > CACHE_LIMIT:
-            self.codes.clear()
-        found = self.codes[key] = tuple(codes)
-        return found
+        return self.codes.remember(key, tuple(codes))
 
 
 @cache

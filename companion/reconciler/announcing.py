@@ -84,8 +84,10 @@ class Announcer(PathTracker):
         if agreed <= len(shown.codes) or codes[: len(shown.codes)] != shown.codes:
             return []
         suspect = frozenset().union(*(p.suspect for p in near))
+        crowded = frozenset().union(*(p.crowded for p in near))
         ply = self.game.ply
-        events = self._sync(GamePath(shown.root, codes[:agreed], shown.score, suspect=suspect))
+        agreed_path = GamePath(shown.root, codes[:agreed], shown.score, suspect=suspect, crowded=crowded)
+        events = self._sync(agreed_path)
         if all(p.unseen > 0 for p in near) and any(e.type is EventType.MOVE for e in events):
             self._note_unseen(None, ply, late=True)
         return events

@@ -111,6 +111,11 @@ def unsure_plies(
             unsure.setdefault(base_ply + i + 1, {code_text(shown.codes[i])}).add(
                 "read against the board when it was made"
             )
+    for i in shown.crowded:
+        if i < len(shown.codes):
+            unsure.setdefault(base_ply + i + 1, {code_text(shown.codes[i])}).add(
+                "another account, left out for want of room"
+            )
     if guard and len(shown.codes) >= guard:
         first = shown.codes[guard - 1]
         unsure.setdefault(guard, {code_text(first)}).add("the end of a move under way at the resync")

@@ -198,6 +198,11 @@ class Reach:
         """The score of "the game is over, the board is being cleared" (``after_end``)."""
         return self.base + float(self.slack.sum()) - PRIOR[Kind.AFTER_END]
 
+    @property
+    def total_slack(self) -> float:
+        """How far the tops fall short of the best reading, over every square."""
+        return float(self.slack.sum())
+
     def never_clean(self, clean: float) -> bool:
         """Whether no single action can explain the board cleanly (``decoder.clean``: leave
         at most ``clean`` of its slack unexplained), the slack exceeding the most one could

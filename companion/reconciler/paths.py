@@ -13,6 +13,7 @@ reconciler's (``reconciler.py``); how the paths hold up is described in docs/rec
 
 from __future__ import annotations
 
+import difflib
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -48,7 +49,8 @@ PathKey: TypeAlias = tuple[
 LineKey: TypeAlias = tuple[int, tuple[MoveCode, ...]]
 Claim: TypeAlias = tuple[object, ...]
 Group: TypeAlias = tuple[float, list["GamePath"]]
-Candidate: TypeAlias = tuple[float, "GamePath", Explanation, View, bool]
+Candidate: TypeAlias = tuple[float, "GamePath", Explanation, View, bool, float]
+"""(score, path, explanation, view, over, the score with every reading counted independently)"""
 """One account of a reading from a path: (score, path, explanation, view, whether the game is over)."""
 ScoringKey: TypeAlias = tuple[int, tuple[MoveCode, ...], bool]  # a line, and whether two moves are scored
 Accounts: TypeAlias = tuple[View, bool, list[Explanation]]  # a line's view, over, ranked accounts
@@ -71,6 +73,8 @@ class GamePath:
     doubt: tuple[tuple[Square, int, int], ...] = ()  # squares a reading contradicted: (square, what it
     #                                  read, moves before that reading), not yet re-read
     suspect: frozenset[int] = frozenset()  # moves (indices) made around a doubt that can no longer be checked
+    crowded: frozenset[int] = frozenset()  # moves (indices) a path close to the best played otherwise
+    #                                        when it was left out for want of room (``crowded_plies``)
     tainted: bool = False  # a later move made a doubted square show what was read there
     unseen: int = 0  # recent readings that needed two moves (decays by one a reading)
     faint: tuple[tuple[Square, int], ...] = ()  # cups the latest account's lift uncovered where the
@@ -78,6 +82,13 @@ class GamePath:
     shown: np.ndarray | None = None  # the class the latest account showed on each square
     repeats: np.ndarray | None = None  # per square, readings of what it shows, unchanged, so far
     #                                  (``repeats.py``; None: none yet)
+    plain: float | None = None  # the joint log-likelihood with every reading counted as independent
+    #                             evidence (repeats not weighed: what pruning asks); None: ``score``
+
+    @property
+    def independent(self) -> float:
+        """The score with every reading counted as independent evidence (``plain``)."""
+        return self.score if self.plain is None else self.plain
 
     @property
     def decent(self) -> bool:
@@ -141,6 +152,30 @@ def extend(
     return child
 
 
+def crowded_plies(kept: GamePath, rival: GamePath) -> frozenset[int]:
+    """The moves of ``kept`` made before its latest reading (indices) that ``rival`` plays
+    differently, ``rival`` being a path close to the best left out for want of room in the
+    beam (not by the readings): with it gone nothing can tell those moves again, so they stay
+    unsure. (Several sizes in doubt at once multiply the lines: four cups each read between
+    two sizes are 16 histories, and the beam keeps 6; the true one, 1.6 nats behind, was left
+    out, and the cups' sizes it played were then "settled" the other way.)"""
+    if rival.root != kept.root or kept.before is None:
+        return frozenset()
+    history = len(kept.before.codes)
+    common = common_prefix(kept.codes, rival.codes)
+    if common >= history:
+        return frozenset()
+    # aligned as a diff, as ``doubts.unsure_plies`` reports a rival kept: the moves it
+    # replaces or drops, not the ones it agrees on again after them
+    matcher = difflib.SequenceMatcher(None, kept.codes[common:], rival.codes[common:], autojunk=False)
+    return frozenset(
+        i
+        for tag, k0, k1, _, _ in matcher.get_opcodes()
+        if tag != "equal"
+        for i in range(common + k0, min(common + k1, history))
+    )
+
+
 def carry_doubts(child: GamePath, path: GamePath, e: Explanation, view: View, settings: Settings) -> None:
     """Carry the path's doubts. When a reading contradicts a path on two or more squares
     (or on one its explanation changes), those squares are doubted: the next reading
@@ -156,7 +191,7 @@ def carry_doubts(child: GamePath, path: GamePath, e: Explanation, view: View, se
     if e.kind is Kind.TWO_MOVES and misread is not None:
         ok = False
     child.tainted = path.tainted
-    child.suspect = path.suspect
+    child.suspect, child.crowded = path.suspect, path.crowded
     child.unseen = path.unseen + UNSEEN_COST if e.kind is Kind.TWO_MOVES else max(path.unseen - 1, 0)
     reading = view.reading
     if path.doubt:

@@ -25,6 +25,7 @@ from companion.reconciler.paths import (
     board_shows,
     carry_doubts,
     common_prefix,
+    crowded_plies,
     extend,
     game_over,
     game_over_now,
@@ -105,24 +106,44 @@ class PathTracker:
         ``keep`` behind the best account found is not scored (none of it would be kept).
         In a game started mid-way a lift may show any hidden cup: every line is scored."""
         out: list[Candidate] = []
-        top = -float("inf")
+        top = top_plain = -float("inf")
         for path in self._beam:
             line = (path.root, path.codes, False)
             if line not in self._explained and out and self.unknowns is None:
                 bound = self._reach.get(line)
                 if bound is None:
                     bound = self._reach[line] = reach(self._goto(path.root, path.codes), likelihood)
-                floor = top - self.settings.keep
                 start, slack = self._weighed_reach(path, bound.current, bound.base_row, bound.slack)
                 gain = float(slack.sum())  # (every account's gain is within what its squares add)
-                if start + min(bound.single, gain) < floor and (
-                    start + gain - PRIOR[Kind.AFTER_END] < floor or not self._over(path)
+                plain = path.independent + bound.base
+                ended = PRIOR[Kind.AFTER_END]
+                if self._dropped(start + min(bound.single, gain), plain + bound.single, top, top_plain) and (
+                    self._dropped(start + gain - ended, plain + bound.total_slack - ended, top, top_plain)
+                    or not self._over(path)
                 ):
                     continue
             found = self._candidates(path, likelihood)
             out += found
             top = max([top, *(c[0] for c in found)])
+            top_plain = max([top_plain, *(c[5] for c in found)])
         return out
+
+    def _dropped(self, score: float, plain: float, best: float, best_plain: float) -> bool:
+        """Whether a path scoring ``score`` (``plain`` with every reading counted independently)
+        is dropped beside the best ones (``best``, ``best_plain``): more than ``keep`` behind
+        with repeated readings weighed as correlated (``repeats.py``), or more than ``doubt``
+        behind so weighed and more than ``keep`` behind counted independently.
+
+        Repeats weighed make a wrong path fall behind more slowly, and each path kept costs a
+        scoring of every reading (the referee was 1.5 to 2 times slower for it). A path past
+        ``doubt`` plays no ply that is reported unsure, and one ``keep`` behind counted
+        independently is what was dropped before repeats were weighed: such a path is
+        contradicted by readings of several squares or by several readings of one, each
+        confident, and keeping it for the correlated count alone would only keep a path
+        that a wrong move could come from no sooner than it came from before."""
+        return score < best - self.settings.keep or (
+            score < best - self.settings.doubt and plain < best_plain - self.settings.keep
+        )
 
     def _over(self, path: GamePath) -> bool:
         """Whether the game on a path is over (``game_over`` without the tops)."""
@@ -161,13 +182,14 @@ class PathTracker:
             return []
         weighing = self._weighing(path, view.tops.current, view.base_row)
         base = path.score + weighing.base
+        plain = path.independent + view.base
         pending = path.pending is not None and not over
         if not pending and weighing.bound is None:
-            return [(base + e.score, path, e, view, over) for e in ranked]
+            return [(base + e.score, path, e, view, over, plain + e.score) for e in ranked]
         row = view.row
         out: list[Candidate] = []
         for e in ranked:
-            score = base + e.score
+            score = e.score
             if pending:
                 # waiting for the board to be put right: the same illegal view again costs nothing
                 # more; another illegal action (or a lift) on top of it is a second fault
@@ -177,9 +199,10 @@ class PathTracker:
                     score += PRIOR[Kind.ILLEGAL]
                 elif e.kind in (Kind.ILLEGAL, Kind.LIFT):
                     score -= SECOND_FAULT
+            weighed = base + score
             if e.changes:
-                score += weighing.changed([(row[sq], cls) for sq, cls in e.changes])
-            out.append((score, path, e, view, over))
+                weighed += weighing.changed([(row[sq], cls) for sq, cls in e.changes])
+            out.append((weighed, path, e, view, over, plain + score))
         return out
 
     def _weighing(self, path: GamePath, current: np.ndarray, base_row: np.ndarray) -> Weighing:
@@ -244,19 +267,30 @@ class PathTracker:
         return view, over, ranked
 
     def _children(self, candidates: list[Candidate]) -> list[GamePath]:
-        """The new paths within ``keep`` of the best, best first, one per state, and at most
-        ``PER_LINE`` per line of moves (the line's best referee states); then the best line
-        of each announced ply still in doubt that found no room (``RIVALS_KEPT`` at most)."""
+        """The new paths within ``keep`` of the best (and not ``_dropped``), best first, one
+        per state, and at most ``PER_LINE`` per line of moves (the line's best referee
+        states), ``settings.width`` paths of ``settings.lines`` lines at most; then the best
+        line of each announced ply still in doubt that found no room (``RIVALS_KEPT`` at
+        most). A path within the margin of the best left out for want of room even then
+        leaves the plies it plays differently unsure on every path kept (``crowded_plies``):
+        nothing can tell them again."""
         candidates.sort(key=lambda c: c[0], reverse=True)
-        floor = candidates[0][0] - self.settings.keep
+        best, best_plain = candidates[0][0], max(c[5] for c in candidates)
+        floor = best - self.settings.keep
+        close = best - self.settings.margin  # (a rival a reading cannot tell apart)
         seen: set[PathKey] = set()
         lines: dict[LineKey, int] = {}
         out: list[GamePath] = []
-        for at, (score, path, e, view, over) in enumerate(candidates):
+        left_out: list[GamePath] = []  # lines close to the best with no room left for them
+        rest: list[Candidate] = []  # past the width
+        for at, (score, path, e, view, over, plain) in enumerate(candidates):
             if score < floor or len(out) == self.settings.width:
-                out += self._rivals_crowded_out(candidates[at:], candidates[0][0], lines)
+                rest = candidates[at:]
                 break
+            if self._dropped(score, plain, best, best_plain):
+                continue
             child = extend(path, e, score, view, over, self.variant.touch_rule)
+            child.plain = plain
             key = child.key()
             line = key[:2]
             if (
@@ -268,6 +302,17 @@ class PathTracker:
                 lines[line] = lines.get(line, 0) + 1
                 self._adopt_child(child, path, e, view)
                 out.append(child)
+            elif score >= close:
+                left_out.append(child)
+        out += self._rivals_crowded_out(rest, best, lines)
+        for score, path, e, view, over, _ in rest:
+            if score < close:
+                break
+            left_out.append(extend(path, e, score, view, over, self.variant.touch_rule))
+        for rival in left_out:
+            if rival.line() not in lines:
+                for child in out:
+                    child.crowded |= crowded_plies(child, rival)
         return out
 
     def _adopt_child(self, child: GamePath, path: GamePath, e: Explanation, view: View) -> None:
@@ -287,10 +332,11 @@ class PathTracker:
         (bench-26's ply 10, "3d1" for 4d1, 3.5 nats behind when it fell out)."""
         out: list[GamePath] = []
         shown = self._shown
-        for score, path, e, view, over in rest:
+        for score, path, e, view, over, plain in rest:
             if len(out) == RIVALS_KEPT or score < top - self.settings.doubt:
                 break
             child = extend(path, e, score, view, over, self.variant.touch_rule)
+            child.plain = plain
             line = child.line()
             if line in lines or child.root != shown.root:
                 continue
