@@ -34,6 +34,7 @@ import numpy as np
 from companion.rules.square import Piece, Square, board_squares, square_name
 from companion.vision.calibration import BOARD_DILATE_MM, FIT_PAD_MM, Adaptation, BoardScene, Calibration
 from companion.vision.cups import CupSet
+from companion.vision.marks import HIDDEN_MM2
 from companion.vision.matching import best_shift, coverage, evidence
 from companion.vision.observation import Observation, class_index
 from companion.vision.pixels import MIN_CUP_SIGMA, Gaussian, PixelModel, blurred, log_image
@@ -446,11 +447,17 @@ class ObserverLearning:
 
     def seen(self, frame: np.ndarray, reading: Reading) -> bool:
         """Every frame read: when the picture has held still (``STILL_SECONDS``: a hand moves,
-        light does not), every marker is in view and nothing a hand leaves is seen
-        (``reader.moderate``: the board's marks in view, no patch over the margin or the grid
-        as large as a hand's), the cups' shadows are learned again under the light it shows, if
-        that changed (``relit``): once each time the picture settles. True when they were."""
-        if reading.still_seconds < STILL_SECONDS or reading.markers_changed or not moderate(reading.cover):
+        light does not), every marker is in view and the board's marks are (a hand held still
+        hides them, light does not), the cups' shadows are learned again under the light it
+        shows, if that changed (``relit``): once each time the picture settles. True when they
+        were. A frame that shows more than light can (``reader.moderate``: a patch over the
+        margin or the grid as large as a hand's) keeps the new lamp only if, read again with
+        it, it no longer does: a low lamp's long shadows can look like a hand at first sight
+        (the vision bench's bench-10), and refusing them would leave the board covered for
+        good; a hand the new shadows do not explain gives the lamp back."""
+        if reading.still_seconds < STILL_SECONDS or reading.markers_changed:
+            return False
+        if reading.cover.hidden_mm2 > HIDDEN_MM2:  # a hand held still hides the marks; light does not
             return False
         since = round(reading.observation.timestamp - reading.still_seconds, 3)
         if since == self._relit_since:  # once for each time the picture settles
@@ -460,7 +467,13 @@ class ObserverLearning:
         calibration = relit(reader, reader.rectified(frame), reading)
         if calibration is None:
             return False
+        before = reader.calibration
         reader.adopt(calibration)
+        if not moderate(reading.cover) and not moderate(
+            reader.read_details(frame, reading.observation.timestamp).cover
+        ):
+            reader.adopt(before)  # the new lamp does not explain what covered the board: a hand
+            return False
         self._relit = True
         return True
 

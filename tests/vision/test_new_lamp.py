@@ -19,7 +19,8 @@ from companion.vision.calibration import Calibration, calibrate
 from companion.vision.gate import StabilityGate
 from companion.vision.geometry import BoardLayout
 from companion.vision.learning import Learner
-from companion.vision.reader import STILL_SECONDS, BoardReader
+from companion.vision.marks import HIDDEN_MM2
+from companion.vision.reader import STILL_SECONDS, BoardReader, moderate
 from companion.vision.shadows import ShadowModel
 from companion.vision.synth import SceneRenderer, Top
 
@@ -107,7 +108,8 @@ def test_a_hand_held_still_over_the_board_is_not_learned_as_light(
     evening: tuple[SceneRenderer, Calibration], hand: str
 ) -> None:
     """An arm across the margin (it hides a marker here) and a fist over the grid and the
-    margin (every marker in view: only its not-board evidence tells it from light)."""
+    margin (every marker in view: only its not-board evidence tells it from light). For the
+    fist a lamp is learned and tried: it does not explain the patch, so it is given back."""
     scene, calibration = evening
     image = scene.render(TOPS, hand=hand)
     reader = shown_still(calibration, image, 3.0)
@@ -120,6 +122,32 @@ def test_under_the_calibration_light_nothing_is_relearned() -> None:
     calibration = calibrate(scene.empty(), scene.reference(), layout=BoardLayout(size=4), max_piece=4)
     reader = shown_still(calibration, scene.render(TOPS), 3.0)
     assert reader.calibration.learned is None
+
+
+def lamp_changed_to(elevation_deg: float, direct: float, ambient: float) -> tuple[SceneRenderer, Calibration]:
+    """Calibrated under the overhead lamp, then lit by a side lamp ``elevation_deg`` high."""
+    scene = SceneRenderer(seed=SEED, look_overrides={"light_dir": lamp(80.0, 0.0)})
+    calibration = calibrate(scene.empty(), scene.reference(), layout=BoardLayout(size=4), max_piece=4)
+    scene.look.light_dir = lamp(elevation_deg, LOW_LAMP_DEG[1])
+    scene.look.direct = direct
+    scene.look.ambient = scene.look.ambient * ambient
+    return scene, calibration
+
+
+def test_shadows_as_large_as_a_hand_are_learned_once_the_new_lamp_explains_them() -> None:
+    """A lower lamp (13 degrees): its long shadows over the margin read as a hand's patch at
+    first sight (not ``moderate``), the board's marks all in view. The lamp learned from the
+    still board explains them: it is kept, and the board reads right and uncovered."""
+    scene, calibration = lamp_changed_to(13.0, 1.5, 0.5)
+    image = scene.render(TOPS)
+    first = BoardReader(calibration).read_details(image)
+    assert first.observation.occluded and not moderate(first.cover)
+    assert first.cover.hidden_mm2 <= HIDDEN_MM2
+
+    reader = shown_still(calibration, image, STILL_SECONDS + 2 / FPS)
+    assert reader.calibration.learned is not None and reader.models.shadows is not None
+    assert not reader.read(image, 2.0).occluded
+    assert wrong(reader, image) == 0
 
 
 class Empty:
