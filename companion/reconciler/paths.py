@@ -50,8 +50,8 @@ LineKey: TypeAlias = tuple[int, tuple[MoveCode, ...]]
 Claim: TypeAlias = tuple[object, ...]
 Group: TypeAlias = tuple[float, list["GamePath"]]
 Candidate: TypeAlias = tuple[float, "GamePath", Explanation, View, bool, float]
-"""(score, path, explanation, view, over, the score with every reading counted independently)"""
-"""One account of a reading from a path: (score, path, explanation, view, whether the game is over)."""
+"""One account of a reading from a path: (score, path, explanation, view, whether the game is
+over, the score with every reading counted independently)."""
 ScoringKey: TypeAlias = tuple[int, tuple[MoveCode, ...], bool]  # a line, and whether two moves are scored
 Accounts: TypeAlias = tuple[View, bool, list[Explanation]]  # a line's view, over, ranked accounts
 
