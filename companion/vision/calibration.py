@@ -561,12 +561,17 @@ class BoardScene:
         return spots
 
     def shaded_by_others(
-        self, fg: np.ndarray, pad: int, cups: CupSet, tops: dict[int, tuple[int, int]], shadows: ShadowModel
+        self,
+        spots: dict[int, tuple[int, int, np.ndarray]],
+        pad: int,
+        cups: CupSet,
+        tops: dict[int, tuple[int, int]],
+        shadows: ShadowModel,
     ) -> dict[int, np.ndarray]:
-        """Row -> bool mask over ``fg`` (padded by ``pad``) of where the other cups in ``tops``
-        (row -> colour, size) throw their shadows (``ShadowModel.hulls``, cast by each cup at its
-        radius in ``cups``, placed where it fits best, as the reader casts them)."""
-        spots = self.placed(fg, pad, cups, tops)
+        """Row -> bool mask over the evidence (padded by ``pad``) of where the other cups in
+        ``tops`` (row -> colour, size) throw their shadows (``ShadowModel.hulls``, cast by each
+        cup at its radius in ``cups``, placed where it fits best: ``spots``, ``placed``'s, as
+        the reader casts them)."""
         drawn = self.cup_silhouettes(cups, tops)
         placed = {
             row: (colour, size, spots[row][0] - pad - drawn[row][0], spots[row][1] - pad - drawn[row][1])
@@ -608,11 +613,11 @@ class BoardScene:
         fitted = cups
         for row, (colour, size) in cups_at.items():
             fitted = fitted.with_radius(colour, size, plain[row])
-        shaded = self.shaded_by_others(fg, pad, fitted, tops, shadows)
+        spots = self.placed(fg, pad, fitted, tops)  # (``cups_at`` is among ``tops``)
+        shaded = self.shaded_by_others(spots, pad, fitted, tops, shadows)
         _, again = self.raw_radii(fg, pad, cups, cups_at, RADIUS_SCAN, tops, shaded)
-        before = self.placed(fg, pad, fitted, cups_at)
         bare = np.ones(fg.shape, bool)
-        for y, x, mask in self.placed(fg, pad, fitted, tops).values():
+        for y, x, mask in spots.values():
             bare[y : y + mask.shape[0], x : x + mask.shape[1]] &= ~mask
         beside = np.ones((int(2 * BESIDE_MM * self.view.scale) + 1,) * 2, np.uint8)
         radii = dict(plain)
@@ -624,7 +629,7 @@ class BoardScene:
                 continue
             muted = np.where(shaded[row], np.minimum(fg, 0.0), fg).astype(np.float32)
             after = self.placed(muted, pad, cups.with_radius(*top, again[row]), {row: top})[row]
-            if _left_out_is_shadow(fg, before[row], after, shaded[row], bare, beside):
+            if _left_out_is_shadow(fg, spots[row], after, shaded[row], bare, beside):
                 radii[row] = again[row]
         return radii
 

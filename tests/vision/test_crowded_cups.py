@@ -86,7 +86,7 @@ def reference_fits(cal, reference: np.ndarray):
     fitted = default
     for row, (colour, size) in ref.items():
         fitted = fitted.with_radius(colour, size, among[row])
-    shaded = scene.shaded_by_others(fg, pad, fitted, ref, cal.shadows)
+    shaded = scene.shaded_by_others(scene.placed(fg, pad, fitted, ref), pad, fitted, ref, cal.shadows)
     _, muted = scene.raw_radii(fg, pad, default, ref, RADIUS_SCAN, ref, shaded)
     return among, muted, scene.radii_beside_shadows(fg, pad, default, ref, ref, cal.shadows, among)
 
