@@ -457,7 +457,7 @@ class ObserverLearning:
         good; a hand the new shadows do not explain gives the lamp back."""
         if reading.still_seconds < STILL_SECONDS or reading.markers_changed:
             return False
-        if reading.cover.hidden_mm2 > HIDDEN_MM2:  # a hand held still hides the marks; light does not
+        if reading.hidden_area_mm2 > HIDDEN_MM2:  # a hand held still hides the marks; light does not
             return False
         since = round(reading.observation.timestamp - reading.still_seconds, 3)
         if since == self._relit_since:  # once for each time the picture settles
