@@ -18,7 +18,15 @@ import numpy as np
 
 from companion.errors import CompanionError
 from companion.vision.calibration import Calibration, check_frame, grid_mask
-from companion.vision.edges import EdgeBank, build_edge_bank, edge_maps, edge_scores, real_cups, size_shares
+from companion.vision.edges import (
+    EdgeBank,
+    base_fits,
+    build_edge_bank,
+    edge_maps,
+    real_cups,
+    rim_scores,
+    size_shares,
+)
 from companion.vision.geometry import Camera, camera_with_focal
 from companion.vision.markers import QUIET_MM, detect_markers, marker_correspondences
 from companion.vision.marks import HIDDEN_MM2
@@ -298,9 +306,9 @@ class BoardReader:
         rect = self._rectify(image)
         ev = evidence(rect, self._background, c.pixels, self.bank.pad)
         matches = self._outside_shadows(ev, match_all(ev, self.bank))
-        edges = self._edge_scores(ev.features, matches)
+        edges, feet = self._edge_scores(ev.features, matches)
         sized = self._sized(self._explaining(ev.features, matches), edges)
-        free = cv2.bitwise_not(cv2.dilate(self._explained(sized, ev.pad), SQUARE_5))
+        free = cv2.bitwise_not(cv2.dilate(self._explained(sized, ev.pad, edges, feet), SQUARE_5))
         fg = ev.fg[ev.pad : ev.pad + view.shape[0], ev.pad : ev.pad + view.shape[1]]
         cups = casting_cups(found_cups(sized), c.layout, c.scale, c.cups)
         cover = self._occlusion.judge(ev.features, ev.texture, rect, free, fg, cups)
@@ -427,20 +435,30 @@ class BoardReader:
 
     def _edge_scores(
         self, features: np.ndarray, matches: list[SquareMatch]
-    ) -> tuple[np.ndarray, np.ndarray] | None:
+    ) -> tuple[tuple[np.ndarray, np.ndarray] | None, np.ndarray | None]:
         """The edge cue's (base, rim) scores per square and size (``edges.py``), 0 where no cup
-        is likely; None without an outline in the calibration."""
+        is likely, and where each size's base fits best (N x S x 2 shifts): both None without an
+        outline in the calibration."""
         if self.edges is None:
-            return None
+            return None, None
         maps = edge_maps(features, self.edges.pad)
         base = np.zeros((len(matches), self.models.max_piece))
         rim = np.zeros_like(base)
+        feet = np.zeros((*base.shape, 2), np.int64)
+        bank = self.edges
         for row, m in enumerate(matches):
             if m.sizes.max() > 0:
-                base[row], rim[row] = edge_scores(maps, self.edges, row, m.dy, m.dx)
-        return base, rim
+                base[row], feet[row] = base_fits(maps, bank, row)
+                rim[row] = rim_scores(maps.strength, maps.pad, bank.rims[row], m.dy, m.dx, bank.rim_reach)
+        return (base, rim), feet
 
-    def _explained(self, matches: list[SquareMatch], pad: int) -> np.ndarray:
+    def _explained(
+        self,
+        matches: list[SquareMatch],
+        pad: int,
+        edges: tuple[np.ndarray, np.ndarray] | None = None,
+        feet: np.ndarray | None = None,
+    ) -> np.ndarray:
         """What the cups found explain (uint8 mask, 255 = covered): each one's apparent
         silhouette and, with an outline, its real one. A pale cup's apparent radius is its
         colour's reach on the reference cups, which on pale wood stops at the shaded crescent
@@ -450,7 +468,14 @@ class BoardReader:
         if self._real_bank is None:
             return covered
         real = coverage(matches, self._real_bank, self.models.view.shape, self._real_bank.pad)
-        return cv2.max(covered, real)
+        covered = cv2.max(covered, real)
+        if feet is None or edges is None:
+            return covered
+        standing = []
+        for m, foot, base in zip(matches, feet, edges[0], strict=True):
+            size = max(m.size, int(np.argmax(base)) + 1)
+            standing.append(dataclasses.replace(m, size=size, dy=int(foot[size - 1, 0]), dx=int(foot[size - 1, 1])))
+        return cv2.max(covered, coverage(standing, self._real_bank, self.models.view.shape, self._real_bank.pad))
 
     def _sized(
         self, matches: list[SquareMatch], edges: tuple[np.ndarray, np.ndarray] | None
