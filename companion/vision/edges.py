@@ -367,7 +367,9 @@ def rim_scores(strength: np.ndarray, pad: int, rims: SquareRims, dy: int, dx: in
 
 def edge_scores(maps: EdgeMaps, bank: EdgeBank, row: int, dy: int, dx: int) -> tuple[np.ndarray, np.ndarray]:
     """(base, rim) scores of every size on square ``row``; the rim around shift (dy, dx)."""
-    return base_fits(maps, bank, row)[0], rim_scores(maps.strength, maps.pad, bank.rims[row], dy, dx, bank.rim_reach)
+    return base_fits(maps, bank, row)[0], rim_scores(
+        maps.strength, maps.pad, bank.rims[row], dy, dx, bank.rim_reach
+    )
 
 
 def base_fits(maps: EdgeMaps, bank: EdgeBank, row: int) -> tuple[np.ndarray, np.ndarray]:
@@ -499,7 +501,9 @@ def best_placements(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``best_scores`` and the shift (dy, dx) each is reached at (n x 2)."""
     found = [best_shift(field, t, top + down, left + right, reach) for top, left, t in placed]
-    return np.array([score for score, _, _ in found]), np.array([(dy, dx) for _, dy, dx in found]).reshape(-1, 2)
+    return np.array([score for score, _, _ in found]), np.array([(dy, dx) for _, dy, dx in found]).reshape(
+        -1, 2
+    )
 
 
 def _oriented(

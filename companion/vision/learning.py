@@ -34,6 +34,7 @@ import numpy as np
 from companion.rules.square import Piece, Square, board_squares, square_name
 from companion.vision.calibration import BOARD_DILATE_MM, FIT_PAD_MM, Adaptation, BoardScene, Calibration
 from companion.vision.cups import CupSet
+from companion.vision.edges import base_fits, edge_maps, real_cups
 from companion.vision.marks import HIDDEN_MM2
 from companion.vision.matching import best_shift, coverage, evidence
 from companion.vision.observation import Observation, class_index
@@ -242,10 +243,15 @@ def _cores(reader: BoardReader, frame: LabelledFrame, f: np.ndarray, ncc: np.nda
     h, w = reader.models.view.shape
     cores = [np.zeros((h + 2 * pad, w + 2 * pad), np.uint8) for _ in range(2)]
     erode = np.ones((int(2 * CORE_MM * reader.models.scale) + 1,) * 2, np.uint8)
+    edges = reader.edges
+    maps = None if edges is None else edge_maps(f, edges.pad)
     for row, (colour, size) in frame.tops.items():
         sq = bank.squares[row]
         template = sq.full[colour, size - 1]
-        _, dy, dx = best_shift(fg, template, sq.top + pad, sq.left + pad, bank.offset)
+        if maps is None or edges is None:
+            _, dy, dx = best_shift(fg, template, sq.top + pad, sq.left + pad, bank.offset)
+        else:
+            dy, dx = (int(v) for v in base_fits(maps, edges, row)[1][size - 1])
         core = cv2.erode((template > 0.99).astype(np.uint8), erode)
         y, x = sq.top + pad + dy, sq.left + pad + dx
         region = cores[colour][y : y + core.shape[0], x : x + core.shape[1]]
@@ -358,11 +364,15 @@ def _learned_board(
     covered = np.zeros(scene.view.shape, np.uint8)
     largest = [(row, colour, len(cups.radii[colour])) for row in frame.unknown for colour in (0, 1)]
     shown = [(row, colour, size) for row, (colour, size) in frame.tops.items()]
-    wanted = [(row, colour, cups.radii[colour][size - 1]) for row, colour, size in shown + largest]
-    for top, left, t in scene.silhouettes(wanted, cups):  # a square in doubt may hold any cup
-        h, w = t.shape
-        region = covered[top : top + h, left : left + w]
-        np.maximum(region, (t > 0.01).astype(np.uint8), out=region)
+    bodies = (
+        [cups] if now.outline is None else [cups, real_cups(now.layout.square_mm, now.max_piece, now.outline)]
+    )
+    for body in bodies:
+        wanted = [(row, colour, body.radii[colour][size - 1]) for row, colour, size in shown + largest]
+        for top, left, t in scene.silhouettes(wanted, body):  # a square in doubt may hold any cup
+            h, w = t.shape
+            region = covered[top : top + h, left : left + w]
+            np.maximum(region, (t > 0.01).astype(np.uint8), out=region)
     clear = int(2 * KEEP_CLEAR_MM * scene.view.scale) + 1
     bare = cv2.dilate(covered, np.ones((clear, clear), np.uint8)) == 0
     diff = cv2.subtract(log_image(blurred(frame.rectified, scene.view.scale)), scene.background.log)
@@ -419,11 +429,13 @@ def relit(reader: BoardReader, rectified: np.ndarray, reading: Reading) -> Calib
     diff = cv2.subtract(log_image(blurred(rectified, view.scale)), background.log)
     if not light_changed(background.light_field(diff)):
         return None
-    cups = casting_cups(found_cups(reading.matches), now.layout, now.scale, now.cups)
+    standing = reading.matches if reading.standing is None else reading.standing
+    cups = casting_cups(found_cups(standing), now.layout, now.scale, now.cups)
     if not cups:
         return None
     f, _ = background.features(rectified)
     seen = coverage(reading.matches, reader.bank, view.shape, reader.bank.pad)
+    seen = cv2.max(seen, coverage(standing, reader.bank, view.shape, reader.bank.pad))
     grow = np.ones((int(2 * BOARD_DILATE_MM * view.scale) + 1,) * 2, np.uint8)
     shadows = learn_shadows(f, view, cups, cv2.dilate(seen, grow) > 0)
     if shadows is None:
