@@ -34,7 +34,7 @@ import numpy as np
 from companion.rules.square import Piece, Square, board_squares, square_name
 from companion.vision.calibration import BOARD_DILATE_MM, FIT_PAD_MM, Adaptation, BoardScene, Calibration
 from companion.vision.cups import CupSet
-from companion.vision.edges import base_fits, edge_maps, real_cups
+from companion.vision.edges import base_fits, edge_maps
 from companion.vision.marks import HIDDEN_MM2
 from companion.vision.matching import best_shift, coverage, evidence
 from companion.vision.observation import Observation, class_index
@@ -236,7 +236,11 @@ class Learner:
 
 def _cores(reader: BoardReader, frame: LabelledFrame, f: np.ndarray, ncc: np.ndarray) -> list[np.ndarray]:
     """Sure pixels of the light and of the dark cups: each labelled cup's silhouette where it
-    fits the evidence best (cups stand off their squares' centres), eroded by a margin."""
+    stands (cups stand off their squares' centres), eroded by a margin. Where it stands is
+    where its base fits best (``edges.base_fits``, as the reader places what cups explain),
+    or without an outline where its silhouette fits the evidence best. A new low lamp moves
+    the latter for a pale cup toward its lit side (the bench's bench-24: 11 mm), and its core
+    then took in the shaded board beside it (18 of bench-24's 24 moves right, not 20)."""
     bank, pad = reader.bank, reader.bank.pad
     fg, _ = reader.models.pixels.log_odds(f, ncc)
     fg = cv2.copyMakeBorder(fg, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0.0)
@@ -364,15 +368,11 @@ def _learned_board(
     covered = np.zeros(scene.view.shape, np.uint8)
     largest = [(row, colour, len(cups.radii[colour])) for row in frame.unknown for colour in (0, 1)]
     shown = [(row, colour, size) for row, (colour, size) in frame.tops.items()]
-    bodies = (
-        [cups] if now.outline is None else [cups, real_cups(now.layout.square_mm, now.max_piece, now.outline)]
-    )
-    for body in bodies:
-        wanted = [(row, colour, body.radii[colour][size - 1]) for row, colour, size in shown + largest]
-        for top, left, t in scene.silhouettes(wanted, body):  # a square in doubt may hold any cup
-            h, w = t.shape
-            region = covered[top : top + h, left : left + w]
-            np.maximum(region, (t > 0.01).astype(np.uint8), out=region)
+    wanted = [(row, colour, cups.radii[colour][size - 1]) for row, colour, size in shown + largest]
+    for top, left, t in scene.silhouettes(wanted, cups):  # a square in doubt may hold any cup
+        h, w = t.shape
+        region = covered[top : top + h, left : left + w]
+        np.maximum(region, (t > 0.01).astype(np.uint8), out=region)
     clear = int(2 * KEEP_CLEAR_MM * scene.view.scale) + 1
     bare = cv2.dilate(covered, np.ones((clear, clear), np.uint8)) == 0
     diff = cv2.subtract(log_image(blurred(frame.rectified, scene.view.scale)), scene.background.log)
