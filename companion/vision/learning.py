@@ -239,7 +239,7 @@ def _cores(reader: BoardReader, frame: LabelledFrame, f: np.ndarray, ncc: np.nda
     stands (cups stand off their squares' centres), eroded by a margin. Where it stands is
     where its base fits best (``edges.base_fits``, as the reader places what cups explain),
     or without an outline where its silhouette fits the evidence best. A new low lamp moves
-    the latter for a pale cup toward its lit side (the bench's bench-24: 11 mm), and its core
+    the latter for a pale cup toward its lit side (the bench's bench-24: 12 mm from its base), and its core
     then took in the shaded board beside it (18 of bench-24's 24 moves right, not 20)."""
     bank, pad = reader.bank, reader.bank.pad
     fg, _ = reader.models.pixels.log_odds(f, ncc)

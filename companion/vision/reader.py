@@ -463,7 +463,7 @@ class BoardReader:
         reference cups, which on pale wood stops at the shaded crescent of its wall (the bench's
         bench-27: a white 4 of 23.3 mm for a real 27.5): the rest of its body hid the board's
         marks and read as a hand. Under a low lamp the region cue also places a pale cup toward
-        its lit side, up to its whole search off (bench-24: a white 4 11 mm from its base),
+        its lit side, up to its whole search off (bench-24: a white 4 12 mm from its base),
         and its real silhouette taken there left its shaded side hiding the grid lines."""
         covered = coverage(matches, self.bank, self.models.view.shape, pad)
         if self._real_bank is None:

@@ -41,7 +41,7 @@ def row(square: str) -> int:
 
 
 def test_a_pale_cup_under_a_new_low_lamp_stands_where_its_base_is() -> None:
-    """16b, the first board under the new lamp: the white 4 on b1 is matched a 3, 11 mm toward
+    """16b, the first board under the new lamp: the white 4 on b1 is matched a 3, 10 mm toward
     its lit side; where it stands is within a few mm of its square's centre, as a 4."""
     calibration = frames_calibration(LAMP)
     reading = BoardReader(calibration).read_details(frame("16b-move"))
