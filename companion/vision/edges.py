@@ -129,6 +129,11 @@ class EdgeBank:
     rim_reach: int
     pad: int
 
+    def found(self, foot: np.ndarray) -> bool:
+        """Whether a base's best shift (dy, dx) lies inside its search: one stopped at the
+        search's edge is no fit found (a cup stands within a few mm of its square's centre)."""
+        return max(abs(int(foot[0])), abs(int(foot[1]))) < self.base_reach
+
 
 def real_cups(square_mm: float, max_piece: int, outline: CupOutline) -> CupSet:
     """The set's real radii and heights: the reference set's times the outline's scale."""

@@ -238,9 +238,10 @@ def _cores(reader: BoardReader, frame: LabelledFrame, f: np.ndarray, ncc: np.nda
     """Sure pixels of the light and of the dark cups: each labelled cup's silhouette where it
     stands (cups stand off their squares' centres), eroded by a margin. Where it stands is
     where its base fits best (``edges.base_fits``, as the reader places what cups explain),
-    or without an outline where its silhouette fits the evidence best. A new low lamp moves
-    the latter for a pale cup toward its lit side (the bench's bench-24: 12 mm from its base), and its core
-    then took in the shaded board beside it (18 of bench-24's 24 moves right, not 20)."""
+    or, without an outline or a base fit inside its search, where its silhouette fits the
+    evidence best. A new low lamp moves the latter for a pale cup toward its lit side (the
+    bench's bench-24: 12 mm from its base), and its core then took in the shaded board beside
+    it (18 of bench-24's 24 moves right, not 20)."""
     bank, pad = reader.bank, reader.bank.pad
     fg, _ = reader.models.pixels.log_odds(f, ncc)
     fg = cv2.copyMakeBorder(fg, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0.0)
@@ -252,10 +253,11 @@ def _cores(reader: BoardReader, frame: LabelledFrame, f: np.ndarray, ncc: np.nda
     for row, (colour, size) in frame.tops.items():
         sq = bank.squares[row]
         template = sq.full[colour, size - 1]
-        if maps is None or edges is None:
-            _, dy, dx = best_shift(fg, template, sq.top + pad, sq.left + pad, bank.offset)
+        foot = None if maps is None or edges is None else base_fits(maps, edges, row)[1][size - 1]
+        if foot is not None and edges is not None and edges.found(foot):
+            dy, dx = int(foot[0]), int(foot[1])
         else:
-            dy, dx = (int(v) for v in base_fits(maps, edges, row)[1][size - 1])
+            _, dy, dx = best_shift(fg, template, sq.top + pad, sq.left + pad, bank.offset)
         core = cv2.erode((template > 0.99).astype(np.uint8), erode)
         y, x = sq.top + pad + dy, sq.left + pad + dx
         region = cores[colour][y : y + core.shape[0], x : x + core.shape[1]]

@@ -484,14 +484,18 @@ class BoardReader:
         low lamp moves (a pale cup's lit wall reads as board, its shaded side as cup). Its size
         is the larger of the size matched and the one its base fits best, where the region cue
         scores that one a cup at all (as ``_sized`` takes sizes): bench-24's white 4, matched a
-        3 toward its lit side, fits the 4's base best. Without an outline, the matches as
-        they are."""
-        if edges is None or feet is None:
+        3 toward its lit side, fits the 4's base best. A base whose best shift is stopped at
+        its search's edge fitted nothing (``EdgeBank.found``): that cup stays where it was
+        matched. Without an outline, the matches as they are."""
+        if edges is None or feet is None or self.edges is None:
             return matches
         standing = []
         for m, foot, base in zip(matches, feet, edges[0], strict=True):
             size = int(np.argmax(base)) + 1
             size = size if size > m.size and m.sizes[size - 1] > 0 else m.size
+            if not self.edges.found(foot[size - 1]):  # bench-26: a white 4's base pinned in a corner
+                standing.append(m)
+                continue
             dy, dx = (int(v) for v in foot[size - 1])
             standing.append(dataclasses.replace(m, size=size, dy=dy, dx=dx))
         return standing
