@@ -83,3 +83,16 @@ def test_the_first_still_board_under_the_new_lamp_teaches_the_lamp() -> None:
     learned = reader.calibration.learned
     assert learned is not None and learned.shadows is not None
     assert not BoardReader(reader.calibration).read(image).occluded
+
+
+def test_a_base_fit_stopped_at_its_search_edge_places_no_cup() -> None:
+    """A base whose best shift lies on its search's edge found no maximum there: the cup stays
+    where the region cue placed it (bench-26: a white 4's base pinned in the corner at 6, 6 mm,
+    its shadow cast from there, flagged a hand-free board)."""
+    calibration = frames_calibration(LAMP)
+    edges = BoardReader(calibration).edges
+    assert edges is not None
+    reach = edges.base_reach
+    assert edges.found(np.array([reach - 1, 1 - reach]))
+    assert not edges.found(np.array([reach, 0]))
+    assert not edges.found(np.array([0, -reach]))
