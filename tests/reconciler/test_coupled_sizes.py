@@ -12,24 +12,11 @@ that was right (bench-14's last boards, bench-19's b4 and b2)."""
 from __future__ import annotations
 
 from companion.reconciler.events import Event
-from companion.rules import Game, Move
-from companion.vision.observation import Observation, class_index
-from tests.reconciler.helpers import observe, played, types
+from companion.rules import Move
+from tests.reconciler.helpers import played, reading, types
 
 # White's stacks after these: 2 (its 4 and 3 played), 3 and 4; Black's 4s all on column d
 OPENING = "4a1 4d4 3a2 4d3 4b1 4d2"
-
-
-def reading(game: Game, doubts: dict[str, dict[tuple[int, int] | None, float]]) -> Observation:
-    """The board as it is, but each square of ``doubts`` read with the given probabilities."""
-    observation = observe(game.position)
-    probabilities = observation.probabilities.copy()
-    for square, classes in doubts.items():
-        row = observation.row(square)
-        probabilities[row] = 0.0
-        for top, p in classes.items():
-            probabilities[row, class_index(top, game.variant.max_piece)] = p
-    return Observation(observation.size, observation.max_piece, probabilities, False)
 
 
 def moved(events: list[Event]) -> list[str | None]:
