@@ -367,8 +367,15 @@ def rim_scores(strength: np.ndarray, pad: int, rims: SquareRims, dy: int, dx: in
 
 def edge_scores(maps: EdgeMaps, bank: EdgeBank, row: int, dy: int, dx: int) -> tuple[np.ndarray, np.ndarray]:
     """(base, rim) scores of every size on square ``row``; the rim around shift (dy, dx)."""
-    base = best_scores(maps.distance, bank.base[row], maps.pad, maps.pad, bank.base_reach)
-    return base, rim_scores(maps.strength, maps.pad, bank.rims[row], dy, dx, bank.rim_reach)
+    return base_fits(maps, bank, row)[0], rim_scores(
+        maps.strength, maps.pad, bank.rims[row], dy, dx, bank.rim_reach
+    )
+
+
+def base_fits(maps: EdgeMaps, bank: EdgeBank, row: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each size's base score on square ``row`` and the shift (dy, dx) it scores best at (S x 2):
+    where a cup of that size stands, from its outline on the board alone, which no lamp moves."""
+    return best_placements(maps.distance, bank.base[row], maps.pad, maps.pad, bank.base_reach)
 
 
 def shortfall(scores: np.ndarray) -> np.ndarray:
@@ -486,7 +493,17 @@ def _extent(placed: list[Placed]) -> tuple[int, int, int, int]:
 def best_scores(field: np.ndarray, placed: Sequence[Placed], down: int, right: int, reach: int) -> np.ndarray:
     """Each template's best correlation with ``field`` placed at (top + down + dy, left + right +
     dx), |dy|, |dx| <= reach (``matching.best_shift``'s score)."""
-    return np.array([best_shift(field, t, top + down, left + right, reach)[0] for top, left, t in placed])
+    return best_placements(field, placed, down, right, reach)[0]
+
+
+def best_placements(
+    field: np.ndarray, placed: Sequence[Placed], down: int, right: int, reach: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``best_scores`` and the shift (dy, dx) each is reached at (n x 2)."""
+    found = [best_shift(field, t, top + down, left + right, reach) for top, left, t in placed]
+    return np.array([score for score, _, _ in found]), np.array([(dy, dx) for _, dy, dx in found]).reshape(
+        -1, 2
+    )
 
 
 def _oriented(

@@ -34,6 +34,7 @@ import numpy as np
 from companion.rules.square import Piece, Square, board_squares, square_name
 from companion.vision.calibration import BOARD_DILATE_MM, FIT_PAD_MM, Adaptation, BoardScene, Calibration
 from companion.vision.cups import CupSet
+from companion.vision.edges import base_fits, edge_maps
 from companion.vision.marks import HIDDEN_MM2
 from companion.vision.matching import best_shift, coverage, evidence
 from companion.vision.observation import Observation, class_index
@@ -235,17 +236,26 @@ class Learner:
 
 def _cores(reader: BoardReader, frame: LabelledFrame, f: np.ndarray, ncc: np.ndarray) -> list[np.ndarray]:
     """Sure pixels of the light and of the dark cups: each labelled cup's silhouette where it
-    fits the evidence best (cups stand off their squares' centres), eroded by a margin."""
+    stands (cups stand off their squares' centres), eroded by a margin. Where it stands is
+    where its base fits best (``edges.base_fits``, as the reader places what cups explain),
+    or without an outline where its silhouette fits the evidence best. A new low lamp moves
+    the latter for a pale cup toward its lit side (the bench's bench-24: 12 mm from its base), and its core
+    then took in the shaded board beside it (18 of bench-24's 24 moves right, not 20)."""
     bank, pad = reader.bank, reader.bank.pad
     fg, _ = reader.models.pixels.log_odds(f, ncc)
     fg = cv2.copyMakeBorder(fg, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0.0)
     h, w = reader.models.view.shape
     cores = [np.zeros((h + 2 * pad, w + 2 * pad), np.uint8) for _ in range(2)]
     erode = np.ones((int(2 * CORE_MM * reader.models.scale) + 1,) * 2, np.uint8)
+    edges = reader.edges
+    maps = None if edges is None else edge_maps(f, edges.pad)
     for row, (colour, size) in frame.tops.items():
         sq = bank.squares[row]
         template = sq.full[colour, size - 1]
-        _, dy, dx = best_shift(fg, template, sq.top + pad, sq.left + pad, bank.offset)
+        if maps is None or edges is None:
+            _, dy, dx = best_shift(fg, template, sq.top + pad, sq.left + pad, bank.offset)
+        else:
+            dy, dx = (int(v) for v in base_fits(maps, edges, row)[1][size - 1])
         core = cv2.erode((template > 0.99).astype(np.uint8), erode)
         y, x = sq.top + pad + dy, sq.left + pad + dx
         region = cores[colour][y : y + core.shape[0], x : x + core.shape[1]]
@@ -419,11 +429,13 @@ def relit(reader: BoardReader, rectified: np.ndarray, reading: Reading) -> Calib
     diff = cv2.subtract(log_image(blurred(rectified, view.scale)), background.log)
     if not light_changed(background.light_field(diff)):
         return None
-    cups = casting_cups(found_cups(reading.matches), now.layout, now.scale, now.cups)
+    standing = reading.matches if reading.standing is None else reading.standing
+    cups = casting_cups(found_cups(standing), now.layout, now.scale, now.cups)
     if not cups:
         return None
     f, _ = background.features(rectified)
     seen = coverage(reading.matches, reader.bank, view.shape, reader.bank.pad)
+    seen = cv2.max(seen, coverage(standing, reader.bank, view.shape, reader.bank.pad))
     grow = np.ones((int(2 * BOARD_DILATE_MM * view.scale) + 1,) * 2, np.uint8)
     shadows = learn_shadows(f, view, cups, cv2.dilate(seen, grow) > 0)
     if shadows is None:

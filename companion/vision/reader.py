@@ -18,7 +18,15 @@ import numpy as np
 
 from companion.errors import CompanionError
 from companion.vision.calibration import Calibration, check_frame, grid_mask
-from companion.vision.edges import EdgeBank, build_edge_bank, edge_maps, edge_scores, real_cups, size_shares
+from companion.vision.edges import (
+    EdgeBank,
+    base_fits,
+    build_edge_bank,
+    edge_maps,
+    real_cups,
+    rim_scores,
+    size_shares,
+)
 from companion.vision.geometry import Camera, camera_with_focal
 from companion.vision.markers import QUIET_MM, detect_markers, marker_correspondences
 from companion.vision.marks import HIDDEN_MM2, Box
@@ -105,6 +113,8 @@ class Reading:
     """How long the picture has held still up to this frame (on the frames' timestamps)."""
     hidden_area_mm2: float = 0.0
     """The board's own marks hidden where no cup explains it (``marks.py``)."""
+    standing: list[SquareMatch] | None = None
+    """The cups found where their bases stand (``BoardReader._standing``); None: as matched."""
     labels_alike: float = 1.0
     """How alike the least alike marker label still looks (``HiddenMarks.labels_alike``)."""
 
@@ -311,11 +321,12 @@ class BoardReader:
         rect = self._rectify(image)
         ev = evidence(rect, self._background, c.pixels, self.bank.pad)
         matches = self._outside_shadows(ev, match_all(ev, self.bank))
-        edges = self._edge_scores(ev.features, matches)
+        edges, feet = self._edge_scores(ev.features, matches)
         sized = self._sized(self._explaining(ev.features, matches), edges)
-        free = cv2.bitwise_not(cv2.dilate(self._explained(sized, ev.pad), SQUARE_5))
+        standing = self._standing(sized, edges, feet)
+        free = cv2.bitwise_not(cv2.dilate(self._explained(sized, standing, ev.pad), SQUARE_5))
         fg = ev.fg[ev.pad : ev.pad + view.shape[0], ev.pad : ev.pad + view.shape[1]]
-        cups = casting_cups(found_cups(sized), c.layout, c.scale, c.cups)
+        cups = casting_cups(found_cups(standing), c.layout, c.scale, c.cups)
         cover = self._occlusion.judge(ev.features, ev.texture, rect, free, fg, cups)
         probabilities = self._probabilities(matches, ROUGH_SOFTENING if cover.rough else 1.0, edges)
         changed = self._markers_changed(rect)
@@ -331,6 +342,7 @@ class BoardReader:
             changed,
             still,
             cover.hidden_mm2,
+            standing,
             cover.labels_alike,
         )
 
@@ -441,30 +453,62 @@ class BoardReader:
 
     def _edge_scores(
         self, features: np.ndarray, matches: list[SquareMatch]
-    ) -> tuple[np.ndarray, np.ndarray] | None:
+    ) -> tuple[tuple[np.ndarray, np.ndarray] | None, np.ndarray | None]:
         """The edge cue's (base, rim) scores per square and size (``edges.py``), 0 where no cup
-        is likely; None without an outline in the calibration."""
+        is likely, and where each size's base fits best (N x S x 2 shifts): both None without an
+        outline in the calibration."""
         if self.edges is None:
-            return None
+            return None, None
         maps = edge_maps(features, self.edges.pad)
         base = np.zeros((len(matches), self.models.max_piece))
         rim = np.zeros_like(base)
+        feet = np.zeros((*base.shape, 2), np.int64)
+        bank = self.edges
         for row, m in enumerate(matches):
             if m.sizes.max() > 0:
-                base[row], rim[row] = edge_scores(maps, self.edges, row, m.dy, m.dx)
-        return base, rim
+                base[row], feet[row] = base_fits(maps, bank, row)
+                rim[row] = rim_scores(maps.strength, maps.pad, bank.rims[row], m.dy, m.dx, bank.rim_reach)
+        return (base, rim), feet
 
-    def _explained(self, matches: list[SquareMatch], pad: int) -> np.ndarray:
+    def _explained(self, matches: list[SquareMatch], standing: list[SquareMatch], pad: int) -> np.ndarray:
         """What the cups found explain (uint8 mask, 255 = covered): each one's apparent
-        silhouette and, with an outline, its real one. A pale cup's apparent radius is its
-        colour's reach on the reference cups, which on pale wood stops at the shaded crescent
-        of its wall (the bench's bench-27: a white 4 of 23.3 mm for a real 27.5): the rest of
-        its body hid the board's marks and read as a hand."""
+        silhouette where the region cue placed it and, with an outline, its real one where its
+        base stands (``_standing``). A pale cup's apparent radius is its colour's reach on the
+        reference cups, which on pale wood stops at the shaded crescent of its wall (the bench's
+        bench-27: a white 4 of 23.3 mm for a real 27.5): the rest of its body hid the board's
+        marks and read as a hand. Under a low lamp the region cue also places a pale cup toward
+        its lit side, up to its whole search off (bench-24: a white 4 12 mm from its base),
+        and its real silhouette taken there left its shaded side hiding the grid lines."""
         covered = coverage(matches, self.bank, self.models.view.shape, pad)
         if self._real_bank is None:
             return covered
         real = coverage(matches, self._real_bank, self.models.view.shape, self._real_bank.pad)
+        real = cv2.max(real, coverage(standing, self._real_bank, self.models.view.shape, self._real_bank.pad))
         return cv2.max(covered, real)
+
+    def _standing(
+        self,
+        matches: list[SquareMatch],
+        edges: tuple[np.ndarray, np.ndarray] | None,
+        feet: np.ndarray | None,
+    ) -> list[SquareMatch]:
+        """Each cup found moved to where its base circle fits best (``edges.base_fits``):
+        where the cup stands, from its outline on the board and the camera pose, which no lamp
+        moves. The region cue's place follows where the colour model calls pixels cup, which a
+        low lamp moves (a pale cup's lit wall reads as board, its shaded side as cup). Its size
+        is the larger of the size matched and the one its base fits best, where the region cue
+        scores that one a cup at all (as ``_sized`` takes sizes): bench-24's white 4, matched a
+        3 toward its lit side, fits the 4's base best. Without an outline, the matches as
+        they are."""
+        if edges is None or feet is None:
+            return matches
+        standing = []
+        for m, foot, base in zip(matches, feet, edges[0], strict=True):
+            size = int(np.argmax(base)) + 1
+            size = size if size > m.size and m.sizes[size - 1] > 0 else m.size
+            dy, dx = (int(v) for v in foot[size - 1])
+            standing.append(dataclasses.replace(m, size=size, dy=dy, dx=dx))
+        return standing
 
     def _sized(
         self, matches: list[SquareMatch], edges: tuple[np.ndarray, np.ndarray] | None
