@@ -95,8 +95,12 @@ class ReaderObserver:
         ``unsure`` is the referee's plies in doubt now, with the moves its paths play there
         (``Reconciler.unsure``): the squares they name, and every square a ply since the first
         of them touched, are left out of what is learned, and a report of those plies no
-        longer drops the frame. Without it, any report of doubt does."""
+        longer drops the frame. Without it, any report of doubt does. When the referee could
+        not make out the reading (``unclear_reading``), the gate takes a second look at the
+        board (``StabilityGate.look_again``)."""
         self._follow(events)
+        if any(unclear_reading(e) for e in events):
+            self.gate.look_again()  # the referee could not make it out: it is read again
         if self.learning is None:
             return False
         doubt = squares_in_doubt(unsure or {}, self.moved) if unsure is not None else None
@@ -155,6 +159,15 @@ def squares_in_doubt(
 
 NO_MOVE = "no move"
 """The reconciler's text for a path that plays nothing at a ply (its squares are the others')."""
+
+
+def unclear_reading(event: Event) -> bool:
+    """Whether ``event`` says the referee could not make out the reading it was given (a
+    ``needs-attention`` about the reading, not a report of plies in doubt: those it follows
+    the game with). A second look at the board, if it still stands, may tell: the referee
+    weighs it as the repeat it is (``reconciler/repeats.py``), and asks for help when it is
+    still unclear, a second or so later rather than at the next move."""
+    return event.type == EventType.NEEDS_ATTENTION and "unsure" not in event.detail
 
 
 def _kind(event: Event, doubt_known: bool) -> str:

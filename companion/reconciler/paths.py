@@ -271,15 +271,16 @@ def same_cup_other_size(a: Top, b: Top) -> bool:
     return a is not None and b is not None and a[0] == b[0] and a[1] != b[1]
 
 
-def one_size_apart(shows: Sequence[PieceCode], other: Sequence[PieceCode]) -> bool:
-    """Whether two boards' tops (``board_shows``) are the same on every square but one, where
-    each shows a cup of the same colour and another size."""
+def sizes_apart(shows: Sequence[PieceCode], other: Sequence[PieceCode]) -> bool:
+    """Whether two boards' tops (``board_shows``) differ, and only where each shows a cup of
+    the same colour and another size: what sizes in doubt leave open. One size in doubt can
+    bring another with it, through the stacks: when White's 2 went on a4 its next cup is a 1,
+    when it was a 3 its next may be a 2, so a reading between a 1 and a 2 on a1 is one doubt
+    with a4's, not a second history."""
     differ = [(x, y) for x, y in zip(shows, other, strict=True) if x != y]
-    if len(differ) != 1:
-        return False
-    ((x, y),) = differ
-    return bool(x and y) and same_cup_other_size(
-        (piece_color(x), piece_size(x)), (piece_color(y), piece_size(y))
+    return bool(differ) and all(
+        x and y and same_cup_other_size((piece_color(x), piece_size(x)), (piece_color(y), piece_size(y)))
+        for x, y in differ
     )
 
 
@@ -305,28 +306,28 @@ def shows_one_size_apart(path: GamePath, chosen: GamePath) -> bool:
     return same_cup_other_size(class_top(x, view.max_piece), class_top(y, view.max_piece))
 
 
-def moves_one_size_apart(a: GamePath, b: GamePath) -> bool:
-    """Whether two paths make the same moves but for the size of one cup placed on the same
-    square (at any ply since the start they share)."""
+def moves_sizes_apart(a: GamePath, b: GamePath) -> bool:
+    """Whether two paths make the same moves but for the sizes of cups placed, each on the
+    same square (at any plies since the start they share): one cup's size in doubt, or
+    several whose doubts the stacks tie together (``sizes_apart``)."""
     if a.root != b.root or len(a.codes) != len(b.codes):
         return False
     differ = [(x, y) for x, y in zip(a.codes, b.codes, strict=True) if physical_key(x) != physical_key(y)]
-    if len(differ) != 1:
-        return False
-    ((x, y),) = differ
-    return not is_board_move(x) and not is_board_move(y) and code_to(x) == code_to(y)
+    return bool(differ) and all(
+        not is_board_move(x) and not is_board_move(y) and code_to(x) == code_to(y) for x, y in differ
+    )
 
 
 def lead_past_sizes(paths: list[GamePath], chosen: GamePath) -> float:
-    """How far ``chosen``'s claim leads the claims of the paths that only doubt the size of
-    one cup (``shows_one_size_apart``, ``moves_one_size_apart``) left out: ``lead`` over the
+    """How far ``chosen``'s claim leads the claims of the paths that only doubt the sizes of
+    cups placed (``shows_one_size_apart``, ``moves_sizes_apart``) left out: ``lead`` over the
     others."""
     return lead(
         group_by_claim(
             [
                 p
                 for p in paths
-                if p is chosen or not (shows_one_size_apart(p, chosen) or moves_one_size_apart(p, chosen))
+                if p is chosen or not (shows_one_size_apart(p, chosen) or moves_sizes_apart(p, chosen))
             ]
         )
     )
@@ -367,7 +368,7 @@ def lead_past_unseen_cups(paths: list[GamePath], chosen: GamePath) -> float:
                 if p is chosen
                 or not (
                     shows_one_size_apart(p, chosen)
-                    or moves_one_size_apart(p, chosen)
+                    or moves_sizes_apart(p, chosen)
                     or illegal_on_a_cup_unseen(p, chosen)
                 )
             ]

@@ -29,8 +29,8 @@ from companion.reconciler.paths import (
     extend,
     game_over,
     game_over_now,
-    one_size_apart,
     out_of_turn_from_the_other_start,
+    sizes_apart,
 )
 from companion.reconciler.repeats import Weighing, weigh
 from companion.reconciler.unknowns import HiddenContents
@@ -421,9 +421,9 @@ class PathTracker:
             if (
                 len(path.codes) == len(chosen.codes)
                 and other[1] == shows[1]
-                and one_size_apart(shows[0], other[0])
+                and sizes_apart(shows[0], other[0])
             ):
-                continue  # (a cup's size in doubt: its later readings tell; reported unsure)
+                continue  # (cups' sizes in doubt: their later readings tell; reported unsure)
             if other[:2] != shows[:2] or (len(path.codes) != len(chosen.codes) and other[2] != shows[2]):
                 return path
         return None

@@ -41,6 +41,14 @@ class StabilityGate:
         self._agreeing = []
         self._reported = False
 
+    def look_again(self) -> None:
+        """Report the board once more when it has held still another ``hold_seconds`` (and
+        ``min_frames`` fresh frames), as if it had just settled: a second look for a consumer
+        that could not make out the reading it was given. A board left standing is otherwise
+        reported once, and a doubt about it waited for the next move (4 s and more at a real
+        table) however long the board stood there to be read again."""
+        self.reset()
+
     def feed(self, timestamp: float, observation: Observation) -> Observation | None:
         """The settled observation when this frame completes a stable period, else None."""
         self._moved |= observation.moved

@@ -1,15 +1,19 @@
 """The device's vision glue: a fresh device calibrating itself from the empty board, a damaged
-calibration refused."""
+calibration refused, a second look at a board the referee could not make out."""
 
 from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
-from companion.device.vision_link import BoardObserver
+from companion.device.vision_link import BoardObserver, ReaderObserver
 from companion.errors import CompanionError
+from companion.reconciler.events import Event, EventType
 from companion.rules.variant import CLASSIC
+from companion.vision.gate import StabilityGate
+from companion.vision.observation import Observation
 
 
 @pytest.mark.slow
@@ -37,3 +41,38 @@ def test_a_damaged_calibration_is_an_error_at_start(tmp_path):
     path.write_text(json.dumps({"format": "something else"}))
     with pytest.raises(CompanionError):
         BoardObserver(path, CLASSIC)
+
+
+class StillReader:
+    """A reader that sees the same board in every frame."""
+
+    def __init__(self, observation: Observation) -> None:
+        self.observation = observation
+
+    def read_details(self, frame: object, timestamp: float) -> StillReader:
+        return self
+
+
+def test_an_unclear_reading_is_looked_at_again_a_report_of_doubt_is_not():
+    # the referee could not make out the board (a cup read 0.97 there, 0.03 empty: "cannot
+    # tell 1a1 from no change"): it gets a second reading of it a hold time later, instead of
+    # waiting for the next move; a report of plies in doubt, which the game goes on with, asks
+    # for no second look
+    observe = ReaderObserver(
+        StillReader(Observation.from_tops({"a1": (0, 1)})), StabilityGate(1.0, 3), learn=False
+    )
+    frame = np.zeros((4, 4, 3), np.uint8)
+    assert [observe(frame, t) is not None for t in (0.0, 0.5, 1.0, 1.5, 2.0)] == [
+        False,
+        False,
+        True,
+        False,
+        False,
+    ]
+    observe.judged([Event(EventType.NEEDS_ATTENTION, reason="cannot tell 1a1 from no change")], None)
+    assert [observe(frame, t) is not None for t in (2.5, 3.0, 3.5, 4.0)] == [False, False, True, False]
+    doubt = Event(
+        EventType.NEEDS_ATTENTION, reason="not sure which move", detail={"unsure": {"3": ["3b1", "4b1"]}}
+    )
+    observe.judged([Event(EventType.MOVE, move="4c4"), doubt], None)
+    assert not any(observe(frame, t) is not None for t in (4.5, 5.0, 5.5, 6.0))

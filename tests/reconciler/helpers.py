@@ -37,6 +37,19 @@ def read_as(
     return Observation(observation.size, observation.max_piece, probabilities, False)
 
 
+def reading(game: Game, squares: dict[str, dict[tuple[int, int] | None, float]]) -> Observation:
+    """The board as ``game`` has it, each square of ``squares`` read as the classes given
+    (with what probability each)."""
+    observation = observe(game.position)
+    probabilities = observation.probabilities.copy()
+    for name, classes in squares.items():
+        row = observation.row(name)
+        probabilities[row] = 0.0
+        for top, p in classes.items():
+            probabilities[row, class_index(top, game.variant.max_piece)] = p
+    return Observation(observation.size, observation.max_piece, probabilities, False)
+
+
 def torn(tops: Tops, sure: float, size: int = 4, max_piece: int = 4) -> Observation:
     """Every square read as its top with probability ``sure`` only, the rest on a neighbour
     (a cup one size smaller, a 1 read as a 2; an empty square as a Black 1): a dim board, on

@@ -5,24 +5,10 @@ on them asks for help about a board that is right (bench-19 at ply 9)."""
 
 from __future__ import annotations
 
-from companion.rules import Game, Move
-from companion.vision.observation import Observation, class_index
-from tests.reconciler.helpers import observe, played, types
+from companion.rules import Move
+from tests.reconciler.helpers import observe, played, reading, types
 
 W3, W4, B3, B4 = (0, 3), (0, 4), (1, 3), (1, 4)
-
-
-def reading(game: Game, squares: dict[str, dict[tuple[int, int] | None, float]]) -> Observation:
-    """The board as ``game`` has it, each square of ``squares`` read as the classes given
-    (with what probability each)."""
-    observation = observe(game.position)
-    probabilities = observation.probabilities.copy()
-    for name, classes in squares.items():
-        row = observation.row(name)
-        probabilities[row] = 0.0
-        for top, p in classes.items():
-            probabilities[row, class_index(top, game.variant.max_piece)] = p
-    return Observation(observation.size, observation.max_piece, probabilities, False)
 
 
 def moved(events) -> list[str | None]:

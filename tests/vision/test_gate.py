@@ -72,3 +72,17 @@ def test_the_reading_passed_counts_how_often_the_board_was_hidden_since_the_last
     gate = StabilityGate(hold_seconds=1.0, min_frames=1)
     out = feed_all(gate, [(0.0, A), (1.0, A), (1.1, HAND), (1.2, B), (1.3, HAND), (1.4, B), (2.5, B)])
     assert [o.hidden for o in out if o is not None] == [0, 2]
+
+
+def test_a_second_look_reports_the_same_board_once_it_has_held_still_again():
+    # a consumer that could not make out the reading asks for another: the board, still
+    # standing, is reported again once fresh frames have agreed for the hold time
+    gate = StabilityGate(hold_seconds=1.0, min_frames=3)
+    first = feed_all(gate, [(0.0, A), (0.5, A), (1.0, A)])[-1]
+    assert first is not None
+    gate.look_again()
+    out = feed_all(gate, [(1.2, A), (1.7, A), (2.1, A), (2.2, A), (3.5, A)])
+    assert out[:3] == [None, None, None]  # fresh frames, the hold time again
+    assert out[3] is not None and out[3].top("a1") == (0, 1) and out[3].timestamp == 2.2
+    assert out[3].hidden == 0  # no hand in between
+    assert out[4] is None  # and once: not again unless asked
