@@ -24,6 +24,9 @@ import numpy as np
 from companion.vision.pixels import odd_window
 from companion.vision.scalars import compare_with
 
+Box = tuple[int, int, int, int]
+"""(top, bottom, left, right) pixels of a rectangle on a view."""
+
 BLUR_MM = 1.2
 """The marks are compared after a blur of about this (Gaussian sigma): the grain's finest
 detail and the sensor noise go, the grid lines and the markers' edges stay."""
@@ -60,6 +63,20 @@ The hands the colour tests miss hid 1,246 mm² (bench-11's pale fist) and 1,527 
 (two of the stress set's lone fists); no hand-free frame of the committed bench, frames-dev
 or the stress set's first 60 set-ups hid more than 83 mm² (shadows, light changed after
 calibration, 1280x960 views)."""
+LABEL_SHIFT_PX = 1
+"""A marker's label is compared at shifts of up to this many pixels of the marks' view (about
+a millimetre) each way: a board nudged by less than the reader relocates for still shows it."""
+LABEL_ALIKE = 0.9
+"""A marker's label whose pattern correlates below this with the empty board's (log contrast,
+``labels_alike``) is partly covered: a hand at the board's corner. Hand-free frames keep 0.99
+or more on the rendered bench and frames-dev, shadows of cups across a label included, and 0.97
+or more on the stress set (light changed since calibration); a sleeve over nearly half of one
+label (the bench's bench-17, 11a-hand) gives 0.72 while the marker's own picture still
+correlates 0.77 with the calibration's (found), and the stress set's dark fist over the board's
+corner beside a marker (stress-25, frame 11), which every other cue missed, 0.75."""
+MIN_LABEL_SHARE = 0.5
+"""A label judged must have at least this share of its pixels uncovered by cups found (a tall
+cup on a corner square leans over it in the picture)."""
 PIXELS_PER_MM = 1.0
 """The marks are compared on a view of about a pixel per mm at least (a finer view is shrunk
 by a whole factor): the blur takes finer detail out anyway."""
@@ -68,7 +85,9 @@ by a whole factor): the blur takes finer detail out anyway."""
 class HiddenMarks:
     """Per calibration: the empty board's marks and their contrast energy."""
 
-    def __init__(self, background_gray: np.ndarray, scale: float) -> None:
+    def __init__(self, background_gray: np.ndarray, scale: float, labels: tuple[Box, ...] = ()) -> None:
+        """``labels``: the markers' labels (black square and quiet zone) on the board-plane
+        view, (top, bottom, left, right) pixels, for ``labels_alike``; none without markers."""
         self.step = max(1, int(scale / PIXELS_PER_MM))
         self.scale = scale / self.step
         background_gray = self._shrunk(background_gray)
@@ -81,6 +100,8 @@ class HiddenMarks:
         near = cv2.dilate(marks, np.ones((odd_window(NEAR_MM * self.scale),) * 2, np.uint8))
         self.near = (near > 0).astype(np.float32)
         self.energy = cv2.multiply(cv2.multiply(contrast, contrast), self.near)
+        self.labels = tuple(self._inside(box, contrast.shape) for box in labels)
+        self.label_patterns = tuple(contrast[y0:y1, x0:x1].copy() for y0, y1, x0, x1 in self.labels)
 
     def _shade(self, gray: np.ndarray) -> np.ndarray:
         """uint8 mask (255) of the empty board's shade at calibration, grown by ``LOCAL_MM``."""
@@ -97,12 +118,23 @@ class HiddenMarks:
         level = cv2.log(smooth + np.float32(LOG_FLOOR))
         return cv2.subtract(level, cv2.blur(level, (self.local, self.local)))
 
+    def _inside(self, box: Box, shape: tuple[int, ...]) -> Box:
+        """A label's box on the shrunk view, pulled in by ``LABEL_SHIFT_PX`` on each side so
+        that every shift tried stays on the view."""
+        y0, y1, x0, x1 = (round(v / self.step) for v in box)
+        k = LABEL_SHIFT_PX
+        return max(y0, k), min(y1, shape[0] - k), max(x0, k), min(x1, shape[1] - k)
+
     def hidden(self, gray: np.ndarray, free: np.ndarray) -> np.ndarray:
         """uint8 mask (255) of the view (shrunk by ``step``) where the board's marks are hidden
         and no cup found explains it. ``gray``: the frame on the board plane; ``free``: uint8,
         255 where no cup found covers the pixel."""
-        contrast = self.contrast(self._shrunk(gray))
-        free = compare_with(self._shrunk(free), 255, cv2.CMP_EQ)
+        return self._hidden(self.contrast(self._shrunk(gray)), self._free(free))
+
+    def _free(self, free: np.ndarray) -> np.ndarray:
+        return compare_with(self._shrunk(free), 255, cv2.CMP_EQ)
+
+    def _hidden(self, contrast: np.ndarray, free: np.ndarray) -> np.ndarray:
         open_ = cv2.multiply(self.near, free, scale=1.0 / 255, dtype=cv2.CV_32F)
         now = cv2.multiply(cv2.multiply(contrast, contrast), open_)
         before = cv2.multiply(self.energy, open_)
@@ -125,7 +157,43 @@ class HiddenMarks:
         unexplained by cups (the total of all patches when that is at most ``HIDDEN_MM2``).
         A hand hides them in one piece; what else hides them (a grid line's stretch between
         two dark cups in deep shade, just outside their silhouettes) comes in scraps."""
-        hidden = self.hidden(gray, free)
+        return self._largest(self.hidden(gray, free))
+
+    def seen(self, gray: np.ndarray, free: np.ndarray) -> tuple[float, float]:
+        """``hidden_mm2`` and ``labels_alike`` of one frame, its contrast taken once."""
+        contrast, free = self.contrast(self._shrunk(gray)), self._free(free)
+        return self._largest(self._hidden(contrast, free)), self._alike(contrast, free)
+
+    def labels_alike(self, gray: np.ndarray, free: np.ndarray) -> float:
+        """How much the least alike of the markers' labels still shows its pattern: the
+        correlation of its contrast now with the empty board's, over the pixels no cup found
+        covers, at the best of the shifts up to ``LABEL_SHIFT_PX``; 1.0 without markers.
+
+        A hand reaching in at a corner of the board crosses no margin band (the band stops
+        short of the markers) and may leave a marker correlating well enough to be found, yet
+        it wipes out the part of the pattern it covers. Light multiplies, so in log contrast a
+        lamp, a dimmer or a cup's shadow over a label leave its pattern as it was."""
+        return self._alike(self.contrast(self._shrunk(gray)), self._free(free))
+
+    def _alike(self, contrast: np.ndarray, free: np.ndarray) -> float:
+        k = LABEL_SHIFT_PX
+        least = 1.0
+        for (y0, y1, x0, x1), pattern in zip(self.labels, self.label_patterns, strict=True):
+            open_ = free[y0:y1, x0:x1] > 0
+            if np.count_nonzero(open_) < MIN_LABEL_SHARE * open_.size:
+                continue  # cups found cover most of it: nothing left to judge
+            ref = pattern[open_]
+            ref_energy = float(np.dot(ref, ref))
+            best = -1.0
+            for dy in range(-k, k + 1):
+                for dx in range(-k, k + 1):
+                    now = contrast[y0 + dy : y1 + dy, x0 + dx : x1 + dx][open_]
+                    denom = np.sqrt(float(np.dot(now, now)) * ref_energy)
+                    best = max(best, float(np.dot(now, ref)) / denom if denom > 0 else 0.0)
+            least = min(least, best)
+        return least
+
+    def _largest(self, hidden: np.ndarray) -> float:
         total = cv2.countNonZero(hidden) / self.scale**2
         if total <= HIDDEN_MM2:
             return total  # no patch can be a hand's: spare the labelling

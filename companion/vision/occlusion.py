@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from companion.vision.geometry import RectifiedView
-from companion.vision.marks import HIDDEN_MM2, HiddenMarks
+from companion.vision.marks import HIDDEN_MM2, LABEL_ALIKE, Box, HiddenMarks
 from companion.vision.matching import SquareMatch
 from companion.vision.pixels import (
     CLIP_FG,
@@ -131,6 +131,7 @@ class Occlusion:
     fist_log_odds: float  # the highest FIST_MM average over the grid
     rough: bool  # the reading's own evidence leaves as much unexplained as a hand would
     hidden_mm2: float = 0.0  # the board's marks hidden, unexplained by cups
+    labels_alike: float = 1.0  # the least alike marker label's pattern (``HiddenMarks.labels_alike``)
 
     @property
     def occluded(self) -> bool:
@@ -139,6 +140,7 @@ class Occlusion:
             or self.grid_mm2 > GRID_OCCLUDED_MM2
             or self.fist_log_odds > FIST_LOG_ODDS
             or self.hidden_mm2 > HIDDEN_MM2
+            or self.labels_alike < LABEL_ALIKE
         )
 
 
@@ -153,7 +155,9 @@ class OcclusionTest:
         band: np.ndarray,
         grid: np.ndarray,
         light: Light | None = None,
+        labels: tuple[Box, ...] = (),
     ) -> None:
+        """``labels``: the markers' labels on the view (``HiddenMarks``), none without markers."""
         self.pixels = pixels
         self.light = light
         h, w = background.shape[:2]
@@ -175,7 +179,7 @@ class OcclusionTest:
         mean = cv2.boxFilter(grey, cv2.CV_32F, (window, window))
         spread = cv2.boxFilter(grey * grey, cv2.CV_32F, (window, window)) - mean * mean
         self.grain = shrink(cv2.sqrt(at_least(spread, 0.0)), self.shape)
-        self.marks = HiddenMarks(cv2.cvtColor(background, cv2.COLOR_BGR2GRAY), scale)
+        self.marks = HiddenMarks(cv2.cvtColor(background, cv2.COLOR_BGR2GRAY), scale, labels)
 
     def _shade_at_calibration(self, background: np.ndarray, board: np.ndarray) -> np.ndarray:
         """Log darkness of each pixel of the empty board below the lit board, 0..MAX_FORGIVEN.
@@ -250,8 +254,8 @@ class OcclusionTest:
             self._averaged(self._unexplained(own, free), self.window), band_free, grid_free
         )
         rough = own_band > BAND_OCCLUDED_MM2 or own_grid > GRID_OCCLUDED_MM2
-        hidden = self.marks.hidden_mm2(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY), full_free)
-        return Occlusion(band_mm2, grid_mm2, float(fist_log_odds), rough, hidden)
+        hidden, alike = self.marks.seen(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY), full_free)
+        return Occlusion(band_mm2, grid_mm2, float(fist_log_odds), rough, hidden, alike)
 
     @staticmethod
     def _averaged(unexplained: np.ndarray, window: int) -> np.ndarray:

@@ -29,7 +29,7 @@ from companion.vision.edges import (
 )
 from companion.vision.geometry import Camera, camera_with_focal
 from companion.vision.markers import QUIET_MM, detect_markers, marker_correspondences
-from companion.vision.marks import HIDDEN_MM2
+from companion.vision.marks import HIDDEN_MM2, Box
 from companion.vision.matching import (
     SIZE_SURENESS,
     Evidence,
@@ -115,12 +115,19 @@ class Reading:
     """The board's own marks hidden where no cup explains it (``marks.py``)."""
     standing: list[SquareMatch] | None = None
     """The cups found where their bases stand (``BoardReader._standing``); None: as matched."""
+    labels_alike: float = 1.0
+    """How alike the least alike marker label still looks (``HiddenMarks.labels_alike``)."""
 
     @property
     def cover(self) -> Occlusion:
         """The occlusion cues this frame gave (its roughness not kept)."""
         return Occlusion(
-            self.band_area_mm2, self.grid_area_mm2, self.fist_log_odds, False, self.hidden_area_mm2
+            self.band_area_mm2,
+            self.grid_area_mm2,
+            self.fist_log_odds,
+            False,
+            self.hidden_area_mm2,
+            self.labels_alike,
         )
 
 
@@ -158,6 +165,7 @@ class BoardReader:
         self._background = c.comparison()
         self._band = self._background.band
         self._grid = grid_mask(c.layout, c.view, 2.0).astype(np.uint8) * 255
+        self._marker_masks = self._marker_regions()
         self._occlusion = OcclusionTest(
             c.background,
             c.scale,
@@ -165,8 +173,8 @@ class BoardReader:
             self._band.astype(np.uint8) * 255,
             self._grid,
             None if c.shadows is None else (c.shadows, c.view),
+            tuple(self._box(region) for region in self._marker_masks),
         )
-        self._marker_masks = self._marker_regions()
         self._ring_px = c.cups.ring_px(c.scale)
         gray = cv2.cvtColor(self.calibration.background, cv2.COLOR_BGR2GRAY).astype(np.float32)
         self._marker_refs = [gray.ravel()[m] - gray.ravel()[m].mean() for m in self._marker_masks]
@@ -226,6 +234,11 @@ class BoardReader:
             cv2.fillConvexPoly(mask, np.round(outline).astype(np.int32), 1)
             regions.append(np.flatnonzero(mask))
         return regions
+
+    def _box(self, region: np.ndarray) -> Box:
+        """The bounding box of flat view indices: a marker's label (axis-aligned on the view)."""
+        ys, xs = np.unravel_index(region, self.models.view.shape)
+        return int(ys.min()), int(ys.max()) + 1, int(xs.min()), int(xs.max()) + 1
 
     def _camera_for(self, image: np.ndarray) -> Camera:
         """The calibrated camera, rescaled when frames come at another resolution (same aspect)."""
@@ -330,6 +343,7 @@ class BoardReader:
             still,
             cover.hidden_mm2,
             standing,
+            cover.labels_alike,
         )
 
     def _explaining(self, features: np.ndarray, matches: list[SquareMatch]) -> list[SquareMatch]:
