@@ -139,6 +139,7 @@ class Reconciler(AttentionKeeper):
         self._weighed = {}
         self._last_probs: np.ndarray | None = None  # the latest reading's class probabilities
         self._fresh = np.ones(self.variant.size**2, dtype=bool)  # (set by every reading)
+        self._still = False
         self._reset_paths()
         warm_up(self.variant)  # the hidden-contents tables a resync needs, built at start-up
 
@@ -229,6 +230,7 @@ class Reconciler(AttentionKeeper):
     def _track(self, observation: Observation, restarted: bool = False) -> list[Event]:
         likelihood = Likelihood(observation, self.settings.outlier)
         self._likelihood = likelihood
+        self._still = observation.still
         if not restarted:
             self._fresh = fresh_squares(self._last_probs, likelihood.probs)
             self._last_probs = likelihood.probs

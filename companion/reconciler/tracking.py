@@ -59,6 +59,7 @@ class PathTracker:
     _views: dict[LineKey, View]  # this reading scored against each line's position
     _reach: dict[ScoringKey, Reach]  # lines left unscored this reading: what they could reach
     _fresh: np.ndarray  # squares whose reading changed materially since the one before
+    _still: bool  # the reading is a second look at a board nothing touched (``Observation.still``)
     _likelihood: Likelihood  # the reading being scored
     _weighed: dict[GamePath, Weighing]  # by path: this reading weighed for it
 
@@ -178,8 +179,10 @@ class PathTracker:
             explained = self._explain(path, likelihood, two, least)
             self._explained[key] = explained
         view, over, ranked = explained
-        if two and over:
+        if two and (over or self._still):
             return []
+        if self._still:
+            ranked = [e for e in ranked if as_it_was(e, path)]
         weighing = self._weighing(path, view.tops.current, view.base_row)
         base = path.score + weighing.base
         plain = path.independent + view.base
@@ -427,3 +430,14 @@ class PathTracker:
             if other[:2] != shows[:2] or (len(path.codes) != len(chosen.codes) and other[2] != shows[2]):
                 return path
         return None
+
+
+def as_it_was(e: Explanation, path: GamePath) -> bool:
+    """Whether ``e`` leaves the board on ``path`` as it was: nothing happened, the same illegal
+    view the path waits to see put right, or a game over. A second look at a board nothing
+    touched (``Observation.still``) is told only so: the same reading again is a repeat, and
+    an account that reads it as news ("1a3, then taken back" for a path without 1a3) would
+    count it in full where the path that read it first counts it as the repeat it is."""
+    if e.kind in (Kind.NO_CHANGE, Kind.AFTER_END):
+        return True
+    return e.kind is Kind.ILLEGAL and path.pending is not None and e.action == path.pending

@@ -33,6 +33,8 @@ class StabilityGate:
         self._moved = False
         self._hidden = 0  # runs of occluded frames since the last report
         self._covered = False  # the last frame was occluded
+        self._again: Observation | None = None  # a second look's first report, while every
+        #                                         frame since agreed with it and none was covered
         self.stable: Observation | None = None
         """The last observation the gate reported."""
 
@@ -46,7 +48,9 @@ class StabilityGate:
         ``min_frames`` fresh frames), as if it had just settled: a second look for a consumer
         that could not make out the reading it was given. A board left standing is otherwise
         reported once, and a doubt about it waited for the next move (4 s and more at a real
-        table) however long the board stood there to be read again."""
+        table) however long the board stood there to be read again. The second report is
+        marked ``still`` when every frame since the first agreed with it and none was covered."""
+        self._again = self.stable
         self.reset()
 
     def feed(self, timestamp: float, observation: Observation) -> Observation | None:
@@ -55,6 +59,7 @@ class StabilityGate:
         if observation.occluded:
             self._hidden += not self._covered
             self._covered = True
+            self._again = None
             self.reset()
             return None
         self._covered = False
@@ -65,6 +70,8 @@ class StabilityGate:
             or timestamp < self._since
             or not observation.same_reading(first)
         ):
+            if self._again is not None and (observation.moved or not observation.same_reading(self._again)):
+                self._again = None  # the board changed since the look before: news, not a repeat
             self._agreeing = [observation]
             self._since = timestamp
             self._reported = False
@@ -79,8 +86,16 @@ class StabilityGate:
         self._reported = True
         probabilities = np.mean([o.probabilities for o in self._agreeing], axis=0)
         self.stable = Observation(
-            first.size, first.max_piece, probabilities, False, self._moved, timestamp, self._hidden
+            first.size,
+            first.max_piece,
+            probabilities,
+            False,
+            self._moved,
+            timestamp,
+            self._hidden,
+            still=self._again is not None,
         )
+        self._again = None
         self._moved = False
         self._hidden = 0
         return self.stable

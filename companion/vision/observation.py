@@ -71,6 +71,11 @@ class Observation:
     unknown. Each move is made by a hand: more than two means more moves may have been made
     out of sight than one reading can tell (the reconciler then restarts from the board
     rather than guess them)."""
+    still: bool = False
+    """Set by the stability gate on a second look (``StabilityGate.look_again``) at a board
+    that every frame since the reading before agreed with and none covered: nothing can have
+    been moved in between, so the reading is a repeat of the last one, not news (the referee
+    then weighs only accounts that leave the board as it was)."""
 
     def __post_init__(self) -> None:
         shape = (self.size * self.size, class_count(self.max_piece))
