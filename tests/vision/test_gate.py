@@ -86,3 +86,19 @@ def test_a_second_look_reports_the_same_board_once_it_has_held_still_again():
     assert out[3] is not None and out[3].top("a1") == (0, 1) and out[3].timestamp == 2.2
     assert out[3].hidden == 0  # no hand in between
     assert out[4] is None  # and once: not again unless asked
+    assert out[3].still and not first.still  # nothing touched it: a repeat of the first
+
+
+def test_a_second_look_is_news_when_the_board_was_covered_or_changed_meanwhile():
+    # a hand over the board, or a frame reading it otherwise, between the two looks: a move
+    # may have been made, and the second report is not marked as the same still board
+    for between in (HAND, B):
+        gate = StabilityGate(hold_seconds=1.0, min_frames=3)
+        assert feed_all(gate, [(0.0, A), (0.5, A), (1.0, A)])[-1] is not None
+        gate.look_again()
+        out = feed_all(gate, [(1.1, between), (1.2, A), (1.7, A), (2.2, A)])
+        assert out[3] is not None and out[3].top("a1") == (0, 1) and not out[3].still
+    # nor is a board that settled again without being asked for a second look
+    gate = StabilityGate(hold_seconds=1.0, min_frames=3)
+    out = feed_all(gate, [(0.0, A), (0.5, A), (1.0, A), (1.1, HAND), (1.2, A), (1.7, A), (2.2, A)])
+    assert out[2] is not None and out[6] is not None and not out[6].still
