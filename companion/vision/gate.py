@@ -42,6 +42,7 @@ class StabilityGate:
         """Forget the frames agreeing so far (e.g. after the camera was re-opened)."""
         self._agreeing = []
         self._reported = False
+        self._again = None  # (frames unseen meanwhile: the next report is news)
 
     def look_again(self) -> None:
         """Report the board once more when it has held still another ``hold_seconds`` (and
@@ -50,8 +51,8 @@ class StabilityGate:
         reported once, and a doubt about it waited for the next move (4 s and more at a real
         table) however long the board stood there to be read again. The second report is
         marked ``still`` when every frame since the first agreed with it and none was covered."""
-        self._again = self.stable
         self.reset()
+        self._again = self.stable
 
     def feed(self, timestamp: float, observation: Observation) -> Observation | None:
         """The settled observation when this frame completes a stable period, else None."""
@@ -59,7 +60,6 @@ class StabilityGate:
         if observation.occluded:
             self._hidden += not self._covered
             self._covered = True
-            self._again = None
             self.reset()
             return None
         self._covered = False

@@ -98,6 +98,12 @@ def test_a_second_look_is_news_when_the_board_was_covered_or_changed_meanwhile()
         gate.look_again()
         out = feed_all(gate, [(1.1, between), (1.2, A), (1.7, A), (2.2, A)])
         assert out[3] is not None and out[3].top("a1") == (0, 1) and not out[3].still
+    # nor after the gate was reset (the camera re-opened: frames unseen meanwhile)
+    gate = StabilityGate(hold_seconds=1.0, min_frames=3)
+    assert feed_all(gate, [(0.0, A), (0.5, A), (1.0, A)])[-1] is not None
+    gate.look_again()
+    gate.reset()
+    assert not feed_all(gate, [(1.2, A), (1.7, A), (2.2, A)])[-1].still
     # nor is a board that settled again without being asked for a second look
     gate = StabilityGate(hold_seconds=1.0, min_frames=3)
     out = feed_all(gate, [(0.0, A), (0.5, A), (1.0, A), (1.1, HAND), (1.2, A), (1.7, A), (2.2, A)])
