@@ -437,7 +437,8 @@ def relit(reader: BoardReader, rectified: np.ndarray, reading: Reading) -> Calib
         return None
     f, _ = background.features(rectified)
     seen = coverage(reading.matches, reader.bank, view.shape, reader.bank.pad)
-    seen = cv2.max(seen, coverage(standing, reader.bank, view.shape, reader.bank.pad))
+    if reading.standing is not None:  # (else the same cups where they were matched)
+        seen = cv2.max(seen, coverage(reading.standing, reader.bank, view.shape, reader.bank.pad))
     grow = np.ones((int(2 * BOARD_DILATE_MM * view.scale) + 1,) * 2, np.uint8)
     shadows = learn_shadows(f, view, cups, cv2.dilate(seen, grow) > 0)
     if shadows is None:

@@ -505,6 +505,9 @@ class BoardReader:
             return matches
         standing = []
         for m, foot, base in zip(matches, feet, edges[0], strict=True):
+            if m.sizes[m.size - 1] <= 0:
+                standing.append(m)  # no cup found: no base was fitted there
+                continue
             size = int(np.argmax(base)) + 1
             size = size if size > m.size and m.sizes[size - 1] > 0 else m.size
             if not self.edges.found(foot[size - 1]):  # bench-26: a white 4's base pinned in a corner
