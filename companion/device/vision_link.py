@@ -153,7 +153,9 @@ def squares_in_doubt(
     for ply in range(first, last + 1):
         if ply not in moved and ply not in unsure:
             return None
-        squares.update(moved.get(ply, ()))
+        touched = moved.get(ply, ())
+        if ply in unsure or (len(touched) > 1 and touched[0] in squares):
+            squares.update(touched)
     return frozenset(squares)
 
 

@@ -25,7 +25,7 @@ Three rules keep it safe:
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 import cv2
@@ -125,13 +125,18 @@ class LabelledFrame:
     unknown: frozenset[int] = frozenset()
     """Rows whose top the referee is not sure of (left out of ``tops``): nothing is learned
     there, not even that they are bare board."""
+    beside: dict[int, tuple[int, int]] = field(default_factory=dict)
+    """The cups that may stand on the ``unknown`` rows (the referee's guess, or the reader's
+    where it saw a larger one): never learned, only explained away when a labelled cup beside
+    them is fitted, so that its radius does not grow into a neighbour nobody vouched for."""
 
     def without(self, rows: frozenset[int]) -> LabelledFrame:
-        """The same label with ``rows`` unknown as well."""
+        """The same label with ``rows`` unknown as well (their tops kept in ``beside``)."""
         if rows <= self.unknown:
             return self
         tops = {row: top for row, top in self.tops.items() if row not in rows}
-        return replace(self, tops=tops, unknown=self.unknown | rows)
+        moved = {row: top for row, top in self.tops.items() if row in rows}
+        return replace(self, tops=tops, unknown=self.unknown | rows, beside={**self.beside, **moved})
 
 
 def label(
@@ -147,7 +152,12 @@ def label(
         for row in range(seen.probabilities.shape[0])
         if seen.top(row) != tops.get(row) or seen.confidence(row) < SURE_READING
     )
-    return LabelledFrame(rectified, tops, misread).without(unknown)
+    frame = LabelledFrame(rectified, tops, misread).without(unknown)
+    for row in unknown:  # the reader's cup where it saw a larger one than the referee's guess
+        seen_top = seen.top(row)
+        if seen_top is not None and seen_top[1] > frame.beside.get(row, (0, 0))[1]:
+            frame.beside[row] = seen_top
+    return frame
 
 
 def tops_of(position: ShowsTops, size: int) -> dict[int, tuple[int, int]]:
@@ -330,10 +340,11 @@ def _learned_cups(
     cups_at = {row: top for top, row in one_each.items()}
     pad = int(np.ceil(FIT_PAD_MM * scene.view.scale))
     fg = evidence(frame.rectified, scene.background, pixels, pad).fg
+    standing = {**frame.beside, **frame.tops}  # every cup that may stand there is explained away
     if now.shadows is None:
-        _, raw = scene.raw_radii(fg, pad, now.cups, cups_at, RADIUS_SCAN, frame.tops)
+        _, raw = scene.raw_radii(fg, pad, now.cups, cups_at, RADIUS_SCAN, standing)
     else:  # as calibration fits them
-        raw = scene.radii_beside_shadows(fg, pad, now.cups, cups_at, frame.tops, now.shadows)
+        raw = scene.radii_beside_shadows(fg, pad, now.cups, cups_at, standing, now.shadows)
     cups = now.cups
     for row, (colour, size) in cups_at.items():
         lo, hi = (k * calibrated.radii[colour][size - 1] for k in RADIUS_BOUNDS)
