@@ -125,6 +125,8 @@ class LabelledFrame:
     unknown: frozenset[int] = frozenset()
     """Rows whose top the referee is not sure of (left out of ``tops``): nothing is learned
     there, not even that they are bare board."""
+    read_as: dict[int, int] = field(default_factory=dict)
+    """Labelled rows the reader read as another size of the same colour: row -> that size."""
     beside: dict[int, tuple[int, int]] = field(default_factory=dict)
     """The cups that may stand on the ``unknown`` rows (the referee's guess, or the reader's
     where it saw a larger one): never learned, only explained away when a labelled cup beside
@@ -136,7 +138,10 @@ class LabelledFrame:
             return self
         tops = {row: top for row, top in self.tops.items() if row not in rows}
         moved = {row: top for row, top in self.tops.items() if row in rows}
-        return replace(self, tops=tops, unknown=self.unknown | rows, beside={**self.beside, **moved})
+        read_as = {row: size for row, size in self.read_as.items() if row not in rows}
+        return replace(
+            self, tops=tops, unknown=self.unknown | rows, read_as=read_as, beside={**self.beside, **moved}
+        )
 
 
 def label(
@@ -152,7 +157,12 @@ def label(
         for row in range(seen.probabilities.shape[0])
         if seen.top(row) != tops.get(row) or seen.confidence(row) < SURE_READING
     )
-    frame = LabelledFrame(rectified, tops, misread).without(unknown)
+    read_as = {
+        row: seen_top[1]
+        for row, top in tops.items()
+        if (seen_top := seen.top(row)) is not None and seen_top[0] == top[0] and seen_top[1] != top[1]
+    }
+    frame = LabelledFrame(rectified, tops, misread, read_as=read_as).without(unknown)
     for row in unknown:  # the reader's cup where it saw a larger one than the referee's guess
         seen_top = seen.top(row)
         if seen_top is not None and seen_top[1] > frame.beside.get(row, (0, 0))[1]:
@@ -347,12 +357,23 @@ def _learned_cups(
         raw = scene.radii_beside_shadows(fg, pad, now.cups, cups_at, standing, now.shadows)
     cups = now.cups
     for row, (colour, size) in cups_at.items():
-        lo, hi = (k * calibrated.radii[colour][size - 1] for k in RADIUS_BOUNDS)
-        old = cups.radii[colour][size - 1]
-        moved = cups.with_radius(colour, size, float(np.clip(old + rate * (raw[row] - old), lo, hi)))
-        if _disorder(moved) <= _disorder(cups):  # sizes keep their order (or mend it)
-            cups = moved
+        cups = _moved(cups, calibrated, colour, size, raw[row], rate)
+        other = frame.read_as.get(row)
+        if other is not None:  # the size it was read as: a ring away from what it showed
+            ring = float(np.mean(np.diff(cups.radii[colour])))
+            away = raw[row] + (other - size) * ring
+            if (away - cups.radii[colour][other - 1]) * (other - size) > 0:
+                cups = _moved(cups, calibrated, colour, other, away, rate)
     return cups
+
+
+def _moved(cups: CupSet, calibrated: CupSet, colour: int, size: int, radius: float, rate: float) -> CupSet:
+    """``cups`` with one size's radius moved ``rate`` of the way toward ``radius``, within
+    ``RADIUS_BOUNDS`` of the calibration's; unchanged if that would break the order of sizes."""
+    lo, hi = (k * calibrated.radii[colour][size - 1] for k in RADIUS_BOUNDS)
+    old = cups.radii[colour][size - 1]
+    moved = cups.with_radius(colour, size, float(np.clip(old + rate * (radius - old), lo, hi)))
+    return moved if _disorder(moved) <= _disorder(cups) else cups  # sizes keep their order (or mend it)
 
 
 def _disorder(cups: CupSet) -> int:
