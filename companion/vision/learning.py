@@ -342,7 +342,19 @@ def _learned_cups(
 ) -> CupSet:
     """Each (colour, size) on the board: its apparent radius fitted on one of its cups (beside
     the other cups' shadows where the calibration knows the lamp, as calibration fits them),
-    moved part of the way, within ``RADIUS_BOUNDS`` of the calibration's and in size order."""
+    moved part of the way, within ``RADIUS_BOUNDS`` of the calibration's and in size order.
+
+    Every cup that may stand on the board is explained away in the fit, those on the squares
+    in doubt too (``LabelledFrame.beside``): left in, a neighbour nobody vouched for grew the
+    fit (bench-26's black 4 to the bound, 1.25 times the calibration's, when its cups fit
+    about 0.96 of it, and then read as 3s).
+
+    A cup read as a neighbouring size of its colour (``LabelledFrame.read_as``) also moves
+    that size a mean ring (the colour's in use) away from the radius it fitted, when that size
+    lies nearer: fitting its own size alone left the two within a hair (bench-26's black 3 on
+    c1, read as a 2 all game: learned 23.1 -> 21.7 mm from three sure frames, it still read as
+    a 2 on 4 of the 6 boards after, where the base's outline also says 2). Only a sure label moves it, and only away from that cup, so
+    a size read right is left alone and the push stops once the cup reads as itself."""
     taught = {row: top for row, top in frame.tops.items() if frame.misread is None or row in frame.misread}
     if not taught:
         return now.cups
