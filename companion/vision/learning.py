@@ -353,8 +353,9 @@ def _learned_cups(
     that size a mean ring (the colour's in use) away from the radius it fitted, when that size
     lies nearer: fitting its own size alone left the two within a hair (bench-26's black 3 on
     c1, read as a 2 all game: learned 23.1 -> 21.7 mm from three sure frames, it still read as
-    a 2 on 4 of the 6 boards after, where the base's outline also says 2). Only a sure label moves it, and only away from that cup, so
-    a size read right is left alone and the push stops once the cup reads as itself."""
+    a 2 on 4 of the 6 boards after, where the base's outline also says 2). Only a sure label
+    moves it, and only away from that cup, so a size read right is left alone and the push
+    stops once the cup reads as itself."""
     taught = {row: top for row, top in frame.tops.items() if frame.misread is None or row in frame.misread}
     if not taught:
         return now.cups
