@@ -67,7 +67,7 @@ from companion.rules import COLOR_NAMES, Game, Move, Variant
 from companion.rules.position import Position
 from companion.rules.square import parse_color, square_name
 from companion.testing.faults import score_record
-from companion.vision.calibration import Calibration, calibrate
+from companion.vision.calibration import Calibration, calibrate, size_order_problem
 from companion.vision.gate import StabilityGate
 from companion.vision.observation import Observation, Top, class_index
 from companion.vision.reader import BoardReader, Reading
@@ -203,12 +203,18 @@ class Misjudgement:
         return made
 
     def apply(self, calibration: Calibration) -> Calibration:
-        """The calibration with that size's learned apparent radius scaled."""
+        """The calibration with that size's learned apparent radius scaled; refused (as
+        ``calibrate`` and ``Calibration.load`` refuse it) where that takes the size past a
+        neighbour: no calibration the device can hold has sizes that do not grow."""
         cups = calibration.cups
         if not hasattr(cups, "with_radius") or self.size > cups.max_piece:
             raise CompanionError(f"--misjudge: this calibration has no size-{self.size} radius to change")
         radius = cups.radii[self.colour][self.size - 1] * self.factor
-        return dataclasses.replace(calibration, cups=cups.with_radius(self.colour, self.size, radius))
+        misjudged = cups.with_radius(self.colour, self.size, radius)
+        problem = size_order_problem(misjudged)
+        if problem is not None:
+            raise CompanionError(f"--misjudge: {problem}, a calibration the device refuses")
+        return dataclasses.replace(calibration, cups=misjudged)
 
 
 # ----- reading every frame ----------------------------------------------------------------------

@@ -276,6 +276,9 @@ class Calibration:
         stated_max_piece = data.get("max_piece", cups.max_piece)
         if type(stated_max_piece) is not int or stated_max_piece != cups.max_piece:
             raise CompanionError(f"{source} is corrupt (cup sizes); run calibrate again")
+        problem = size_order_problem(cups)
+        if problem is not None:
+            raise CompanionError(f"{source} is corrupt ({problem}); run calibrate again")
         learned = None
         if data.get("learned") is not None:  # files from before learning have none
             try:
@@ -286,6 +289,9 @@ class Calibration:
                 ) from None
             if learned.cups.max_piece != cups.max_piece:
                 raise CompanionError(f"{source} is corrupt (learned cup sizes); run calibrate again")
+            problem = size_order_problem(learned.cups)
+            if problem is not None:
+                raise CompanionError(f"{source} is corrupt (learned: {problem}); run calibrate again")
         # files from before the edge cue, or the shadow model, have none
         outline = _optional_part(data, "outline", CupOutline.from_json, source)
         shadows = _optional_part(data, "shadows", ShadowModel.from_json, source)
@@ -890,6 +896,21 @@ def radii_beside_shadows(
     raw = scene.radii_beside_shadows(fit.fg, fit.pad, default, ref, ref, shadows, fit.raw)
     again = _smoothed_radii(default, ref, raw)
     return again if all(_growing(radii) for radii in again.radii) else fit.cups
+
+
+def size_order_problem(cups: CupSet) -> str | None:
+    """What is wrong with cup sizes that do not grow (``CupSet.first_not_growing``), in words;
+    None when they grow. ``calibrate`` never makes such a set, so a file holding one was
+    edited or damaged, and reading with it would take real cups for sizes they are not."""
+    found = cups.first_not_growing()
+    if found is None:
+        return None
+    colour, size = found
+    radii = cups.radii[colour]
+    return (
+        f"the {COLOR_NAMES[colour]} size-{size} cups ({radii[size - 1]:.1f} mm) are not larger "
+        f"than the size-{size - 1} ones ({radii[size - 2]:.1f} mm)"
+    )
 
 
 def _growing(radii: tuple[float, ...]) -> bool:

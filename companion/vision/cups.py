@@ -64,6 +64,21 @@ class CupSet:
             raise CompanionError(f"{max_piece} cup sizes is not supported (1 to 8)")
         return cls((radii, radii), (heights, heights))
 
+    def first_not_growing(self) -> tuple[int, int] | None:
+        """The first ``(colour, size)`` whose apparent radius is not larger than the size below
+        it, None when each colour's cups grow with their size.
+
+        Cups nest, so a set whose sizes do not grow is no set: ``calibrate`` refuses a reference
+        layout that reads so and learning never moves a size past its neighbour. A reader given
+        one anyway cannot be honest about the sizes in between: with a white 3 taken larger
+        than the white 4, a real 3 has no model near it and reads a 2 or a 4 at up to 0.84,
+        and the referee held such readings as moves (bench-08, ``--misjudge white:3:1.2``)."""
+        for colour, radii in enumerate(self.radii):
+            for size in range(1, len(radii)):
+                if not radii[size] > radii[size - 1]:
+                    return colour, size + 1
+        return None
+
     def height_for(self, colour: int, radius: float) -> float:
         """Height of a cup of this colour with the given apparent radius (same proportions)."""
         ratios = np.array(self.heights[colour]) / np.array(self.radii[colour])

@@ -3,6 +3,7 @@ stretches lost and the careful player, on small made-up cases."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import itertools
 import sys
@@ -11,8 +12,10 @@ from types import ModuleType, SimpleNamespace
 
 import pytest
 
+from companion.errors import CompanionError
 from companion.reconciler.events import Event, EventType
 from companion.rules import Game, Variant, parse_square
+from companion.vision.cups import CupSet
 from companion.vision.observation import class_index
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -157,3 +160,25 @@ def test_a_resync_counts_from_the_truth_ply_its_board_shows(bench: ModuleType) -
     assert truth.ply_showing(shown, 3) == 2
     assert truth.ply_showing(None, 3) == 3
     assert truth.ply_showing(Game(Variant.from_spec("classic")).position.text(), 3) == 0
+
+
+@dataclasses.dataclass(frozen=True)
+class Held:
+    """What ``Misjudgement.apply`` changes of a calibration: its cups."""
+
+    cups: CupSet
+
+
+def test_a_misjudged_size_is_refused_where_it_passes_its_neighbour(bench: ModuleType) -> None:
+    """``--misjudge`` stands for a calibration the device could hold: a white 3 taken 1.2 times
+    its size passes the white 4 here (26.3 mm against 25.9), which ``calibrate`` and
+    ``Calibration.load`` refuse, so the bench refuses it too (it held two wrong moves on
+    bench-08); 1.15 keeps the sizes in order and is played."""
+    heights = (14.0, 18.0, 22.0, 26.0)
+    cups = CupSet(((13.2, 17.5, 21.9, 25.9), (13.5, 17.8, 21.9, 25.8)), (heights, heights))
+    kept = bench.Misjudgement.parse("white:3:1.15").apply(Held(cups))
+    assert kept.cups.radii[0] == pytest.approx((13.2, 17.5, 21.9 * 1.15, 25.9))
+    with pytest.raises(CompanionError, match="white size-4 cups .25.9 mm. are not larger than the size-3"):
+        bench.Misjudgement.parse("white:3:1.2").apply(Held(cups))
+    with pytest.raises(CompanionError, match="white size-3 cups .17.3 mm. are not larger than the size-2"):
+        bench.Misjudgement.parse("white:3:0.79").apply(Held(cups))
