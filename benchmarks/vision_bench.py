@@ -33,7 +33,9 @@ Demos (unless ``--no-demos``): a scene with a ``-light-b`` companion (its light 
 the game) is also calibrated under the later light; a scene with a ``-wrong-cup`` companion is
 also calibrated from that companion's reference frame, in which the user put one cup of the
 wrong size (the calibration then misjudges that size). ``--misjudge white:2:1.15`` edits every
-calibration instead: the learned apparent radius of that colour and size times the factor.
+calibration instead: the learned apparent radius of that colour and size times the factor; a
+factor that takes the size past a neighbour is refused for that scene (calibration failed), as
+``calibrate`` and ``Calibration.load`` refuse such a set.
 
 Figures are printed as a summary table (per scene, per look class, per resolution, overall);
 ``--json FILE`` (``-`` for stdout) writes them all for machines.
