@@ -9,9 +9,9 @@ from __future__ import annotations
 from companion.reconciler.announcing import Announcer
 from companion.reconciler.doubts import describe, unclear_reason, unsure_plies
 from companion.reconciler.events import Event, EventType
-from companion.reconciler.help import HelpRequest, board_differences, help_fields
+from companion.reconciler.help import HelpRequest, board_differences, confirm_fields, help_fields, square_classes
 from companion.reconciler.likelihood import Likelihood
-from companion.reconciler.paths import GamePath, Group
+from companion.reconciler.paths import GamePath, Group, common_prefix
 from companion.rules.square import Square, square_name
 from companion.vision.observation import Observation
 
@@ -23,6 +23,7 @@ class AttentionKeeper(Announcer):
     _attention: tuple[int, ...] | None  # the reading last reported as unclear
     _attention_event: Event | None  # the needs-attention event it was reported with
     _help: HelpRequest | None  # the board differs from the game: the player is asked
+    _confirm_asked: set[tuple[int, str]]  # (ply, move announced) the player was asked to confirm
 
     def _unclear(
         self, observation: Observation, best: GamePath, groups: list[Group], rival: GamePath | None = None
@@ -123,6 +124,52 @@ class AttentionKeeper(Announcer):
             return []
         event = self._event(EventType.HELP, **help_fields(differ, self.game.position))
         self._help = HelpRequest(differ, (observation, likelihood), event)
+        return [event]
+
+    def _confirm_doubts(self, observation: Observation, likelihood: Likelihood) -> list[Event]:
+        """On a second look at a board nothing touched (``Observation.still``) that the camera
+        reads exactly as the game has it: when plies in doubt are told by what the board
+        shows now (a path close to the best plays them differently and shows another cup on
+        some square), ask the player to confirm what the camera sees there, once a doubt.
+
+        Repeated readings of an untouched cup are weighed as one piece of evidence
+        (``repeats.py``), so a size read 0.9 against 0.1 on every board stays in doubt to the
+        end of the game however long the board stands; a referee at a table would look, and
+        ask. Accepting (``accept_board``) keeps only the paths that show what the camera sees
+        and the plies settle (``settled``); a player who sees the camera wrong leaves it, and
+        the next clear reading closes the request with the doubt as it was. A doubt the board
+        cannot tell (a cup covered since, the stacks' contents) is not asked about."""
+        if self._help is not None or not self._unsure:
+            return []
+        position = self.game.position
+        classes = square_classes(position, likelihood)
+        if any(has != read for has, read in classes.values()):
+            return []  # (the camera does not read the game's board: nothing to confirm)
+        lead = self._beam[0]
+        if lead.line() != self._shown.line() or lead.tainted or lead.doubt:
+            return []
+        floor = lead.score - self.settings.doubt
+        asked = {(ply, self._move_at(ply) or "") for ply in self._unsure}
+        if asked <= self._confirm_asked:
+            return []
+        others: dict[Square, set[int]] = {}
+        for path in self._beam[1:]:
+            if (
+                path.score < floor
+                or path.root != self._shown.root
+                or path.pending is not None
+                or path.lifted is not None
+                or common_prefix(path.codes, self._shown.codes) == len(self._shown.codes)
+            ):
+                continue
+            for square, (shows, _read) in board_differences(self._goto(path.root, path.codes), likelihood).items():
+                others.setdefault(square, set()).add(shows)
+        if not others:
+            return []
+        self._confirm_asked |= asked
+        lit = {sq: classes[sq] for sq in sorted(others)}
+        event = self._event(EventType.HELP, **confirm_fields(lit, others, sorted(self._unsure), position))
+        self._help = HelpRequest(lit, (observation, likelihood), event, confirm=True)
         return [event]
 
     def _close_help(self) -> list[Event]:

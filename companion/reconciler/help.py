@@ -24,17 +24,20 @@ class HelpRequest:
     squares: dict[Square, tuple[int, int]]
     reading: tuple[Observation, Likelihood]
     event: Event
+    confirm: bool = False  # the camera reads the game's board: the player is asked to confirm
+    #                        it, settling the plies in doubt that a look at the board tells
+
+
+def square_classes(position: Position, likelihood: Likelihood) -> dict[Square, tuple[int, int]]:
+    """Every square's top as (the game's class, the camera's class)."""
+    view = View(position, None, likelihood=likelihood)
+    return {sq: (view.current[r], view.reading[r]) for r, sq in enumerate(view.squares)}
 
 
 def board_differences(position: Position, likelihood: Likelihood) -> dict[Square, tuple[int, int]]:
     """Each square whose top the camera reads differently from the game, as (the game's
     class, the camera's class)."""
-    view = View(position, None, likelihood=likelihood)
-    return {
-        sq: (view.current[r], view.reading[r])
-        for r, sq in enumerate(view.squares)
-        if view.current[r] != view.reading[r]
-    }
+    return {sq: (has, read) for sq, (has, read) in square_classes(position, likelihood).items() if has != read}
 
 
 def class_text(cls: int, max_piece: int) -> str:
@@ -56,5 +59,36 @@ def help_fields(differ: dict[Square, tuple[int, int]], position: Position) -> di
         "detail": {
             "camera": {square_name(sq): class_text(read, max_piece) for sq, (_, read) in differ.items()},
             "game": {square_name(sq): class_text(has, max_piece) for sq, (has, _) in differ.items()},
+        },
+    }
+
+
+def confirm_fields(
+    lit: dict[Square, tuple[int, int]],
+    others: dict[Square, set[int]],
+    plies: list[int],
+    position: Position,
+) -> dict[str, object]:
+    """The fields of the ``help`` event that asks the player to confirm a board the camera
+    reads as the game has it, when plies in doubt (``plies``) are told by what those squares
+    show: what the camera reads on each (``lit``) and what the other accounts would show
+    there (``others``). Accepting says the camera reads them right; the lines that show
+    anything else are dropped and the plies settled."""
+    max_piece = position.variant.max_piece
+    names = ", ".join(square_name(sq) for sq in lit)
+    said = ", ".join(str(ply) for ply in plies)
+    return {
+        "squares": tuple(square_name(sq) for sq in lit),
+        "reason": f"not sure of ply {said}: is the board as the camera sees it on {names}? "
+        "accept what the camera sees to settle it",
+        "position": position.text(),
+        "detail": {
+            "camera": {square_name(sq): class_text(read, max_piece) for sq, (_, read) in lit.items()},
+            "game": {square_name(sq): class_text(has, max_piece) for sq, (has, _) in lit.items()},
+            "other": {
+                square_name(sq): sorted(class_text(cls, max_piece) for cls in others[sq]) for sq in lit
+            },
+            "plies": plies,
+            "confirm": True,
         },
     }

@@ -131,6 +131,7 @@ class Reconciler(AttentionKeeper):
         self._out_of_sight = False  # the board was hidden for more moves than a reading tells:
         #                             nothing is announced until the game restarts from it
         self._help = None
+        self._confirm_asked = set()
         self.corrections = 0  # moves withdrawn by corrections so far
         self.resyncs = 0
         self._explained = {}
@@ -377,7 +378,9 @@ class Reconciler(AttentionKeeper):
             events = self._announce(chosen, margin)
             self._attention = None
             self._unclear_run = 0
-            closed = self._close_help()
+            # (a second look at the board nothing touched answers no request to confirm it)
+            confirming = self._still and self._help is not None and self._help.confirm
+            closed = [] if confirming else self._close_help()
             events = events or closed  # (a move said is answer enough: the panel shows it)
         else:
             # (the side not to move seen acting after moves out of sight, on a reading too
@@ -401,7 +404,12 @@ class Reconciler(AttentionKeeper):
         elif clear and not wrong_side:
             kept = self._settle_start(kept)
         self._beam = kept
-        return self._settled(events)
+        events = self._settled(events)
+        if clear and not wrong_side and self._still:
+            # the board stood still for a second look and plies stay in doubt: what it shows
+            # may tell them, and the player is asked to confirm it
+            events += self._confirm_doubts(observation, likelihood)
+        return events
 
     def _seen_whole(self, path: GamePath) -> bool:
         """Whether ``path`` (the account about to be announced) says at most one action
@@ -538,6 +546,7 @@ class Reconciler(AttentionKeeper):
         self._out_of_sight = False
         self._attention = None
         self._help = None
+        self._confirm_asked = set()
         self._pending_event = None
         self._guard = 1
         self.resyncs += 1
