@@ -9,11 +9,20 @@ from __future__ import annotations
 from companion.reconciler.announcing import Announcer
 from companion.reconciler.doubts import describe, unclear_reason, unsure_plies
 from companion.reconciler.events import Event, EventType
-from companion.reconciler.help import HelpRequest, board_differences, confirm_fields, help_fields, square_classes
+from companion.reconciler.help import (
+    HelpRequest,
+    board_differences,
+    confirm_fields,
+    help_fields,
+    square_classes,
+)
 from companion.reconciler.likelihood import Likelihood
 from companion.reconciler.paths import GamePath, Group, common_prefix
 from companion.rules.square import Square, square_name
 from companion.vision.observation import Observation
+
+SETTLED_BY_READINGS = "later readings settle it"
+SETTLED_BY_PLAYER = "the player confirms what the camera sees"
 
 
 class AttentionKeeper(Announcer):
@@ -36,7 +45,7 @@ class AttentionKeeper(Announcer):
         ]
         return self._needs_attention(reason, observation, contradicting, candidates)
 
-    def _report_unsure(self) -> list[Event]:
+    def _report_unsure(self, why: str = SETTLED_BY_READINGS) -> list[Event]:
         """Plies that another live path plays differently while it is close to the best
         (``unsure_plies``): each doubt said once, and how it settled once it did.
 
@@ -47,7 +56,7 @@ class AttentionKeeper(Announcer):
         correction."""
         unsure = unsure_plies(self._beam, self._shown, self._base_ply, self._guard, self.settings)
         self._unsure = unsure
-        events = self._settled_doubts(unsure)
+        events = self._settled_doubts(unsure, why)
         said = {ply: self._said.get(ply, (self._move_at(ply), set())) for ply in unsure}
         new = {ply: texts for ply, texts in unsure.items() if not texts <= said[ply][1]}
         if not new:
@@ -64,9 +73,10 @@ class AttentionKeeper(Announcer):
             ),
         ]
 
-    def _settled_doubts(self, unsure: dict[int, set[str]]) -> list[Event]:
+    def _settled_doubts(self, unsure: dict[int, set[str]], why: str) -> list[Event]:
         """The plies said in doubt that no longer are, forgotten; a ``settled`` event for those
-        whose announced move stands (later readings agreed with it)."""
+        whose announced move stands (later readings agreed with it, or the player confirmed
+        what the camera sees: ``why``)."""
         settled: dict[int, str] = {}
         for ply in sorted(set(self._said) - set(unsure)):
             announced, _ = self._said.pop(ply)
@@ -79,7 +89,7 @@ class AttentionKeeper(Announcer):
             self._event(
                 EventType.SETTLED,
                 moves=tuple(settled.values()),
-                reason=f"later readings settle it: {said}",
+                reason=f"{why}: {said}",
                 detail={"settled": {str(ply): move for ply, move in settled.items()}},
             )
         ]
@@ -162,7 +172,8 @@ class AttentionKeeper(Announcer):
                 or common_prefix(path.codes, self._shown.codes) == len(self._shown.codes)
             ):
                 continue
-            for square, (shows, _read) in board_differences(self._goto(path.root, path.codes), likelihood).items():
+            shown = board_differences(self._goto(path.root, path.codes), likelihood)
+            for square, (shows, _read) in shown.items():
                 others.setdefault(square, set()).add(shows)
         if not others:
             return []

@@ -37,7 +37,8 @@ def square_classes(position: Position, likelihood: Likelihood) -> dict[Square, t
 def board_differences(position: Position, likelihood: Likelihood) -> dict[Square, tuple[int, int]]:
     """Each square whose top the camera reads differently from the game, as (the game's
     class, the camera's class)."""
-    return {sq: (has, read) for sq, (has, read) in square_classes(position, likelihood).items() if has != read}
+    classes = square_classes(position, likelihood)
+    return {sq: (has, read) for sq, (has, read) in classes.items() if has != read}
 
 
 def class_text(cls: int, max_piece: int) -> str:

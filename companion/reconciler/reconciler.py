@@ -58,7 +58,7 @@ from typing import Any
 import numpy as np
 
 from companion.reconciler.accounts import DEFAULT_SETTINGS, PRIOR, Explanation, Kind, Settings
-from companion.reconciler.attention import AttentionKeeper
+from companion.reconciler.attention import SETTLED_BY_PLAYER, SETTLED_BY_READINGS, AttentionKeeper
 from companion.reconciler.decoder import clean, fits
 from companion.reconciler.events import Event, EventType
 from companion.reconciler.help import board_differences
@@ -468,10 +468,10 @@ class Reconciler(AttentionKeeper):
         ply = self.game.ply + 1
         return ply if self._unseen_from is None else min(self._unseen_from, ply)
 
-    def _settled(self, events: list[Event]) -> list[Event]:
+    def _settled(self, events: list[Event], why: str = SETTLED_BY_READINGS) -> list[Event]:
         """The end of every step that changes the beam: the plies in doubt reported, hidden
         cups settled, the unknown contents followed after a move."""
-        events += self._report_unsure()
+        events += self._report_unsure(why)
         if self._unsure:  # a game decided with plies still in doubt: the result says which
             still = sorted(self._unsure)
             events = [
@@ -508,6 +508,7 @@ class Reconciler(AttentionKeeper):
         if not shows:
             return None
         best, ply = shows[0], self.game.ply
+        why = SETTLED_BY_PLAYER if self._help is not None and self._help.confirm else SETTLED_BY_READINGS
         events = self._sync(best)
         if best.unseen > 0 and any(e.type is EventType.MOVE for e in events):
             self._note_unseen(None, ply, late=True)
@@ -515,7 +516,7 @@ class Reconciler(AttentionKeeper):
         self._unfit = self._unclear_run = 0
         self._attention = None
         closed = self._close_help()
-        return self._settled(events or closed)  # (moves said are answer enough: the panel shows them)
+        return self._settled(events or closed, why)  # (moves said are answer enough: the panel shows them)
 
     def _resync(
         self,
