@@ -137,51 +137,79 @@ class AttentionKeeper(Announcer):
         return [event]
 
     def _confirm_doubts(self, observation: Observation, likelihood: Likelihood) -> list[Event]:
-        """On a second look at a board nothing touched (``Observation.still``) that the camera
-        reads exactly as the game has it: when plies in doubt are told by what the board
-        shows now (a path close to the best plays them differently and shows another cup on
-        some square), ask the player to confirm what the camera sees there, once a doubt.
+        """On a second look at a board nothing touched (``Observation.still``), with plies in
+        doubt that what the board shows now can tell, ask the player to confirm what the
+        camera sees (once a doubt):
+
+        - the camera reads the game's board, and a path close to the best plays a ply in doubt
+          differently and shows another cup on some square: those squares are lit;
+        - or the camera reads another board, and a path close to the best (one of the lines
+          in doubt) shows exactly that board: the squares where it differs from the game.
 
         Repeated readings of an untouched cup are weighed as one piece of evidence
         (``repeats.py``), so a size read 0.9 against 0.1 on every board stays in doubt to the
-        end of the game however long the board stands; a referee at a table would look, and
-        ask. Accepting (``accept_board``) keeps only the paths that show what the camera sees
-        and the plies settle (``settled``); a player who sees the camera wrong leaves it, and
-        the next clear reading closes the request with the doubt as it was. A doubt the board
-        cannot tell (a cup covered since, the stacks' contents) is not asked about."""
+        end of the game however long the board stands, and a line held on a size read wrong
+        early stays ahead of the readings that later tell the other. A referee at a table
+        would look, and ask. Accepting (``accept_board``) keeps only the paths that show what
+        the camera sees (``_paths_showing``): the plies settle (``settled``), or the game is
+        corrected to that line. A player who sees the camera wrong leaves it, and the next
+        clear reading closes the request with the doubt as it was. A doubt the board cannot
+        tell (a cup covered since, the stacks' contents) is not asked about."""
         if self._help is not None or not self._unsure:
             return []
-        position = self.game.position
-        classes = square_classes(position, likelihood)
-        if any(has != read for has, read in classes.values()):
-            return []  # (the camera does not read the game's board: nothing to confirm)
         lead = self._beam[0]
-        if lead.line() != self._shown.line() or lead.tainted or lead.doubt:
+        if lead.line() != self._shown.line():
             return []
-        floor = lead.score - self.settings.doubt
         asked = {(ply, self._move_at(ply) or "") for ply in self._unsure}
         if asked <= self._confirm_asked:
             return []
+        floor = lead.score - self.settings.doubt
+        position = self.game.position
+        classes = square_classes(position, likelihood)
+        lit = {sq: (has, read) for sq, (has, read) in classes.items() if has != read}
         others: dict[Square, set[int]] = {}
-        for path in self._beam[1:]:
-            if (
-                path.score < floor
-                or path.root != self._shown.root
-                or path.pending is not None
-                or path.lifted is not None
-                or common_prefix(path.codes, self._shown.codes) == len(self._shown.codes)
-            ):
-                continue
-            shown = board_differences(self._goto(path.root, path.codes), likelihood)
-            for square, (shows, _read) in shown.items():
-                others.setdefault(square, set()).add(shows)
-        if not others:
+        if lit:
+            if not any(p.score >= floor and p is not lead for p in self._paths_showing(likelihood)):
+                return []  # (no line in doubt shows what the camera reads)
+            others = {sq: {read} for sq, (_has, read) in lit.items()}
+        elif lead in self._paths_showing(likelihood):
+            for path in self._beam[1:]:
+                if (
+                    path.score < floor
+                    or path.root != self._shown.root
+                    or path.pending is not None
+                    or path.lifted is not None
+                    or common_prefix(path.codes, self._shown.codes) == len(self._shown.codes)
+                ):
+                    continue
+                shown = board_differences(self._goto(path.root, path.codes), likelihood)
+                for square, (shows, _read) in shown.items():
+                    others.setdefault(square, set()).add(shows)
+            lit = {sq: classes[sq] for sq in sorted(others)}
+        if not lit:
             return []
         self._confirm_asked |= asked
-        lit = {sq: classes[sq] for sq in sorted(others)}
         event = self._event(EventType.HELP, **confirm_fields(lit, others, sorted(self._unsure), position))
         self._help = HelpRequest(lit, (observation, likelihood), event, confirm=True)
         return [event]
+
+    def _paths_showing(self, likelihood: Likelihood) -> list[GamePath]:
+        """The kept paths from the announced start that show exactly what the camera reads, the
+        best first: their referee waiting for nothing, none of their moves made up to explain
+        a misread, no square of the latest reading read against them (only the next reading
+        tells whether that was a misread)."""
+        return [
+            p
+            for p in self._beam
+            if p.root == self._shown.root
+            and p.pending is None
+            and p.lifted is None
+            and p.must_move is None
+            and p.forfeit is None
+            and not p.tainted
+            and not p.doubt
+            and not board_differences(self._goto(p.root, p.codes), likelihood)
+        ]
 
     def _close_help(self) -> list[Event]:
         """A clear reading answers an open help request: the board was put right (said with

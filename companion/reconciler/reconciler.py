@@ -61,7 +61,6 @@ from companion.reconciler.accounts import DEFAULT_SETTINGS, PRIOR, Explanation, 
 from companion.reconciler.attention import SETTLED_BY_PLAYER, SETTLED_BY_READINGS, AttentionKeeper
 from companion.reconciler.decoder import clean, fits
 from companion.reconciler.events import Event, EventType
-from companion.reconciler.help import board_differences
 from companion.reconciler.hidden import HiddenCups
 from companion.reconciler.likelihood import Likelihood, most_two
 from companion.reconciler.paths import (
@@ -493,18 +492,7 @@ class Reconciler(AttentionKeeper):
         the latest reading was read against it (a chain the help guard holds back, say), and
         only the next reading tells whether that was a misread; restarting from the camera's
         view, which the player vouched for, guesses no moves."""
-        shows = [
-            p
-            for p in self._beam
-            if p.root == self._shown.root
-            and p.pending is None
-            and p.lifted is None
-            and p.must_move is None
-            and p.forfeit is None
-            and not p.tainted
-            and not p.doubt
-            and not board_differences(self._goto(p.root, p.codes), likelihood)
-        ]
+        shows = self._paths_showing(likelihood)
         if not shows:
             return None
         best, ply = shows[0], self.game.ply
