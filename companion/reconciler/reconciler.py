@@ -184,6 +184,9 @@ class Reconciler(AttentionKeeper):
         adopted = None if self._out_of_sight else self._adopt_view(likelihood)
         if adopted is not None:
             return adopted
+        if self._help.confirm:  # (asked about a board that stood still, read anew since: the
+            self._help = None  # lines it asked about moved on, and it is no board to restart from)
+            return []
         events = self._resync(observation, likelihood, accepted=True)
         if events is None:
             reason = "what the camera sees is no possible board: put the board as the game has it"
@@ -384,6 +387,8 @@ class Reconciler(AttentionKeeper):
         else:
             # (the side not to move seen acting after moves out of sight, on a reading too
             # unsure to restart from: the next reading is waited for)
+            if self._help is not None and self._help.confirm:
+                self._help = None  # a board asked about while it stood still is read anew
             events = self._unclear(observation, best, said, rival)
             if not wrong_side and not self._out_of_sight and not asked:
                 events += self._announce_agreed(kept)

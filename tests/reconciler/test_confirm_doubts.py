@@ -118,3 +118,17 @@ def test_a_line_held_on_a_size_read_wrong_early_is_put_right_when_the_player_acc
     events = reconciler.accept_board()
     assert "correction" in types(events) and reconciler.unsure == {}
     assert [m.text() for m in reconciler.game.moves] == [m.text() for m in game.moves]
+
+
+def test_a_confirmation_asked_about_a_board_read_anew_since_restarts_nothing() -> None:
+    # the next move is made before the player answers and read unclear: the request is
+    # dropped, and a late triple press neither restarts the game from the old board nor
+    # plays anything
+    reconciler, game = in_doubt()
+    assert helps(reconciler.feed(replace(reading(game, {"b3": BETWEEN}), still=True)))
+    game.push(Move.from_text("4d2"))
+    reconciler.feed(reading(game, {"b3": BETWEEN, "d2": {(1, 4): 0.5, None: 0.5}}))
+    assert reconciler.help_squares is None
+    moves = [m.text() for m in reconciler.game.moves]
+    assert reconciler.accept_board() == [] and reconciler.resyncs == 0
+    assert [m.text() for m in reconciler.game.moves] == moves
