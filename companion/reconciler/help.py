@@ -57,10 +57,15 @@ def help_fields(differ: dict[Square, tuple[int, int]], position: Position) -> di
         "reason": f"the board differs from the game on {names}: put it as the game has it, "
         "or accept what the camera sees",
         "position": position.text(),
-        "detail": {
-            "camera": {square_name(sq): class_text(read, max_piece) for sq, (_, read) in differ.items()},
-            "game": {square_name(sq): class_text(has, max_piece) for sq, (has, _) in differ.items()},
-        },
+        "detail": camera_and_game(differ, max_piece),
+    }
+
+
+def camera_and_game(squares: dict[Square, tuple[int, int]], max_piece: int) -> dict[str, object]:
+    """What the camera reads and what the game has on each of ``squares``, in words."""
+    return {
+        "camera": {square_name(sq): class_text(read, max_piece) for sq, (_, read) in squares.items()},
+        "game": {square_name(sq): class_text(has, max_piece) for sq, (has, _) in squares.items()},
     }
 
 
@@ -84,8 +89,7 @@ def confirm_fields(
         "accept what the camera sees to settle it",
         "position": position.text(),
         "detail": {
-            "camera": {square_name(sq): class_text(read, max_piece) for sq, (_, read) in lit.items()},
-            "game": {square_name(sq): class_text(has, max_piece) for sq, (has, _) in lit.items()},
+            **camera_and_game(lit, max_piece),
             "other": {
                 square_name(sq): sorted(class_text(cls, max_piece) for cls in others[sq]) for sq in lit
             },
