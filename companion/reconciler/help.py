@@ -75,19 +75,18 @@ def confirm_fields(
     plies: list[int],
     position: Position,
 ) -> dict[str, object]:
-    """The fields of the ``help`` event that asks the player to confirm a board the camera
-    reads as the game has it, when plies in doubt (``plies``) are told by what those squares
-    show: what the camera reads on each (``lit``) and what the other accounts would show
-    there (``others``). Accepting says the camera reads them right; the lines that show
-    anything else are dropped and the plies settled."""
+    """The fields of the ``help`` event that asks the player to confirm what the camera reads
+    on the squares that tell plies in doubt (``plies``): what the camera reads and the game
+    has on each (``lit``), and what the other accounts would show there (``others``).
+    Accepting says the camera reads them right: the lines that show anything else are dropped,
+    and the plies settle (or the game is corrected to the line that shows it)."""
     max_piece = position.variant.max_piece
     names = ", ".join(square_name(sq) for sq in lit)
     said = ", ".join(str(ply) for ply in plies)
     return {
-        "squares": tuple(square_name(sq) for sq in lit),
+        **help_fields(lit, position),
         "reason": f"not sure of ply {said}: is the board as the camera sees it on {names}? "
         "accept what the camera sees to settle it",
-        "position": position.text(),
         "detail": {
             **camera_and_game(lit, max_piece),
             "other": {
