@@ -40,7 +40,7 @@ from companion.vision.matching import best_shift, coverage, evidence
 from companion.vision.observation import Observation, class_index
 from companion.vision.pixels import MIN_CUP_SIGMA, Gaussian, PixelModel, blurred, log_image
 from companion.vision.reader import STILL_SECONDS, BoardReader, Reading, moderate
-from companion.vision.shadows import casting_cups, found_cups, learn_shadows
+from companion.vision.shadows import ShadowModel, casting_cups, found_cups, learn_shadows
 
 SURE_KINDS = frozenset({"move", "win", "loss", "draw", "settled"})
 """Event kinds of a batch the referee is sure of; a batch needs a move to count as a label."""
@@ -380,6 +380,8 @@ def _learned_board(
     diff = cv2.subtract(log_image(blurred(frame.rectified, scene.view.scale)), scene.background.log)
     board = now.background.astype(np.float32)
     if light_changed(scene.background.light_field(diff)):
+        if now.shadows is not None:  # the lamp in use: learned again under it (``relit``)
+            bare &= _shadowed(scene, now.shadows, frame, cups) == 0
         change, lit = light_change(diff, bare, LIGHT_SMOOTHING_MM * scene.view.scale)
         gain = cv2.exp(np.clip(change, -LIGHT_BOUND, LIGHT_BOUND).astype(np.float32))
         np.multiply(board, gain, out=board)
@@ -388,6 +390,21 @@ def _learned_board(
     seen = frame.rectified.astype(np.float32)
     board[lit] += rate * (seen[lit] - board[lit])  # the wood's own look, part of the way
     return np.clip(np.rint(board), 0, 255).astype(np.uint8)
+
+
+def _shadowed(scene: BoardScene, shadows: ShadowModel, frame: LabelledFrame, cups: CupSet) -> np.ndarray:
+    """uint8 mask (255) of where the labelled cups' shadows can fall under the lamp in use
+    (``shadows``), each widened by ``KEEP_CLEAR_MM``, and where the tallest cup on a square
+    in doubt would cast its own. A low lamp's long shadows and the cups' lit walls lie on bare
+    board beside the cups; averaged into the light's change and carried under the cups, they
+    relit the board with a dark smudge where a cup's shadow had been (the vision bench's
+    bench-24: a white 3 on c4 then read as bare board, and the boards after it as covered)."""
+    placed = {row: (colour, size, 0, 0) for row, (colour, size) in frame.tops.items()}
+    for row in frame.unknown:
+        tallest = max((0, 1), key=lambda c: cups.height_for(c, cups.radii[c][-1]))
+        placed[row] = (tallest, len(cups.radii[tallest]), 0, 0)
+    casting = casting_cups(placed, scene.layout, scene.view.scale, cups)
+    return shadows.draw(scene.view, casting, scene.view.shape, KEEP_CLEAR_MM)
 
 
 def light_changed(field: np.ndarray) -> bool:
