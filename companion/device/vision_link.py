@@ -93,9 +93,9 @@ class ReaderObserver:
         True when the reader learned from a frame (the calibration to save changed).
 
         ``unsure`` is the referee's plies in doubt now, with the moves its paths play there
-        (``Reconciler.unsure``): the squares they name, and every square a ply since the first
-        of them touched, are left out of what is learned, and a report of those plies no
-        longer drops the frame. Without it, any report of doubt does. When the referee could
+        (``Reconciler.unsure``): the squares they name, and where a cup from one of them was
+        moved since (``squares_in_doubt``), are left out of what is learned, and a report of
+        those plies no longer drops the frame. Without it, any report of doubt does. When the referee could
         not make out the reading (``unclear_reading``), the gate takes a second look at the
         board (``StabilityGate.look_again``)."""
         self._follow(events)
@@ -136,10 +136,14 @@ def squares_in_doubt(
     unsure: Mapping[int, Sequence[str]], moved: Mapping[int, Sequence[str]]
 ) -> frozenset[str] | None:
     """The squares whose top depends on which of the referee's paths is right: those its moves
-    in doubt name, and those every ply since the first of them touched (a cup moved on from a
-    square in doubt carries the doubt along). None when that cannot be told (a ply in doubt
-    with an alternative that names no square, such as another start, or a ply since not
-    followed): then the whole board is in doubt."""
+    in doubt name, and those a cup was moved on to since from a square in doubt (it carries
+    the doubt along). A ply since that every path plays alike and that moves no cup in doubt
+    (a cup from the reserve, a cup from a sure square) leaves its squares sure: its cup is the
+    same on every path. Counting every square touched since the first ply in doubt, as was
+    done before, kept the bench's bench-26 from learning its misread black 3 on c1 (placed at
+    ply 6, a ply after one left in doubt until ply 11) for most of the game. None when it
+    cannot be told (a ply in doubt with an alternative that names no square, such as another
+    start, or a ply since not followed): then the whole board is in doubt."""
     if not unsure:
         return frozenset()
     squares: set[str] = set()
@@ -153,7 +157,9 @@ def squares_in_doubt(
     for ply in range(first, last + 1):
         if ply not in moved and ply not in unsure:
             return None
-        squares.update(moved.get(ply, ()))
+        touched = moved.get(ply, ())
+        if ply in unsure or (len(touched) > 1 and touched[0] in squares):
+            squares.update(touched)
     return frozenset(squares)
 
 

@@ -25,7 +25,7 @@ Three rules keep it safe:
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 import cv2
@@ -128,13 +128,23 @@ class LabelledFrame:
     unknown: frozenset[int] = frozenset()
     """Rows whose top the referee is not sure of (left out of ``tops``): nothing is learned
     there, not even that they are bare board."""
+    read_as: dict[int, int] = field(default_factory=dict)
+    """Labelled rows the reader read as another size of the same colour: row -> that size."""
+    beside: dict[int, tuple[int, int]] = field(default_factory=dict)
+    """The cups that may stand on the ``unknown`` rows (the referee's guess, or the reader's
+    where it saw a larger one): never learned, only explained away when a labelled cup beside
+    them is fitted, so that its radius does not grow into a neighbour nobody vouched for."""
 
     def without(self, rows: frozenset[int]) -> LabelledFrame:
-        """The same label with ``rows`` unknown as well."""
+        """The same label with ``rows`` unknown as well (their tops kept in ``beside``)."""
         if rows <= self.unknown:
             return self
         tops = {row: top for row, top in self.tops.items() if row not in rows}
-        return replace(self, tops=tops, unknown=self.unknown | rows)
+        moved = {row: top for row, top in self.tops.items() if row in rows}
+        read_as = {row: size for row, size in self.read_as.items() if row not in rows}
+        return replace(
+            self, tops=tops, unknown=self.unknown | rows, read_as=read_as, beside={**self.beside, **moved}
+        )
 
 
 def label(
@@ -150,7 +160,17 @@ def label(
         for row in range(seen.probabilities.shape[0])
         if seen.top(row) != tops.get(row) or seen.confidence(row) < SURE_READING
     )
-    return LabelledFrame(rectified, tops, misread).without(unknown)
+    read_as = {
+        row: seen_top[1]
+        for row, top in tops.items()
+        if (seen_top := seen.top(row)) is not None and seen_top[0] == top[0] and seen_top[1] != top[1]
+    }
+    frame = LabelledFrame(rectified, tops, misread, read_as=read_as).without(unknown)
+    for row in unknown:  # the reader's cup where it saw a larger one than the referee's guess
+        seen_top = seen.top(row)
+        if seen_top is not None and seen_top[1] > frame.beside.get(row, (0, 0))[1]:
+            frame.beside[row] = seen_top
+    return frame
 
 
 def tops_of(position: ShowsTops, size: int) -> dict[int, tuple[int, int]]:
@@ -325,7 +345,20 @@ def _learned_cups(
 ) -> CupSet:
     """Each (colour, size) on the board: its apparent radius fitted on one of its cups (beside
     the other cups' shadows where the calibration knows the lamp, as calibration fits them),
-    moved part of the way, within ``RADIUS_BOUNDS`` of the calibration's and in size order."""
+    moved part of the way, within ``RADIUS_BOUNDS`` of the calibration's and in size order.
+
+    Every cup that may stand on the board is explained away in the fit, those on the squares
+    in doubt too (``LabelledFrame.beside``): left in, a neighbour nobody vouched for grew the
+    fit (bench-26's black 4 to the bound, 1.25 times the calibration's, when its cups fit
+    about 0.96 of it, and then read as 3s).
+
+    A cup read as a neighbouring size of its colour (``LabelledFrame.read_as``) also moves
+    that size a mean ring (the colour's in use) away from the radius it fitted, when that size
+    lies nearer: fitting its own size alone left the two within a hair (bench-26's black 3 on
+    c1, read as a 2 all game: learned 23.1 -> 21.7 mm from three sure frames, it still read as
+    a 2 on 4 of the 6 boards after, where the base's outline also says 2). Only a sure label
+    moves it, and only away from that cup, so a size read right is left alone and the push
+    stops once the cup reads as itself."""
     taught = {row: top for row, top in frame.tops.items() if frame.misread is None or row in frame.misread}
     if not taught:
         return now.cups
@@ -333,18 +366,30 @@ def _learned_cups(
     cups_at = {row: top for top, row in one_each.items()}
     pad = int(np.ceil(FIT_PAD_MM * scene.view.scale))
     fg = evidence(frame.rectified, scene.background, pixels, pad).fg
+    standing = {**frame.beside, **frame.tops}  # every cup that may stand there is explained away
     if now.shadows is None:
-        _, raw = scene.raw_radii(fg, pad, now.cups, cups_at, RADIUS_SCAN, frame.tops)
+        _, raw = scene.raw_radii(fg, pad, now.cups, cups_at, RADIUS_SCAN, standing)
     else:  # as calibration fits them
-        raw = scene.radii_beside_shadows(fg, pad, now.cups, cups_at, frame.tops, now.shadows)
+        raw = scene.radii_beside_shadows(fg, pad, now.cups, cups_at, standing, now.shadows)
     cups = now.cups
     for row, (colour, size) in cups_at.items():
-        lo, hi = (k * calibrated.radii[colour][size - 1] for k in RADIUS_BOUNDS)
-        old = cups.radii[colour][size - 1]
-        moved = cups.with_radius(colour, size, float(np.clip(old + rate * (raw[row] - old), lo, hi)))
-        if _disorder(moved) <= _disorder(cups):  # sizes keep their order (or mend it)
-            cups = moved
+        cups = _moved(cups, calibrated, colour, size, raw[row], rate)
+        other = frame.read_as.get(row)
+        if other is not None:  # the size it was read as: a ring away from what it showed
+            ring = float(np.mean(np.diff(cups.radii[colour])))
+            away = raw[row] + (other - size) * ring
+            if (away - cups.radii[colour][other - 1]) * (other - size) > 0:
+                cups = _moved(cups, calibrated, colour, other, away, rate)
     return cups
+
+
+def _moved(cups: CupSet, calibrated: CupSet, colour: int, size: int, radius: float, rate: float) -> CupSet:
+    """``cups`` with one size's radius moved ``rate`` of the way toward ``radius``, within
+    ``RADIUS_BOUNDS`` of the calibration's; unchanged if that would break the order of sizes."""
+    lo, hi = (k * calibrated.radii[colour][size - 1] for k in RADIUS_BOUNDS)
+    old = cups.radii[colour][size - 1]
+    moved = cups.with_radius(colour, size, float(np.clip(old + rate * (radius - old), lo, hi)))
+    return moved if _disorder(moved) <= _disorder(cups) else cups  # sizes keep their order (or mend it)
 
 
 def _disorder(cups: CupSet) -> int:
