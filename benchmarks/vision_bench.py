@@ -482,19 +482,25 @@ class TruthGames:
         return next((k for k in range(played, -1, -1) if self.tops[k] == tops), played)
 
 
-def asking(reconciler: Reconciler) -> bool:
+def asking(reconciler: Reconciler, strict: bool = False) -> bool:
     """Whether the reconciler still holds a request for attention it has not resolved: its public
     ``attention`` when it has one, else the reading it last reported as unclear (``_attention``,
-    cleared once a reading is explained), and an illegal action it waits to see put right."""
+    cleared once a reading is explained), and an illegal action it waits to see put right.
+    A request to confirm plies in doubt on a still board (``detail.confirm``) is, unless
+    ``strict``, judged as a report of those plies is: by the game the referee follows."""
     request = getattr(reconciler, "attention", getattr(reconciler, "_attention", None))
+    if not strict and isinstance(request, Event) and request.detail.get("confirm"):
+        request = None
     return request is not None or getattr(reconciler, "awaiting_restore", None) is not None
 
 
-def on_track(reconciler: Reconciler, truth: TruthGames, played: tuple[str, ...], offset: int) -> bool:
+def on_track(
+    reconciler: Reconciler, truth: TruthGames, played: tuple[str, ...], offset: int, strict: bool = False
+) -> bool:
     """The reconciler's game agrees with the truth: the same tops on every square, the same moves
     since the game's start (or since its last resync, at truth ply ``offset``), and it asks for
-    nothing."""
-    if asking(reconciler):
+    nothing (``asking``)."""
+    if asking(reconciler, strict):
         return False
     record = [m.text() for m in reconciler.game.moves]
     if record != list(played[offset:]):
@@ -638,8 +644,8 @@ def replay(
     def showing_ended(showing: Showing) -> None:
         if showing.frame.kind == "hand":
             return
-        tracking = on_track(reconciler, truth, showing.frame.moves, offset)
-        for tracker in trackers:
+        for tracker, strict in zip(trackers, (False, True), strict=True):
+            tracking = on_track(reconciler, truth, showing.frame.moves, offset, strict)
             tracker.showing_ended(showing, last is not None, tracking)
         result.boards += 1
         result.unseen += last is None
@@ -673,8 +679,8 @@ def replay(
                     announced.add(key)
                     result.announced_wrong += 1
         if frame.kind != "hand":  # a hand the reader missed: what the board shows is in flux
-            tracking = on_track(reconciler, truth, played, offset)
             for tracker, strict in zip(trackers, (False, True), strict=True):
+                tracking = on_track(reconciler, truth, played, offset, strict)
                 cause = lost_cause(events, strict)
                 tracker.observed(t, len(played), cause, cause is None and tracking)
 

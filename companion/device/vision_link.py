@@ -64,6 +64,7 @@ class ReaderObserver:
         self.gate = gate
         self.clock = clock
         self.learning = ObserverLearning(reader) if learn else None
+        self._doubt_look = False  # a second look was asked for plies in doubt (not learned from)
         self.moved: dict[int, tuple[str, ...]] = {}
         """Squares each announced ply touched, since the game's last start: where the cups of
         a ply in doubt may have gone since."""
@@ -99,10 +100,16 @@ class ReaderObserver:
         not make out the reading (``unclear_reading``), the gate takes a second look at the
         board (``StabilityGate.look_again``)."""
         self._follow(events)
+        still = self.gate.stable is not None and self.gate.stable.still
+        repeat = still and self._doubt_look  # (a look for the referee's doubts, not the reader's)
+        self._doubt_look = False
         if any(unclear_reading(e) for e in events):
             self.gate.look_again()  # the referee could not make it out: it is read again
-        if self.learning is None:
-            return False
+        elif any(reports_new_doubt(e) for e in events) and not still:
+            self.gate.look_again()  # plies came into doubt: a still board may tell them (once)
+            self._doubt_look = True
+        if self.learning is None or repeat:
+            return False  # (a board already learned from is not learned from twice)
         doubt = squares_in_doubt(unsure or {}, self.moved) if unsure is not None else None
         kinds = [_kind(e, doubt is not None) for e in events]
         try:
@@ -174,6 +181,14 @@ def unclear_reading(event: Event) -> bool:
     weighs it as the repeat it is (``reconciler/repeats.py``), and asks for help when it is
     still unclear, a second or so later rather than at the next move."""
     return event.type == EventType.NEEDS_ATTENTION and "unsure" not in event.detail
+
+
+def reports_new_doubt(event: Event) -> bool:
+    """Whether ``event`` reports plies that came into doubt (a ``needs-attention`` with
+    ``detail.unsure``: each doubt is said once). A second look at the board, if it stands
+    still, lets the referee ask the player to confirm what it shows (the repeat of an
+    untouched cup's reading cannot settle a size read 0.9 against 0.1 on its own)."""
+    return event.type == EventType.NEEDS_ATTENTION and "unsure" in event.detail
 
 
 def _kind(event: Event, doubt_known: bool) -> str:

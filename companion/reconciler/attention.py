@@ -9,11 +9,20 @@ from __future__ import annotations
 from companion.reconciler.announcing import Announcer
 from companion.reconciler.doubts import describe, unclear_reason, unsure_plies
 from companion.reconciler.events import Event, EventType
-from companion.reconciler.help import HelpRequest, board_differences, help_fields
+from companion.reconciler.help import (
+    HelpRequest,
+    board_differences,
+    confirm_fields,
+    help_fields,
+    square_classes,
+)
 from companion.reconciler.likelihood import Likelihood
-from companion.reconciler.paths import GamePath, Group
+from companion.reconciler.paths import GamePath, Group, common_prefix
 from companion.rules.square import Square, square_name
 from companion.vision.observation import Observation
+
+SETTLED_BY_READINGS = "later readings settle it"
+SETTLED_BY_PLAYER = "the player confirms what the camera sees"
 
 
 class AttentionKeeper(Announcer):
@@ -23,6 +32,7 @@ class AttentionKeeper(Announcer):
     _attention: tuple[int, ...] | None  # the reading last reported as unclear
     _attention_event: Event | None  # the needs-attention event it was reported with
     _help: HelpRequest | None  # the board differs from the game: the player is asked
+    _confirm_asked: set[tuple[int, str]]  # (ply, move announced) the player was asked to confirm
 
     def _unclear(
         self, observation: Observation, best: GamePath, groups: list[Group], rival: GamePath | None = None
@@ -35,7 +45,7 @@ class AttentionKeeper(Announcer):
         ]
         return self._needs_attention(reason, observation, contradicting, candidates)
 
-    def _report_unsure(self) -> list[Event]:
+    def _report_unsure(self, why: str = SETTLED_BY_READINGS) -> list[Event]:
         """Plies that another live path plays differently while it is close to the best
         (``unsure_plies``): each doubt said once, and how it settled once it did.
 
@@ -46,7 +56,7 @@ class AttentionKeeper(Announcer):
         correction."""
         unsure = unsure_plies(self._beam, self._shown, self._base_ply, self._guard, self.settings)
         self._unsure = unsure
-        events = self._settled_doubts(unsure)
+        events = self._settled_doubts(unsure, why)
         said = {ply: self._said.get(ply, (self._move_at(ply), set())) for ply in unsure}
         new = {ply: texts for ply, texts in unsure.items() if not texts <= said[ply][1]}
         if not new:
@@ -63,9 +73,10 @@ class AttentionKeeper(Announcer):
             ),
         ]
 
-    def _settled_doubts(self, unsure: dict[int, set[str]]) -> list[Event]:
+    def _settled_doubts(self, unsure: dict[int, set[str]], why: str) -> list[Event]:
         """The plies said in doubt that no longer are, forgotten; a ``settled`` event for those
-        whose announced move stands (later readings agreed with it)."""
+        whose announced move stands (later readings agreed with it, or the player confirmed
+        what the camera sees: ``why``)."""
         settled: dict[int, str] = {}
         for ply in sorted(set(self._said) - set(unsure)):
             announced, _ = self._said.pop(ply)
@@ -78,7 +89,7 @@ class AttentionKeeper(Announcer):
             self._event(
                 EventType.SETTLED,
                 moves=tuple(settled.values()),
-                reason=f"later readings settle it: {said}",
+                reason=f"{why}: {said}",
                 detail={"settled": {str(ply): move for ply, move in settled.items()}},
             )
         ]
@@ -124,6 +135,81 @@ class AttentionKeeper(Announcer):
         event = self._event(EventType.HELP, **help_fields(differ, self.game.position))
         self._help = HelpRequest(differ, (observation, likelihood), event)
         return [event]
+
+    def _confirm_doubts(self, observation: Observation, likelihood: Likelihood) -> list[Event]:
+        """On a second look at a board nothing touched (``Observation.still``), with plies in
+        doubt that what the board shows now can tell, ask the player to confirm what the
+        camera sees (once a doubt):
+
+        - the camera reads the game's board, and a path close to the best plays a ply in doubt
+          differently and shows another cup on some square: those squares are lit;
+        - or the camera reads another board, and a path close to the best (one of the lines
+          in doubt) shows exactly that board: the squares where it differs from the game.
+
+        Repeated readings of an untouched cup are weighed as one piece of evidence
+        (``repeats.py``), so a size read 0.9 against 0.1 on every board stays in doubt to the
+        end of the game however long the board stands, and a line held on a size read wrong
+        early stays ahead of the readings that later tell the other. A referee at a table
+        would look, and ask. Accepting (``accept_board``) keeps only the paths that show what
+        the camera sees (``_paths_showing``): the plies settle (``settled``), or the game is
+        corrected to that line. A player who sees the camera wrong leaves it, and the next
+        clear reading closes the request with the doubt as it was. A doubt the board cannot
+        tell (a cup covered since, the stacks' contents) is not asked about."""
+        if self._help is not None or not self._unsure:
+            return []
+        lead = self._beam[0]
+        if lead.line() != self._shown.line():
+            return []
+        asked = {(ply, self._move_at(ply) or "") for ply in self._unsure}
+        if asked <= self._confirm_asked:
+            return []
+        floor = lead.score - self.settings.doubt
+        position = self.game.position
+        classes = square_classes(position, likelihood)
+        lit = {sq: (has, read) for sq, (has, read) in classes.items() if has != read}
+        others: dict[Square, set[int]] = {}
+        if lit:
+            if not any(p.score >= floor and p is not lead for p in self._paths_showing(likelihood)):
+                return []  # (no line in doubt shows what the camera reads)
+            others = {sq: {read} for sq, (_has, read) in lit.items()}
+        elif lead in self._paths_showing(likelihood):
+            for path in self._beam[1:]:
+                if (
+                    path.score < floor
+                    or path.root != self._shown.root
+                    or path.pending is not None
+                    or path.lifted is not None
+                    or common_prefix(path.codes, self._shown.codes) == len(self._shown.codes)
+                ):
+                    continue
+                shown = board_differences(self._goto(path.root, path.codes), likelihood)
+                for square, (shows, _read) in shown.items():
+                    others.setdefault(square, set()).add(shows)
+            lit = {sq: classes[sq] for sq in sorted(others)}
+        if not lit:
+            return []
+        self._confirm_asked |= asked
+        event = self._event(EventType.HELP, **confirm_fields(lit, others, sorted(self._unsure), position))
+        self._help = HelpRequest(lit, (observation, likelihood), event, confirm=True)
+        return [event]
+
+    def _paths_showing(self, likelihood: Likelihood) -> list[GamePath]:
+        """The kept paths from the announced start that show exactly what the camera reads, the
+        best first: their referee waiting for nothing, none of their moves made up to explain
+        a misread, no square of the latest reading read against them (only the next reading
+        tells whether that was a misread)."""
+        return [
+            p
+            for p in self._beam
+            if p.root == self._shown.root
+            and p.pending is None
+            and p.lifted is None
+            and p.must_move is None
+            and p.forfeit is None
+            and not p.tainted
+            and not p.doubt
+            and not board_differences(self._goto(p.root, p.codes), likelihood)
+        ]
 
     def _close_help(self) -> list[Event]:
         """A clear reading answers an open help request: the board was put right (said with

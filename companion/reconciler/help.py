@@ -24,17 +24,21 @@ class HelpRequest:
     squares: dict[Square, tuple[int, int]]
     reading: tuple[Observation, Likelihood]
     event: Event
+    confirm: bool = False  # the camera reads the game's board: the player is asked to confirm
+    #                        it, settling the plies in doubt that a look at the board tells
+
+
+def square_classes(position: Position, likelihood: Likelihood) -> dict[Square, tuple[int, int]]:
+    """Every square's top as (the game's class, the camera's class)."""
+    view = View(position, None, likelihood=likelihood)
+    return {sq: (view.current[r], view.reading[r]) for r, sq in enumerate(view.squares)}
 
 
 def board_differences(position: Position, likelihood: Likelihood) -> dict[Square, tuple[int, int]]:
     """Each square whose top the camera reads differently from the game, as (the game's
     class, the camera's class)."""
-    view = View(position, None, likelihood=likelihood)
-    return {
-        sq: (view.current[r], view.reading[r])
-        for r, sq in enumerate(view.squares)
-        if view.current[r] != view.reading[r]
-    }
+    classes = square_classes(position, likelihood)
+    return {sq: (has, read) for sq, (has, read) in classes.items() if has != read}
 
 
 def class_text(cls: int, max_piece: int) -> str:
@@ -53,8 +57,42 @@ def help_fields(differ: dict[Square, tuple[int, int]], position: Position) -> di
         "reason": f"the board differs from the game on {names}: put it as the game has it, "
         "or accept what the camera sees",
         "position": position.text(),
+        "detail": camera_and_game(differ, max_piece),
+    }
+
+
+def camera_and_game(squares: dict[Square, tuple[int, int]], max_piece: int) -> dict[str, object]:
+    """What the camera reads and what the game has on each of ``squares``, in words."""
+    return {
+        "camera": {square_name(sq): class_text(read, max_piece) for sq, (_, read) in squares.items()},
+        "game": {square_name(sq): class_text(has, max_piece) for sq, (has, _) in squares.items()},
+    }
+
+
+def confirm_fields(
+    lit: dict[Square, tuple[int, int]],
+    others: dict[Square, set[int]],
+    plies: list[int],
+    position: Position,
+) -> dict[str, object]:
+    """The fields of the ``help`` event that asks the player to confirm what the camera reads
+    on the squares that tell plies in doubt (``plies``): what the camera reads and the game
+    has on each (``lit``), and what the other accounts would show there (``others``).
+    Accepting says the camera reads them right: the lines that show anything else are dropped,
+    and the plies settle (or the game is corrected to the line that shows it)."""
+    max_piece = position.variant.max_piece
+    names = ", ".join(square_name(sq) for sq in lit)
+    said = ", ".join(str(ply) for ply in plies)
+    return {
+        **help_fields(lit, position),
+        "reason": f"not sure of ply {said}: is the board as the camera sees it on {names}? "
+        "accept what the camera sees to settle it",
         "detail": {
-            "camera": {square_name(sq): class_text(read, max_piece) for sq, (_, read) in differ.items()},
-            "game": {square_name(sq): class_text(has, max_piece) for sq, (has, _) in differ.items()},
+            **camera_and_game(lit, max_piece),
+            "other": {
+                square_name(sq): sorted(class_text(cls, max_piece) for cls in others[sq]) for sq in lit
+            },
+            "plies": plies,
+            "confirm": True,
         },
     }

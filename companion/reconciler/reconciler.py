@@ -58,10 +58,9 @@ from typing import Any
 import numpy as np
 
 from companion.reconciler.accounts import DEFAULT_SETTINGS, PRIOR, Explanation, Kind, Settings
-from companion.reconciler.attention import AttentionKeeper
+from companion.reconciler.attention import SETTLED_BY_PLAYER, SETTLED_BY_READINGS, AttentionKeeper
 from companion.reconciler.decoder import clean, fits
 from companion.reconciler.events import Event, EventType
-from companion.reconciler.help import board_differences
 from companion.reconciler.hidden import HiddenCups
 from companion.reconciler.likelihood import Likelihood, most_two
 from companion.reconciler.paths import (
@@ -131,6 +130,7 @@ class Reconciler(AttentionKeeper):
         self._out_of_sight = False  # the board was hidden for more moves than a reading tells:
         #                             nothing is announced until the game restarts from it
         self._help = None
+        self._confirm_asked = set()
         self.corrections = 0  # moves withdrawn by corrections so far
         self.resyncs = 0
         self._explained = {}
@@ -184,6 +184,9 @@ class Reconciler(AttentionKeeper):
         adopted = None if self._out_of_sight else self._adopt_view(likelihood)
         if adopted is not None:
             return adopted
+        if self._help.confirm:  # (asked about a board that stood still, read anew since: the
+            self._help = None  # lines it asked about moved on, and it is no board to restart from)
+            return []
         events = self._resync(observation, likelihood, accepted=True)
         if events is None:
             reason = "what the camera sees is no possible board: put the board as the game has it"
@@ -377,11 +380,15 @@ class Reconciler(AttentionKeeper):
             events = self._announce(chosen, margin)
             self._attention = None
             self._unclear_run = 0
-            closed = self._close_help()
+            # (a second look at the board nothing touched answers no request to confirm it)
+            confirming = self._still and self._help is not None and self._help.confirm
+            closed = [] if confirming else self._close_help()
             events = events or closed  # (a move said is answer enough: the panel shows it)
         else:
             # (the side not to move seen acting after moves out of sight, on a reading too
             # unsure to restart from: the next reading is waited for)
+            if self._help is not None and self._help.confirm:
+                self._help = None  # a board asked about while it stood still is read anew
             events = self._unclear(observation, best, said, rival)
             if not wrong_side and not self._out_of_sight and not asked:
                 events += self._announce_agreed(kept)
@@ -401,7 +408,12 @@ class Reconciler(AttentionKeeper):
         elif clear and not wrong_side:
             kept = self._settle_start(kept)
         self._beam = kept
-        return self._settled(events)
+        events = self._settled(events)
+        if clear and not wrong_side and self._still:
+            # the board stood still for a second look and plies stay in doubt: what it shows
+            # may tell them, and the player is asked to confirm it
+            events += self._confirm_doubts(observation, likelihood)
+        return events
 
     def _seen_whole(self, path: GamePath) -> bool:
         """Whether ``path`` (the account about to be announced) says at most one action
@@ -460,10 +472,10 @@ class Reconciler(AttentionKeeper):
         ply = self.game.ply + 1
         return ply if self._unseen_from is None else min(self._unseen_from, ply)
 
-    def _settled(self, events: list[Event]) -> list[Event]:
+    def _settled(self, events: list[Event], why: str = SETTLED_BY_READINGS) -> list[Event]:
         """The end of every step that changes the beam: the plies in doubt reported, hidden
         cups settled, the unknown contents followed after a move."""
-        events += self._report_unsure()
+        events += self._report_unsure(why)
         if self._unsure:  # a game decided with plies still in doubt: the result says which
             still = sorted(self._unsure)
             events = [
@@ -485,21 +497,11 @@ class Reconciler(AttentionKeeper):
         the latest reading was read against it (a chain the help guard holds back, say), and
         only the next reading tells whether that was a misread; restarting from the camera's
         view, which the player vouched for, guesses no moves."""
-        shows = [
-            p
-            for p in self._beam
-            if p.root == self._shown.root
-            and p.pending is None
-            and p.lifted is None
-            and p.must_move is None
-            and p.forfeit is None
-            and not p.tainted
-            and not p.doubt
-            and not board_differences(self._goto(p.root, p.codes), likelihood)
-        ]
+        shows = self._paths_showing(likelihood)
         if not shows:
             return None
         best, ply = shows[0], self.game.ply
+        why = SETTLED_BY_PLAYER if self._help is not None and self._help.confirm else SETTLED_BY_READINGS
         events = self._sync(best)
         if best.unseen > 0 and any(e.type is EventType.MOVE for e in events):
             self._note_unseen(None, ply, late=True)
@@ -507,7 +509,7 @@ class Reconciler(AttentionKeeper):
         self._unfit = self._unclear_run = 0
         self._attention = None
         closed = self._close_help()
-        return self._settled(events or closed)  # (moves said are answer enough: the panel shows them)
+        return self._settled(events or closed, why)  # (moves said are answer enough: the panel shows them)
 
     def _resync(
         self,
@@ -538,6 +540,7 @@ class Reconciler(AttentionKeeper):
         self._out_of_sight = False
         self._attention = None
         self._help = None
+        self._confirm_asked = set()
         self._pending_event = None
         self._guard = 1
         self.resyncs += 1

@@ -119,6 +119,17 @@ def test_a_report_of_plies_in_doubt_is_judged_by_the_game_not_counted_lost(bench
     assert result.stretches == [] and [(s.start, s.end) for s in result.strict] == [(1.0, 5.0)]
 
 
+def test_a_request_to_confirm_plies_in_doubt_is_judged_by_the_game_unless_strict(bench: ModuleType) -> None:
+    # on a still board the referee asks the player to confirm a size in doubt while it follows
+    # the game: like a report of the plies, it is judged by the game; a strict tracker, and any
+    # other request for help, count it as asking
+    confirm = Event(EventType.HELP, squares=("b3",), detail={"confirm": True, "plies": [3]})
+    helped = Event(EventType.HELP, squares=("b3",), detail={"camera": {}, "game": {}})
+    for request, lenient in ((confirm, False), (helped, True)):
+        reconciler = SimpleNamespace(attention=request, awaiting_restore=None)
+        assert bench.asking(reconciler) is lenient and bench.asking(reconciler, strict=True)
+
+
 def test_the_careful_player_accepts_the_camera_only_when_the_board_agrees(bench: ModuleType) -> None:
     c2 = parse_square("c2")
     w3, w4 = class_index((0, 3), 4), class_index((0, 4), 4)

@@ -53,11 +53,11 @@ class StillReader:
         return self
 
 
-def test_an_unclear_reading_is_looked_at_again_a_report_of_doubt_is_not():
+def test_an_unclear_reading_is_looked_at_again_a_doubt_after_a_second_look_is_not():
     # the referee could not make out the board (a cup read 0.97 there, 0.03 empty: "cannot
     # tell 1a1 from no change"): it gets a second reading of it a hold time later, instead of
-    # waiting for the next move; a report of plies in doubt, which the game goes on with, asks
-    # for no second look
+    # waiting for the next move; a report of plies in doubt made on that second look asks
+    # for no third
     observe = ReaderObserver(
         StillReader(Observation.from_tops({"a1": (0, 1)})), StabilityGate(1.0, 3), learn=False
     )
@@ -76,3 +76,23 @@ def test_an_unclear_reading_is_looked_at_again_a_report_of_doubt_is_not():
     )
     observe.judged([Event(EventType.MOVE, move="4c4"), doubt], None)
     assert not any(observe(frame, t) is not None for t in (4.5, 5.0, 5.5, 6.0))
+
+
+def test_plies_coming_into_doubt_get_one_second_look_at_a_still_board():
+    # the referee reports plies in doubt: a board left standing is read once more, marked
+    # still (the referee may ask the player to confirm what it shows); a doubt said on that
+    # second look asks for no third
+    observe = ReaderObserver(
+        StillReader(Observation.from_tops({"b1": (0, 4)})), StabilityGate(1.0, 3), learn=False
+    )
+    frame = np.zeros((4, 4, 3), np.uint8)
+    assert [observe(frame, t) is not None for t in (0.0, 0.5, 1.0, 1.5)] == [False, False, True, False]
+    doubt = Event(
+        EventType.NEEDS_ATTENTION, reason="not sure which move", detail={"unsure": {"3": ["3b1", "4b1"]}}
+    )
+    observe.judged([Event(EventType.MOVE, move="4b1"), doubt], None)
+    looks = [observe(frame, t) for t in (2.0, 2.5, 3.0, 3.5)]
+    assert [look is not None for look in looks] == [False, False, True, False]
+    assert looks[2] is not None and looks[2].still
+    observe.judged([doubt], None)
+    assert not any(observe(frame, t) is not None for t in (4.0, 4.5, 5.0, 5.5))

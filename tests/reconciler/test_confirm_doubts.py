@@ -1,0 +1,134 @@
+"""A doubt the board can tell is asked about when the board stands still, not held to the end.
+
+Repeated readings of an untouched cup are weighed as one piece of evidence (``repeats.py``):
+a White 4 read 0.9 a 4 and 0.1 a 3 on every board leaves the line with a 3 about 4 nats
+behind for good, under the 7 that settle an earlier ply, so the ply stayed unsure to the end
+of the game (bench-07's 4a3, bench-14's 4c1 and 2a4). A referee at a table would look and
+ask: on a second look at a board nothing touched (``Observation.still``) that the camera
+reads exactly as the game has it, the squares where a close line shows another cup are lit
+(a ``help`` event with ``detail.confirm``); the player who accepts what the camera sees
+settles the plies (``settled``). A player who sees the camera wrong leaves it: the next clear
+reading closes the request and the doubt stays as it was."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from companion.reconciler.events import Event
+from companion.rules import Move
+from tests.reconciler.helpers import played, reading, types
+
+OPENING = "4a1 4d4"
+PLACED = {(0, 4): 0.8, (0, 3): 0.2}  # White's 4 on b3 when placed: perhaps a 3
+BETWEEN = {(0, 4): 0.9, (0, 3): 0.1}  # ... and on every board after it
+LATER = "4c4 4c1 3d3 c1-c2"  # no White placement that the stacks would tell the sizes by
+
+
+def helps(events: list[Event]) -> list[Event]:
+    return [e for e in events if e.type == "help"]
+
+
+def in_doubt(placed: str = "4b3", size: int = 4, other: int = 3):
+    """A game whose ply 3 (``placed``, a White ``size`` on b3) is in doubt with the ``other``
+    size after four more boards."""
+    reconciler, game = played("classic", OPENING)
+    game.push(Move.from_text(placed))
+    reconciler.feed(reading(game, {"b3": {(0, size): 0.8, (0, other): 0.2}}))
+    for text in LATER.split():
+        game.push(Move.from_text(text))
+        reconciler.feed(reading(game, {"b3": {(0, size): 0.9, (0, other): 0.1}}))
+    assert reconciler.unsure == {3: sorted([placed, f"{other}b3"])}  # repeats alone never settle it
+    return reconciler, game
+
+
+def test_a_still_board_asks_to_confirm_a_size_in_doubt_and_accepting_settles_it() -> None:
+    reconciler, game = in_doubt()
+    events = reconciler.feed(replace(reading(game, {"b3": BETWEEN}), still=True))
+    [asked] = helps(events)
+    assert asked.squares == ("b3",) and asked.detail["confirm"] and asked.detail["plies"] == [3]
+    assert asked.detail["camera"] == {"b3": "white 4"} and asked.detail["other"] == {"b3": ["white 3"]}
+    assert reconciler.help_squares is not None and reconciler.attention is asked
+    events = reconciler.accept_board()
+    [settled] = [e for e in events if e.type == "settled"]
+    assert settled.detail["settled"] == {"3": "4b3"} and "player" in (settled.reason or "")
+    assert reconciler.unsure == {} and reconciler.attention is None
+    assert [m.text() for m in reconciler.game.moves] == [m.text() for m in game.moves]
+
+
+def test_the_same_reading_not_still_asks_nothing() -> None:
+    # one look at a board is the referee's reading of it, not a board left standing
+    reconciler, game = in_doubt()
+    assert helps(reconciler.feed(reading(game, {"b3": BETWEEN}))) == []
+    assert reconciler.unsure == {3: ["3b3", "4b3"]}
+
+
+def test_a_request_left_unanswered_closes_at_the_next_move_and_is_not_asked_again() -> None:
+    reconciler, game = in_doubt()
+    assert helps(reconciler.feed(replace(reading(game, {"b3": BETWEEN}), still=True)))
+    # a further still look does not close it (nothing was answered) nor ask again
+    assert reconciler.feed(replace(reading(game, {"b3": BETWEEN}), still=True)) == []
+    assert reconciler.help_squares is not None
+    game.push(Move.from_text("3a4"))
+    events = reconciler.feed(reading(game, {"b3": BETWEEN}))
+    assert [e.move for e in events if e.type == "move"] == ["3a4"] and reconciler.help_squares is None
+    assert reconciler.unsure == {3: ["3b3", "4b3"]}  # the doubt stays as it was
+    assert helps(reconciler.feed(replace(reading(game, {"b3": BETWEEN}), still=True))) == []
+
+
+def test_no_confirmation_is_asked_while_the_camera_reads_another_board() -> None:
+    # c4 read against the game: accepting the camera's view would not be the game's board
+    reconciler, game = in_doubt()
+    odd = reading(game, {"b3": BETWEEN, "c4": {(1, 3): 0.6, (1, 4): 0.4}})
+    reconciler.feed(odd)
+    events = reconciler.feed(replace(odd, still=True))
+    assert helps(events) == [] or helps(events)[0].detail.get("confirm") is None
+
+
+def test_a_doubt_the_board_cannot_tell_is_not_asked_about() -> None:
+    # White's 2 on b3 in doubt with a 3, then covered by a Black 4 moved onto it: both lines
+    # show the same board, and a look cannot tell what is under the 4
+    reconciler, game = played("classic", "4a1 4d4 3a2 4d3 4b1 4c4")
+    game.push(Move.from_text("2b3"))
+    reconciler.feed(reading(game, {"b3": {(0, 2): 0.8, (0, 3): 0.2}}))
+    for text in ("3c1", "b1-c2", "d4-b3"):
+        game.push(Move.from_text(text))
+        reconciler.feed(reading(game, {"b3": {(0, 2): 0.9, (0, 3): 0.1}} if "b3" not in text else {}))
+    assert reconciler.unsure == {7: ["2b3", "3b3"]}
+    events = reconciler.feed(replace(reading(game, {}), still=True))
+    assert helps(events) == [] and "help" not in types(events)
+    assert reconciler.unsure == {7: ["2b3", "3b3"]}
+
+
+def test_a_line_held_on_a_size_read_wrong_early_is_put_right_when_the_player_accepts() -> None:
+    # White's 4 on b3 read a 3 when placed (0.75), then 0.6 a 4 on every board after: the
+    # change is too small to count as news, so the line with the 3 stays ahead. On a still
+    # board the camera reads another board than the game, and a line in doubt shows exactly
+    # that: the player is asked, and accepting corrects the game to it
+    reconciler, game = played("classic", OPENING)
+    game.push(Move.from_text("4b3"))
+    reconciler.feed(reading(game, {"b3": {(0, 3): 0.75, (0, 4): 0.25}}))
+    later = {"b3": {(0, 3): 0.4, (0, 4): 0.6}}
+    for text in LATER.split():
+        game.push(Move.from_text(text))
+        reconciler.feed(reading(game, later))
+    assert [m.text() for m in reconciler.game.moves][2] == "3b3" and 3 in reconciler.unsure
+    [asked] = helps(reconciler.feed(replace(reading(game, later), still=True)))
+    assert asked.squares == ("b3",) and asked.detail["confirm"]
+    assert asked.detail["camera"] == {"b3": "white 4"} and asked.detail["game"] == {"b3": "white 3"}
+    events = reconciler.accept_board()
+    assert "correction" in types(events) and reconciler.unsure == {}
+    assert [m.text() for m in reconciler.game.moves] == [m.text() for m in game.moves]
+
+
+def test_a_confirmation_asked_about_a_board_read_anew_since_restarts_nothing() -> None:
+    # the next move is made before the player answers and read unclear: the request is
+    # dropped, and a late triple press neither restarts the game from the old board nor
+    # plays anything
+    reconciler, game = in_doubt()
+    assert helps(reconciler.feed(replace(reading(game, {"b3": BETWEEN}), still=True)))
+    game.push(Move.from_text("4d2"))
+    reconciler.feed(reading(game, {"b3": BETWEEN, "d2": {(1, 4): 0.5, None: 0.5}}))
+    assert reconciler.help_squares is None
+    moves = [m.text() for m in reconciler.game.moves]
+    assert reconciler.accept_board() == [] and reconciler.resyncs == 0
+    assert [m.text() for m in reconciler.game.moves] == moves
