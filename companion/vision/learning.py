@@ -40,7 +40,7 @@ from companion.vision.matching import best_shift, coverage, evidence
 from companion.vision.observation import Observation, class_index
 from companion.vision.pixels import MIN_CUP_SIGMA, Gaussian, PixelModel, blurred, log_image
 from companion.vision.reader import STILL_SECONDS, BoardReader, Reading, moderate
-from companion.vision.shadows import casting_cups, found_cups, learn_shadows
+from companion.vision.shadows import ShadowModel, casting_cups, found_cups, learn_shadows
 
 SURE_KINDS = frozenset({"move", "win", "loss", "draw", "settled"})
 """Event kinds of a batch the referee is sure of; a batch needs a move to count as a label."""
@@ -81,6 +81,9 @@ in use was learned; a camera's exposure drifts by 0.01-0.05. Under the same ligh
 not relit: the bare board's change is then only the cups' shadows and the light they bounce
 (up to 0.75 in log near them on the bench's bench-01), which a relit board took in and, once
 the cups moved, read as a hand (bench-01: 14 of 27 boards never reached the referee)."""
+LIGHT_MIN_WEIGHT = 0.02
+"""Below this weight of bare pixels within the Gaussian's reach (bare board ending some 25 mm
+away, at 12 mm), the light's change leans on the margin's light field instead."""
 LIGHT_ROUNDS = 3
 """Fits of the light's change, each without the shadows and highlights the last one showed."""
 LIGHT_BOUND = 1.5
@@ -424,8 +427,11 @@ def _learned_board(
     bare = cv2.dilate(covered, np.ones((clear, clear), np.uint8)) == 0
     diff = cv2.subtract(log_image(blurred(frame.rectified, scene.view.scale)), scene.background.log)
     board = now.background.astype(np.float32)
-    if light_changed(scene.background.light_field(diff)):
-        change, lit = light_change(diff, bare, LIGHT_SMOOTHING_MM * scene.view.scale)
+    field = scene.background.light_field(diff)
+    if light_changed(field):
+        if now.shadows is not None:  # the lamp in use: learned again under it (``relit``)
+            bare &= _shadowed(scene, now.shadows, frame, cups) == 0
+        change, lit = light_change(diff, field, bare, LIGHT_SMOOTHING_MM * scene.view.scale)
         gain = cv2.exp(np.clip(change, -LIGHT_BOUND, LIGHT_BOUND).astype(np.float32))
         np.multiply(board, gain, out=board)
     else:  # the same light: cups' shadows and bounced light would only leak into a relit board
@@ -435,25 +441,48 @@ def _learned_board(
     return np.clip(np.rint(board), 0, 255).astype(np.uint8)
 
 
+def _shadowed(scene: BoardScene, shadows: ShadowModel, frame: LabelledFrame, cups: CupSet) -> np.ndarray:
+    """uint8 mask (255) of where the labelled cups' shadows can fall under the lamp in use
+    (``shadows``), each widened by ``KEEP_CLEAR_MM``, and where the tallest cup on a square
+    in doubt would cast its own. A low lamp's long shadows and the cups' lit walls lie on bare
+    board beside the cups; averaged into the light's change and carried under the cups, they
+    relit the board with a dark smudge where a cup's shadow had been (the vision bench's
+    bench-24: a white 3 on c4 then read as bare board, and the boards after it as covered)."""
+    placed = {row: (colour, size, 0, 0) for row, (colour, size) in frame.tops.items()}
+    for row in frame.unknown:
+        tallest = max((0, 1), key=lambda c: cups.height_for(c, cups.radii[c][-1]))
+        placed[row] = (tallest, len(cups.radii[tallest]), 0, 0)
+    casting = casting_cups(placed, scene.layout, scene.view.scale, cups)
+    return shadows.draw(scene.view, casting, scene.view.shape, KEEP_CLEAR_MM)
+
+
 def light_changed(field: np.ndarray) -> bool:
     """Whether the margin's light field (``Background.light_field`` against the board in use)
     says the light changed: uneven, or one gain beyond ``LIGHT_CHANGED`` on some channel."""
     return field.ndim == 3 or float(np.abs(field).max()) > LIGHT_CHANGED
 
 
-def light_change(diff: np.ndarray, bare: np.ndarray, spread_px: float) -> tuple[np.ndarray, np.ndarray]:
+def light_change(
+    diff: np.ndarray, field: np.ndarray, bare: np.ndarray, spread_px: float
+) -> tuple[np.ndarray, np.ndarray]:
     """The light's change (log ratio per pixel and channel) over the whole view, from
     ``diff`` (the frame's log ratio to the board in use) where ``bare`` says the frame shows
     the board: a Gaussian average of the bare pixels only (normalised convolution), which
     carries the change smoothly under the cups. Twice more without the pixels darker than it
     by more than ``-SHADE_LIMIT`` (a cup's shadow is not the light) or brighter by twice that
-    (a highlight, a cup's edge missed). Returns the change and the bare pixels last used."""
+    (a highlight, a cup's edge missed). Where the bare pixels within reach weigh less than
+    ``LIGHT_MIN_WEIGHT`` (under two tall cups whose long shadows join, left out of ``bare``),
+    the margin's light ``field`` (``Background.light_field``) makes up the missing weight: the
+    average of a few far pixels there, or nothing (the board in use's old light), relit the
+    board in blotches that read as covered. Returns the change and the bare pixels last used."""
+    prior = np.broadcast_to(field.astype(np.float32), diff.shape)
     use = bare
     change = diff
     for _ in range(LIGHT_ROUNDS):
         weight = cv2.GaussianBlur(use.astype(np.float32), (0, 0), spread_px)
         spread = cv2.GaussianBlur(diff * use[..., None].astype(np.float32), (0, 0), spread_px)
-        change = spread / np.maximum(weight, 1e-3)[..., None]
+        missing = np.maximum(LIGHT_MIN_WEIGHT - weight, 0.0)[..., None]
+        change = (spread + missing * prior) / np.maximum(weight, LIGHT_MIN_WEIGHT)[..., None]
         off = cv2.subtract(diff, change).mean(axis=2)
         use = bare & (off > SHADE_LIMIT) & (off < -2 * SHADE_LIMIT)
     return change, use

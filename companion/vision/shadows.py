@@ -111,16 +111,28 @@ class ShadowModel:
     slack: float  # colour spread around that shift the reference shadows showed
     reach: float = 0.0  # the longest shadow seen ending on board, mm per mm of height (>= |along|)
 
-    def draw(self, view: RectifiedView, cups: list[CastingCup], shape: tuple[int, int]) -> np.ndarray:
+    def draw(
+        self,
+        view: RectifiedView,
+        cups: list[CastingCup],
+        shape: tuple[int, int],
+        widen_mm: float = PENUMBRA_MM,
+    ) -> np.ndarray:
         """uint8 mask (255) of the pixels the cups' shadows cover, on a map of ``shape`` over
-        the view (the view itself or a shrunk copy)."""
+        the view (the view itself or a shrunk copy), each widened by ``widen_mm``."""
         mask = np.zeros(shape, np.uint8)
-        for hull in self.hulls(view, cups, shape[1] / view.shape[1]):
+        for hull in self.hulls(view, cups, shape[1] / view.shape[1], widen_mm=widen_mm):
             cv2.fillConvexPoly(mask, hull, 255, cv2.LINE_8, SUBPIXEL)
         return mask
 
     def hulls(
-        self, view: RectifiedView, cups: list[CastingCup], k: float = 1.0, *, reaching: bool = True
+        self,
+        view: RectifiedView,
+        cups: list[CastingCup],
+        k: float = 1.0,
+        *,
+        reaching: bool = True,
+        widen_mm: float = PENUMBRA_MM,
     ) -> list[np.ndarray]:
         """Each cup's predicted shadow outline (``shadow_hulls``), ``k`` map pixels per view pixel:
         as far as shadows were seen to reach (``reach``), or, not ``reaching``, the capsules
@@ -128,7 +140,7 @@ class ShadowModel:
         along = np.array(self.along)
         if reaching:
             along = along * max(self.reach / float(np.hypot(*along)), 1.0)
-        return shadow_hulls(view, k, cups, along, PENUMBRA_MM)
+        return shadow_hulls(view, k, cups, along, widen_mm)
 
     def lift(self, f: np.ndarray, shadow: np.ndarray) -> np.ndarray:
         """Features (m, q1, q2) with the shadow's darkening undone where ``shadow`` (uint8,
