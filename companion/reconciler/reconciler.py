@@ -80,6 +80,7 @@ from companion.reconciler.repeats import fresh_squares
 from companion.reconciler.resync import replayed_from, replayed_with_placement, restart_options
 from companion.reconciler.unknowns import HiddenContents, warm_up
 from companion.rules.game import Game
+from companion.rules.move import Move, Placement
 from companion.rules.position import Position
 from companion.rules.square import Square
 from companion.rules.variant import CLASSIC, Variant
@@ -586,10 +587,22 @@ class Reconciler(AttentionKeeper):
         if contents is None or self._resync_options or self._shown.pending is not None:
             return None
         floor = kept[0].score - self.settings.margin
+        lawful: list[Move] = []  # placements ranked above: a start that rules one out is not taken
         for path in kept:
             e, before = path.explanation, path.before
             if path.score < floor:
                 break
+            if (
+                e is not None
+                and e.kind is Kind.MOVE
+                and e.codes
+                and before is not None
+                and before.line() == self._shown.line()
+            ):
+                move = self.game.position.move_from_code(e.codes[0])
+                if isinstance(move, Placement):
+                    lawful.append(Move.place(move.size, move.to_square))
+                continue
             if (
                 e is None
                 or e.kind is not Kind.ILLEGAL
@@ -602,7 +615,7 @@ class Reconciler(AttentionKeeper):
             ):
                 continue
             piece = (e.action.color, e.action.size)
-            replayed = replayed_with_placement(self.game, contents, piece, e.action.to)
+            replayed = replayed_with_placement(self.game, contents, piece, e.action.to, lawful)
             if replayed is not None:
                 return replayed
         return None

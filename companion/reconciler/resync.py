@@ -5,6 +5,8 @@ hid. See docs/reconciler.md.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from companion.errors import CompanionError
 from companion.reconciler.hidden import HiddenCups
 from companion.reconciler.likelihood import Likelihood, View
@@ -55,16 +57,27 @@ def replayed_from(game: Game, start: Position) -> Game | None:
     return again
 
 
-def replayed_with_placement(game: Game, contents: HiddenContents, piece: Piece, to: Square) -> Game | None:
+def replayed_with_placement(
+    game: Game,
+    contents: HiddenContents,
+    piece: Piece,
+    to: Square,
+    kept: Sequence[Move] = (),
+) -> Game | None:
     """The game replayed from the likeliest start in which ``piece`` may be placed on ``to``
     next (what the stacks hide fixes what the external stacks still hold), when that start is
-    not the game's own; None when no start the hidden contents still allow has it, or the
-    moves held need the start they came from.
+    not the game's own; None when no start the hidden contents still allow has it, the moves
+    held need the start they came from, or it would make one of the ``kept`` moves illegal.
 
     A placement is evidence about what the stacks hide, as a lift's reveal is: a cup placed
     from the external stacks was not hidden under another. A game restarted from the board
     takes one hypothesis for its start, and with it how many of each size the external
-    stacks hold; a placement legal under another hypothesis still open is no illegal action."""
+    stacks hold; a placement legal under another hypothesis still open is no illegal action.
+    The same holds the other way: ``kept`` are the lawful moves the reading ranks above the
+    placement, and a start that rules one out is not taken on the word of a worse account
+    (bench-12: a White 3 on b1, read so on every board and legal from the start taken, was
+    called illegal once a White 2, a size doubt behind it, replayed the game from a start
+    hiding the 3)."""
     narrowed = contents.copy()
     try:
         narrowed.put(to, piece)
@@ -75,5 +88,7 @@ def replayed_with_placement(game: Game, contents: HiddenContents, piece: Piece, 
         return None
     again = replayed_from(game, start)
     if again is None or again.turn != piece[0] or again.check(Move.place(piece[1], to)) is not None:
+        return None
+    if any(again.check(move) is not None for move in kept):
         return None
     return again

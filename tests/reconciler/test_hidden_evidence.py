@@ -116,3 +116,21 @@ def test_a_white_1_read_once_where_a_lift_left_nothing_hides_no_cups_for_the_res
     events = [e for step in stream.steps for e in reconciler.feed(step.observation)]
     assert "illegal" not in types(events) and "win" in types(events)
     assert [m.text() for m in reconciler.game.moves] == list(stream.moves[-8:])
+
+
+def test_a_placement_the_start_taken_allows_is_not_called_illegal_for_a_worse_size() -> None:
+    # bench-12 after its restart from the board: White's 4 on a2, Black's 4 on a3, White to
+    # move. The likeliest start hides nothing (White's stacks show 4, 4 and 3); another still
+    # open hides a White 3 under a2 (then 4, 4 and 2). White places a 3 on b1, read a 3 at 0.9
+    # and a 2 at 0.1: the 2, illegal from the start taken, is a size doubt behind the 3, and
+    # it must not replay the game from the start hiding the 3, where the 3 read is illegal
+    a2, a3 = parse_square("a2"), parse_square("a3")
+    tops = {a2: W4, a3: B4}
+    reconciler = Reconciler.mid_game("classic", tops, 0)
+    assert reconciler.game.check(Move.from_text("2b1")) is not None
+    events = reconciler.feed(reading(tops, {"b1": {(0, 3): 0.9, W2: 0.1}}))
+    assert [e.move for e in events if e.type == "move"] == ["3b1"] and "illegal" not in types(events)
+    board = tops | {B1: (0, 3)}
+    events = reconciler.feed(reading(board, {}, hands=0))
+    assert [m.text() for m in reconciler.game.moves] == ["3b1"]
+    assert reconciler.game.position.top(B1) == (0, 3) and not reconciler.unsure
