@@ -13,7 +13,6 @@ and the background image (PNG, base64).
 from __future__ import annotations
 
 import base64
-import itertools
 import json
 import time
 from collections.abc import Callable
@@ -817,13 +816,14 @@ def _check_reference(
                 f"{COLOR_NAMES[1 - colour]}, not {COLOR_NAMES[colour]}; White's cups go on rank 1, "
                 "Black's on the last rank"
             )
-    for colour in (0, 1):
+    not_growing = cups.first_not_growing()
+    if not_growing is not None:
+        colour = not_growing[0]
         radii = cups.radii[colour]
-        if not _growing(radii):
-            raise CompanionError(
-                f"reference frame: the {COLOR_NAMES[colour]} cups do not grow from file a to "
-                f"file {'abcdefgh'[len(radii) - 1]}; put sizes 1, 2, 3, 4 in that order"
-            )
+        raise CompanionError(
+            f"reference frame: the {COLOR_NAMES[colour]} cups do not grow from file a to "
+            f"file {'abcdefgh'[len(radii) - 1]}; put sizes 1, 2, 3, 4 in that order"
+        )
     if pixels.light.mean[0] <= pixels.dark.mean[0]:
         raise CompanionError(
             "reference frame: the cups on rank 1 look darker than those on the last rank; "
@@ -895,7 +895,7 @@ def radii_beside_shadows(
     ref = reference_layout(scene.layout.size, default.max_piece)
     raw = scene.radii_beside_shadows(fit.fg, fit.pad, default, ref, ref, shadows, fit.raw)
     again = _smoothed_radii(default, ref, raw)
-    return again if all(_growing(radii) for radii in again.radii) else fit.cups
+    return again if again.first_not_growing() is None else fit.cups
 
 
 def size_order_problem(cups: CupSet) -> str | None:
@@ -911,11 +911,6 @@ def size_order_problem(cups: CupSet) -> str | None:
         f"the {COLOR_NAMES[colour]} size-{size} cups ({radii[size - 1]:.1f} mm) are not larger "
         f"than the size-{size - 1} ones ({radii[size - 2]:.1f} mm)"
     )
-
-
-def _growing(radii: tuple[float, ...]) -> bool:
-    """Whether each size is larger than the one before."""
-    return all(b > a for a, b in itertools.pairwise(radii))
 
 
 @dataclass(frozen=True, eq=False)
