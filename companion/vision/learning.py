@@ -449,8 +449,8 @@ def _shadowed(scene: BoardScene, shadows: ShadowModel, frame: LabelledFrame, cup
     relit the board with a dark smudge where a cup's shadow had been (the vision bench's
     bench-24: a white 3 on c4 then read as bare board, and the boards after it as covered)."""
     placed = {row: (colour, size, 0, 0) for row, (colour, size) in frame.tops.items()}
+    tallest = max((0, 1), key=lambda c: cups.height_for(c, cups.radii[c][-1]))
     for row in frame.unknown:
-        tallest = max((0, 1), key=lambda c: cups.height_for(c, cups.radii[c][-1]))
         placed[row] = (tallest, len(cups.radii[tallest]), 0, 0)
     casting = casting_cups(placed, scene.layout, scene.view.scale, cups)
     return shadows.draw(scene.view, casting, scene.view.shape, KEEP_CLEAR_MM)
