@@ -194,6 +194,18 @@ def match_square(ev: Evidence, sq: SquareTemplates, reach: int) -> SquareMatch:
     return SquareMatch(sizes, colour_log_odds, colour, size + 1, sy, sx)
 
 
+def match_at(ev: Evidence, sq: SquareTemplates, colour: int, dy: int, dx: int) -> SquareMatch:
+    """Every size of ``colour`` on one square scored with its silhouette at shift (dy, dx)
+    alone: no search, where something else says the cup stands."""
+    h, w = sq.support.shape
+    top, left = sq.top + ev.pad + dy, sq.left + ev.pad + dx
+    sizes = ev.fg[top : top + h, left : left + w].reshape(1, h * w) @ sq.flat[colour]
+    size = int(np.argmax(sizes[0]))
+    region = ev.colour[top : top + h, left : left + w]
+    colour_log_odds = float(np.einsum("ij,ij->", region, sq.full[colour, size]))
+    return SquareMatch(sizes[0], colour_log_odds, colour, size + 1, dy, dx)
+
+
 def match_all(ev: Evidence, bank: TemplateBank) -> list[SquareMatch]:
     return [match_square(ev, sq, bank.offset) for sq in bank.squares]
 
