@@ -330,14 +330,14 @@ class BoardReader:
         ev = evidence(rect, self._background, c.pixels, self.bank.pad)
         matches = self._outside_shadows(ev, match_all(ev, self.bank))
         edges, feet = self._edge_scores(ev.features, matches)
-        matches = self._placed(ev, matches, edges, feet)
-        sized = self._sized(self._explaining(ev.features, matches), edges)
+        placed = self._placed(ev, matches, edges, feet)
+        sized = self._sized(self._explaining(ev.features, placed), edges)
         standing = self._standing(sized, edges, feet)
         free = cv2.bitwise_not(cv2.dilate(self._explained(sized, standing, ev.pad), SQUARE_5))
         fg = ev.fg[ev.pad : ev.pad + view.shape[0], ev.pad : ev.pad + view.shape[1]]
         cups = casting_cups(found_cups(standing), c.layout, c.scale, c.cups)
         cover = self._occlusion.judge(ev.features, ev.texture, rect, free, fg, cups)
-        probabilities = self._probabilities(matches, ROUGH_SOFTENING if cover.rough else 1.0, edges)
+        probabilities = self._probabilities(matches, ROUGH_SOFTENING if cover.rough else 1.0, edges, placed)
         changed = self._markers_changed(rect)
         still = self._held_still(rect, timestamp)
         occluded = changed > 0 or (cover.occluded and not (still >= STILL_SECONDS and moderate(cover)))
@@ -597,6 +597,7 @@ class BoardReader:
         matches: list[SquareMatch],
         softening: float = 1.0,
         edges: tuple[np.ndarray, np.ndarray] | None = None,
+        placed: list[SquareMatch] | None = None,
     ) -> np.ndarray:
         """Class probabilities [empty, white 1..S, black 1..S] per square from its match.
 
@@ -605,7 +606,10 @@ class BoardReader:
         log-odds, tempered the same way, splits each size's probability between the colours.
         ``edges``, the edge cue's (base, rim) scores, may then reshare a square's cup
         probability between the sizes (``edges.size_shares``: what is a cup at all, and how
-        sure the size can be, stay the region cue's). ``softening`` widens every temperature for a frame whose
+        sure the size can be, stay the region cue's). ``placed`` (``_placed``), the same matches
+        with the sizes of those the region cue placed far from where they stand scored there as
+        well, gives the sizes those shares start from; whether a square holds a cup, and its
+        colour, stay the matches'. ``softening`` widens every temperature for a frame whose
         evidence reads rough.
         """
         sizes = size_logits(matches, self._ring_px, softening)
@@ -613,6 +617,8 @@ class BoardReader:
         p = np.exp(logits - logits.max(axis=1, keepdims=True))
         p /= p.sum(axis=1, keepdims=True)
         if edges is not None:
+            if placed is not None:
+                sizes = size_logits(placed, self._ring_px, softening)
             p[:, 1:] = (1.0 - p[:, :1]) * size_shares(sizes, *edges, softening, self._trust(matches))
         areas = np.array(
             [sq.areas[m.colour, m.size - 1] for m, sq in zip(matches, self.bank.squares, strict=True)]

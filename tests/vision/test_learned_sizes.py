@@ -64,10 +64,13 @@ def test_a_size_the_camera_keeps_misreading_is_learned_away() -> None:
     """One sure frame (c1 labelled, the squares in doubt left out) teaches the black 3 its
     apparent radius, and the black 2 it was read as moves a ring away from it: eight plies later
     the whole board reads right, c1 included. Before, nothing of the 2 moved and c1 still read
-    as one, and the black 4 grew into the cups in doubt beside the one it was fitted on."""
+    as one, and the black 4 grew into the cups in doubt beside the one it was fitted on.
+    (Unlearned, the reader also doubts a2's black 4, matched 11 mm from where its base stands
+    and sized there as well: a 3 at 0.6.)"""
     calibrated = long_shadows_calibration().cups.radii[BLACK]
     before = BoardReader(long_shadows_calibration())
-    assert misread(before, LATER) == {"c1": (BLACK, 2)}
+    wrong = misread(before, LATER)
+    assert wrong["c1"] == (BLACK, 2) and set(wrong) <= {"c1", "a2"}
     reader = learned_from(AFTER_PLY_9, IN_DOUBT_AFTER_PLY_9)
     radii = reader.models.cups.radii[BLACK]
     assert radii[1] < calibrated[1] - 1.0 and radii[2] < calibrated[2]  # both toward what c1 showed
