@@ -132,3 +132,31 @@ def test_a_confirmation_asked_about_a_board_read_anew_since_restarts_nothing() -
     moves = [m.text() for m in reconciler.game.moves]
     assert reconciler.accept_board() == [] and reconciler.resyncs == 0
     assert [m.text() for m in reconciler.game.moves] == moves
+
+
+def test_a_ply_asked_about_once_is_not_asked_or_lit_again_with_the_next_doubt() -> None:
+    # the player let the request about ply 3 pass; when Black's 3 on a4 comes into doubt
+    # too, only a4 is lit and only ply 8 asked about (each request is a beep the player must
+    # deal with: the same question again is noise)
+    reconciler, game = in_doubt()
+    assert helps(reconciler.feed(replace(reading(game, {"b3": BETWEEN}), still=True)))
+    game.push(Move.from_text("3a4"))
+    now = {"b3": BETWEEN, "a4": {(1, 3): 0.8, (1, 2): 0.2}}
+    reconciler.feed(reading(game, now))
+    assert reconciler.unsure == {3: ["3b3", "4b3"], 8: ["2a4", "3a4"]}
+    [asked] = helps(reconciler.feed(replace(reading(game, now), still=True)))
+    assert asked.squares == ("a4",) and asked.detail["plies"] == [8]
+    assert asked.detail["other"] == {"a4": ["black 2"]}
+
+
+def test_no_confirmation_is_asked_when_every_line_in_doubt_ends_the_game_the_same() -> None:
+    # White's winning 3 on d1 read perhaps a 4: a 4 there wins with the same line, so the
+    # answer changes nothing the players play on; the ply stays reported in doubt
+    reconciler, game = played("classic", "4a1 4a4 4b1 4b4 3c1 3c4")
+    game.push(Move.from_text("3d1"))
+    won = {"d1": {(0, 3): 0.8, (0, 4): 0.2}}
+    events = reconciler.feed(reading(game, won))
+    assert "win" in types(events) and reconciler.unsure == {7: ["3d1", "4d1"]}
+    events = reconciler.feed(replace(reading(game, won), still=True))
+    assert helps(events) == [] and reconciler.attention is None
+    assert reconciler.unsure == {7: ["3d1", "4d1"]}
