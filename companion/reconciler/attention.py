@@ -18,6 +18,7 @@ from companion.reconciler.help import (
 )
 from companion.reconciler.likelihood import Likelihood
 from companion.reconciler.paths import GamePath, Group
+from companion.rules.outcome import Outcome
 from companion.rules.square import Square, square_name
 from companion.vision.observation import Observation
 
@@ -157,17 +158,24 @@ class AttentionKeeper(Announcer):
         tell (a cup covered since, the stacks' contents) is not asked about.
 
         Each request is an alert LED and a beep the player must deal with, so only the lines
-        whose answer matters are asked about (``_lines_to_ask``): a ply already asked about
-        is neither asked nor lit again (a player who let it pass has answered), and once the
-        game is decided a line that ends it the same way changes nothing the players play
-        on."""
+        whose answer matters are asked about (``_lines_to_ask``): not the move just made
+        until its doubt has outlived its board (about half of those settle on the next
+        board's readings; the device takes a second look at the next board for it,
+        ``vision_link``), but for the move that decides the game; not again when every ply
+        due was asked about (a request opened for another lights them again: the player may
+        answer all at once); and once the game is decided a line that ends it the same way
+        changes nothing the players play on."""
         if self._help is not None or not self._unsure:
             return []
         lead = self._beam[0]
         if lead.line() != self._shown.line():
             return []
-        new = {ply for ply in self._unsure if (ply, self._move_at(ply) or "") not in self._confirm_asked}
-        lines = self._lines_to_ask(lead, new)
+        ended = self.game.outcome()
+        due = {ply for ply in self._unsure if ply < self.game.ply or ended is not None}
+        asked = {(ply, self._move_at(ply) or "") for ply in due}
+        if asked <= self._confirm_asked:
+            return []
+        lines = self._lines_to_ask(lead, due, ended)
         if not lines:
             return []
         position = self.game.position
@@ -186,18 +194,17 @@ class AttentionKeeper(Announcer):
             lit = {sq: classes[sq] for sq in sorted(others)}
         if not lit:
             return []
-        self._confirm_asked |= {(ply, self._move_at(ply) or "") for ply in new}
-        event = self._event(EventType.HELP, **confirm_fields(lit, others, sorted(new), position))
+        self._confirm_asked |= asked
+        event = self._event(EventType.HELP, **confirm_fields(lit, others, sorted(due), position))
         self._help = HelpRequest(lit, (observation, likelihood), event, confirm=True)
         return [event]
 
-    def _lines_to_ask(self, lead: GamePath, plies: set[int]) -> list[GamePath]:
+    def _lines_to_ask(self, lead: GamePath, plies: set[int], ended: Outcome | None) -> list[GamePath]:
         """The kept paths close to the best (``lead``, on the announced line) whose answer would
         matter to the player: from the announced start, waiting for nothing, playing one of
-        ``plies`` (the plies in doubt not yet asked about) otherwise; and, once the game is
-        decided, not ending it the same way (the players play on from neither)."""
+        ``plies`` (the plies in doubt that are due) otherwise; and, once the game is
+        decided (``ended``), not ending it the same way (the players play on from neither)."""
         floor = lead.score - self.settings.doubt
-        ended = self.game.outcome()
         lines = []
         for path in self._beam[1:]:
             if (
