@@ -25,9 +25,15 @@ calibrated from its own ``00-empty`` and ``01-reference`` frames with the produc
   to the next on track: the reconciler's game agreeing with the truth, the same tops and the
   same moves since the start or its last resync, and nothing asked; in seconds of stable
   frames, those of a board standing still that the reader saw (not taken for a hand), and
-  plies), and the **referee's view**: the last stable observation of
+  plies), the **referee's view**: the last stable observation of
   each board scored like a reading (with a reader that learns, this is the after to the
-  reading pass's before).
+  reading pass's before), and the **help requests** as the player meets them (``Request``:
+  a confirm request or a help request, how long it stays lit, what closed it, whether the
+  camera read the lit squares right, what accepting at once would change, tried on a copy
+  of the referee, and whether later readings settled a confirm request left unanswered).
+  ``--player none`` leaves every request unanswered; the default careful player accepts
+  the camera's view ``--answer-seconds`` after a request opens when it is what the board
+  shows.
 
 Demos (unless ``--no-demos``): a scene with a ``-light-b`` companion (its light changes during
 the game) is also calibrated under the later light; a scene with a ``-wrong-cup`` companion is
