@@ -65,7 +65,6 @@ class ReaderObserver:
         self.clock = clock
         self.learning = ObserverLearning(reader) if learn else None
         self._doubt_look = False  # a second look was asked for plies in doubt (not learned from)
-        self._looked: set[int] = set()  # plies in doubt given a second look on a later board
         self.moved: dict[int, tuple[str, ...]] = {}
         """Squares each announced ply touched, since the game's last start: where the cups of
         a ply in doubt may have gone since."""
@@ -106,10 +105,8 @@ class ReaderObserver:
         self._doubt_look = False
         if any(unclear_reading(e) for e in events):
             self.gate.look_again()  # the referee could not make it out: it is read again
-        elif not still and (
-            any(reports_new_doubt(e) for e in events) or self._doubt_outlived_its_board(events, unsure)
-        ):
-            self.gate.look_again()  # plies in doubt: a still board may tell them (once)
+        elif any(reports_new_doubt(e) for e in events) and not still:
+            self.gate.look_again()  # plies came into doubt: a still board may tell them (once)
             self._doubt_look = True
         if self.learning is None or repeat:
             return False  # (a board already learned from is not learned from twice)
@@ -121,21 +118,6 @@ class ReaderObserver:
             log.warning("not learned from a frame: %s", error)
             return False
 
-    def _doubt_outlived_its_board(
-        self, events: Sequence[Event], unsure: Mapping[int, Sequence[str]] | None
-    ) -> bool:
-        """Whether a move was just announced while a ply before it is still in doubt that has
-        not had a second look on a board after its own (once a ply). The referee asks the
-        player to confirm a doubt only once it has outlived the board it was made on: about
-        half of the doubts over a move just made settle on the readings of the next board
-        (the bench's 28 development games), and asking about those is a beep for nothing."""
-        played = [e.ply for e in events if e.type == EventType.MOVE and e.ply is not None]
-        if not played or not unsure:
-            return False
-        older = {ply for ply in unsure if ply < max(played)} - self._looked
-        self._looked |= older
-        return bool(older)
-
     @property
     def calibration(self) -> Calibration:
         """The calibration with what was learned during the game."""
@@ -146,7 +128,6 @@ class ReaderObserver:
         for event in events:
             if event.type in RESTARTS:
                 self.moved.clear()
-                self._looked.clear()
             elif event.type == EventType.TAKEBACK:
                 self.moved.pop(event.ply, None)
             elif event.type == EventType.MOVE:

@@ -158,20 +158,17 @@ class AttentionKeeper(Announcer):
         tell (a cup covered since, the stacks' contents) is not asked about.
 
         Each request is an alert LED and a beep the player must deal with, so only the lines
-        whose answer matters are asked about (``_lines_to_ask``): not the move just made
-        until its doubt has outlived its board (about half of those settle on the next
-        board's readings; the device takes a second look at the next board for it,
-        ``vision_link``), but for the move that decides the game; not again when every ply
-        due was asked about (a request opened for another lights them again: the player may
-        answer all at once); and once the game is decided a line that ends it the same way
-        changes nothing the players play on."""
+        whose answer matters are asked about (``_lines_to_ask``): not again when every ply in
+        doubt was asked about (a request opened for a new one lights them again: the player
+        may answer all at once), and once the game is decided not about a line that ends it
+        the same way: the players play on from neither."""
         if self._help is not None or not self._unsure:
             return []
         lead = self._beam[0]
         if lead.line() != self._shown.line():
             return []
         ended = self.game.outcome()
-        due = {ply for ply in self._unsure if ply < self.game.ply or ended is not None}
+        due = set(self._unsure)
         asked = {(ply, self._move_at(ply) or "") for ply in due}
         if asked <= self._confirm_asked:
             return []
@@ -202,7 +199,7 @@ class AttentionKeeper(Announcer):
     def _lines_to_ask(self, lead: GamePath, plies: set[int], ended: Outcome | None) -> list[GamePath]:
         """The kept paths close to the best (``lead``, on the announced line) whose answer would
         matter to the player: from the announced start, waiting for nothing, playing one of
-        ``plies`` (the plies in doubt that are due) otherwise; and, once the game is
+        ``plies`` (the plies in doubt) otherwise; and, once the game is
         decided (``ended``), not ending it the same way (the players play on from neither)."""
         floor = lead.score - self.settings.doubt
         lines = []

@@ -96,26 +96,3 @@ def test_plies_coming_into_doubt_get_one_second_look_at_a_still_board():
     assert looks[2] is not None and looks[2].still
     observe.judged([doubt], None)
     assert not any(observe(frame, t) is not None for t in (4.0, 4.5, 5.0, 5.5))
-
-
-def test_a_doubt_that_outlives_its_board_gets_a_second_look_on_the_next_one_once():
-    # ply 3 came into doubt on its own board (and had its look there); the next move is
-    # announced with ply 3 still in doubt: the next board is read once more too, so the
-    # referee may ask about a doubt the readings did not settle. Once a ply: a third board
-    # with the same doubt is read once
-    observe = ReaderObserver(
-        StillReader(Observation.from_tops({"b1": (0, 4)})), StabilityGate(1.0, 3), learn=False
-    )
-    frame = np.zeros((4, 4, 3), np.uint8)
-    assert [observe(frame, t) is not None for t in (0.0, 0.5, 1.0, 1.5)] == [False, False, True, False]
-    unsure = {3: ["3b1", "4b1"]}
-    observe.judged([Event(EventType.MOVE, move="4c4", ply=4)], None, unsure)
-    looks = [observe(frame, t) for t in (2.0, 2.5, 3.0, 3.5)]
-    assert [look is not None for look in looks] == [False, False, True, False]
-    assert looks[2] is not None and looks[2].still
-    observe.judged([], None, unsure)
-    assert not any(observe(frame, t) is not None for t in (4.0, 4.5, 5.0, 5.5))
-    observe.gate.reset()
-    assert [observe(frame, t) is not None for t in (6.0, 6.5, 7.0)] == [False, False, True]
-    observe.judged([Event(EventType.MOVE, move="3d4", ply=5)], None, unsure)
-    assert not any(observe(frame, t) is not None for t in (7.5, 8.0, 8.5, 9.0))

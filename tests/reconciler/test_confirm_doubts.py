@@ -134,26 +134,6 @@ def test_a_confirmation_asked_about_a_board_read_anew_since_restarts_nothing() -
     assert [m.text() for m in reconciler.game.moves] == moves
 
 
-def test_a_doubt_over_the_move_just_made_is_asked_about_once_it_outlives_its_board() -> None:
-    # Black's 3 on a4 comes into doubt: not asked on its own board (about half such doubts
-    # settle on the next board's readings), but on the next board's still look, and the
-    # doubt the player let pass (ply 3) is lit with it, to be answered at once
-    reconciler, game = in_doubt()
-    assert helps(reconciler.feed(replace(reading(game, {"b3": BETWEEN}), still=True)))
-    game.push(Move.from_text("3a4"))
-    now = {"b3": BETWEEN, "a4": {(1, 3): 0.8, (1, 2): 0.2}}
-    reconciler.feed(reading(game, now))
-    assert reconciler.unsure == {3: ["3b3", "4b3"], 8: ["2a4", "3a4"]}
-    assert helps(reconciler.feed(replace(reading(game, now), still=True))) == []
-    game.push(Move.from_text("3b2"))
-    now = {"b3": BETWEEN, "a4": {(1, 3): 0.85, (1, 2): 0.15}}
-    reconciler.feed(reading(game, now))
-    assert 8 in reconciler.unsure
-    [asked] = helps(reconciler.feed(replace(reading(game, now), still=True)))
-    assert set(asked.squares) == {"a4", "b3"} and asked.detail["plies"] == [3, 8]
-    assert asked.detail["other"] == {"a4": ["black 2"], "b3": ["white 3"]}
-
-
 def test_no_confirmation_is_asked_when_every_line_in_doubt_ends_the_game_the_same() -> None:
     # White's winning 3 on d1 read perhaps a 4: a 4 there wins with the same line, so the
     # answer changes nothing the players play on; the ply stays reported in doubt
