@@ -74,6 +74,7 @@ from companion.reconciler.paths import (
     lead_past_sizes,
     lead_past_unseen_cups,
     presumed_lawful,
+    reads_every_move,
 )
 from companion.reconciler.referee import ActionKind
 from companion.reconciler.repeats import fresh_squares
@@ -352,7 +353,9 @@ class Reconciler(AttentionKeeper):
         clear = chosen.decent and margin >= self.settings.margin and rival is None
         asked = self._help is not None and not (clear and self._seen_whole(chosen))
         if asked and clear:
-            asked = self._doubt_squares_guessed_across_help(chosen, kept)
+            asked = not reads_every_move(chosen, self._shown) or self._doubt_squares_guessed_across_help(
+                chosen, kept
+            )
         if asked:
             # asked for help, the referee said it could not follow, and play may have gone on
             # while the player looked: nothing is announced but what the reading shows seen
@@ -399,7 +402,7 @@ class Reconciler(AttentionKeeper):
                 # restart would throw away the paths that a later reading may still settle):
                 # the player is asked rather than left waiting
                 events = [e for e in events if e.type is not EventType.NEEDS_ATTENTION]
-                events += self._ask_for_help(observation, likelihood)
+                events += self._ask_for_help(observation, likelihood, kept)
         for path in kept:  # only the latest step's parents are kept
             if path.before is not None:
                 path.before.before = None
