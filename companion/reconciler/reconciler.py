@@ -176,9 +176,10 @@ class Reconciler(AttentionKeeper):
 
     def accept_board(self) -> list[Event]:
         """The player's answer to a help request: the board is as the camera sees it. A kept
-        path that shows exactly that board is played (``_adopt_view``: its moves, the history
-        kept); else the game restarts from the camera's last reading (a ``resync``, hidden cups
-        kept from history where the top did not change), however unsure the reading. Nothing
+        path that shows exactly that board, every move of it shown by a reading, is played
+        (``_adopt_view``: its moves, the history kept); else the game restarts from the
+        camera's last reading (a ``resync``, hidden cups kept from history where the top did
+        not change), however unsure the reading. Nothing
         when no help is asked for, a ``needs-attention`` when the reading is no possible board."""
         if self._help is None:
             return []
@@ -495,7 +496,8 @@ class Reconciler(AttentionKeeper):
     def _adopt_view(self, likelihood: Likelihood) -> list[Event] | None:
         """The player says the camera sees the board right: when a kept path from the announced
         start shows exactly what it reads (its referee waiting for nothing, none of its moves
-        made up to explain a misread), the best such path is played (its moves announced
+        made up to explain a misread, each shown by a reading: ``_paths_showing``), the best
+        such path is played (its moves announced
         late) and every path that shows anything else is dropped; the history is kept, no
         resync. None when no path shows it. A doubted path is not played either: a square of
         the latest reading was read against it (a chain the help guard holds back, say), and
