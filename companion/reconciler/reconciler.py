@@ -74,7 +74,7 @@ from companion.reconciler.paths import (
     lead_past_sizes,
     lead_past_unseen_cups,
     presumed_lawful,
-    reads_every_move,
+    seen_missing,
 )
 from companion.reconciler.referee import ActionKind
 from companion.reconciler.repeats import fresh_squares
@@ -354,9 +354,7 @@ class Reconciler(AttentionKeeper):
         clear = chosen.decent and margin >= self.settings.margin and rival is None
         asked = self._help is not None and not (clear and self._seen_whole(chosen))
         if asked and clear:
-            asked = not reads_every_move(chosen, self._shown) or self._doubt_squares_guessed_across_help(
-                chosen, kept
-            )
+            asked = seen_missing(chosen, self._shown) or self._doubt_squares_guessed_across_help(chosen, kept)
         if asked:
             # asked for help, the referee said it could not follow, and play may have gone on
             # while the player looked: nothing is announced but what the reading shows seen
