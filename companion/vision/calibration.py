@@ -75,6 +75,9 @@ OWN_SHARE = 0.3
 CLEAR_SHARE = 0.5
 """A reference cup is clear when its silhouette's "cup" evidence sums to at least this share of
 its area (in pixels, at full log-odds one)."""
+OWN_COLOUR_SHARE = 0.8
+"""A square's own colour on the empty board is taken over its middle, this share of its side
+(``BoardScene.square_colours``): clear of the lines between squares."""
 EXPLAINED = 0.5
 """A neighbour's soft silhouette explains a pixel where it covers more than this share of it."""
 MIN_SHRINK_STEPS = 2
@@ -552,6 +555,54 @@ class BoardScene:
             colours[row] = (patch * t[..., None]).sum(axis=(0, 1)) / max(float(t.sum()), 1.0)
         return colours
 
+    def square_colours(self) -> np.ndarray:
+        """Each square's own colour on the empty board (``Background.own_colour`` over the
+        middle ``OWN_COLOUR_SHARE`` of it), (squares, 3) in ``board_squares`` order."""
+        half = OWN_COLOUR_SHARE * self.layout.square_mm / 2 * self.view.scale
+        colours = []
+        for row in range(self.layout.size**2):
+            u, v = self.view.to_pixels(np.array([self.layout.square_centre(row)]))[0]
+            window = (slice(round(v - half), round(v + half)), slice(round(u - half), round(u + half)))
+            colours.append(self.background.own_colour(window))
+        return np.array(colours)
+
+    def unclear_elsewhere(
+        self,
+        features: tuple[np.ndarray, np.ndarray],
+        fg: np.ndarray,
+        pad: int,
+        pixels: PixelModel,
+        cups: CupSet,
+        ref: dict[int, tuple[int, int]],
+    ) -> tuple[int, int] | None:
+        """The first reference cup (row) and square (row) where that cup, moved there, would
+        not be clear (``CLEAR_SHARE``) if the board's change of its own colour between the two
+        squares (``square_colours``) were nothing that lights the cup; None when every cup is
+        clear on every square.
+
+        ``features`` are the reference frame's (m, q1, q2) and texture (unpadded), ``fg`` its
+        cup evidence (padded by ``pad``) under ``pixels``. A cup's features are its log ratio
+        to the board behind it. Where the board is lit more, the cup is too, and its features
+        stay; but a glossy board's sheen (the lamp's or the window's reflection) brightens and
+        whitens the wood and not the cups, and nothing in the calibration's frames tells the
+        two apart. On the bench's bench-12 (natural cups on a varnished oak board) the wood
+        on rank 4 is 0.22 brighter and 0.08-0.09 whiter (log) than on rank 1 where the white
+        reference cups stand: white 4s placed on rank 4 had the board's colour and read as
+        empty or, from the shaded crescent of their wall, as black 2s."""
+        colours = self.square_colours()
+        spots = self.placed(fg, pad, cups, ref)
+        f, texture = (cv2.copyMakeBorder(a, pad, pad, pad, pad, cv2.BORDER_REPLICATE) for a in features)
+        for row, (colour, size) in ref.items():
+            top, left, mask = spots[row]
+            window = (slice(top, top + mask.shape[0]), slice(left, left + mask.shape[1]))
+            own, seen = f[window][mask], texture[window][mask][:, None]
+            need = CLEAR_SHARE * np.pi * (cups.radii[colour][size - 1] * self.view.scale) ** 2
+            for square, there in enumerate(colours):
+                moved = (own - (there - colours[row]).astype(np.float32))[:, None, :]
+                if float(pixels.log_odds(moved, seen)[0].sum()) < need:
+                    return row, square
+        return None
+
     def placed(
         self, fg: np.ndarray, pad: int, cups: CupSet, tops: dict[int, tuple[int, int]]
     ) -> dict[int, tuple[int, int, np.ndarray]]:
@@ -934,6 +985,8 @@ def learn_reference(scene: BoardScene, rect: np.ndarray, cups: CupSet) -> Refere
     (pale cups on pale wood, which the colour cannot tell apart), the texture is trusted more
     (``PALE_TEXTURE_TOP``) and the models learned again: the user put every cup where the
     layout says, so the cups are there to learn from, and an empty square still reads empty.
+    So it is too when a reference cup would not stand out on some other square of this board
+    (``BoardScene.unclear_elsewhere``): the game puts every cup on every square.
     """
     ref = reference_layout(scene.layout.size, cups.max_piece)
     f, ncc = scene.background.features(rect)
@@ -945,7 +998,10 @@ def learn_reference(scene: BoardScene, rect: np.ndarray, cups: CupSet) -> Refere
             pixels = PixelModel.learn(f, ncc, light, dark, board, texture_top)
             ev = evidence(rect, scene.background, pixels, pad)
             fitted, scores, raw = scene.fit_radii(ev.fg, pad, cups, ref)
-        if _unclear_cup(scores, fitted, ref, scene.view.scale) is None:
+        if _unclear_cup(scores, fitted, ref, scene.view.scale) is None and (
+            texture_top == PALE_TEXTURE_TOP
+            or scene.unclear_elsewhere((f, ncc), ev.fg, pad, pixels, fitted, ref) is None
+        ):
             break
     colours = scene.cup_colours(f, fitted, ref)
     _check_reference(scores, colours, fitted, ref, pixels, scene.view.scale, scene.layout.size)

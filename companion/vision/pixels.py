@@ -191,6 +191,14 @@ class Background:
         h, w = self.band.shape
         return cv2.resize(field, (w, h), interpolation=cv2.INTER_LINEAR)
 
+    def own_colour(self, window: tuple[slice, slice]) -> np.ndarray:
+        """The empty board's own colour over ``window`` of the view, as (m, q1, q2) of its log
+        (the median: grid lines and grain left out). A cup's features are its log ratio to
+        the board behind it: where the board's own colour differs by what does not light the
+        cups too (a varnish's sheen), the same cup's features differ by as much."""
+        values = self.log[window].reshape(-1, 3).astype(np.float64)
+        return np.asarray(_CHROMA @ np.median(values, axis=0))
+
     def features(self, rectified: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(m, q1, q2) per pixel after the gain correction, and the texture correlation.
 
