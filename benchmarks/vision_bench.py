@@ -25,9 +25,15 @@ calibrated from its own ``00-empty`` and ``01-reference`` frames with the produc
   to the next on track: the reconciler's game agreeing with the truth, the same tops and the
   same moves since the start or its last resync, and nothing asked; in seconds of stable
   frames, those of a board standing still that the reader saw (not taken for a hand), and
-  plies), and the **referee's view**: the last stable observation of
+  plies), the **referee's view**: the last stable observation of
   each board scored like a reading (with a reader that learns, this is the after to the
-  reading pass's before).
+  reading pass's before), and the **help requests** as the player meets them (``Request``:
+  a confirm request or a help request, how long it stays lit, what closed it, whether the
+  camera read the lit squares right, what accepting at once would change, tried on a copy
+  of the referee, and whether later readings settled a confirm request left unanswered).
+  ``--player none`` leaves every request unanswered; the default careful player accepts
+  the camera's view ``--answer-seconds`` after a request opens when it is what the board
+  shows.
 
 Demos (unless ``--no-demos``): a scene with a ``-light-b`` companion (its light changes during
 the game) is also calibrated under the later light; a scene with a ``-wrong-cup`` companion is
@@ -44,6 +50,7 @@ Figures are printed as a summary table (per scene, per look class, per resolutio
 from __future__ import annotations
 
 import argparse
+import copy
 import dataclasses
 import difflib
 import fnmatch
@@ -63,6 +70,7 @@ import numpy as np
 
 from companion.device.vision_link import reader_observer
 from companion.errors import CompanionError
+from companion.reconciler.attention import SETTLED_BY_READINGS
 from companion.reconciler.events import Event, EventType
 from companion.reconciler.reconciler import Reconciler
 from companion.rules import COLOR_NAMES, Game, Move, Variant
@@ -413,6 +421,123 @@ class Stretch:
 
 
 @dataclass
+class Request:
+    """One help request as the player meets it: an alert LED and squares lit from ``opened`` to
+    ``closed`` (camera seconds). ``kind`` is ``confirm`` (plies in doubt on a still board,
+    ``detail.confirm``) or ``help``; ``closed_by`` says what closed it (``accepted``: the player
+    answered; ``reading``: a later reading; ``resync``; ``replaced``: another request; ``end``);
+    ``answer_changes`` what accepting the camera's view at once would change in the game
+    (``moves``: the record; ``doubts``: only which plies are in doubt; ``nothing``), tried on a
+    copy of the referee when the request opened; ``settled_alone`` for a confirm request whether
+    the plies it asked about were settled by later readings by the game's end; ``camera_right``
+    whether the camera read the lit squares as the board stood when it opened (what the careful
+    player would accept)."""
+
+    opened: float
+    kind: str
+    squares: int
+    camera_right: bool = False
+    plies: tuple[int, ...] = ()
+    closed: float | None = None
+    closed_by: str = ""
+    answer_changes: str = "nothing"
+    settled_alone: bool | None = None
+
+    def figures(self) -> dict:
+        return {
+            "opened": round(self.opened, 2),
+            "kind": self.kind,
+            "squares": self.squares,
+            "camera_right": self.camera_right,
+            "plies": list(self.plies),
+            "open_seconds": None if self.closed is None else round(self.closed - self.opened, 2),
+            "closed_by": self.closed_by,
+            "answer_changes": self.answer_changes,
+            "settled_alone": self.settled_alone,
+        }
+
+
+def answer_changes(reconciler: Reconciler) -> str:
+    """What accepting the camera's view now would change: tried on a copy of the referee."""
+    try:
+        trial = copy.deepcopy(reconciler)
+    except (TypeError, copy.Error):  # (a referee that cannot be copied: not tried)
+        return "untried"
+    record, unsure = [m.text() for m in trial.game.moves], dict(trial.unsure)
+    trial.accept_board()
+    if [m.text() for m in trial.game.moves] != record or trial.resyncs != reconciler.resyncs:
+        return "moves"
+    return "doubts" if dict(trial.unsure) != unsure else "nothing"
+
+
+class RequestWatch:
+    """Follows the help requests the referee holds open (``Reconciler.attention`` when it is a
+    ``help`` event), one ``Request`` each, as a player at the table meets them."""
+
+    def __init__(self, result: GameResult) -> None:
+        self.result = result
+        self.event: Event | None = None
+        self.open: Request | None = None
+        self.told: set[tuple[float, int]] = set()  # (camera time, ply) later readings told
+
+    def after(
+        self, reconciler: Reconciler, events: list[Event], t: float, frame: BenchFrame, answered: bool
+    ) -> None:
+        request = getattr(reconciler, "attention", None)
+        if not (isinstance(request, Event) and request.type is EventType.HELP and request.squares):
+            request = None
+        if request is self.event:
+            return
+        if self.open is not None:
+            if answered:
+                how = "accepted"
+            elif any(e.type is EventType.RESYNC for e in events):
+                how = "resync"
+            else:
+                how = "reading" if request is None else "replaced"
+            self.close(t, how)
+        self.event = request
+        if request is not None:
+            plies = tuple(request.detail.get("plies", ()))
+            kind = "confirm" if request.detail.get("confirm") else "help"
+            squares = reconciler.help_squares or {}
+            max_piece = reconciler.variant.max_piece
+            right = all(
+                class_index(frame.tops.get(square_name(sq)), max_piece) == camera
+                for sq, (_g, camera) in squares.items()
+            )
+            self.open = Request(
+                t, kind, len(request.squares), right, plies, answer_changes=answer_changes(reconciler)
+            )
+            self.result.requests.append(self.open)
+
+    def close(self, t: float, how: str) -> None:
+        assert self.open is not None
+        self.open.closed, self.open.closed_by = t, how
+        self.open = None
+
+    def ended(self, t: float) -> None:
+        """The game's end: a request still open closes, and each confirm request the player did
+        not accept says whether later readings settled the plies it asked about on their own (a
+        ``settled`` by readings, or a ``correction``, after it opened)."""
+        if self.open is not None:
+            self.close(t, "end")
+        for request in self.result.requests:
+            if request.kind == "confirm" and request.closed_by != "accepted":
+                told = {ply for when, ply in self.told if when >= request.opened}
+                request.settled_alone = set(request.plies) <= told
+
+    def tell(self, events: list[Event], t: float) -> None:
+        """Note the plies later readings told (settled, or corrected) at camera time ``t``."""
+        for event in events:
+            if event.type is EventType.SETTLED and (event.reason or "").startswith(SETTLED_BY_READINGS):
+                self.told |= {(t, int(ply)) for ply in event.detail.get("settled", {})}
+            elif event.type is EventType.CORRECTION:
+                first = (event.ply or 0) + 1
+                self.told |= {(t, ply) for ply in range(first, first + len(event.moves))}
+
+
+@dataclass
 class GameResult:
     moves: int = 0
     right: int = 0
@@ -428,6 +553,7 @@ class GameResult:
     stable_observations: int = 0
     help_requests: int = 0  # help events that open or change a request
     accepted: int = 0  # requests the player answered by accepting the camera's view
+    requests: list[Request] = field(default_factory=list)  # each request as the player met it
     stretches: list[Stretch] = field(default_factory=list)
     strict: list[Stretch] = field(default_factory=list)  # an unsure report counted as lost too
     events: list[dict] = field(default_factory=list)
@@ -645,6 +771,7 @@ def replay(
     doubted: set[int] = set()
     offset = 0
     trackers = (LostTracker(result), LostTracker(result, strict=True))
+    watch = RequestWatch(result)
     announced: set[tuple[int, int, str]] = set()
     current: Showing | None = None
     last: Observation | None = None  # the last stable observation of the current showing
@@ -712,6 +839,7 @@ def replay(
             if answer is not None:
                 result.accepted += 1
                 take(answer, t, frame)
+                watch.after(reconciler, answer, t, frame, answered=True)
         if stable is None:
             continue
         last = stable
@@ -720,8 +848,11 @@ def replay(
         if judged is not None:
             judged(events, reconciler.game.position, reconciler.unsure)
         take(events, t, frame)
+        watch.tell(events, t)
+        watch.after(reconciler, events, t, frame, answered=False)
     if current is not None:
         showing_ended(current)
+    watch.ended(clock[0])
     final = [m.text() for m in reconciler.game.moves]
     result.record = before + final
     unsure = doubted | {len(before) + ply for ply in getattr(reconciler, "unsure", {})}
@@ -804,6 +935,8 @@ class Run:
                 "needs_attention": g.attention_events,
                 "help_requests": g.help_requests,
                 "accepted_camera_view": g.accepted,
+                "requests": request_totals(g.requests),
+                "request_list": [r.figures() for r in g.requests],
                 "illegal": g.illegal_events,
                 "stable_observations": g.stable_observations,
                 "longest_lost": self.longest,
@@ -872,6 +1005,40 @@ def group(runs: list[Run], key) -> dict[str, tuple[ReadTally, list[Run]]]:
     return groups
 
 
+def request_totals(requests: list[Request]) -> dict:
+    """How many requests a player met, of which kind, how long they stayed open, how many were
+    answered, and what answering them would change."""
+    spans = sorted(r.closed - r.opened for r in requests if r.closed is not None)
+    return {
+        "requests": len(requests),
+        "confirm": sum(r.kind == "confirm" for r in requests),
+        "help": sum(r.kind == "help" for r in requests),
+        "camera_right": sum(r.camera_right for r in requests),
+        "accepted": sum(r.closed_by == "accepted" for r in requests),
+        "closed_by_reading": sum(r.closed_by == "reading" for r in requests),
+        "answer_changes_moves": sum(r.answer_changes == "moves" for r in requests),
+        "answer_changes_doubts": sum(r.answer_changes == "doubts" for r in requests),
+        "answer_changes_nothing": sum(r.answer_changes == "nothing" for r in requests),
+        "confirm_settled_alone": sum(bool(r.settled_alone) for r in requests),
+        "open_seconds_median": round(median(spans) or 0.0, 2),
+        "open_seconds_max": round(spans[-1], 2) if spans else 0.0,
+    }
+
+
+def requests_text(totals: dict, games: int) -> str:
+    """The request figures in one line."""
+    t = totals
+    return (
+        f"help requests {t['requests']} in {games} games (confirm {t['confirm']}, help {t['help']}); "
+        f"camera right on the squares lit {t['camera_right']}, accepted {t['accepted']}, "
+        f"closed by a reading {t['closed_by_reading']}; an answer would change the moves "
+        f"{t['answer_changes_moves']}, only the doubts {t['answer_changes_doubts']}, nothing "
+        f"{t['answer_changes_nothing']}; confirm requests settled by later readings "
+        f"{t['confirm_settled_alone']}; open {t['open_seconds_median']:.1f} s median, "
+        f"{t['open_seconds_max']:.1f} s longest"
+    )
+
+
 def game_totals(runs: list[Run]) -> dict:
     games = [r for r in runs if r.game is not None or r.failed]
     played = [r for r in games if r.game is not None]
@@ -900,6 +1067,7 @@ def game_totals(runs: list[Run]) -> dict:
         "never_back": sum(1 for x in longest if not x["back"]),
         "longest_lost": worst,
         "longest_lost_strict": max(strict, key=lambda x: (x["stable_seconds"], x["plies"]), default=None),
+        "requests": request_totals([q for r in played for q in r.game.requests]),
     }
 
 
@@ -920,7 +1088,7 @@ def lost_text(longest: dict | None) -> str:
 def print_report(runs: list[Run], demos: list[tuple[str, Run, Run]], args: argparse.Namespace) -> None:
     print(
         f"{'scene':<20} {'class':<12} {'res':<9} {'squares':>13} {'sure✗':>5} {'hands':>7} {'false':>5} "
-        f"{'ms':>5} {'plies':>5} {'exact':>5} {'right/flag/silent/wrong':>23} {'longest lost':>24}"
+        f"{'ms':>5} {'plies':>5} {'exact':>5} {'right/flag/silent/wrong':>23} {'longest lost':>24}   requests"
     )
     for run in runs:
         print(row_text(run.scene.name, run))
@@ -966,6 +1134,7 @@ def print_report(runs: list[Run], demos: list[tuple[str, Run, Run]], args: argpa
         f"{lost_text(g['longest_lost'])}, {lost_text(g['longest_lost_strict'])} counting reports of "
         "plies in doubt as lost"
     )
+    print(requests_text(g["requests"], len(runs)))
     if demos:
         print("\ndemos (the same game, calibrated two ways):")
         for what, demo, control in demos:
@@ -1025,11 +1194,21 @@ def row_text(name: str, run: Run) -> str:
     g = run.game
     game = (
         f"{g.moves:>5} {'yes' if g.exact else 'no':>5} {g.right:>9}/{g.flagged:>3}/{g.silent:>3}/{g.wrong:<3}"
-        f"   {lost_text(run.longest):>24}"
+        f"   {lost_text(run.longest):>24}   {request_cell(g.requests)}"
         if g
         else ""
     )
     return f"{name:<20} {run.scene.look_class:<12} {run.scene.resolution:<9} {reading} {game}"
+
+
+def request_cell(requests: list[Request]) -> str:
+    """A game's requests in a table cell: how many, how many of them confirm requests, and how
+    many an answer would change the game for (its moves or its doubts)."""
+    if not requests:
+        return "-"
+    confirm = sum(r.kind == "confirm" for r in requests)
+    useful = sum(r.answer_changes in ("moves", "doubts") for r in requests)
+    return f"{len(requests)} ({confirm} confirm, {useful} change)"
 
 
 def group_times(runs: list[Run]) -> dict[str, tuple[float, float]]:

@@ -7,7 +7,7 @@ A request is said once and held (``Reconciler.attention``) until a clear reading
 from __future__ import annotations
 
 from companion.reconciler.announcing import Announcer
-from companion.reconciler.doubts import describe, unclear_reason, unsure_plies
+from companion.reconciler.doubts import describe, plies_played_otherwise, unclear_reason, unsure_plies
 from companion.reconciler.events import Event, EventType
 from companion.reconciler.help import (
     HelpRequest,
@@ -18,7 +18,8 @@ from companion.reconciler.help import (
     square_classes,
 )
 from companion.reconciler.likelihood import Likelihood
-from companion.reconciler.paths import GamePath, Group, common_prefix, reads_every_move
+from companion.reconciler.paths import GamePath, Group, reads_every_move
+from companion.rules.outcome import Outcome
 from companion.rules.square import Square, square_name
 from companion.vision.observation import Observation
 
@@ -161,34 +162,36 @@ class AttentionKeeper(Announcer):
         the camera sees (``_paths_showing``): the plies settle (``settled``), or the game is
         corrected to that line. A player who sees the camera wrong leaves it, and the next
         clear reading closes the request with the doubt as it was. A doubt the board cannot
-        tell (a cup covered since, the stacks' contents) is not asked about."""
+        tell (a cup covered since, the stacks' contents) is not asked about.
+
+        Each request is an alert LED and a beep the player must deal with, so only the lines
+        whose answer matters are asked about (``_lines_to_ask``): not again when every ply in
+        doubt was asked about (a request opened for a new one lights them again: the player
+        may answer all at once), and once the game is decided not about a line that ends it
+        the same way: the players play on from neither."""
         if self._help is not None or not self._unsure:
             return []
         lead = self._beam[0]
         if lead.line() != self._shown.line():
             return []
-        asked = {(ply, self._move_at(ply) or "") for ply in self._unsure}
+        ended = self.game.outcome()
+        due = set(self._unsure)
+        asked = {(ply, self._move_at(ply) or "") for ply in due}
         if asked <= self._confirm_asked:
             return []
-        floor = lead.score - self.settings.doubt
+        lines = self._lines_to_ask(lead, due, ended)
+        if not lines:
+            return []
         position = self.game.position
         classes = square_classes(position, likelihood)
         lit = {sq: (has, read) for sq, (has, read) in classes.items() if has != read}
         others: dict[Square, set[int]] = {}
         if lit:
-            if not any(p.score >= floor and p is not lead for p in self._paths_showing(likelihood)):
+            if not any(p in lines for p in self._paths_showing(likelihood)):
                 return []  # (no line in doubt shows what the camera reads)
             others = {sq: {read} for sq, (_has, read) in lit.items()}
         elif lead in self._paths_showing(likelihood):
-            for path in self._beam[1:]:
-                if (
-                    path.score < floor
-                    or path.root != self._shown.root
-                    or path.pending is not None
-                    or path.lifted is not None
-                    or common_prefix(path.codes, self._shown.codes) == len(self._shown.codes)
-                ):
-                    continue
+            for path in lines:
                 shown = board_differences(self._goto(path.root, path.codes), likelihood)
                 for square, (shows, _read) in shown.items():
                     others.setdefault(square, set()).add(shows)
@@ -196,9 +199,30 @@ class AttentionKeeper(Announcer):
         if not lit:
             return []
         self._confirm_asked |= asked
-        event = self._event(EventType.HELP, **confirm_fields(lit, others, sorted(self._unsure), position))
+        event = self._event(EventType.HELP, **confirm_fields(lit, others, sorted(due), position))
         self._help = HelpRequest(lit, (observation, likelihood), event, confirm=True)
         return [event]
+
+    def _lines_to_ask(self, lead: GamePath, plies: set[int], ended: Outcome | None) -> list[GamePath]:
+        """The kept paths close to the best (``lead``, on the announced line) whose answer would
+        matter to the player: from the announced start, waiting for nothing, playing one of
+        ``plies`` (the plies in doubt) otherwise; and, once the game is
+        decided (``ended``), not ending it the same way (the players play on from neither)."""
+        floor = lead.score - self.settings.doubt
+        lines = []
+        for path in self._beam[1:]:
+            if (
+                path.score < floor
+                or path.root != self._shown.root
+                or path.pending is not None
+                or path.lifted is not None
+                or not plies & plies_played_otherwise(path, self._shown, self._base_ply)
+            ):
+                continue
+            if ended is not None and self._goto(path.root, path.codes).outcome() == ended:
+                continue
+            lines.append(path)
+        return lines
 
     def _paths_showing(self, likelihood: Likelihood) -> list[GamePath]:
         """The kept paths from the announced start that show exactly what the camera reads, the

@@ -62,6 +62,20 @@ def unclear_reason(
     return reason, contradicting
 
 
+def plies_played_otherwise(path: GamePath, shown: GamePath, base_ply: int) -> set[int]:
+    """The plies (1-based) of the announced game ``shown`` that ``path`` plays otherwise,
+    aligned as ``unsure_plies`` aligns them (a path that adds or drops moves somewhere agrees
+    again on the moves after them)."""
+    common = common_prefix(path.codes, shown.codes)
+    matcher = difflib.SequenceMatcher(None, shown.codes[common:], path.codes[common:], autojunk=False)
+    return {
+        base_ply + i + 1
+        for tag, s0, s1, _p0, _p1 in matcher.get_opcodes()
+        if tag != "equal"
+        for i in range(common + s0, common + s1)
+    }
+
+
 def instead(path: GamePath) -> str:
     """What a path that drops announced moves has in their place: an illegal action standing
     on the board (an accusation held back, the lawful account played), or no move."""

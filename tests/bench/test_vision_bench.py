@@ -196,3 +196,48 @@ def test_a_misjudged_size_is_refused_where_it_passes_its_neighbour(bench: Module
     past_the_2 = re.escape("white size-3 cups (17.3 mm) are not larger than the size-2")
     with pytest.raises(CompanionError, match=past_the_2):
         bench.Misjudgement.parse("white:3:0.79").apply(Held(cups))
+
+
+def test_each_request_is_followed_as_the_player_meets_it(bench: ModuleType) -> None:
+    # a confirm request about ply 3 lit on b3 from 10 s, with the camera right there, closed by
+    # the next reading at 11.4 s and settled by later readings at 20 s; a help request from
+    # 30 s that the player accepts at 33 s. What accepting would change is tried on a copy of
+    # the referee: here a stand-in whose answer settles nothing
+    b3 = parse_square("b3")
+    w4 = class_index((0, 4), 4)
+    confirm = Event(EventType.HELP, squares=("b3",), detail={"confirm": True, "plies": [3]})
+    helped = Event(EventType.HELP, squares=("b3",), detail={"camera": {}, "game": {}})
+    referee = SimpleNamespace(
+        attention=confirm,
+        help_squares={b3: (class_index((0, 3), 4), w4)},
+        variant=Variant.from_spec("classic"),
+        game=Game(Variant.from_spec("classic")),
+        unsure={3: ["3b3", "4b3"]},
+        resyncs=0,
+        accept_board=lambda: [],
+    )
+    result = bench.GameResult()
+    watch = bench.RequestWatch(result)
+    board = frame(bench, "x", tops={"b3": (0, 4)})
+    watch.after(referee, [], 10.0, board, answered=False)
+    watch.after(referee, [], 10.8, board, answered=False)  # (a still look: the same request)
+    referee.attention = None
+    watch.after(referee, [Event(EventType.MOVE, move="1a1", ply=4)], 11.4, board, answered=False)
+    settled = Event(
+        EventType.SETTLED, reason="later readings settle it: ply 3 was 4b3", detail={"settled": {"3": "4b3"}}
+    )
+    watch.tell([settled], 20.0)
+    referee.attention = helped
+    watch.after(referee, [], 30.0, frame(bench, "y", tops={"b3": (0, 3)}), answered=False)
+    referee.attention = None
+    watch.after(referee, [], 33.0, board, answered=True)
+    watch.ended(40.0)
+    first, second = (r.figures() for r in result.requests)
+    assert first["kind"] == "confirm" and first["open_seconds"] == 1.4 and first["closed_by"] == "reading"
+    assert first["camera_right"] and first["plies"] == [3] and first["settled_alone"] is True
+    assert first["answer_changes"] == "nothing"
+    assert second["kind"] == "help" and second["closed_by"] == "accepted" and not second["camera_right"]
+    assert second["settled_alone"] is None
+    totals = bench.request_totals(result.requests)
+    assert totals["requests"] == 2 and totals["confirm"] == 1 and totals["accepted"] == 1
+    assert totals["confirm_settled_alone"] == 1 and totals["open_seconds_max"] == 3.0

@@ -132,3 +132,16 @@ def test_a_confirmation_asked_about_a_board_read_anew_since_restarts_nothing() -
     moves = [m.text() for m in reconciler.game.moves]
     assert reconciler.accept_board() == [] and reconciler.resyncs == 0
     assert [m.text() for m in reconciler.game.moves] == moves
+
+
+def test_no_confirmation_is_asked_when_every_line_in_doubt_ends_the_game_the_same() -> None:
+    # White's winning 3 on d1 read perhaps a 4: a 4 there wins with the same line, so the
+    # answer changes nothing the players play on; the ply stays reported in doubt
+    reconciler, game = played("classic", "4a1 4a4 4b1 4b4 3c1 3c4")
+    game.push(Move.from_text("3d1"))
+    won = {"d1": {(0, 3): 0.8, (0, 4): 0.2}}
+    events = reconciler.feed(reading(game, won))
+    assert "win" in types(events) and reconciler.unsure == {7: ["3d1", "4d1"]}
+    events = reconciler.feed(replace(reading(game, won), still=True))
+    assert helps(events) == [] and reconciler.attention is None
+    assert reconciler.unsure == {7: ["3d1", "4d1"]}
