@@ -14,10 +14,11 @@ from companion.reconciler.help import (
     board_differences,
     confirm_fields,
     help_fields,
+    lit_squares,
     square_classes,
 )
 from companion.reconciler.likelihood import Likelihood
-from companion.reconciler.paths import GamePath, Group
+from companion.reconciler.paths import GamePath, Group, reads_every_move
 from companion.rules.outcome import Outcome
 from companion.rules.square import Square, square_name
 from companion.vision.observation import Observation
@@ -121,19 +122,25 @@ class AttentionKeeper(Announcer):
         )
         return [self._attention_event]
 
-    def _ask_for_help(self, observation: Observation, likelihood: Likelihood) -> list[Event]:
+    def _ask_for_help(
+        self, observation: Observation, likelihood: Likelihood, kept: list[GamePath]
+    ) -> list[Event]:
         """No path has explained the board for ``RESYNC_AFTER`` readings and the reading is too
-        unsure to restart from: light the squares where the camera disagrees with the game and
-        say what each shows and what the game has there. The player puts the board right (a
-        reading the game explains closes the request) or accepts what the camera sees
-        (``accept_board``). The request is said again only when the squares change."""
-        differ = board_differences(self.game.position, likelihood)
-        if not differ:  # the board shows the game's own tops: nothing to light (yet)
-            return self._close_help()
+        unsure to restart from: light the squares where the camera disagrees with the game, or
+        where a path within the margin of the best (``kept``) shows another top than both (the
+        square that tells them apart: ``lit_squares``), and say what each shows and what the
+        game has there. The player puts the board right (a reading the game explains closes
+        the request) or accepts what the camera sees (``accept_board``). The request is said
+        again only when the squares change."""
+        floor = kept[0].score - self.settings.margin
+        shown = [p.shown for p in kept if p.score >= floor and p.shown is not None]
+        differ, others = lit_squares(self.game.position, likelihood, shown)
+        if not any(has != read for has, read in differ.values()):
+            return self._close_help()  # the board shows the game's own tops: nothing to ask (yet)
         if self._help is not None and self._help.squares == differ:
             self._help.reading = (observation, likelihood)
             return []
-        event = self._event(EventType.HELP, **help_fields(differ, self.game.position))
+        event = self._event(EventType.HELP, **help_fields(differ, self.game.position, others))
         self._help = HelpRequest(differ, (observation, likelihood), event)
         return [event]
 
@@ -219,9 +226,13 @@ class AttentionKeeper(Announcer):
 
     def _paths_showing(self, likelihood: Likelihood) -> list[GamePath]:
         """The kept paths from the announced start that show exactly what the camera reads, the
-        best first: their referee waiting for nothing, none of their moves made up to explain
-        a misread, no square of the latest reading read against them (only the next reading
-        tells whether that was a misread)."""
+        best first: their referee waiting for nothing, ``decent`` (none of their moves made up
+        to explain a misread, no square of the latest reading read against them: only the next
+        reading tells whether that was a misread; no stretch of moves out of sight again and
+        again), and every move they play past the announced game shown by a reading
+        (``reads_every_move``: no cup placed and covered at once, none resting on a square read
+        against it). Accepting plays such a path; for any other the player's answer restarts
+        the game from the camera's view, which guesses no moves."""
         return [
             p
             for p in self._beam
@@ -230,8 +241,8 @@ class AttentionKeeper(Announcer):
             and p.lifted is None
             and p.must_move is None
             and p.forfeit is None
-            and not p.tainted
-            and not p.doubt
+            and p.decent
+            and reads_every_move(p, self._shown)
             and not board_differences(self._goto(p.root, p.codes), likelihood)
         ]
 

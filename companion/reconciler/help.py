@@ -6,7 +6,10 @@ See docs/reconciler.md.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 from companion.reconciler.events import Event
 from companion.reconciler.likelihood import Likelihood, View
@@ -41,23 +44,57 @@ def board_differences(position: Position, likelihood: Likelihood) -> dict[Square
     return {sq: (has, read) for sq, (has, read) in classes.items() if has != read}
 
 
+def lit_squares(
+    position: Position, likelihood: Likelihood, shown: Sequence[np.ndarray]
+) -> tuple[dict[Square, tuple[int, int]], dict[Square, set[int]]]:
+    """The squares a help request lights, as (the game's class, the camera's class): where the
+    camera reads another top than the game has, and where it reads the game's top but an
+    account the reading cannot tell from the best (what it shows: ``shown``, a class per
+    square) has another; and on the latter, the tops those accounts have there. The player
+    can put the board right only where asked to look: bench-12's c4 held a White 4 the camera
+    never saw, read empty as the game had it while the account in doubt put a cup there; the
+    request lit a3 and d4 alone, was accepted, and the White 4 was lost."""
+    view = View(position, None, likelihood=likelihood)
+    lit: dict[Square, tuple[int, int]] = {}
+    others: dict[Square, set[int]] = {}
+    for r, sq in enumerate(view.squares):
+        has, read = view.current[r], view.reading[r]
+        if has != read:
+            lit[sq] = (has, read)
+            continue
+        other = {int(tops[r]) for tops in shown} - {int(has)}
+        if other:
+            lit[sq], others[sq] = (has, read), other
+    return lit, others
+
+
 def class_text(cls: int, max_piece: int) -> str:
     """A square class in words: ``empty`` or the colour and size of its top."""
     top = class_top(cls, max_piece)
     return "empty" if top is None else f"{color_name(top[0])} {top[1]}"
 
 
-def help_fields(differ: dict[Square, tuple[int, int]], position: Position) -> dict[str, object]:
+def help_fields(
+    differ: dict[Square, tuple[int, int]], position: Position, others: dict[Square, set[int]] | None = None
+) -> dict[str, object]:
     """The fields of the ``help`` event for these differences: the squares, what to do, and
-    what the camera and the game have on each."""
+    what the camera and the game have on each; with ``others`` (``lit_squares``), what the
+    accounts in doubt have on the squares lit where the camera reads the game's top."""
     max_piece = position.variant.max_piece
-    names = ", ".join(square_name(sq) for sq in differ)
+    names = ", ".join(square_name(sq) for sq, (has, read) in differ.items() if has != read)
+    doubted = ", ".join(square_name(sq) for sq, (has, read) in differ.items() if has == read)
+    where = f"{names} (and perhaps on {doubted})" if doubted else names
+    detail = camera_and_game(differ, max_piece)
+    if others:
+        detail["other"] = {
+            square_name(sq): sorted(class_text(c, max_piece) for c in tops) for sq, tops in others.items()
+        }
     return {
         "squares": tuple(square_name(sq) for sq in differ),
-        "reason": f"the board differs from the game on {names}: put it as the game has it, "
+        "reason": f"the board differs from the game on {where}: put it as the game has it, "
         "or accept what the camera sees",
         "position": position.text(),
-        "detail": camera_and_game(differ, max_piece),
+        "detail": detail,
     }
 
 

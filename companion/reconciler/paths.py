@@ -42,6 +42,7 @@ from companion.vision.observation import Top, class_top
 
 NEW_ROOT = -1  # the start of paths that saw the board cleared for a new game
 UNSEEN_COST, UNSEEN_LIMIT = 2, 4  # readings that need two moves: at most two close together
+MISSED_READINGS = 2  # readings that read a cup's square otherwise: a cup the camera does not see
 
 PathKey: TypeAlias = tuple[
     int, tuple[MoveCode, ...], Square | None, Square | None, Action | None, Square | None
@@ -76,6 +77,10 @@ class GamePath:
     crowded: frozenset[int] = frozenset()  # moves (indices) a path close to the best played otherwise
     #                                        when it was left out for want of room (``crowded_plies``)
     tainted: bool = False  # a later move made a doubted square show what was read there
+    unread: frozenset[int] = frozenset()  # moves (indices) whose cup no reading has shown on its
+    #                                       square (a cup of its colour read there) while on top
+    missed: tuple[tuple[int, int], ...] = ()  # of those, (index, readings that read its square as
+    #                                           no cup of its colour while it stood on top)
     unseen: int = 0  # recent readings that needed two moves (decays by one a reading)
     faint: tuple[tuple[Square, int], ...] = ()  # cups the latest account's lift uncovered where the
     #                                  stack's contents were a guess, read by less than the margin
@@ -192,6 +197,7 @@ def carry_doubts(child: GamePath, path: GamePath, e: Explanation, view: View, se
         ok = False
     child.tainted = path.tainted
     child.suspect, child.crowded = path.suspect, path.crowded
+    child.unread, child.missed = unread_moves(child, path, e, view)
     child.unseen = path.unseen + UNSEEN_COST if e.kind is Kind.TWO_MOVES else max(path.unseen - 1, 0)
     reading = view.reading
     if path.doubt:
@@ -207,6 +213,63 @@ def carry_doubts(child: GamePath, path: GamePath, e: Explanation, view: View, se
         since = len(path.codes)
         child.doubt = tuple((sq, reading[view.row[sq]], since) for sq in contradicting)
     child.faint = faint_cups(view, e, settings)
+
+
+def unread_moves(
+    child: GamePath, path: GamePath, e: Explanation, view: View
+) -> tuple[frozenset[int], tuple[tuple[int, int], ...]]:
+    """The moves of ``child`` (indices) whose cup no reading has shown yet: a cup of its colour
+    read on its square while it stood on top (its size may be in doubt: that is a doubt of its
+    own). A cup placed and covered at once by the next move (two moves in one reading: any size
+    of it shows the same board), or put where the readings saw none and moved on before one
+    did, stays unread for good: nothing but the story that needs it says it was there. With
+    them, how many readings read each one's square as no cup of its colour while it stood
+    (``missed``): a cup the camera looked at again and again without seeing is a story about
+    a misread, not a cup seen late (bench-12 at 1f2c791: a White 4 on c4 the camera never saw,
+    "explained" as 2c4, read empty on four readings, then c4-c1)."""
+    unread, missed = path.unread, dict(path.missed)
+    if unread and (child.root != path.root or len(child.codes) < len(path.codes)):
+        unread = frozenset(i for i in unread if child.root == path.root and i < len(child.codes))
+    new = range(len(path.codes), len(child.codes)) if e.kind in (Kind.MOVE, Kind.TWO_MOVES) else range(0)
+    if not unread and not new:
+        return frozenset(), ()
+    codes, changes, reading, max_piece = child.codes, dict(e.changes), view.reading, view.max_piece
+    out = set()
+    for i in (*unread, *new):
+        sq = code_to(codes[i])
+        if any(sq in code_squares(code) for code in codes[i + 1 :]):
+            out.add(i)  # (covered or moved on: no later reading can show it)
+            continue
+        r = view.row[sq]
+        shows, read = changes.get(sq, view.current[r]), reading[r]
+        if not read or not shows or (read - 1) // max_piece != (shows - 1) // max_piece:
+            out.add(i)
+            missed[i] = missed.get(i, 0) + 1
+    return frozenset(out), tuple(sorted((i, n) for i, n in missed.items() if i in out))
+
+
+def seen_missing(path: GamePath, announced: GamePath) -> bool:
+    """Whether ``path`` plays, past what it shares with ``announced``, a move whose cup no
+    reading showed though ``MISSED_READINGS`` or more read its square as no cup of its colour
+    while it stood there: a cup the camera kept looking at and never saw. While the player is
+    asked for help, a chain of moves late that needs one is a guess (bench-12 at 1f2c791:
+    "2c4", read empty four times, then "c4-c1" for White's 2c1, the moves that explain a White
+    4 the camera never saw). A cup missed once and moved on is not (a misread the next moves
+    explain: in a generated game, White's 4 on c4 read as a Black 2 once, then moved to a1
+    while a hand hid the board)."""
+    common = common_prefix(path.codes, announced.codes) if path.root == announced.root else 0
+    return any(common <= i and n >= MISSED_READINGS for i, n in path.missed)
+
+
+def reads_every_move(path: GamePath, announced: GamePath) -> bool:
+    """Whether every move ``path`` plays past what it shares with ``announced`` was shown by a
+    reading: no cup unread (``unread``: placed and covered at once, put where none was seen),
+    none made around a square read against the path that can no longer be checked
+    (``suspect``). Accepting what the camera sees never plays a path that explains it with
+    moves no reading showed (bench-12 at 1f2c791: "2a3", covered at once by "d4-a3", for a
+    White 4 on c4 the camera never saw)."""
+    common = common_prefix(path.codes, announced.codes) if path.root == announced.root else 0
+    return not any(common <= i < len(path.codes) for i in path.unread | path.suspect)
 
 
 def faint_cups(view: View, e: Explanation, settings: Settings) -> tuple[tuple[Square, int], ...]:

@@ -74,6 +74,7 @@ from companion.reconciler.paths import (
     lead_past_sizes,
     lead_past_unseen_cups,
     presumed_lawful,
+    seen_missing,
 )
 from companion.reconciler.referee import ActionKind
 from companion.reconciler.repeats import fresh_squares
@@ -175,9 +176,10 @@ class Reconciler(AttentionKeeper):
 
     def accept_board(self) -> list[Event]:
         """The player's answer to a help request: the board is as the camera sees it. A kept
-        path that shows exactly that board is played (``_adopt_view``: its moves, the history
-        kept); else the game restarts from the camera's last reading (a ``resync``, hidden cups
-        kept from history where the top did not change), however unsure the reading. Nothing
+        path that shows exactly that board, every move of it shown by a reading, is played
+        (``_adopt_view``: its moves, the history kept); else the game restarts from the
+        camera's last reading (a ``resync``, hidden cups kept from history where the top did
+        not change), however unsure the reading. Nothing
         when no help is asked for, a ``needs-attention`` when the reading is no possible board."""
         if self._help is None:
             return []
@@ -352,7 +354,7 @@ class Reconciler(AttentionKeeper):
         clear = chosen.decent and margin >= self.settings.margin and rival is None
         asked = self._help is not None and not (clear and self._seen_whole(chosen))
         if asked and clear:
-            asked = self._doubt_squares_guessed_across_help(chosen, kept)
+            asked = seen_missing(chosen, self._shown) or self._doubt_squares_guessed_across_help(chosen, kept)
         if asked:
             # asked for help, the referee said it could not follow, and play may have gone on
             # while the player looked: nothing is announced but what the reading shows seen
@@ -399,7 +401,7 @@ class Reconciler(AttentionKeeper):
                 # restart would throw away the paths that a later reading may still settle):
                 # the player is asked rather than left waiting
                 events = [e for e in events if e.type is not EventType.NEEDS_ATTENTION]
-                events += self._ask_for_help(observation, likelihood)
+                events += self._ask_for_help(observation, likelihood, kept)
         for path in kept:  # only the latest step's parents are kept
             if path.before is not None:
                 path.before.before = None
@@ -492,7 +494,8 @@ class Reconciler(AttentionKeeper):
     def _adopt_view(self, likelihood: Likelihood) -> list[Event] | None:
         """The player says the camera sees the board right: when a kept path from the announced
         start shows exactly what it reads (its referee waiting for nothing, none of its moves
-        made up to explain a misread), the best such path is played (its moves announced
+        made up to explain a misread, each shown by a reading: ``_paths_showing``), the best
+        such path is played (its moves announced
         late) and every path that shows anything else is dropped; the history is kept, no
         resync. None when no path shows it. A doubted path is not played either: a square of
         the latest reading was read against it (a chain the help guard holds back, say), and
