@@ -175,11 +175,11 @@ class AttentionKeeper(Announcer):
         if lead.line() != self._shown.line():
             return []
         ended = self.game.outcome()
-        due = set(self._unsure)
-        asked = {(ply, self._move_at(ply) or "") for ply in due}
+        unsure = set(self._unsure)
+        asked = {(ply, self._move_at(ply) or "") for ply in unsure}
         if asked <= self._confirm_asked:
             return []
-        lines = self._lines_to_ask(lead, due, ended)
+        lines = self._lines_to_ask(lead, unsure, ended)
         if not lines:
             return []
         position = self.game.position
@@ -199,7 +199,7 @@ class AttentionKeeper(Announcer):
         if not lit:
             return []
         self._confirm_asked |= asked
-        event = self._event(EventType.HELP, **confirm_fields(lit, others, sorted(due), position))
+        event = self._event(EventType.HELP, **confirm_fields(lit, others, sorted(unsure), position))
         self._help = HelpRequest(lit, (observation, likelihood), event, confirm=True)
         return [event]
 
