@@ -248,6 +248,11 @@ def unread_moves(
     return frozenset(out), tuple(sorted((i, n) for i, n in missed.items() if i in out))
 
 
+def _shared_moves(path: GamePath, announced: GamePath) -> int:
+    """How many moves ``path`` shares with the announced game: none from another start."""
+    return common_prefix(path.codes, announced.codes) if path.root == announced.root else 0
+
+
 def seen_missing(path: GamePath, announced: GamePath) -> bool:
     """Whether ``path`` plays, past what it shares with ``announced``, a move whose cup no
     reading showed though ``MISSED_READINGS`` or more read its square as no cup of its colour
@@ -257,7 +262,7 @@ def seen_missing(path: GamePath, announced: GamePath) -> bool:
     4 the camera never saw). A cup missed once and moved on is not (a misread the next moves
     explain: in a generated game, White's 4 on c4 read as a Black 2 once, then moved to a1
     while a hand hid the board)."""
-    common = common_prefix(path.codes, announced.codes) if path.root == announced.root else 0
+    common = _shared_moves(path, announced)
     return any(common <= i and n >= MISSED_READINGS for i, n in path.missed)
 
 
@@ -268,7 +273,7 @@ def reads_every_move(path: GamePath, announced: GamePath) -> bool:
     (``suspect``). Accepting what the camera sees never plays a path that explains it with
     moves no reading showed (bench-12 at 1f2c791: "2a3", covered at once by "d4-a3", for a
     White 4 on c4 the camera never saw)."""
-    common = common_prefix(path.codes, announced.codes) if path.root == announced.root else 0
+    common = _shared_moves(path, announced)
     return not any(common <= i < len(path.codes) for i in path.unread | path.suspect)
 
 

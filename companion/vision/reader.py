@@ -518,7 +518,7 @@ class BoardReader:
         alone is to be trusted, and a disagreement between them leaves the size unsure."""
         if edges is None or feet is None:
             return matches
-        out = list(matches)
+        out, moved = list(matches), False
         far = PLACED_MM * self.models.scale
         for row, (m, foot, base) in enumerate(zip(matches, feet, edges[0], strict=True)):
             stands = self._stands(m, foot, base)
@@ -529,7 +529,8 @@ class BoardReader:
                 continue  # no cup where the base fits: the base fitted something else
             sizes = (m.sizes + there.sizes) / 2
             out[row] = dataclasses.replace(m, sizes=sizes, size=int(np.argmax(sizes)) + 1)
-        return out
+            moved = True
+        return out if moved else matches
 
     def _stands(self, m: SquareMatch, foot: np.ndarray, base: np.ndarray) -> tuple[int, int, int] | None:
         """(size, dy, dx): where a cup found stands, or None where no cup was found or its
@@ -617,7 +618,7 @@ class BoardReader:
         p = np.exp(logits - logits.max(axis=1, keepdims=True))
         p /= p.sum(axis=1, keepdims=True)
         if edges is not None:
-            if placed is not None:
+            if placed is not None and placed is not matches:  # (no cup sized anew: the same)
                 sizes = size_logits(placed, self._ring_px, softening)
             p[:, 1:] = (1.0 - p[:, :1]) * size_shares(sizes, *edges, softening, self._trust(matches))
         areas = np.array(
