@@ -34,7 +34,7 @@ class Topic(StrEnum):
     NEW_GAME = "new-game"
     OUTCOME = "outcome"  # a win, a loss, a draw
     PROBLEM = "problem"  # an illegal move, an unclear board, a help request, a risky lift
-    RESTORED = "restored"  # the board was put right
+    RESTORED = "restored"  # the board was put right, or found right (a request to confirm it closed)
     HINT = "hint"  # a hint, or no hint
     OFFER = "offer"  # a takeback offered
     FAULT = "fault"  # camera trouble, needs service
@@ -53,6 +53,7 @@ EVENT_TOPICS: dict[EventType, Topic] = {
     EventType.NEEDS_ATTENTION: Topic.PROBLEM,
     EventType.LIFTED: Topic.PROBLEM,
     EventType.RESTORED: Topic.RESTORED,
+    EventType.CLEARED: Topic.RESTORED,  # (it ends a request as "restored" does: the same cancelling)
     EventType.TAKEBACK: Topic.MOVE,
     EventType.WIN: Topic.OUTCOME,
     EventType.LOSS: Topic.OUTCOME,
@@ -202,6 +203,8 @@ class Narrator:
                 return say("lifted.uncovers", square=event.squares[0], owner=owner, **line)
             case EventType.RESTORED:
                 return say("restored", turn=to_play)
+            case EventType.CLEARED:  # nothing was put right: no "board restored"
+                return say("cleared.accepted" if event.detail.get("accepted") else "cleared", turn=to_play)
             case EventType.TAKEBACK:
                 return say("takeback", move=self.move_words(event.move or ""), turn=to_play)
             case EventType.WIN:

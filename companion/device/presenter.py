@@ -69,6 +69,9 @@ class Presenter:
                 return scenes.help_requested(event.squares, turn, event.reason or "the board differs")
             case EventType.RESTORED:
                 return scenes.idle(turn, f"board restored, {turn} to play")
+            case EventType.CLEARED:  # the lit squares go dark; nothing was put right
+                said = "camera confirmed" if event.detail.get("accepted") else "nothing to put right"
+                return scenes.idle(turn, f"{said}, {turn} to play")
             case EventType.TAKEBACK:
                 return scenes.taken_back(
                     scenes.move_squares(event.move) if event.move else (), turn, event.move or ""

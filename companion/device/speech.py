@@ -5,10 +5,11 @@ Speaking takes seconds and the camera loop may not wait that long, so ``Speech``
 queue and thread: the loop hands over a sentence and goes on. Sentences are said in order,
 except that a newer one makes the older ones it outdates stale (``STALE``): a stale sentence
 still waiting is dropped, and one being said is cut short. A move outdates a hint, an offer,
-a complaint about the board and "board restored"; the board put right outdates the
-complaint; a new game outdates everything. Moves and results are never outdated by anything
-but a new game, so every move is heard, in order. A queue that still grows (moves faster than
-they can be said) drops its oldest sentence beyond ``BACKLOG``.
+a complaint about the board and "board restored"; the board put right (or found right: a
+request to confirm it closed) outdates the complaint; a new game outdates everything. Moves
+and results are never outdated by anything but a new game, so every move is heard, in order.
+A queue that still grows (moves faster than they can be said) drops its oldest sentence
+beyond ``BACKLOG``.
 
 The speaker is a contract of its own (``Speaker``: ``say``, ``close``, a context manager like
 a gpiozero device), so the tests give ``Speech`` a fake one and the device ``EspeakSpeaker``.

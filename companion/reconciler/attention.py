@@ -25,6 +25,7 @@ from companion.vision.observation import Observation
 
 SETTLED_BY_READINGS = "later readings settle it"
 SETTLED_BY_PLAYER = "the player confirms what the camera sees"
+CLEARED_BY_READING = "the camera reads the board as the game has it: nothing to put right"
 
 
 class AttentionKeeper(Announcer):
@@ -246,10 +247,24 @@ class AttentionKeeper(Announcer):
             and not board_differences(self._goto(p.root, p.codes), likelihood)
         ]
 
-    def _close_help(self) -> list[Event]:
-        """A clear reading answers an open help request: the board was put right (said with
-        ``restored`` when nothing else was announced, so the panel stops pointing)."""
-        if self._help is None:
+    def _close_help(self, accepted: bool = False) -> list[Event]:
+        """A clear reading (or the player, ``accepted``) answers an open help request, said when
+        nothing else was announced, so the panel stops pointing. A request about a board that
+        differed from the game closes with the board put right (``restored``). A request to
+        confirm what the camera reads closes with the board as the game has it and nothing put
+        right (``cleared``): the board was right all along, only the camera in doubt, and
+        "board restored" told the player of a correction they never made."""
+        request, self._help = self._help, None
+        if request is None:
             return []
-        self._help = None
-        return [self._event(EventType.RESTORED, position=self.game.position.text())]
+        position = self.game.position.text()
+        if not request.confirm:
+            return [self._event(EventType.RESTORED, position=position)]
+        return [
+            self._event(
+                EventType.CLEARED,
+                position=position,
+                reason=SETTLED_BY_PLAYER if accepted else CLEARED_BY_READING,
+                detail={"plies": list(request.event.detail.get("plies", ())), "accepted": accepted},
+            )
+        ]

@@ -24,7 +24,8 @@ class EventType(StrEnum):
     ILLEGAL = "illegal"  # an illegal action was seen: reason, squares, position to restore
     NEEDS_ATTENTION = "needs-attention"  # the board cannot be explained with confidence: reason, squares
     LIFTED = "lifted"  # a piece was lifted (touch rule): squares
-    RESTORED = "restored"  # the board shows the last legal position again
+    RESTORED = "restored"  # the board shows the last legal position again (an illegal
+    # action put right, or a board that differed from the game put as the game has it)
     TAKEBACK = "takeback"  # the last move was undone: move, ply
     WIN = "win"  # a full line: winner, line
     LOSS = "loss"  # the losing uncover: winner (the other side), line revealed
@@ -41,9 +42,14 @@ class EventType(StrEnum):
     # with confidence: squares (where they differ), detail.camera and
     # detail.game (what each shows there), position (the game's); answered
     # by putting the board right (restored) or accepting the camera's view
-    # (resync with detail.accepted)
+    # (resync with detail.accepted); with detail.confirm, a request to
+    # confirm what the camera reads on squares that tell plies in doubt
     SETTLED = "settled"  # plies reported unsure are sure again, their announced moves standing:
     # moves, detail.settled (ply -> move); a ply settled otherwise is a correction
+    CLEARED = "cleared"  # a request to confirm what the camera reads closed with the board as
+    # the game has it: nothing was put right (the board was right, only the
+    # camera in doubt); detail.plies (those asked about), detail.accepted
+    # (the player confirmed it: the plies it tells settle with ``settled``)
     HINT = "hint"  # the device showed an AI hint: move, ply, detail.seconds
 
 

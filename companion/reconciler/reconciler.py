@@ -512,7 +512,7 @@ class Reconciler(AttentionKeeper):
         self._beam = shows
         self._unfit = self._unclear_run = 0
         self._attention = None
-        closed = self._close_help()
+        closed = self._close_help(accepted=True)
         return self._settled(events or closed, why)  # (moves said are answer enough: the panel shows them)
 
     def _resync(

@@ -43,7 +43,10 @@ from companion.vision.reader import STILL_SECONDS, BoardReader, Reading, moderat
 from companion.vision.shadows import ShadowModel, casting_cups, found_cups, learn_shadows
 
 SURE_KINDS = frozenset({"move", "win", "loss", "draw", "settled"})
-"""Event kinds of a batch the referee is sure of; a batch needs a move to count as a label."""
+"""Event kinds of a batch the referee is sure of; a batch needs a move to count as a label.
+Not ``cleared`` (a request to confirm what the camera reads closed, nothing put right): the
+plies it asked about may still be in doubt, and it ends a stretch the referee asked for help
+in, as ``restored`` does (the ``help`` that opened it had already dropped the waiting frame)."""
 UNSURE = "unsure"
 """The kind of a report of plies in doubt whose squares the caller named (``ObserverLearning.
 judged``'s ``doubt``): the frame is still a label, on every other square."""

@@ -67,6 +67,10 @@ SAMPLES: dict[EventType, list[Event]] = {
         )
     ],
     EventType.RESTORED: [Event(EventType.RESTORED)],
+    EventType.CLEARED: [
+        Event(EventType.CLEARED, detail={"plies": [7], "accepted": False}),
+        Event(EventType.CLEARED, detail={"plies": [7], "accepted": True}),
+    ],
     EventType.TAKEBACK: [Event(EventType.TAKEBACK, move="b2-c3")],
     EventType.WIN: [Event(EventType.WIN, winner="white", line=("a1", "b1", "c1", "d1"))],
     EventType.LOSS: [
@@ -202,6 +206,8 @@ def test_every_english_phrase_is_used_and_every_phrase_used_exists():
                 "Try a two on a4",
                 "Careful: lifting b2 uncovers White's line a1 to d4",
                 "Correction: four to a1, b2 to c3 and two to d4. White to play",
+                "Nothing to put right. White to play",
+                "Thank you. White to play",
             ],
         ),
         (

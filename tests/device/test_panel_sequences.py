@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from companion.device.button import Gesture
 from companion.reconciler.events import Event, EventType
 from companion.rules.move import Move
@@ -181,6 +183,24 @@ def test_a_help_request_lights_the_squares_in_disagreement_with_the_alert(rig):
     for square in ("b2", "c3"):
         assert rig.states(rig.square_pin(square))[-1] == OFF
     assert rig.states(rig.pin(rig.config.pins.alert))[-1] == OFF
+
+
+@pytest.mark.parametrize(("accepted", "said"), [(False, "nothing to put right"), (True, "camera confirmed")])
+def test_a_request_to_confirm_goes_dark_without_claiming_the_board_was_restored(rig, accepted, said):
+    # the board was right all along, only the camera in doubt: the player put nothing right
+    asked = Event(
+        EventType.HELP,
+        squares=("b3",),
+        reason="not sure of ply 3: is the board as the camera sees it on b3?",
+        detail={"camera": {"b3": "white 4"}, "game": {"b3": "white 4"}, "plies": [3], "confirm": True},
+    )
+    rig.presenter.event(asked, "black")
+    rig.run_for(0.3)
+    rig.presenter.event(Event(EventType.CLEARED, detail={"plies": [3], "accepted": accepted}), "black")
+    rig.run_for(0.3)
+    assert rig.states(rig.square_pin("b3"))[-1] == OFF
+    assert rig.states(rig.pin(rig.config.pins.alert))[-1] == OFF
+    assert rig.presenter.scene.text == f"{said}, black to play" and "restored" not in rig.presenter.scene.text
 
 
 def test_a_correction_is_told_with_a_beep(rig):

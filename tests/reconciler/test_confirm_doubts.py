@@ -55,6 +55,16 @@ def test_a_still_board_asks_to_confirm_a_size_in_doubt_and_accepting_settles_it(
     assert [m.text() for m in reconciler.game.moves] == [m.text() for m in game.moves]
 
 
+def test_a_confirmation_accepted_says_the_board_was_right_not_restored() -> None:
+    # the board was right all along, only the camera in doubt: "board restored" would tell the
+    # player of a correction they never made
+    reconciler, game = in_doubt()
+    reconciler.feed(replace(reading(game, {"b3": BETWEEN}), still=True))
+    events = reconciler.accept_board()
+    assert types(events) == ["cleared", "settled"]
+    assert events[0].detail == {"plies": [3], "accepted": True}
+
+
 def test_the_same_reading_not_still_asks_nothing() -> None:
     # one look at a board is the referee's reading of it, not a board left standing
     reconciler, game = in_doubt()
@@ -118,6 +128,16 @@ def test_a_line_held_on_a_size_read_wrong_early_is_put_right_when_the_player_acc
     events = reconciler.accept_board()
     assert "correction" in types(events) and reconciler.unsure == {}
     assert [m.text() for m in reconciler.game.moves] == [m.text() for m in game.moves]
+
+
+def test_a_request_left_unanswered_closes_at_the_next_clear_reading_without_a_restored() -> None:
+    # a hand passed over the board and nothing changed: the request goes dark, the doubt stays,
+    # and nothing was put right
+    reconciler, game = in_doubt()
+    assert helps(reconciler.feed(replace(reading(game, {"b3": BETWEEN}), still=True)))
+    events = reconciler.feed(reading(game, {"b3": BETWEEN}))
+    assert types(events) == ["cleared"] and events[0].detail == {"plies": [3], "accepted": False}
+    assert reconciler.help_squares is None and reconciler.unsure == {3: ["3b3", "4b3"]}
 
 
 def test_a_confirmation_asked_about_a_board_read_anew_since_restarts_nothing() -> None:

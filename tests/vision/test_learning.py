@@ -67,7 +67,18 @@ def test_a_doubt_settled_beside_a_move_keeps_the_frame_a_label() -> None:
 
 
 @pytest.mark.parametrize(
-    "kind", ["needs-attention", "illegal", "resync", "correction", "lifted", "takeback", "help", "restored"]
+    "kind",
+    [
+        "needs-attention",
+        "illegal",
+        "resync",
+        "correction",
+        "lifted",
+        "takeback",
+        "help",
+        "restored",
+        "cleared",
+    ],
 )
 def test_any_doubt_drops_the_waiting_frame_and_needs_two_clean_moves_again(kind: str) -> None:
     sure = SureFrames()
