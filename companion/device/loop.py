@@ -397,7 +397,7 @@ class Companion(Component):
         for event in events:
             start = _new_record_start(event, self.variant)
             if start is not None:
-                self._abandon(_ABANDON_REASONS.get(event.type, "the game restarted from another start"))
+                self._abandon(_abandon_reason(event))
                 self._open_record(start)
             elif event.type in (EventType.CORRECTION, EventType.TAKEBACK):
                 self.store.take_back(self.game_id, event.ply + 1)
@@ -556,6 +556,17 @@ _ABANDON_REASONS = {
     EventType.NEW_GAME: "the board was set up for a new game",
     EventType.RESYNC: "the board could not be followed; the game goes on in a new record",
 }
+NEW_RECORD = ", in a new record"
+
+
+def _abandon_reason(event: Event) -> str:
+    """Why the record in progress closes at ``event`` (one that opens a new record). A resync
+    says its own why: the board lost, or the camera's view accepted by the player (with
+    ``detail.accepted``), so a record closed on the player's word does not read as the
+    referee losing the board."""
+    if event.type is EventType.RESYNC and event.detail.get("accepted") and event.reason:
+        return event.reason + NEW_RECORD
+    return _ABANDON_REASONS.get(event.type, "the game restarted from another start")
 
 
 def _new_record_start(event: Event, variant: Variant) -> str | None:

@@ -220,6 +220,8 @@ def test_a_triple_press_accepts_what_the_camera_sees(rig, tmp_path):
     assert companion.reconciler.help_squares is None
     assert companion.game.position.top(0) == (1, 4) and companion.game_id != old
     assert companion.store.game(old).termination == "abandoned"
+    reason = companion.store.game(old).reason or ""  # (the player's word, not the board lost)
+    assert "accepted" in reason and "could not be followed" not in reason and "new record" in reason
     assert companion.store.game(companion.game_id).start_position == companion.game.start.text()
     assert companion.accept_board() == []  # nothing asked any more
 
