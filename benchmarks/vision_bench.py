@@ -718,12 +718,25 @@ class Player:
     the reconciler has them) as a careful player would, ``delay`` seconds after it opens: looks
     at the squares lit, and accepts what the camera sees when that is what is on the board; when
     the board is as the game has it (the camera misreads), there is nothing to put right and
-    the player leaves it."""
+    the player leaves it.
+
+    Only while the board still stands as the camera read it (``read``: the board of the
+    referee's last stable observation, the reading the request holds): accepting says "the
+    board is as the camera sees it", and once a move has been made since, the camera's view
+    is of a board no longer there. Checking the lit squares alone, the player accepted after
+    the next move (bench-08's confirm request about ply 7, accepted at 36.2 s with ply 8
+    already on the board): the referee, its request closed on a board one move behind, was
+    judged off track until it read the new one (a 0.0 s stretch lost; bench-18 1.0 s)."""
 
     def __init__(self, delay: float) -> None:
         self.delay = delay
         self.request: dict | None = None
         self.asked_at: float | None = None
+        self.read: dict[str, Top] | None = None  # the board the referee last read
+
+    def saw(self, frame: BenchFrame) -> None:
+        """The referee was given a stable observation of ``frame``: the board its reading shows."""
+        self.read = frame.tops
 
     def answer(self, reconciler: Reconciler, frame: BenchFrame, t: float) -> list[Event] | None:
         squares = getattr(reconciler, "help_squares", None)
@@ -733,8 +746,8 @@ class Player:
             return None
         if squares != self.request:
             self.request, self.asked_at = dict(squares), t
-        if self.asked_at is None or t - self.asked_at < self.delay:
-            return None
+        if self.asked_at is None or t - self.asked_at < self.delay or frame.tops != self.read:
+            return None  # (too soon, or the board changed since the camera read it)
         self.asked_at = None  # one answer a request
         max_piece = reconciler.variant.max_piece
         board = {sq: class_index(frame.tops.get(square_name(sq)), max_piece) for sq in squares}
@@ -845,6 +858,8 @@ def replay(
         last = stable
         result.stable_observations += 1
         events = reconciler.feed(stable)
+        if player is not None:
+            player.saw(frame)
         if judged is not None:
             judged(events, reconciler.game.position, reconciler.unsure)
         take(events, t, frame)

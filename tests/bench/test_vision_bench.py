@@ -134,7 +134,9 @@ def test_a_request_to_confirm_plies_in_doubt_is_judged_by_the_game_unless_strict
         assert bench.asking(reconciler) is lenient and bench.asking(reconciler, strict=True)
 
 
-def test_the_careful_player_accepts_the_camera_only_when_the_board_agrees(bench: ModuleType) -> None:
+def asking_about_c2() -> SimpleNamespace:
+    """A referee asking for help about c2 (the game has a White 3, the camera reads a 4) that
+    counts the player's answers and restarts from the camera's view."""
     c2 = parse_square("c2")
     w3, w4 = class_index((0, 3), 4), class_index((0, 4), 4)
     reconciler = SimpleNamespace(
@@ -146,8 +148,14 @@ def test_the_careful_player_accepts_the_camera_only_when_the_board_agrees(bench:
         return [Event(EventType.RESYNC)]
 
     reconciler.accept_board = accept
+    return reconciler
+
+
+def test_the_careful_player_accepts_the_camera_only_when_the_board_agrees(bench: ModuleType) -> None:
+    reconciler = asking_about_c2()
     camera_right = frame(bench, "x", tops={"c2": (0, 4)})
     player = bench.Player(3.0)
+    player.saw(camera_right)  # (the board the referee read)
     assert player.answer(reconciler, camera_right, 10.0) is None  # asked: the player looks first
     assert player.answer(reconciler, camera_right, 12.9) is None
     answer = player.answer(reconciler, camera_right, 13.0)
@@ -155,10 +163,26 @@ def test_the_careful_player_accepts_the_camera_only_when_the_board_agrees(bench:
     assert player.answer(reconciler, camera_right, 20.0) is None  # one answer a request
     game_right = frame(bench, "x", tops={"c2": (0, 3)})
     player = bench.Player(3.0)
+    player.saw(game_right)
     player.answer(reconciler, game_right, 0.0)
     assert player.answer(reconciler, game_right, 5.0) is None and reconciler.accepted == 1
     reconciler.help_squares = {}
     assert player.answer(reconciler, camera_right, 30.0) is None
+
+
+def test_the_careful_player_does_not_accept_once_a_move_was_made_since_the_reading(bench: ModuleType) -> None:
+    # the lit square still shows what the camera read, but a cup was placed on a1 since: the
+    # camera's view is of a board no longer there (bench-08 at 36.2 s accepted the view of ply
+    # 7 with ply 8 on the board); the player answers when the referee has read the board anew
+    reconciler = asking_about_c2()
+    read = frame(bench, "x", tops={"c2": (0, 4)})
+    moved_on = frame(bench, "y", tops={"c2": (0, 4), "a1": (1, 4)})
+    player = bench.Player(3.0)
+    player.saw(read)
+    assert player.answer(reconciler, read, 10.0) is None
+    assert player.answer(reconciler, moved_on, 13.5) is None and reconciler.accepted == 0
+    player.saw(moved_on)  # read anew, the same request still lit
+    assert player.answer(reconciler, moved_on, 14.0) is not None and reconciler.accepted == 1
 
 
 def test_a_resync_counts_from_the_truth_ply_its_board_shows(bench: ModuleType) -> None:
