@@ -281,6 +281,11 @@ class Narrator:
     def hint_failed(self, turn: str, reason: str) -> Announcement:
         return Announcement(self.phrases.say("hint.failed"), Topic.HINT)
 
+    def accept_refused(self, turn: str, reason: str) -> Announcement:
+        """A triple press refused while a hand is over the board: a complaint about the board
+        (it outdates the help sentence, which the panel still shows)."""
+        return Announcement(self.phrases.say("accept.refused"), Topic.PROBLEM)
+
     def takeback_offered(self, move_text: str, turn: str) -> Announcement:
         text = self.phrases.say("takeback.offered", move=self.move_words(move_text))
         return Announcement(text, Topic.OFFER)

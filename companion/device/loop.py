@@ -49,6 +49,9 @@ Observe = Callable[[np.ndarray, float], Observation | None]
 together. None while the board is not stable (hands over it, a cup in the air)."""
 
 ABANDONED = "abandoned"
+HANDS_OFF = "hands off the board: press three times again once it stands still"
+"""Why a triple press made while a hand is over the board (or the board is still settling) is
+refused: what the camera sees then is not the board the referee asked about."""
 UNREPLAYABLE = "unreplayable"
 QUIET_STEPS = 100  # error-free steps after which an error outside a board counts as over
 READY_GRACE = 30.0  # seconds: READY=1 without a camera, before systemd's start timeout (90 s)
@@ -464,8 +467,10 @@ class Companion(Component):
         return self.game.played[-1].move.text() if self._offer is not None and self.game.played else None
 
     def show_waiting_state(self) -> None:
-        """Back to what the reconciler waits for: the board restored, or the next move."""
-        pending = self.reconciler.awaiting_restore
+        """Back to what the reconciler waits for: the board restored, the request it holds open
+        (help, or an unclear reading: a takeback offer withdrawn must not leave the panel dark
+        while the referee still asks), or the next move."""
+        pending = self.reconciler.awaiting_restore or self.reconciler.attention
         if pending is not None:
             self.presenter.event(pending, self.turn_name())
         else:
@@ -499,11 +504,30 @@ class Companion(Component):
         elif gesture is Gesture.TRIPLE:
             self.accept_board()
 
+    def accept_refusal(self) -> str | None:
+        """Why the camera's view cannot be accepted now, None when it can: a help request is
+        open and the board does not stand as the referee last read it (``at_rest`` of the
+        observer: a hand over the board, or a board that changed and has not settled). Accepting
+        then would take the reading the request was made from as the board while a hand may be
+        changing it (putting it right, or making the next move), so the press is refused, said,
+        and the request kept: the player presses again once the board stands. Deferring it to
+        the next stable reading instead would answer a request the player has not seen (that
+        reading may close the request or ask about other squares)."""
+        if self.reconciler.help_squares is None or getattr(self.observe, "at_rest", True):
+            return None
+        return HANDS_OFF
+
     def accept_board(self) -> list[Event]:
         """The player's answer to the referee's help request: the board is as the camera sees
         it (a triple press, or a page's button). The game goes on from it: the moves of a path
         the referee kept that shows it, or else a resync, in a new record; nothing happens when
-        no help is asked for."""
+        no help is asked for, and it is refused (said on the panel and aloud, the request kept)
+        while the board does not stand still (``accept_refusal``)."""
+        refusal = self.accept_refusal()
+        if refusal is not None:
+            log.info("accept refused: %s", refusal)
+            self.presenter.accept_refused(self.turn_name(), refusal)
+            return []
         events = self.reconciler.accept_board()
         if not events:
             log.info("accept ignored: the referee asks for no help")

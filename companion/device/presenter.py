@@ -14,9 +14,13 @@ from companion.device import scene as scenes
 from companion.device.panel import Panel
 from companion.device.scene import Scene
 from companion.device.speech import Speech
-from companion.reconciler.events import Event, EventType
+from companion.reconciler.events import Event, EventType, is_aside
 from companion.rules.move import Move
 from companion.rules.square import board_squares, square_name
+
+ASKING = frozenset({"help", "illegal"})
+"""Scenes that ask the player to act on the board: a report of plies in doubt (an aside,
+``is_aside``) does not replace them."""
 
 
 class Presenter:
@@ -46,8 +50,13 @@ class Presenter:
         return scenes.with_fault(scene, self._fault) if self._fault else scene
 
     def event(self, event: Event, turn: str) -> None:
-        """Show one referee event; ``turn`` is the side to move after it."""
+        """Show one referee event; ``turn`` is the side to move after it. A report of plies in
+        doubt does not hide a request the player must answer (``ASKING``: the help request's
+        lit squares, the illegal move's squares to restore), which it often follows in the same
+        batch: it is said aloud, and the request stays shown until its own answer."""
         scene = self.scene_for(event, turn)
+        if scene is not None and is_aside(event) and self._shown_name() in ASKING:
+            scene = None
         if scene is not None:
             self.show(scene)
             if event.type is EventType.NEEDS_ATTENTION and "unsure" in event.detail:
@@ -96,6 +105,10 @@ class Presenter:
         return None  # LIFTED, HINT, SETTLED: the log records them (a settled doubt is said aloud);
         #               the panel keeps showing what it showed (``event`` rests it after a doubt)
 
+    def _shown_name(self) -> str:
+        """The name of the scene that stays shown (past a passing one: a refused press)."""
+        return (self._scene.after or self._scene).name if self._scene.seconds else self._scene.name
+
     def _doubt_settled(self, event: Event, turn: str) -> None:
         """A doubt the panel blinks for settled: once no ply it blinked for is left in doubt,
         the panel rests (nothing is left to check). A scene shown since (a move, a request
@@ -121,6 +134,13 @@ class Presenter:
         self.show(scenes.takeback_offered(scenes.move_squares(move_text), turn, move_text))
         if self.speech is not None:
             self.speech.takeback_offered(move_text, turn)
+
+    def accept_refused(self, turn: str, reason: str) -> None:
+        """A triple press the referee cannot take now (a hand over the board): said for a
+        moment over the request, which stays shown (and open)."""
+        self.show(scenes.refused(self._scene.after or self._scene, turn, reason))
+        if self.speech is not None:
+            self.speech.accept_refused(turn, reason)
 
     def hint_failed(self, turn: str, reason: str) -> None:
         self.show(scenes.hint_failed(turn, reason))

@@ -321,8 +321,9 @@ def _new_game(companion: Companion, variant: str = "", white: str = "", black: s
 
 
 def _accept(companion: Companion) -> str:
+    refusal = companion.accept_refusal()
     if not companion.accept_board():
-        raise CompanionError("the referee is not asking for help right now")
+        raise CompanionError(refusal or "the referee is not asking for help right now")
     return "the camera's view is the board now"
 
 

@@ -166,6 +166,22 @@ def help_requested(squares: Iterable[str], turn: str, reason: str) -> Scene:
     return _pointing("help", f"help: {reason} (triple press: accept)", squares, STEADY, turn, BLINK, BEEP)
 
 
+def refused(shown: Scene, turn: str, reason: str) -> Scene:
+    """A press the referee cannot take now (accepting the camera's view while a hand is over
+    the board): two low beeps and the alert LED blinking over the squares ``shown`` lights,
+    for 3 s, then ``shown`` again (the request it answers is still open)."""
+    return Scene(
+        "refused",
+        f"not now: {reason}",
+        squares=shown.squares,
+        turn={turn: STEADY},
+        alert=BLINK,
+        sound=FAULT_TONE,
+        seconds=3.0,
+        after=replace(shown, sound=None),
+    )
+
+
 def won(line: Iterable[str], winner: str, reason: str) -> Scene:
     return Scene("win", reason, squares=_lights(line, STEADY), turn={winner: BLINK}, sound=WIN_TUNE)
 

@@ -220,6 +220,9 @@ class Speech(Component):
     def hint_failed(self, turn: str, reason: str) -> None:
         self.announce(self.narrator.hint_failed(turn, reason))
 
+    def accept_refused(self, turn: str, reason: str) -> None:
+        self.announce(self.narrator.accept_refused(turn, reason))
+
     def fault(self, text: str | None, service: str | None = None) -> None:
         self.announce(self.narrator.fault(text, service))
 

@@ -84,6 +84,12 @@ class ReaderObserver:
             self.learning.stable(frame, stable)
         return replace(stable, timestamp=self.clock())
 
+    @property
+    def at_rest(self) -> bool:
+        """Whether the board stands as the referee was last shown it (``StabilityGate.at_rest``:
+        no hand over it, nothing changed since)."""
+        return self.gate.at_rest
+
     def judged(
         self,
         events: Sequence[Event],
@@ -390,6 +396,12 @@ class BoardObserver:
             self._observe.calibration.save(self.path)
         except CompanionError as error:
             log.warning("%s", error)
+
+    @property
+    def at_rest(self) -> bool:
+        """Whether the board stands as the referee was last shown it (``ReaderObserver.at_rest``);
+        False while the device is not calibrated (it reads no board)."""
+        return self._observe is not None and self._observe.at_rest
 
     def reload(self) -> None:
         """The calibration file was replaced (the web page's wizard): read with the new one."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from companion.reconciler.announcing import Announcer
 from companion.reconciler.doubts import describe, plies_played_otherwise, unclear_reason, unsure_plies
-from companion.reconciler.events import Event, EventType
+from companion.reconciler.events import Event, EventType, is_aside
 from companion.reconciler.help import (
     HelpRequest,
     board_differences,
@@ -26,6 +26,12 @@ from companion.vision.observation import Observation
 SETTLED_BY_READINGS = "later readings settle it"
 SETTLED_BY_PLAYER = "the player confirms what the camera sees"
 CLEARED_BY_READING = "the camera reads the board as the game has it: nothing to put right"
+MISREAD = (
+    "the camera reads the board as the game has it, and no hand passed over it since the request: "
+    "it was misread, nothing to put right"
+)
+NOTHING_LEFT = f"{SETTLED_BY_READINGS}: nothing left to confirm"
+CONFIRMED_VIEW = "the player confirms what the camera sees: the game already shows it"
 
 
 class AttentionKeeper(Announcer):
@@ -247,24 +253,46 @@ class AttentionKeeper(Announcer):
             and not board_differences(self._goto(p.root, p.codes), likelihood)
         ]
 
-    def _close_help(self, accepted: bool = False) -> list[Event]:
-        """A clear reading (or the player, ``accepted``) answers an open help request, said when
-        nothing else was announced, so the panel stops pointing. A request about a board that
-        differed from the game closes with the board put right (``restored``). A request to
-        confirm what the camera reads closes with the board as the game has it and nothing put
-        right (``cleared``): the board was right all along, only the camera in doubt, and
-        "board restored" told the player of a correction they never made."""
+    def _close_help(self, accepted: bool = False, why: str | None = None) -> list[Event]:
+        """A clear reading (or the player, ``accepted``) answers an open help request: the
+        event that says so, for the caller to say when nothing else says what became of the
+        board (``is_aside``), so the panel stops pointing.
+
+        A request about a board that differed from the game closes with the board put right
+        (``restored``) when a hand passed over the board since it opened (``HelpRequest.hands``:
+        each move, each cup put right, is a hand). With none, the board the camera now reads
+        as the game has it is the board it asked about: it was misread, and nobody put anything
+        right (``cleared``). A request to confirm what the camera reads closes with nothing put
+        right either (``cleared``): the board was right all along, only the camera in doubt, and
+        "board restored" told the player of a correction they never made. ``why`` says why
+        when it is neither the player's answer nor a clear reading."""
         request, self._help = self._help, None
         if request is None:
             return []
         position = self.game.position.text()
-        if not request.confirm:
+        if not request.confirm and request.hands and not accepted:
             return [self._event(EventType.RESTORED, position=position)]
-        return [
-            self._event(
-                EventType.CLEARED,
-                position=position,
-                reason=SETTLED_BY_PLAYER if accepted else CLEARED_BY_READING,
-                detail={"plies": list(request.event.detail.get("plies", ())), "accepted": accepted},
-            )
-        ]
+        detail: dict[str, object] = {"accepted": accepted}
+        if request.confirm:
+            detail = {"plies": list(request.event.detail.get("plies", ())), "accepted": accepted}
+            reason = SETTLED_BY_PLAYER if accepted else CLEARED_BY_READING
+        else:
+            reason = CONFIRMED_VIEW if accepted else MISREAD
+        return [self._event(EventType.CLEARED, position=position, reason=why or reason, detail=detail)]
+
+    def _close_confirm_settled(self) -> list[Event]:
+        """A request to confirm plies that later readings settled (still looks at the board
+        asked about: nothing else keeps it open) is closed: no answer can settle them any more,
+        and the panel would stay lit for a request with nothing left to ask."""
+        request = self._help
+        if request is None or not request.confirm or set(request.event.detail["plies"]) & set(self._unsure):
+            return []
+        return self._close_help(why=NOTHING_LEFT)
+
+    def _answered(self, events: list[Event], closed: list[Event]) -> list[Event]:
+        """``events`` said of a reading (or the player's answer) that ``closed`` a request:
+        they are answer enough when one of them says what became of the board (a move, an
+        illegal action, ...: the panel shows it), else the request's own close comes first.
+        A lift alone, a doubt settled or a report of plies in doubt (``is_aside``) left the
+        panel lit for a request that was gone."""
+        return events if any(not is_aside(e) for e in events) else [*closed, *events]

@@ -41,16 +41,35 @@ class EventType(StrEnum):
     HELP = "help"  # the board keeps differing from the game and cannot be restarted from
     # with confidence: squares (where they differ), detail.camera and
     # detail.game (what each shows there), position (the game's); answered
-    # by putting the board right (restored) or accepting the camera's view
+    # by putting the board right (restored; cleared when no hand passed over
+    # the board and the camera reads it right again) or accepting the camera's view
     # (resync with detail.accepted); with detail.confirm, a request to
     # confirm what the camera reads on squares that tell plies in doubt
     SETTLED = "settled"  # plies reported unsure are sure again, their announced moves standing:
     # moves, detail.settled (ply -> move); a ply settled otherwise is a correction
-    CLEARED = "cleared"  # a request to confirm what the camera reads closed with the board as
-    # the game has it: nothing was put right (the board was right, only the
-    # camera in doubt); detail.plies (those asked about), detail.accepted
-    # (the player confirmed it: the plies it tells settle with ``settled``)
+    CLEARED = "cleared"  # a request closed with the board as the game has it and nothing put
+    # right: a request to confirm what the camera reads (detail.plies, those
+    # asked about; detail.accepted: the player confirmed it, the plies it
+    # tells settle with ``settled``), or a help request whose squares read as
+    # the game has them again with no hand over the board since (the camera
+    # misread them); the reason says which
     HINT = "hint"  # the device showed an AI hint: move, ply, detail.seconds
+
+
+ASIDES = frozenset({EventType.LIFTED, EventType.SETTLED, EventType.HINT})
+"""Event types said beside what a display shows, never in its place (see ``is_aside``)."""
+
+
+def is_aside(event: Event) -> bool:
+    """Whether ``event`` is said beside what a display shows rather than in its place: a lift
+    (the panel keeps what it showed), a doubt settled, a hint, a report of plies in doubt
+    (``needs-attention`` with ``detail.unsure``: it does not hide a request the player must
+    answer). Every other event says what became of the board, and a display pointing at an
+    open request shows it instead; a request that closes with asides alone is closed by its
+    own event (``restored`` or ``cleared``), or the panel would stay lit for it."""
+    if event.type is EventType.NEEDS_ATTENTION:
+        return "unsure" in event.detail
+    return event.type in ASIDES
 
 
 @dataclass(frozen=True)

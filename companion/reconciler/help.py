@@ -29,6 +29,9 @@ class HelpRequest:
     event: Event
     confirm: bool = False  # the camera reads the game's board: the player is asked to confirm
     #                        it, settling the plies in doubt that a look at the board tells
+    hands: int = 0  # times the board was hidden (``Observation.hidden``: a hand each) since the
+    #                 request opened: none, and a board that reads as the game has it again was
+    #                 misread, not put right
 
 
 def square_classes(position: Position, likelihood: Likelihood) -> dict[Square, tuple[int, int]]:

@@ -93,6 +93,10 @@ RESYNC_CONFIDENCE = 0.8  # every square must be read at least this sure to resta
 HELP_AFTER = 2  # unclear readings in a row before the referee asks for help
 ENDINGS = (EventType.WIN, EventType.LOSS, EventType.DRAW)
 HANDS_TOLD = 2  # times the board was hidden (a hand each) that the moves of one reading can use
+UNPLAYABLE = (
+    "the readings since leave no line that shows what the camera read then: nothing to confirm, "
+    "the plies stay in doubt"
+)
 
 
 class Reconciler(AttentionKeeper):
@@ -188,8 +192,9 @@ class Reconciler(AttentionKeeper):
         if adopted is not None:
             return adopted
         if self._help.confirm:  # (asked about a board that stood still, read anew since: the
-            self._help = None  # lines it asked about moved on, and it is no board to restart from)
-            return []
+            # lines it asked about moved on, and it is no board to restart from; closed, so
+            # the panel does not stay lit for a request no answer can settle)
+            return self._close_help(why=UNPLAYABLE)
         events = self._resync(observation, likelihood, accepted=True)
         if events is None:
             reason = "what the camera sees is no possible board: put the board as the game has it"
@@ -225,6 +230,8 @@ class Reconciler(AttentionKeeper):
     def feed(self, observation: Observation) -> list[Event]:
         """Take one stable observation; return the events it causes."""
         self._timestamp = observation.timestamp or self._clock()
+        if self._help is not None:  # (a hand since the request: the board may have been put right)
+            self._help.hands += observation.hidden + int(observation.occluded)
         if observation.occluded:
             return []
         if observation.moved:
@@ -386,12 +393,15 @@ class Reconciler(AttentionKeeper):
             # (a second look at the board nothing touched answers no request to confirm it)
             confirming = self._still and self._help is not None and self._help.confirm
             closed = [] if confirming else self._close_help()
-            events = events or closed  # (a move said is answer enough: the panel shows it)
+            events = self._answered(events, closed)  # (a move said is answer enough: the panel shows it)
         else:
             # (the side not to move seen acting after moves out of sight, on a reading too
             # unsure to restart from: the next reading is waited for)
             if self._help is not None and self._help.confirm:
-                self._help = None  # a board asked about while it stood still is read anew
+                # a board asked about while it stood still is read anew: the request goes, and
+                # the unclear reading takes its place on the panel (said now; or, as a repeat,
+                # said already since the request opened: a request opens on a clear reading)
+                self._help = None
             events = self._unclear(observation, best, said, rival)
             if not wrong_side and not self._out_of_sight and not asked:
                 events += self._announce_agreed(kept)
@@ -400,8 +410,11 @@ class Reconciler(AttentionKeeper):
                 # lost and the reading too unsure to restart from, or unclear for as long (a
                 # restart would throw away the paths that a later reading may still settle):
                 # the player is asked rather than left waiting
-                events = [e for e in events if e.type is not EventType.NEEDS_ATTENTION]
-                events += self._ask_for_help(observation, likelihood, kept)
+                asked_now = self._ask_for_help(observation, likelihood, kept)
+                if self._help is not None:  # (the request, new or kept, is what the panel shows)
+                    events = [e for e in events if e.type is not EventType.NEEDS_ATTENTION] + asked_now
+                else:  # (nothing to ask: a request closed, and the reading is still unclear)
+                    events = asked_now + events
         for path in kept:  # only the latest step's parents are kept
             if path.before is not None:
                 path.before.before = None
@@ -412,6 +425,7 @@ class Reconciler(AttentionKeeper):
             kept = self._settle_start(kept)
         self._beam = kept
         events = self._settled(events)
+        events += self._close_confirm_settled()
         if clear and not wrong_side and self._still:
             # the board stood still for a second look and plies stay in doubt: what it shows
             # may tell them, and the player is asked to confirm it
@@ -513,7 +527,7 @@ class Reconciler(AttentionKeeper):
         self._unfit = self._unclear_run = 0
         self._attention = None
         closed = self._close_help(accepted=True)
-        return self._settled(events or closed, why)  # (moves said are answer enough: the panel shows them)
+        return self._settled(self._answered(events, closed), why)  # (moves said are answer enough)
 
     def _resync(
         self,

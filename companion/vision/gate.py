@@ -37,6 +37,23 @@ class StabilityGate:
         #                                         frame since agreed with it and none was covered
         self.stable: Observation | None = None
         """The last observation the gate reported."""
+        self._latest: Observation | None = None  # the last frame's reading
+
+    @property
+    def at_rest(self) -> bool:
+        """Whether the board stands as the gate last reported it: the latest frame was neither
+        covered (a hand, an arm) nor moved, and reads every square as that report did. Not
+        while a hand is over the board, nor while a board changed since settles (the referee
+        has not seen it yet): what a player answers about "the board as the camera sees it"
+        (accepting the camera's view) is then not the board the referee last read."""
+        latest, stable = self._latest, self.stable
+        return (
+            latest is not None
+            and stable is not None
+            and not latest.occluded
+            and not latest.moved
+            and latest.same_reading(stable)
+        )
 
     def reset(self) -> None:
         """Forget the frames agreeing so far (e.g. after the camera was re-opened)."""
@@ -57,6 +74,7 @@ class StabilityGate:
     def feed(self, timestamp: float, observation: Observation) -> Observation | None:
         """The settled observation when this frame completes a stable period, else None."""
         self._moved |= observation.moved
+        self._latest = observation
         if observation.occluded:
             self._hidden += not self._covered
             self._covered = True

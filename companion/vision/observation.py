@@ -70,7 +70,9 @@ class Observation:
     (runs of occluded frames, a hand or an arm each) since it passed the last one; 0 when
     unknown. Each move is made by a hand: more than two means more moves may have been made
     out of sight than one reading can tell (the reconciler then restarts from the board
-    rather than guess them)."""
+    rather than guess them). None since a help request opened, and a board that reads as the
+    game has it again was misread, not put right (``cleared``, not ``restored``): a source
+    that does not count hands gets that wording, never a wrong move."""
     still: bool = False
     """Set by the stability gate on a second look (``StabilityGate.look_again``) at a board
     that every frame since the reading before agreed with and none covered: nothing can have

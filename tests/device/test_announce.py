@@ -119,6 +119,7 @@ def every_sentence(narrator: Narrator) -> list[str]:
     said = [narrator.event_text(event, "white") for samples in SAMPLES.values() for event in samples]
     said += [narrator.hint(Move.from_text(text), "white").text for text in ("c3-b2", "2a4")]
     said.append(narrator.hint_failed("white", "the engine crashed").text)
+    said.append(narrator.accept_refused("white", "hands off the board").text)
     said.append(narrator.takeback_offered("3c2", "black").text)
     for text, service in (("camera lost", None), (None, None), (None, "log: disk full")):
         announcement = narrator.fault(text, service)

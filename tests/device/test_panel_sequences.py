@@ -249,3 +249,19 @@ def test_a_settled_doubt_leaves_a_later_request_about_the_board_shown(rig):
     assert rig.presenter.scene.name == "attention" and "c3" in rig.presenter.scene.squares
     rig.run_for(1.2)
     assert rig.states(rig.pin(rig.config.pins.alert))[:3] == [OFF, ON, OFF]
+
+
+def test_a_doubt_reported_with_a_request_leaves_the_request_lit(rig):
+    # the referee asks for help and reports a ply in doubt in the same batch (the doubt comes
+    # last): the squares to look at stay lit, the doubt is said aloud only
+    asked = Event(EventType.HELP, squares=("b2", "c3"), reason="the board differs from the game on b2, c3")
+    rig.presenter.event(asked, "white")
+    rig.presenter.event(doubt(7), "white")
+    rig.run_for(1.2)
+    assert rig.presenter.scene.name == "help"
+    for square in ("b2", "c3"):
+        assert rig.states(rig.square_pin(square))[-1] == ON
+    illegal = Event(EventType.ILLEGAL, squares=("a1",), reason="a 2 cannot cover a 3")
+    rig.presenter.event(illegal, "white")
+    rig.presenter.event(doubt(8), "white")
+    assert rig.presenter.scene.name == "illegal" and "a1" in rig.presenter.scene.squares

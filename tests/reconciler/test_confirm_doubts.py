@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from companion.reconciler.events import Event
-from companion.rules import Move
+from companion.rules import Move, parse_square
 from tests.reconciler.helpers import played, reading, types
 
 OPENING = "4a1 4d4"
@@ -109,19 +109,28 @@ def test_a_doubt_the_board_cannot_tell_is_not_asked_about() -> None:
     assert reconciler.unsure == {7: ["2b3", "3b3"]}
 
 
-def test_a_line_held_on_a_size_read_wrong_early_is_put_right_when_the_player_accepts() -> None:
-    # White's 4 on b3 read a 3 when placed (0.75), then 0.6 a 4 on every board after: the
-    # change is too small to count as news, so the line with the 3 stays ahead. On a still
-    # board the camera reads another board than the game, and a line in doubt shows exactly
-    # that: the player is asked, and accepting corrects the game to it
+MISREAD_LATER = {"b3": {(0, 3): 0.4, (0, 4): 0.6}}  # White's 4 on b3 after it was read a 3
+
+
+def held_on_a_size_read_wrong_early():
+    """White's 4 on b3 read a 3 when placed (0.75), then 0.6 a 4 on every board after
+    (``MISREAD_LATER``): the change is too small to count as news, so the line with the 3
+    stays ahead, ply 3 in doubt. The reconciler and the true game."""
     reconciler, game = played("classic", OPENING)
     game.push(Move.from_text("4b3"))
     reconciler.feed(reading(game, {"b3": {(0, 3): 0.75, (0, 4): 0.25}}))
-    later = {"b3": {(0, 3): 0.4, (0, 4): 0.6}}
     for text in LATER.split():
         game.push(Move.from_text(text))
-        reconciler.feed(reading(game, later))
+        reconciler.feed(reading(game, MISREAD_LATER))
     assert [m.text() for m in reconciler.game.moves][2] == "3b3" and 3 in reconciler.unsure
+    return reconciler, game
+
+
+def test_a_line_held_on_a_size_read_wrong_early_is_put_right_when_the_player_accepts() -> None:
+    # on a still board the camera reads another board than the game, and a line in doubt
+    # shows exactly that: the player is asked, and accepting corrects the game to it
+    reconciler, game = held_on_a_size_read_wrong_early()
+    later = MISREAD_LATER
     [asked] = helps(reconciler.feed(replace(reading(game, later), still=True)))
     assert asked.squares == ("b3",) and asked.detail["confirm"]
     assert asked.detail["camera"] == {"b3": "white 4"} and asked.detail["game"] == {"b3": "white 3"}
@@ -165,3 +174,32 @@ def test_no_confirmation_is_asked_when_every_line_in_doubt_ends_the_game_the_sam
     events = reconciler.feed(replace(reading(game, won), still=True))
     assert helps(events) == [] and reconciler.attention is None
     assert reconciler.unsure == {7: ["3d1", "4d1"]}
+
+
+def test_a_confirmation_no_kept_line_can_play_any_more_is_closed_when_accepted() -> None:
+    # accepting finds no kept path that shows what the camera read when it asked (here every
+    # path doubted by hand, as a square read against it would): the request closes with
+    # "cleared", the doubt as it was, rather than vanishing without an event (the panel
+    # stayed lit for it)
+    reconciler, game = in_doubt()
+    assert helps(reconciler.feed(replace(reading(game, {"b3": BETWEEN}), still=True)))
+    for path in reconciler._beam:
+        path.doubt = ((parse_square("c3"), 0, len(path.codes)),)
+    events = reconciler.accept_board()
+    assert types(events) == ["cleared"] and events[0].detail == {"plies": [3], "accepted": False}
+    assert "no line" in (events[0].reason or "") and reconciler.help_squares is None
+    assert reconciler.unsure == {3: ["3b3", "4b3"]} and reconciler.resyncs == 0
+
+
+def test_a_confirmation_still_looks_settle_closes_with_them() -> None:
+    # the player is asked to confirm the 4 on b3; further still looks read it a 3, surely, and
+    # ply 3 settles as it was announced: nothing is left to confirm, and the request closes
+    reconciler, game = held_on_a_size_read_wrong_early()
+    assert helps(reconciler.feed(replace(reading(game, MISREAD_LATER), still=True)))
+    events = []
+    for sure in (0.9, 0.99, 0.99):
+        events += reconciler.feed(
+            replace(reading(game, {"b3": {(0, 3): sure, (0, 4): 1 - sure}}), still=True)
+        )
+    assert types(events) == ["settled", "cleared"] and "nothing left" in (events[1].reason or "")
+    assert reconciler.help_squares is None and reconciler.attention is None

@@ -4,6 +4,8 @@ player's answer (the board put right, or what the camera sees accepted) ends the
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from companion.rules import Move, parse_square
 from companion.vision.observation import class_index
 from tests.reconciler.helpers import observe, played, read_as, types
@@ -35,11 +37,38 @@ def test_putting_the_board_right_ends_the_request() -> None:
     for _ in range(2):
         reconciler.feed(read_as(game, "a1", B4, 0.6))
     assert reconciler.help_squares is not None
-    events = reconciler.feed(observe(game.position))
+    events = reconciler.feed(replace(observe(game.position), hidden=1))  # (a hand put it right)
     assert types(events) == ["restored"]
     assert reconciler.help_squares is None and reconciler.attention is None
     game.push(Move.from_text("3b2"))
     assert [e.move for e in reconciler.feed(observe(game.position)) if e.type == "move"] == ["3b2"]
+
+
+def test_a_misread_that_clears_with_no_hand_over_the_board_restored_nothing() -> None:
+    # the camera reads a1 as the game has it again and the gate saw no hand over the board
+    # since the request: nobody put anything right, the camera misread it ("cleared", not
+    # "board restored"); a hand seen on a covered frame (fed as such) is a hand
+    reconciler, game = played("classic", "4a1 4d4")
+    for _ in range(2):
+        reconciler.feed(read_as(game, "a1", B4, 0.6))
+    events = reconciler.feed(observe(game.position))
+    assert types(events) == ["cleared"] and events[0].detail == {"accepted": False}
+    assert "misread" in (events[0].reason or "") and reconciler.attention is None
+    for _ in range(2):
+        reconciler.feed(read_as(game, "a1", B4, 0.6))
+    assert reconciler.feed(replace(observe(game.position), occluded=True)) == []
+    assert types(reconciler.feed(observe(game.position))) == ["restored"]
+
+
+def test_a_request_answered_by_a_lift_is_closed_before_the_lift() -> None:
+    # the board put right and White's 4 lifted from a1 at once: the lift alone does not say
+    # what became of the board (the panel shows no lift), so the request's close comes first
+    reconciler, game = played("classic", "4a1 4d4")
+    for _ in range(2):
+        reconciler.feed(read_as(game, "a1", B4, 0.6))
+    lifted = replace(read_as(game, "a1", W4, 0.0, other=None), hidden=1)  # a1 read empty
+    assert types(reconciler.feed(lifted)) == ["restored", "lifted"]
+    assert reconciler.help_squares is None and reconciler.attention is None
 
 
 def test_accepting_what_the_camera_sees_restarts_from_it() -> None:

@@ -108,3 +108,20 @@ def test_a_second_look_is_news_when_the_board_was_covered_or_changed_meanwhile()
     gate = StabilityGate(hold_seconds=1.0, min_frames=3)
     out = feed_all(gate, [(0.0, A), (0.5, A), (1.0, A), (1.1, HAND), (1.2, A), (1.7, A), (2.2, A)])
     assert out[2] is not None and out[6] is not None and not out[6].still
+
+
+def test_at_rest_while_the_board_stands_as_last_reported():
+    # what accepting the camera's view asks: no hand over the board, nothing changed since the
+    # reading the referee was given
+    gate = StabilityGate(hold_seconds=0.5, min_frames=1)
+    assert not gate.at_rest  # nothing reported yet
+    feed_all(gate, [(0.0, A), (0.6, A)])
+    assert gate.at_rest
+    gate.feed(0.7, HAND)
+    assert not gate.at_rest  # a hand over the board
+    gate.feed(0.8, B)
+    assert not gate.at_rest  # a changed board, not settled yet
+    gate.feed(0.9, A)
+    assert gate.at_rest  # as it was
+    gate.look_again()
+    assert gate.at_rest  # (a second look asked for changes nothing on the board)
