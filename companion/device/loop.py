@@ -351,9 +351,9 @@ class Companion(Component):
         withdrawn, self._offer = self._offer is not None, None
         events = self.reconciler.feed(observation)
         position = self.game.position
-        self._referee_said(events, frame, observation)
-        if withdrawn and not events:
+        if withdrawn:  # (the offer's squares go dark; what the batch says is shown over it)
             self.show_waiting_state()
+        self._referee_said(events, frame, observation)
         judged = getattr(self.observe, "judged", None)
         if judged is not None:  # the reader learns from positions the referee is sure of, once shown
             judged(events, position, self.reconciler.unsure)
@@ -372,8 +372,7 @@ class Companion(Component):
         if any(e.type in _MOVED for e in events):
             self.hints.cancel()
         self._tell_remote(events, observation)
-        for event in events:
-            self.presenter.event(event, self.turn_name())
+        self.presenter.batch(events, self.reconciler.held, self.turn_name())
         if any(e.type is EventType.MOVE for e in events):
             self.notifier.status(f"game {self.game_id}, ply {self.game.ply}, {self.turn_name()} to play")
 
@@ -470,11 +469,7 @@ class Companion(Component):
         """Back to what the reconciler waits for: the board restored, the request it holds open
         (help, or an unclear reading: a takeback offer withdrawn must not leave the panel dark
         while the referee still asks), or the next move."""
-        pending = self.reconciler.awaiting_restore or self.reconciler.attention
-        if pending is not None:
-            self.presenter.event(pending, self.turn_name())
-        else:
-            self.presenter.show(idle(self.turn_name()))
+        self.presenter.waiting(self.reconciler.held, self.turn_name())
 
     def confirm_takeback(self) -> Event | None:
         if self._offer is None or self._offer != self.game.ply:
@@ -534,6 +529,8 @@ class Companion(Component):
             return []
         self.hints.cancel()
         self._referee_said(events, None)
+        if self.reconciler.help_squares is not None:  # (refused: no possible board; said aloud)
+            self.presenter.accept_refused(self.turn_name(), events[-1].reason or "", say=False)
         return events
 
     def ask_hint(self) -> bool:

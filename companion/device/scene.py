@@ -166,6 +166,16 @@ def help_requested(squares: Iterable[str], turn: str, reason: str) -> Scene:
     return _pointing("help", f"help: {reason} (triple press: accept)", squares, STEADY, turn, BLINK, BEEP)
 
 
+def also_asking(shown: Scene, request: Scene) -> Scene:
+    """Two requests about one board at once: ``shown`` (an illegal move waiting to be put
+    right, the more urgent: its alert LED and low tone) with ``request``'s squares lit too
+    and both said (a help request opened meanwhile lights where the camera and the game
+    differ, often squares the illegal move's do not: 24 batches of the event dump's 520 games;
+    putting the board as the game has it answers both, a triple press the request)."""
+    squares = {**request.squares, **shown.squares}
+    return replace(shown, squares=squares, text=f"{shown.text}; {request.text}")
+
+
 def refused(shown: Scene, turn: str, reason: str) -> Scene:
     """A press the referee cannot take now (accepting the camera's view while a hand is over
     the board): two low beeps and the alert LED blinking over the squares ``shown`` lights,

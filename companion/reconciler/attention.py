@@ -31,6 +31,10 @@ MISREAD = (
     "it was misread, nothing to put right"
 )
 NOTHING_LEFT = f"{SETTLED_BY_READINGS}: nothing left to confirm"
+ONWARD = frozenset(
+    {EventType.MOVE, EventType.CORRECTION, EventType.TAKEBACK, EventType.RESYNC, EventType.NEW_GAME}
+)
+"""Events after which a doubt reported before is no longer news (the game moved on)."""
 CONFIRMED_VIEW = "the player confirms what the camera sees: the game already shows it"
 
 
@@ -42,6 +46,7 @@ class AttentionKeeper(Announcer):
     _attention_event: Event | None  # the needs-attention event it was reported with
     _help: HelpRequest | None  # the board differs from the game: the player is asked
     _confirm_asked: set[tuple[int, str]]  # (ply, move announced) the player was asked to confirm
+    _doubt_event: Event | None  # the last report of plies in doubt, until a move is announced
 
     def _unclear(
         self, observation: Observation, best: GamePath, groups: list[Group], rival: GamePath | None = None
@@ -81,6 +86,16 @@ class AttentionKeeper(Announcer):
                 detail={"unsure": {str(ply): sorted(texts) for ply, texts in sorted(unsure.items())}},
             ),
         ]
+
+    def _note_doubt_news(self, events: list[Event], reported: list[Event]) -> None:
+        """Keep the report of plies in doubt (``reported``, this batch's) as news until a move,
+        a correction, a takeback or a restart is announced after it (``Held.doubt``): the panel
+        blinks for a doubt until the player sees the next move, as a report said once."""
+        report = next((e for e in reported if e.type is EventType.NEEDS_ATTENTION), None)
+        if report is not None:
+            self._doubt_event = report
+        elif any(e.type in ONWARD for e in events):
+            self._doubt_event = None
 
     def _settled_doubts(self, unsure: dict[int, set[str]], why: str) -> list[Event]:
         """The plies said in doubt that no longer are, forgotten; a ``settled`` event for those

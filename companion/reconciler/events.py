@@ -73,6 +73,22 @@ def is_aside(event: Event) -> bool:
 
 
 @dataclass(frozen=True)
+class Held:
+    """What the referee holds open after a batch of events (``Reconciler.held``), for a display
+    that shows the referee's state rather than its last event: the last event of a batch is
+    often not the most urgent thing it holds (an unclear reading reported while an illegal
+    action still waits to be put right, moves every path agrees on said after a complaint).
+    Each field is the event that said it, None when nothing of that kind is held."""
+
+    illegal: Event | None = None  # an illegal action the board must be put right from
+    request: Event | None = None  # the open help request (or request to confirm)
+    unclear: Event | None = None  # the unclear reading last reported, until a reading is clear
+    doubt: Event | None = None  # the report of plies in doubt, while some are and no move has
+    #                             been announced since it (the panel blinks for news, not for
+    #                             a doubt that may last the rest of the game)
+
+
+@dataclass(frozen=True)
 class Event:
     type: EventType
     ply: int = 0

@@ -60,7 +60,7 @@ import numpy as np
 from companion.reconciler.accounts import DEFAULT_SETTINGS, PRIOR, Explanation, Kind, Settings
 from companion.reconciler.attention import SETTLED_BY_PLAYER, SETTLED_BY_READINGS, AttentionKeeper
 from companion.reconciler.decoder import clean, fits
-from companion.reconciler.events import Event, EventType
+from companion.reconciler.events import Event, EventType, Held
 from companion.reconciler.hidden import HiddenCups
 from companion.reconciler.likelihood import Likelihood, most_two
 from companion.reconciler.paths import (
@@ -137,6 +137,7 @@ class Reconciler(AttentionKeeper):
         #                             nothing is announced until the game restarts from it
         self._help = None
         self._confirm_asked = set()
+        self._doubt_event = None
         self.corrections = 0  # moves withdrawn by corrections so far
         self.resyncs = 0
         self._explained = {}
@@ -171,6 +172,17 @@ class Reconciler(AttentionKeeper):
         if self._help is not None:
             return self._help.event
         return self._attention_event if self._attention is not None else None
+
+    @property
+    def held(self) -> Held:
+        """Everything the referee holds open now, for a display to show in its own order of
+        urgency after each batch of events (``Held``)."""
+        return Held(
+            illegal=self.awaiting_restore,
+            request=self._help.event if self._help is not None else None,
+            unclear=self._attention_event if self._attention is not None else None,
+            doubt=self._doubt_event if self._unsure else None,
+        )
 
     @property
     def help_squares(self) -> dict[Square, tuple[int, int]] | None:
@@ -492,7 +504,9 @@ class Reconciler(AttentionKeeper):
     def _settled(self, events: list[Event], why: str = SETTLED_BY_READINGS) -> list[Event]:
         """The end of every step that changes the beam: the plies in doubt reported, hidden
         cups settled, the unknown contents followed after a move."""
-        events += self._report_unsure(why)
+        reported = self._report_unsure(why)
+        events += reported
+        self._note_doubt_news(events, reported)
         if self._unsure:  # a game decided with plies still in doubt: the result says which
             still = sorted(self._unsure)
             events = [

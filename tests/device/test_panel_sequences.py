@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from companion.device.button import Gesture
-from companion.reconciler.events import Event, EventType
+from companion.reconciler.events import Event, EventType, Held
 from companion.rules.move import Move
 
 OFF, ON = False, True
@@ -221,10 +221,11 @@ def settled(ply, move="4b1"):
 
 
 def test_a_settled_doubt_stops_the_alert_blinking(rig):
-    rig.presenter.event(doubt(7), "black")
+    report = doubt(7)
+    rig.presenter.batch([report], Held(doubt=report), "black")
     rig.run_for(1.2)
     assert rig.states(rig.pin(rig.config.pins.alert))[:3] == [OFF, ON, OFF]  # blinking
-    rig.presenter.event(settled(7), "black")
+    rig.presenter.batch([settled(7)], Held(), "black")
     rig.run_for(1.2)
     after = rig.states(rig.pin(rig.config.pins.alert))
     rig.run_for(1.2)
@@ -234,18 +235,29 @@ def test_a_settled_doubt_stops_the_alert_blinking(rig):
 
 
 def test_the_alert_blinks_on_while_another_ply_is_in_doubt(rig):
-    rig.presenter.event(doubt(5, 7), "black")
-    rig.presenter.event(settled(5), "black")
+    report = doubt(5, 7)
+    rig.presenter.batch([report], Held(doubt=report), "black")
+    rig.presenter.batch([settled(5)], Held(doubt=report), "black")
     assert rig.presenter.scene.name == "attention"
-    rig.presenter.event(settled(7), "black")
+    rig.presenter.batch([settled(7)], Held(), "black")
     assert rig.presenter.scene.name == "idle"
 
 
+def test_a_move_shown_after_a_doubt_rests_the_panel(rig):
+    # the doubt is news until the next move: the referee still holds the ply in doubt, but a
+    # blinking alert for the rest of the game would say nothing
+    report = doubt(7)
+    rig.presenter.batch([report], Held(doubt=report), "black")
+    rig.presenter.batch([Event(EventType.MOVE, ply=8, move="3c1")], Held(), "white")
+    assert rig.presenter.scene.name == "idle" and "3c1" in rig.presenter.scene.text
+
+
 def test_a_settled_doubt_leaves_a_later_request_about_the_board_shown(rig):
-    rig.presenter.event(doubt(7), "black")
+    report = doubt(7)
+    rig.presenter.batch([report], Held(doubt=report), "black")
     unclear = Event(EventType.NEEDS_ATTENTION, squares=("c3",), reason="no move explains the board")
-    rig.presenter.event(unclear, "black")
-    rig.presenter.event(settled(7), "black")
+    rig.presenter.batch([unclear], Held(unclear=unclear, doubt=report), "black")
+    rig.presenter.batch([settled(7)], Held(unclear=unclear), "black")
     assert rig.presenter.scene.name == "attention" and "c3" in rig.presenter.scene.squares
     rig.run_for(1.2)
     assert rig.states(rig.pin(rig.config.pins.alert))[:3] == [OFF, ON, OFF]
@@ -255,13 +267,64 @@ def test_a_doubt_reported_with_a_request_leaves_the_request_lit(rig):
     # the referee asks for help and reports a ply in doubt in the same batch (the doubt comes
     # last): the squares to look at stay lit, the doubt is said aloud only
     asked = Event(EventType.HELP, squares=("b2", "c3"), reason="the board differs from the game on b2, c3")
-    rig.presenter.event(asked, "white")
-    rig.presenter.event(doubt(7), "white")
+    rig.presenter.batch([asked, doubt(7)], Held(request=asked, doubt=doubt(7)), "white")
     rig.run_for(1.2)
     assert rig.presenter.scene.name == "help"
     for square in ("b2", "c3"):
         assert rig.states(rig.square_pin(square))[-1] == ON
     illegal = Event(EventType.ILLEGAL, squares=("a1",), reason="a 2 cannot cover a 3")
-    rig.presenter.event(illegal, "white")
-    rig.presenter.event(doubt(8), "white")
+    rig.presenter.batch([illegal, doubt(8)], Held(illegal=illegal, doubt=doubt(8)), "white")
     assert rig.presenter.scene.name == "illegal" and "a1" in rig.presenter.scene.squares
+
+
+def test_the_doubt_blinks_once_the_request_it_came_with_closes(rig):
+    # the request closes ("board restored") with the ply still in doubt and no move since: the
+    # alert blinks for it (main rested, the doubt said aloud only)
+    asked = Event(EventType.HELP, squares=("b2",), reason="the board differs from the game on b2")
+    report = doubt(7)
+    rig.presenter.batch([asked, report], Held(request=asked, doubt=report), "white")
+    rig.presenter.batch([Event(EventType.RESTORED)], Held(doubt=report), "white")
+    assert rig.presenter.scene.name == "attention" and not rig.presenter.scene.squares
+    rig.clear()
+    rig.run_for(1.2)
+    assert rig.states(rig.square_pin("b2")) == [OFF]
+    assert {OFF, ON} <= set(rig.states(rig.pin(rig.config.pins.alert)))  # blinking
+
+
+def test_an_unclear_reading_keeps_a_waiting_illegal_move_shown(rig):
+    # the referee still waits for the board to be put right: the squares and the low tone stay
+    illegal = Event(EventType.ILLEGAL, squares=("a1",), reason="a 2 cannot cover a 3")
+    rig.presenter.batch([illegal], Held(illegal=illegal), "white")
+    unclear = Event(EventType.NEEDS_ATTENTION, squares=("c3",), reason="no move explains the board")
+    shown = rig.presenter.scene
+    rig.presenter.batch([unclear], Held(illegal=illegal, unclear=unclear), "white")
+    rig.run_for(1.0)
+    # not shown again: the tone goes on rather than starting over, and c3 stays dark
+    assert rig.presenter.scene is shown and rig.states(rig.square_pin("c3")) == [OFF]
+
+
+def test_moves_said_after_a_complaint_leave_it_shown(rig):
+    unclear = Event(EventType.NEEDS_ATTENTION, squares=("c3",), reason="no move explains the board")
+    moved = Event(EventType.MOVE, ply=4, move="4b1")
+    rig.presenter.batch([unclear, moved], Held(unclear=unclear), "white")
+    assert rig.presenter.scene.name == "attention" and "c3" in rig.presenter.scene.squares
+    rig.presenter.batch([], Held(), "white")  # a clear reading, nothing new: the complaint goes
+    assert rig.presenter.scene.name == "idle"
+
+
+def test_a_help_request_beside_a_waiting_illegal_move_lights_both(rig):
+    # the referee waits for b4 to be put right and asks about a1 and c2 meanwhile: the illegal
+    # move's squares, alert and low tone stay, the request's squares light too, and the text
+    # says a triple press answers the request
+    illegal = Event(EventType.ILLEGAL, squares=("b4",), reason="White may not gobble its own piece")
+    asked = Event(EventType.HELP, squares=("a1", "c2"), reason="the board differs from the game on a1, c2")
+    rig.presenter.batch([illegal], Held(illegal=illegal), "white")
+    shown = rig.presenter.scene
+    rig.presenter.batch([asked], Held(illegal=illegal, request=asked), "white")
+    scene = rig.presenter.scene
+    assert scene.name == "illegal" and set(scene.squares) == {"a1", "b4", "c2"}
+    assert "triple press" in scene.text and scene.sound == shown.sound
+    rig.clear()
+    rig.run_for(1.2)
+    for square in ("a1", "b4", "c2"):
+        assert rig.states(rig.square_pin(square)) == [ON], square
