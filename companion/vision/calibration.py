@@ -49,6 +49,7 @@ from companion.vision.geometry import (
 from companion.vision.grid import refined_layout
 from companion.vision.markers import detect_markers, marker_correspondences
 from companion.vision.matching import (
+    EXPLAINED,
     SquareMatch,
     best_shift,
     coverage,
@@ -78,8 +79,6 @@ its area (in pixels, at full log-odds one)."""
 OWN_COLOUR_SHARE = 0.8
 """A square's own colour on the empty board is taken over its middle, this share of its side
 (``BoardScene.square_colours``): clear of the lines between squares."""
-EXPLAINED = 0.5
-"""A neighbour's soft silhouette explains a pixel where it covers more than this share of it."""
 MIN_SHRINK_STEPS = 2
 """A cup is fitted again beside the others' shadows only where that shrinks it by this many
 steps of ``RADIUS_SCAN`` at least: one step is within the fit's own wobble. On the synthetic

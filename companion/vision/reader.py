@@ -37,6 +37,7 @@ from companion.vision.matching import (
     coverage,
     evidence,
     match_all,
+    match_apart,
     match_at,
     match_square,
     size_logits,
@@ -328,7 +329,7 @@ class BoardReader:
         view = c.view
         rect = self._rectify(image)
         ev = evidence(rect, self._background, c.pixels, self.bank.pad)
-        matches = self._outside_shadows(ev, match_all(ev, self.bank))
+        matches = self._outside_shadows(ev, match_apart(ev, self.bank, match_all(ev, self.bank)))
         edges, feet = self._edge_scores(ev.features, matches)
         placed = self._placed(ev, matches, edges, feet)
         sized = self._sized(self._explaining(ev.features, placed), edges)
