@@ -90,6 +90,10 @@ than sure ones."""
 BESIDE_MM = 15.0
 """How far around a cup the other cups' shadow on bare board is sampled, to compare with what a
 refit beside those shadows leaves out of the cup."""
+STANDING_REACH_MM = 2.0
+"""A cup fitted where its base stands (``BoardScene.raw_radii``'s ``feet``) may still be scored
+this far from there: a base fits on a grid of whole pixels, and an apparent silhouette (a
+pale cup's shaded rim, a dark cup's contact shadow) need not be centred on the real base."""
 CORE_ERODE_MM = 3.0
 FIT_PAD_MM = 40.0
 BOARD_DILATE_MM = 4.0
@@ -110,6 +114,14 @@ class Adaptation:
     shadows: ShadowModel | None = None
     """Where tonight's lamp throws the cups' shadows, learned again after the light changed
     (``learning.relit``); None: the calibration's."""
+    fits: tuple[tuple[int, ...], ...] = ()
+    """Per colour and size, how many frames' fits the radius in ``cups`` has taken in under
+    the light in use (``learning._learned_cups``: the next fit counts for one more); empty
+    (as in files from before it was kept): none yet."""
+
+    def fit_count(self, colour: int, size: int) -> int:
+        """How many fits the radius of ``colour``'s ``size`` has taken in (``fits``)."""
+        return self.fits[colour][size - 1] if self.fits else 0
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -120,6 +132,8 @@ class Adaptation:
         }
         if self.shadows is not None:
             data["shadows"] = self.shadows.to_json()
+        if self.fits:
+            data["radius_fits"] = [list(counts) for counts in self.fits]
         return data
 
     @classmethod
@@ -133,6 +147,7 @@ class Adaptation:
             background,
             int(data["frames"]),
             None if data.get("shadows") is None else ShadowModel.from_json(data["shadows"]),
+            tuple(tuple(int(n) for n in counts) for counts in data.get("radius_fits", ())),
         )
 
 
@@ -290,6 +305,11 @@ class Calibration:
                 ) from None
             if learned.cups.max_piece != cups.max_piece:
                 raise CompanionError(f"{source} is corrupt (learned cup sizes); run calibrate again")
+            if learned.fits and (
+                [len(counts) for counts in learned.fits] != [cups.max_piece] * len(learned.cups.radii)
+                or min(min(counts) for counts in learned.fits) < 0
+            ):
+                raise CompanionError(f"{source} is corrupt (learned radius fits); run calibrate again")
             problem = size_order_problem(learned.cups)
             if problem is not None:
                 raise CompanionError(f"{source} is corrupt (learned: {problem}); run calibrate again")
@@ -650,13 +670,14 @@ class BoardScene:
         tops: dict[int, tuple[int, int]],
         shadows: ShadowModel,
         plain: dict[int, float] | None = None,
+        feet: dict[int, tuple[int, int]] | None = None,
     ) -> dict[int, float]:
-        """``raw_radii`` (over ``RADIUS_SCAN``; ``plain`` when the caller has them already) of
-        each cup in ``cups_at``, fitted again with the other cups' shadows
-        (``shaded_by_others``) taken for no cup where the part of it that leaves out reads as
-        shadow, not cup (``_left_out_is_shadow``), and the cup shrinks by ``MIN_SHRINK_STEPS``
-        of the scan at least, neither from the largest radius tried nor to the least (where no
-        edge stopped the fit, the shadow cannot be told from the rest).
+        """``raw_radii`` (over ``RADIUS_SCAN``, those in ``feet`` where they stand; ``plain``
+        when the caller has them already) of each cup in ``cups_at``, fitted again with the
+        other cups' shadows (``shaded_by_others``) taken for no cup where the part of it that
+        leaves out reads as shadow, not cup (``_left_out_is_shadow``), and the cup shrinks by
+        ``MIN_SHRINK_STEPS`` of the scan at least, neither from the largest radius tried nor to
+        the least (where no edge stopped the fit, the shadow cannot be told from the rest).
 
         Under a low lamp each cup throws a long shadow over its neighbours' squares, and
         shadowed wood can read partly as cup (darkened, it drifts toward a dark cup's colour):
@@ -664,13 +685,13 @@ class BoardScene:
         across the cup's own body, and taken for no cup there it shrinks the cup: whether the
         part left out is shadow or body, only how much like cup it reads tells."""
         if plain is None:
-            _, plain = self.raw_radii(fg, pad, cups, cups_at, RADIUS_SCAN, tops)
+            _, plain = self.raw_radii(fg, pad, cups, cups_at, RADIUS_SCAN, tops, feet=feet)
         fitted = cups
         for row, (colour, size) in cups_at.items():
             fitted = fitted.with_radius(colour, size, plain[row])
         spots = self.placed(fg, pad, fitted, tops)  # (``cups_at`` is among ``tops``)
         shaded = self.shaded_by_others(spots, pad, fitted, tops, shadows)
-        _, again = self.raw_radii(fg, pad, cups, cups_at, RADIUS_SCAN, tops, shaded)
+        _, again = self.raw_radii(fg, pad, cups, cups_at, RADIUS_SCAN, tops, shaded, feet)
         bare = np.ones(fg.shape, bool)
         for y, x, mask in spots.values():
             bare[y : y + mask.shape[0], x : x + mask.shape[1]] &= ~mask
@@ -710,9 +731,16 @@ class BoardScene:
         scan: tuple[float, float, float],
         tops: dict[int, tuple[int, int]] | None = None,
         shaded: dict[int, np.ndarray] | None = None,
+        feet: dict[int, tuple[int, int]] | None = None,
     ) -> tuple[dict[int, float], dict[int, float]]:
         """(best score, best radius) of each cup in ``cups_at`` (row -> colour, size), the
         radii tried from/to ``scan``'s fractions of the cup's radius in ``cups``, by its step.
+
+        ``feet`` (row -> the (dy, dx) shift from its square's centre where its base stands,
+        ``edges.base_fits``): each such cup's silhouettes are scored there, within
+        ``STANDING_REACH_MM``, not wherever each fits best. A smaller silhouette slides
+        toward where the evidence calls the cup (``reader.PLACED_MM``: under a low lamp a
+        pale cup's shaded wall reads as wood, and its lit side as cup) and fits best there.
 
         ``tops`` (row -> colour, size), the cups known to stand on the board, are explained
         away: each cup is fitted on evidence with no "cup" left inside the others' silhouettes
@@ -740,9 +768,12 @@ class BoardScene:
             if shaded is not None and row in shaded:
                 own = np.where(shaded[row], np.minimum(own, 0.0), own).astype(np.float32)
             best = (-np.inf, cups.radii[colour][size - 1])
+            dy, dx, around = 0, 0, reach
+            if feet is not None and row in feet:
+                (dy, dx), around = feet[row], int(np.ceil(STANDING_REACH_MM * self.view.scale))
             for radius in tried[row]:
                 top, left, t = next(drawn)
-                score = best_shift(own, t, top + pad, left + pad, reach)[0]
+                score = best_shift(own, t, top + pad + dy, left + pad + dx, around)[0]
                 if score > best[0]:
                     best = (score, radius)
             scores[row], raw[row] = best

@@ -17,6 +17,7 @@ from companion.reconciler.events import Event, EventType
 from companion.rules import Game
 from companion.rules.square import board_squares, square_name
 from companion.vision.calibration import Calibration
+from companion.vision.cups import CupSet
 from companion.vision.gate import StabilityGate
 from companion.vision.learning import (
     MAX_DISAGREEMENT,
@@ -24,6 +25,7 @@ from companion.vision.learning import (
     LabelledFrame,
     Learner,
     SureFrames,
+    _averaged_in,
     label,
     tops_of,
 )
@@ -157,6 +159,27 @@ def test_a_misjudged_size_is_learned_back_within_bounds(board: tuple) -> None:
     assert reader.calibration.learned is not None and reader.calibration.learned.frames == 5
 
 
+BENCH_19_FITS = (27.38, 26.46, 25.40, 26.63, 26.19, 25.16, 27.51, 25.66, 24.59, 27.45)
+"""The white 4's radius fitted on ten sure frames of the vision bench's bench-19 (26.02 mm at
+calibration): a different cup, or the same one elsewhere, each time."""
+
+
+def test_a_radius_converges_to_the_mean_of_its_fits() -> None:
+    """Each fit is averaged in as one more (the calibration's radius counting as one), so the
+    radius settles on the fits' mean instead of following the last: moved 35 % of the way
+    toward each, main's radius went 26.7, 26.6, 26.2, 26.3, 26.2, 26.0, 26.7, 26.2, 25.6."""
+    calibrated = CupSet.default(60.0).with_radius(0, 4, 26.02)
+    cups, fits = calibrated, [[0] * 4, [0] * 4]
+    seen = []
+    for fit in BENCH_19_FITS:
+        cups = _averaged_in(cups, calibrated, fits, 0, 4, fit)
+        seen.append(cups.radii[0][3])
+    assert fits == [[0, 0, 0, len(BENCH_19_FITS)], [0] * 4]
+    assert seen[-1] == pytest.approx(np.mean((26.02, *BENCH_19_FITS)), abs=0.05)  # (the floor on the last)
+    assert max(seen[2:]) - min(seen[2:]) < 0.35  # main: 1.0 mm
+    assert min(seen) > 26.0  # main: 25.6
+
+
 @pytest.mark.slow
 def test_wrong_labels_cannot_push_a_size_beyond_its_bounds(board: tuple) -> None:
     _, calibration, frames = board
@@ -171,6 +194,26 @@ def test_wrong_labels_cannot_push_a_size_beyond_its_bounds(board: tuple) -> None
         assert np.all(radii >= own * RADIUS_BOUNDS[0] - 1e-9)
         assert np.all(radii <= own * RADIUS_BOUNDS[1] + 1e-9)
         assert np.all(np.diff(radii) > 0)
+
+
+@pytest.mark.slow
+def test_a_dim_board_under_the_same_light_is_learned_without_brightening(board: tuple) -> None:
+    """Frames of the bare board under the calibration's own light, dim and noisy (a third of its
+    brightness, sensor noise of 12 grey levels): the board in use stays as bright as it was.
+    The wood's look was learned where each pixel was no darker than a shadow would make it,
+    which kept the brighter half of the noise: main's board brightened 2.5 % in four frames
+    (the bench's bench-19, dim warm light: a white 4 on b2 then read as a 3 and the referee
+    was lost 11.8 s)."""
+    _, calibration, _ = board
+    dim = np.rint(calibration.background * 0.3).astype(np.uint8)
+    reader = BoardReader(dataclasses.replace(calibration, background=dim))
+    learner = Learner(reader)
+    rng = np.random.default_rng(5)
+    for _ in range(4):
+        noisy = np.clip(np.rint(dim + rng.normal(0.0, 12.0, dim.shape)), 0, 255).astype(np.uint8)
+        learner.learn(LabelledFrame(noisy, {}))
+    brighter = float(reader.models.background.mean()) / float(dim.mean()) - 1.0
+    assert abs(brighter) < 0.006  # main: 0.025
 
 
 @pytest.mark.slow
@@ -196,15 +239,25 @@ def test_what_was_learned_is_saved_and_loaded_with_the_calibration(board: tuple,
     loaded = Calibration.load(path)
     assert loaded.learned is not None and loaded.learned.frames == 1
     assert loaded.learned.cups == reader.calibration.learned.cups  # type: ignore[union-attr]
+    assert loaded.learned.fits == reader.calibration.learned.fits  # type: ignore[union-attr]
+    assert loaded.learned.fit_count(0, 3) == 1  # White's 3 was fitted once
     assert np.array_equal(loaded.learned.background, reader.calibration.learned.background)  # type: ignore[union-attr]
     assert loaded.cups == reader.calibration.cups
     again = BoardReader(loaded).read(frames[1])
     assert again.tops() == BoardReader(reader.calibration).read(frames[1]).tops()
 
     data = json.loads(path.read_text())
-    del data["learned"]  # a file from before learning
+    learned = data.pop("learned")  # a file from before learning
     path.write_text(json.dumps(data))
     assert Calibration.load(path).learned is None
+    data["learned"] = {**learned, "radius_fits": [[1, 2], [3]]}  # not one count per size
+    path.write_text(json.dumps(data))
+    with pytest.raises(CompanionError, match=r"radius fits.*calibrate again"):
+        Calibration.load(path)
+    del learned["radius_fits"]  # a file from before the counts: none counted yet
+    data["learned"] = learned
+    path.write_text(json.dumps(data))
+    assert Calibration.load(path).learned.fits == ()  # type: ignore[union-attr]
     data["learned"] = {"frames": 1, "cups": {"radii_mm": "?"}}
     path.write_text(json.dumps(data))
     with pytest.raises(CompanionError, match=r"learned during games.*calibrate again"):
