@@ -60,22 +60,13 @@ learned from: a referee that sure and a reading that far apart means something e
 RATE = 0.35
 """How far one sure frame moves the board's look toward what it shows, once learning has
 settled (``1 / (frames + 2)`` before: the calibration counts as two frames)."""
-RADIUS_PRIOR_FITS = 2
-"""A size's radius in use counts as this many fits when a frame's fit is averaged in under the
-calibration's own light (as ``CALIBRATION_WEIGHT`` for the colours): the first fit moves it a
-third of the way, the n-th by ``1 / (n + 2)``, so the radius converges to the mean of its fits.
-Counted as one, one cup's lone fit moved a size half way and it stayed there: frames-dev's
-dev-02, c2's white 4 fitted 22.6 mm once (24.5 at calibration), the white 4 went to 23.6 and
-ply 29's white 3 on a2 (fitted 21.2 mm) was left in doubt between a 3 and a 4 (29/1/0; 30/0/0
-with this). Fits differ from frame to frame, one cup's from the
+RADIUS_PRIOR_FITS = 1
+"""A size's radius in use counts as this many fits when a frame's fit is averaged in: the
+first fit since calibration moves it half way (as before), the n-th by ``1 / (n + 1)``, so the
+radius converges to the mean of its fits. Fits differ from frame to frame, one cup's from the
 next one's (the bench's bench-19: a white 4 of 26.0 mm fitted 24.5-27.9 mm over ten frames);
 moved 35 % of the way toward each, as before, the radius followed the last fit (26.7, 26.2,
-26.3, 26.0, 26.7, 26.2, 25.6 mm); averaged, it stays within 26.1-26.5."""
-RELIT_PRIOR_FITS = 1
-"""... and this many once the light changed (``Adaptation.shadows`` learned again, ``relit``):
-the calibration's radius was measured under another light, and the sizes must follow the new
-one (the bench's bench-24, its pale radii 0.8 of the calibration's under a low lamp: 18/6/0
-with the calibration counted as two fits there too, 24/0/0 with one)."""
+26.3, 26.0, 26.7, 26.2, 25.6 mm); averaged, it stays within 26.1-26.7."""
 RADIUS_MIN_RATE = 0.1
 """... but never by less than this: over many games a radius still follows a cup set that
 wears or a camera moved a little, the last ten fits or so weighing most."""
@@ -283,20 +274,13 @@ class Learner:
         mean_rate = 1.0 / (done + 1 + CALIBRATION_WEIGHT)
         feet = _feet(reader, frame, f)
         pixels = _learned_pixels(now, f, _cores(reader, frame, f, ncc, feet), base.pixels, mean_rate)
-        counts = _fit_counts(base.learned, now.cups)
         cups, fits = _learned_cups(
-            scene, now, frame, pixels, base.cups, counts, feet, _prior_fits(base.learned)
+            scene, now, frame, pixels, base.cups, _fit_counts(base.learned, now.cups), feet
         )
         background = _learned_board(scene, now, frame, f, cups, rate, feet)
         shadows = None if base.learned is None else base.learned.shadows
         learned = Adaptation(cups, pixels, background, done + 1, shadows, fits)
         reader.adopt(replace(base, learned=learned))
-
-
-def _prior_fits(learned: Adaptation | None) -> int:
-    """How many fits the radius in use counts as (``RADIUS_PRIOR_FITS``, ``RELIT_PRIOR_FITS``)."""
-    relit = learned is not None and learned.shadows is not None
-    return RELIT_PRIOR_FITS if relit else RADIUS_PRIOR_FITS
 
 
 def _fit_counts(learned: Adaptation | None, cups: CupSet) -> list[list[int]]:
@@ -411,7 +395,6 @@ def _learned_cups(
     calibrated: CupSet,
     fits: list[list[int]],
     feet: dict[int, tuple[int, int]],
-    prior: int = RADIUS_PRIOR_FITS,
 ) -> tuple[CupSet, tuple[tuple[int, ...], ...]]:
     """Each (colour, size) on the board: its apparent radius fitted on one of its cups (beside
     the other cups' shadows where the calibration knows the lamp, as calibration fits them),
@@ -446,30 +429,24 @@ def _learned_cups(
         raw = scene.radii_beside_shadows(fg, pad, now.cups, cups_at, standing, now.shadows, feet=stands)
     cups = now.cups
     for row, (colour, size) in cups_at.items():
-        cups = _averaged_in(cups, calibrated, fits, colour, size, raw[row], prior)
+        cups = _averaged_in(cups, calibrated, fits, colour, size, raw[row])
         other = frame.read_as.get(row)
         if other is not None:  # the size it was read as: a ring away from what it showed
             ring = float(np.mean(np.diff(cups.radii[colour])))
             away = raw[row] + (other - size) * ring
             if (away - cups.radii[colour][other - 1]) * (other - size) > 0:
-                cups = _averaged_in(cups, calibrated, fits, colour, other, away, prior)
+                cups = _averaged_in(cups, calibrated, fits, colour, other, away)
     return cups, tuple(tuple(counts) for counts in fits)
 
 
 def _averaged_in(
-    cups: CupSet,
-    calibrated: CupSet,
-    fits: list[list[int]],
-    colour: int,
-    size: int,
-    radius: float,
-    prior: int = RADIUS_PRIOR_FITS,
+    cups: CupSet, calibrated: CupSet, fits: list[list[int]], colour: int, size: int, radius: float
 ) -> CupSet:
     """``cups`` with one size's radius averaged with a new fit ``radius`` as one more of the
     ``fits[colour][size - 1]`` it took in (``RADIUS_PRIOR_FITS``, ``RADIUS_MIN_RATE``), that
     count raised when the step is taken (``_moved``)."""
     n = fits[colour][size - 1]
-    rate = max(1.0 / (n + 1 + prior), RADIUS_MIN_RATE)
+    rate = max(1.0 / (n + 1 + RADIUS_PRIOR_FITS), RADIUS_MIN_RATE)
     moved = _moved(cups, calibrated, colour, size, radius, rate)
     if moved is not cups:
         fits[colour][size - 1] = n + 1

@@ -7,8 +7,6 @@ import dataclasses
 import json
 from collections.abc import Callable
 from pathlib import Path
-from types import SimpleNamespace
-from typing import cast
 
 import numpy as np
 import pytest
@@ -18,19 +16,16 @@ from companion.errors import CompanionError
 from companion.reconciler.events import Event, EventType
 from companion.rules import Game
 from companion.rules.square import board_squares, square_name
-from companion.vision.calibration import Adaptation, Calibration
+from companion.vision.calibration import Calibration
 from companion.vision.cups import CupSet
 from companion.vision.gate import StabilityGate
 from companion.vision.learning import (
     MAX_DISAGREEMENT,
     RADIUS_BOUNDS,
-    RADIUS_PRIOR_FITS,
-    RELIT_PRIOR_FITS,
     LabelledFrame,
     Learner,
     SureFrames,
     _averaged_in,
-    _prior_fits,
     label,
     tops_of,
 )
@@ -170,7 +165,7 @@ calibration): a different cup, or the same one elsewhere, each time."""
 
 
 def test_a_radius_converges_to_the_mean_of_its_fits() -> None:
-    """Each fit is averaged in as one more (the calibration's radius counting as two), so the
+    """Each fit is averaged in as one more (the calibration's radius counting as one), so the
     radius settles on the fits' mean instead of following the last: moved 35 % of the way
     toward each, main's radius went 26.7, 26.6, 26.2, 26.3, 26.2, 26.0, 26.7, 26.2, 25.6."""
     calibrated = CupSet.default(60.0).with_radius(0, 4, 26.02)
@@ -180,31 +175,9 @@ def test_a_radius_converges_to_the_mean_of_its_fits() -> None:
         cups = _averaged_in(cups, calibrated, fits, 0, 4, fit)
         seen.append(cups.radii[0][3])
     assert fits == [[0, 0, 0, len(BENCH_19_FITS)], [0] * 4]
-    prior = (26.02,) * RADIUS_PRIOR_FITS
-    assert seen[-1] == pytest.approx(np.mean((*prior, *BENCH_19_FITS)), abs=0.05)  # (the floor on the last)
+    assert seen[-1] == pytest.approx(np.mean((26.02, *BENCH_19_FITS)), abs=0.05)  # (the floor on the last)
     assert max(seen[2:]) - min(seen[2:]) < 0.35  # main: 1.0 mm
     assert min(seen) > 26.0  # main: 25.6
-
-
-def test_one_cups_lone_fit_moves_a_size_a_third_of_the_way() -> None:
-    """frames-dev's dev-02: c2's white 4 fitted 22.59 mm once (24.52 at calibration) and no
-    white 4 was fitted again. Moved half way (the calibration counting as one fit), the white 4
-    stayed at 23.56 and ply 29's white 3 on a2 was left in doubt between a 3 and a 4; under
-    the calibration's own light the calibration counts as two fits, as for the colours."""
-    calibrated = CupSet.default(60.0).with_radius(0, 4, 24.52)
-    fits = [[0] * 4, [0] * 4]
-    moved = _averaged_in(calibrated, calibrated, fits, 0, 4, 22.59)
-    assert moved.radii[0][3] == pytest.approx(24.52 - (24.52 - 22.59) / 3, abs=0.01)  # main: 23.56
-    assert fits[0][3] == 1
-
-
-def test_after_the_light_changed_the_calibration_counts_as_one_fit() -> None:
-    """Under another light the calibration's radius was measured under a light no longer in
-    use: the bench's bench-24 lost 6 of its 24 moves with it counted as two fits there."""
-    relit = cast(Adaptation, SimpleNamespace(shadows=object()))  # ``relit`` learned a lamp
-    same = cast(Adaptation, SimpleNamespace(shadows=None))
-    assert _prior_fits(None) == _prior_fits(same) == RADIUS_PRIOR_FITS == 2
-    assert _prior_fits(relit) == RELIT_PRIOR_FITS == 1
 
 
 @pytest.mark.slow
