@@ -287,11 +287,12 @@ class AttentionKeeper(Announcer):
         position = self.game.position.text()
         if not request.confirm and request.hands and not accepted:
             return [self._event(EventType.RESTORED, position=position)]
-        detail: dict[str, object] = {"accepted": accepted}
         if request.confirm:
-            detail = {"plies": list(request.event.detail.get("plies", ())), "accepted": accepted}
+            plies = list(request.event.detail.get("plies", ()))
+            detail: dict[str, object] = {"plies": plies, "accepted": accepted}
             reason = SETTLED_BY_PLAYER if accepted else CLEARED_BY_READING
         else:
+            detail = {"accepted": accepted}
             reason = CONFIRMED_VIEW if accepted else MISREAD
         return [self._event(EventType.CLEARED, position=position, reason=why or reason, detail=detail)]
 

@@ -334,9 +334,7 @@ def _cores(
         else:
             _, dy, dx = best_shift(fg, template, sq.top + pad, sq.left + pad, bank.offset)
         core = cv2.erode((template > 0.99).astype(np.uint8), erode)
-        y, x = sq.top + pad + dy, sq.left + pad + dx
-        region = cores[colour][y : y + core.shape[0], x : x + core.shape[1]]
-        np.maximum(region, core, out=region)
+        _paste(cores[colour], core, sq.top + pad + dy, sq.left + pad + dx)
     return [c[pad : pad + h, pad : pad + w].astype(bool) for c in cores]
 
 
