@@ -116,8 +116,9 @@ class Adaptation:
     (``learning.relit``); None: the calibration's."""
     fits: tuple[tuple[int, ...], ...] = ()
     """Per colour and size, how many frames' fits the radius in ``cups`` has taken in under
-    the light in use (``learning._learned_cups``: the next fit counts for one more); empty
-    (as in files from before it was kept): none yet."""
+    the light in use, a frame that showed the size read right counting as a fit at its radius
+    (``learning._learned_cups``: the next fit counts for one more); emptied when the lamp is
+    learned again (``learning.relit``) and in files from before it was kept: none yet."""
 
     def fit_count(self, colour: int, size: int) -> int:
         """How many fits the radius of ``colour``'s ``size`` has taken in (``fits``)."""

@@ -63,7 +63,8 @@ settled (``1 / (frames + 2)`` before: the calibration counts as two frames)."""
 RADIUS_PRIOR_FITS = 1
 """A size's radius in use counts as this many fits when a frame's fit is averaged in: the
 first fit since calibration moves it half way (as before), the n-th by ``1 / (n + 1)``, so the
-radius converges to the mean of its fits. Fits differ from frame to frame, one cup's from the
+radius converges to the mean of its fits (a frame that showed the size read right counting as a
+fit at the radius in use, ``_learned_cups``). Fits differ from frame to frame, one cup's from the
 next one's (the bench's bench-19: a white 4 of 26.0 mm fitted 24.5-27.9 mm over ten frames);
 moved 35 % of the way toward each, as before, the radius followed the last fit (26.7, 26.2,
 26.3, 26.0, 26.7, 26.2, 25.6 mm); averaged, it stays within 26.1-26.7."""
@@ -146,9 +147,10 @@ class LabelledFrame:
     tops: dict[int, tuple[int, int]]  # row (board_squares order) -> (colour, size); empty rows left out
     misread: frozenset[int] | None = None
     """Rows the reader got wrong or doubted in this frame (None: not known, all count). Radii
-    are learned from these only: a size read right and sure needs no correcting, and moving it
+    are fitted on these only: a size read right and sure needs no correcting, and moving it
     anyway (toward how cups fit in the game rather than at calibration) narrowed the gap to a
-    misjudged neighbour until a white 3 read as a 4 (bench-08 with White's 3 misjudged)."""
+    misjudged neighbour until a white 3 read as a 4 (bench-08 with White's 3 misjudged). Such a
+    size counts as served by its radius in use instead (``_learned_cups``)."""
     unknown: frozenset[int] = frozenset()
     """Rows whose top the referee is not sure of (left out of ``tops``): nothing is learned
     there, not even that they are bare board."""
@@ -400,6 +402,20 @@ def _learned_cups(
     radius converges to their mean, ``RADIUS_PRIOR_FITS``), within ``RADIUS_BOUNDS`` of the
     calibration's and in size order.
 
+    A size is fitted only on a cup the reader got wrong or doubted (``_to_fit``); a size the
+    frame shows read right and sure counts as one more fit at its radius in use (the radius
+    served it), so a fit moves a size by its share of every sure frame that showed it. A cup's
+    fit depends on where it stands (frames-dev's dev-02: white 4s fit 22.6-23.6 mm on a4, c2
+    and c3, 24.3-25.8 on a1, a3 and b1; 24.5 at calibration); counting only the fits, the white
+    4, read right on a4 and c3 for twelve frames, took c2's lone 22.6 mm fit at ply 13 as its
+    first and moved half way, to 23.6, where it stood all game (its cups then read right
+    again): ply 29's white 3 on a2 lay between the sizes, left in doubt (29 of 30 moves).
+    Counted with the twelve, that fit moves it a tenth of the way (24.3), and the game is
+    exact. Fitting every size seen instead also made dev-02 exact, but moved sizes the reader
+    had no trouble with toward how cups fit in the game (bench-24's white 4, 26.7 mm at
+    calibration, to 27.5 in thirteen frames before its lamp changed): 18 or 19 of bench-24's
+    24 moves right, not 24.
+
     Every cup that may stand on the board is explained away in the fit, those on the squares
     in doubt too (``LabelledFrame.beside``): left in, a neighbour nobody vouched for grew the
     fit (bench-26's black 4 to the bound, 1.25 times the calibration's, when its cups fit
@@ -410,13 +426,11 @@ def _learned_cups(
     lies nearer: fitting its own size alone left the two within a hair (bench-26's black 3 on
     c1, read as a 2 all game: learned 23.1 -> 21.7 mm from three sure frames, it still read as
     a 2 on 4 of the 6 boards after, where the base's outline also says 2). Only a sure label
-    moves it, and only away from that cup, so a size read right is left alone and the push
+    pushes it, and only away from that cup, so no cup read as itself pushes a size and the push
     stops once the cup reads as itself."""
-    taught = {row: top for row, top in frame.tops.items() if frame.misread is None or row in frame.misread}
-    if not taught:
+    cups_at = _to_fit(frame, fits)
+    if not cups_at:
         return now.cups, tuple(tuple(counts) for counts in fits)
-    one_each = {top: row for row, top in sorted(taught.items(), reverse=True)}
-    cups_at = {row: top for top, row in one_each.items()}
     pad = int(np.ceil(FIT_PAD_MM * scene.view.scale))
     fg = evidence(frame.rectified, scene.background, pixels, pad).fg
     standing = {**frame.beside, **frame.tops}  # every cup that may stand there is explained away
@@ -435,6 +449,21 @@ def _learned_cups(
             if (away - cups.radii[colour][other - 1]) * (other - size) > 0:
                 cups = _averaged_in(cups, calibrated, fits, colour, other, away)
     return cups, tuple(tuple(counts) for counts in fits)
+
+
+def _to_fit(frame: LabelledFrame, fits: list[list[int]]) -> dict[int, tuple[int, int]]:
+    """One labelled cup of each (colour, size) to fit its size on (row -> colour, size), among
+    those the reader got wrong or doubted (``LabelledFrame.misread``); each size the frame shows
+    read right and sure only is counted in ``fits`` as one more fit at its radius in use."""
+    wrong = frame.misread
+    order = sorted(frame.tops.items(), key=lambda item: (wrong is None or item[0] in wrong, -item[0]))
+    fitted = {}
+    for (colour, size), row in {top: row for row, top in order}.items():
+        if wrong is None or row in wrong:
+            fitted[row] = (colour, size)
+        else:  # read right and sure wherever it stands: its radius served
+            fits[colour][size - 1] += 1
+    return fitted
 
 
 def _averaged_in(
@@ -618,7 +647,14 @@ def relit(reader: BoardReader, rectified: np.ndarray, reading: Reading) -> Calib
     changed for a low one, every board can read as covered at first sight (the cups' new long
     shadows over the grid and the margin), the referee is then never sure, and learning from
     sure frames alone never starts again (the vision bench's held-out bench-24). The caller
-    decides that the frame shows light and not a hand (``ObserverLearning.seen``)."""
+    decides that the frame shows light and not a hand (``ObserverLearning.seen``).
+
+    The sizes' fits counted so far were taken under the old light, and are not counted on
+    (``Adaptation.fits`` emptied): each radius in use counts as one fit again, and the first
+    fit under the new lamp moves it half way. Counted on, every size seen on the 13 sure frames
+    before bench-24's lamp changed had counted 13 or so (each read right), and a fit under the
+    lamp moved it a tenth of the way: its pale sizes did not follow the lamp (18 of 24 moves
+    right and never back on track, not 24 of 24)."""
     now, background = reader.models, reader.background
     view = now.view
     diff = cv2.subtract(log_image(blurred(rectified, view.scale)), background.log)
@@ -638,7 +674,7 @@ def relit(reader: BoardReader, rectified: np.ndarray, reading: Reading) -> Calib
         return None
     base = reader.calibration
     learned = base.learned or Adaptation(base.cups, base.pixels, base.background, 0)
-    return replace(base, learned=replace(learned, shadows=shadows))
+    return replace(base, learned=replace(learned, shadows=shadows, fits=()))
 
 
 class ObserverLearning:
