@@ -106,6 +106,26 @@ in use was learned; a camera's exposure drifts by 0.01-0.05. Under the same ligh
 not relit: the bare board's change is then only the cups' shadows and the light they bounce
 (up to 0.75 in log near them on the bench's bench-01), which a relit board took in and, once
 the cups moved, read as a hand (bench-01: 14 of 27 boards never reached the referee)."""
+LIGHT_UNDER_CUPS_MM = 40.0
+"""Spread of the Gaussian that carries the light's change under the labelled cups themselves
+(each one's silhouette and the ``KEEP_CLEAR_MM`` around it). At ``LIGHT_SMOOTHING_MM`` the only
+bare board within reach of a cup's middle is the ring just outside that hole, which holds the
+cup's own doing: the penumbra of its shadow beyond where the lamp's model draws it (the bench's
+bench-24, its soft low lamp: -0.057 in log within 3 mm of the drawn shadows, -0.02 at 3-6 mm)
+and the light its lit wall throws on the wood. Carried in, they relit the board under the cup
+with its own shading, dark on its shadow's side and light on its lamp's: a larger cup put
+there later matched that shading and read as bare board (c4's white 4 on bench-24's 24b).
+Under those cups the board seen once they left (bench-24's first board under its lamp learned,
+against the eight after it, 15 mm clear of their cups and shadows) was then 0.016 darker in log
+than relit (median; 0.040 off at the 90th percentile); carried in over 40 mm, 0.000 (0.022), as
+close as where the board had been seen (0.007, 0.035); over 30 mm, 0.003 (0.024)."""
+UNDER_CUPS_EASE_MM = 4.0
+"""The two spreads' changes meet over this much (a Gaussian over the cups' holes): a step
+between them would be an edge in the board, which the edge cue and the texture would see."""
+LIGHT_SHRINK = 4
+"""The 40 mm average is taken on a map this many times coarser (it varies over tens of mm, and
+a Gaussian that wide at full resolution is a 321-tap filter): 4.6 ms a step on the 2-core Xeon,
+beside the 12 mm one's 36 ms."""
 LIGHT_MIN_WEIGHT = 0.02
 """Below this weight of bare pixels within the Gaussian's reach (bare board ending some 25 mm
 away, at 12 mm), the light's change leans on the margin's light field instead."""
@@ -508,7 +528,8 @@ def _learned_board(
 
     The light's change is measured where the frame shows bare board (the margin and the
     squares the label has empty, away from the cups, not in a new shadow) and carried
-    smoothly under the cups (``light_change``); the whole board moves by it, so it stays
+    smoothly under the cups (``light_change``; under the cups themselves over a wider reach,
+    ``LIGHT_UNDER_CUPS_MM``); the whole board moves by it, so it stays
     one board under one light. Taking the frame's own pixels wherever it showed bare board
     (as learning once did) left the board under and around the cups at the old light: after a
     lamp moved, that patchwork read as cups on squares that had been covered (bench-03's light
@@ -516,7 +537,8 @@ def _learned_board(
     frames)."""
     covered = _covered(scene, now, frame, cups, feet)
     clear = int(2 * KEEP_CLEAR_MM * scene.view.scale) + 1
-    bare = cv2.dilate(covered, np.ones((clear, clear), np.uint8)) == 0
+    holes = cv2.dilate(covered, np.ones((clear, clear), np.uint8))
+    bare = holes == 0
     diff = cv2.subtract(log_image(blurred(frame.rectified, scene.view.scale)), scene.background.log)
     board = now.background.astype(np.float32)
     field = scene.background.light_field(diff)
@@ -524,6 +546,8 @@ def _learned_board(
         if now.shadows is not None:  # the lamp in use: learned again under it (``relit``)
             bare &= _shadowed(scene, now.shadows, frame, cups) == 0
         change, lit = light_change(diff, field, bare, LIGHT_SMOOTHING_MM * scene.view.scale)
+        wide = _wide_change(diff, field, bare, scene.view.scale)  # under the cups themselves
+        change = _under_cups(change, wide, holes, scene.view.scale)
         gain = cv2.exp(np.clip(change, -LIGHT_BOUND, LIGHT_BOUND).astype(np.float32))
         np.multiply(board, gain, out=board)
     else:  # the same light: cups' shadows and bounced light would only leak into a relit board
@@ -619,6 +643,25 @@ def light_change(
         off = cv2.subtract(diff, change).mean(axis=2)
         use = bare & (off > SHADE_LIMIT) & (off < -2 * SHADE_LIMIT)
     return change, use
+
+
+def _wide_change(diff: np.ndarray, field: np.ndarray, bare: np.ndarray, scale: float) -> np.ndarray:
+    """The light's change averaged over ``LIGHT_UNDER_CUPS_MM`` (``light_change``, on a map
+    ``LIGHT_SHRINK`` times coarser), at full resolution."""
+    h, w = bare.shape
+    size = (max(w // LIGHT_SHRINK, 1), max(h // LIGHT_SHRINK, 1))
+    shrunk = [cv2.resize(a, size, interpolation=cv2.INTER_AREA) for a in (diff, bare.astype(np.float32))]
+    coarse = field if field.ndim == 1 else cv2.resize(field, size, interpolation=cv2.INTER_AREA)
+    spread = LIGHT_UNDER_CUPS_MM * scale * size[0] / w
+    wide, _ = light_change(shrunk[0], coarse, shrunk[1] > 0.5, spread)
+    return cv2.resize(wide, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+def _under_cups(change: np.ndarray, wide: np.ndarray, holes: np.ndarray, scale: float) -> np.ndarray:
+    """``change`` with the cups' ``holes`` (uint8, 1: a cup's silhouette or the board kept clear
+    around it) taken from ``wide``, the two eased into each other over ``UNDER_CUPS_EASE_MM``."""
+    under = cv2.GaussianBlur(holes.astype(np.float32), (0, 0), UNDER_CUPS_EASE_MM * scale)
+    return change + under[..., None] * (wide - change)
 
 
 def _gaussian_sums(values: np.ndarray, mask: np.ndarray, spread_px: float) -> tuple[np.ndarray, np.ndarray]:
