@@ -853,9 +853,9 @@ def smoothed_radii(
     own = ~np.array(
         [stopped_only and _at_scan_top(raw[r], float(d)) for r, d in zip(rows, design[:, 0], strict=True)]
     )
-    for colour in (design[:, 1] > 0, design[:, 2] > 0):
-        if np.count_nonzero(own & colour) < MIN_STOPPED_FITS:
-            own[colour] = True
+    for of_colour in (design[:, 1] > 0, design[:, 2] > 0):
+        if np.count_nonzero(own & of_colour) < MIN_STOPPED_FITS:
+            own[of_colour] = True
     coef, *_ = np.linalg.lstsq(design[own], target[own], rcond=None)
     fitted = cups
     for r, model, kept in zip(rows, design @ coef, own, strict=True):
