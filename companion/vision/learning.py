@@ -33,7 +33,15 @@ import cv2
 import numpy as np
 
 from companion.rules.square import Piece, Square, board_squares, square_name
-from companion.vision.calibration import BOARD_DILATE_MM, FIT_PAD_MM, Adaptation, BoardScene, Calibration
+from companion.vision.calibration import (
+    BOARD_DILATE_MM,
+    FIT_PAD_MM,
+    STANDING_REACH_MM,
+    Adaptation,
+    BoardScene,
+    Calibration,
+    explained_away,
+)
 from companion.vision.cups import CupSet
 from companion.vision.edges import base_fits, edge_maps, real_cups
 from companion.vision.marks import HIDDEN_MM2
@@ -42,6 +50,7 @@ from companion.vision.observation import Observation, class_index
 from companion.vision.pixels import MIN_CUP_SIGMA, Gaussian, PixelModel, blurred, log_image
 from companion.vision.reader import STILL_SECONDS, BoardReader, Reading, moderate
 from companion.vision.shadows import ShadowModel, casting_cups, found_cups, learn_shadows
+from companion.vision.templates import MAX_OFFSET_MM
 
 SURE_KINDS = frozenset({"move", "win", "loss", "draw", "settled"})
 """Event kinds of a batch the referee is sure of; a batch needs a move to count as a label.
@@ -78,6 +87,10 @@ lit top and its shaded wall, near the lamp and far from it), where following the
 narrowed it to them and lost the shaded edges that tell a size."""
 RADIUS_SCAN = (0.86, 1.16, 0.5)
 """Radii tried for a labelled cup: from/to as a fraction of the radius in use, step mm."""
+FIT_SECTORS = 8
+"""A fitted cup's silhouette is split into this many angular sectors about its base, opposite
+sectors paired into diameters (``_own_radii``): four diameters, so that the median leaves out the
+one or two that a cup's shaded wall, its shadow or a neighbour's light pulls off its edge."""
 RADIUS_BOUNDS = (0.8, 1.25)
 """Learned radii stay within these fractions of the calibration's."""
 MEAN_BOUND = np.array([0.6, 0.15, 0.15])
@@ -422,7 +435,10 @@ def _learned_cups(
     radius converges to their mean, ``RADIUS_PRIOR_FITS``), within ``RADIUS_BOUNDS`` of the
     calibration's and in size order.
 
-    A size is fitted only on a cup the reader got wrong or doubted (``_to_fit``); a size the
+    Each cup's fit is the median of its diameters' (``_own_radii``; where the calibration
+    knows the lamp, calibration's fit beside the other cups' shadows), and a fit that found no
+    edge teaches nothing. A size is fitted only on a cup the reader got wrong or
+    doubted (``_to_fit``); a size the
     frame shows read right and sure counts as one more fit at its radius in use (the radius
     served it), so a fit moves a size by its share of every sure frame that showed it. A cup's
     fit depends on where it stands (frames-dev's dev-02: white 4s fit 22.6-23.6 mm on a4, c2
@@ -456,11 +472,13 @@ def _learned_cups(
     standing = {**frame.beside, **frame.tops}  # every cup that may stand there is explained away
     stands = {row: foot for row, foot in feet.items() if row in cups_at}
     if now.shadows is None:
-        _, raw = scene.raw_radii(fg, pad, now.cups, cups_at, RADIUS_SCAN, standing, feet=stands)
+        raw = _own_radii(scene, fg, pad, now.cups, cups_at, standing, stands)
     else:  # as calibration fits them
         raw = scene.radii_beside_shadows(fg, pad, now.cups, cups_at, standing, now.shadows, feet=stands)
     cups = now.cups
     for row, (colour, size) in cups_at.items():
+        if row not in raw:  # no edge found: the fit teaches nothing
+            continue
         cups = _averaged_in(cups, calibrated, fits, colour, size, raw[row])
         other = frame.read_as.get(row)
         if other is not None:  # the size it was read as: a ring away from what it showed
@@ -469,6 +487,77 @@ def _learned_cups(
             if (away - cups.radii[colour][other - 1]) * (other - size) > 0:
                 cups = _averaged_in(cups, calibrated, fits, colour, other, away)
     return cups, tuple(tuple(counts) for counts in fits)
+
+
+def _own_radii(
+    scene: BoardScene,
+    fg: np.ndarray,
+    pad: int,
+    cups: CupSet,
+    cups_at: dict[int, tuple[int, int]],
+    standing: dict[int, tuple[int, int]],
+    feet: dict[int, tuple[int, int]],
+) -> dict[int, float]:
+    """Each cup's apparent radius (row -> mm) in ``cups_at``: the median of the radii its
+    diameters fit best at (opposite ``FIT_SECTORS`` of its silhouettes, their scores summed),
+    every silhouette placed where the one at its radius in use fits best (where its base
+    stands, ``feet``, within ``STANDING_REACH_MM``), the other cups in ``standing`` explained
+    away (``placed``). None (left out) where most diameters found no edge in the scan (their
+    best at its first or last radius): such a fit teaches nothing.
+
+    Fitted as one silhouette, the best radius is where the evidence summed over the whole
+    outline stops gaining, and a side that reads as cup beyond the cup's edge (its own shadow
+    on pale wood, the light a neighbour throws) or as board inside it (a pale cup's shaded
+    wall) moves it: frames-dev's dev-02 white 4s, each fitted with the calibration's models
+    on every frame that shows it, came out 22.8-23.4 mm on average on a4, c2, c3 and c4 and
+    24.5-25.3 on a1, a3 and b1 (24.52 at calibration; 24.19 +- 0.96 mm over the 44 cups), the
+    score curve often two-peaked where the two kinds of side disagree. Per diameter, a
+    silhouette placed off the cup's centre gains on one side what it loses on the other, and
+    the median leaves out the diameters that one side pulls: the same cups fit 24.42 +- 0.53
+    mm (23.4-25.0 on average per square); bench-18's white 4s 24.12 +- 0.55 (24.33 +- 0.65 as
+    one silhouette). It does not mend a cup whose evidence grows on half its outline: bench-18's
+    white 3 on c2 fits 20.8-21.5 mm until a white 4 and a black 4 stand beside it (plies 9
+    and 10), then 22.8-23.3 as one silhouette and 23.0 by its diameters: the board from its
+    south to its north-west side, toward them, then reads more like a cup (at 22 mm from its
+    centre, +1.0 to +3.0 in log-odds more), and every diameter has one end there."""
+    lo, hi, step = RADIUS_SCAN
+    spots = scene.placed(fg, pad, cups, standing)
+    radii = {}
+    for row, (colour, size) in cups_at.items():
+        own = explained_away(fg, [spot for other, spot in spots.items() if other != row])
+        dy, dx = feet.get(row, (0, 0))
+        around = int(np.ceil((STANDING_REACH_MM if row in feet else MAX_OFFSET_MM) * scene.view.scale))
+        in_use = cups.radii[colour][size - 1]
+        top, left, t = scene.silhouettes([(row, colour, in_use)], cups)[0]
+        _, sy, sx = best_shift(own, t, top + pad + dy, left + pad + dx, around)
+        dy, dx = dy + sy, dx + sx
+        u, v = scene.view.to_pixels(np.array([scene.layout.square_centre(row)]))[0]
+        tried = np.arange(in_use * lo, in_use * hi, step)
+        sums = np.array(
+            [
+                _sector_sums(own, top + pad + dy, left + pad + dx, t, (v + pad + dy, u + pad + dx))
+                for top, left, t in scene.silhouettes([(row, colour, float(r)) for r in tried], cups)
+            ]
+        )
+        half = FIT_SECTORS // 2
+        best = np.sort(np.argmax(sums[:, :half] + sums[:, half:], axis=0))  # each diameter's
+        if best[half // 2] > 0 and best[(half - 1) // 2] < len(tried) - 1:  # else most found no edge
+            radii[row] = float(np.median(tried[best]))
+    return radii
+
+
+def _sector_sums(
+    fg: np.ndarray, top: int, left: int, template: np.ndarray, centre: tuple[float, float]
+) -> np.ndarray:
+    """The sum of ``fg`` under ``template`` placed at (top, left), per ``FIT_SECTORS`` angular
+    sector about ``centre`` (y, x in ``fg``)."""
+    h, w = template.shape
+    ys, xs = np.mgrid[top : top + h, left : left + w]
+    angle = np.arctan2(ys - centre[0], xs - centre[1])
+    sector = (np.floor((angle + np.pi) / (2 * np.pi) * FIT_SECTORS).astype(int)) % FIT_SECTORS
+    return np.bincount(
+        sector.ravel(), weights=(fg[top : top + h, left : left + w] * template).ravel(), minlength=FIT_SECTORS
+    )
 
 
 def _to_fit(frame: LabelledFrame, fits: list[list[int]]) -> dict[int, tuple[int, int]]:
