@@ -111,7 +111,9 @@ class Adaptation:
 
     Kept apart from the calibration's own models, so forgetting it (``Calibration.learned =
     None``) returns the reader to exactly what calibration made, and saved beside them in the
-    same file. ``frames`` counts the frames it was learned from."""
+    same file. ``frames`` counts the frames it was learned from under the light in use (restarted
+    when the lamp is learned again, ``learning.relit``: how far the next one moves the colour
+    models)."""
 
     cups: CupSet
     pixels: PixelModel

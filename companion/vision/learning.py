@@ -148,9 +148,10 @@ LIGHT_BOUND = 1.5
 """One step relights the board by at most this (log, per channel: 4.5 times brighter or darker)."""
 REFIT_DISTANCE = 2.0
 """A colour model is moved only when a frame's cups of that colour sit, on average, further
-than this many of its spreads from it (the light changed): within it, the calibration's model,
-taken from cups on known squares, reads sizes better than any mixture with game frames (on the
-bench's low-side scene, mixing in game frames turned 1 wrong square of 128 into 8)."""
+than this many of its spreads from it (the light changed; after ``relit``, always): within it,
+the calibration's model, taken from cups on known squares, reads sizes better than any mixture
+with game frames (on the bench's low-side scene, mixing in game frames turned 1 wrong square of
+128 into 8)."""
 REFIT_DIVERGENCE = 0.35
 """... or further than this apart as distributions (``_divergence``): the bench's frames under
 their calibration's light keep within 0.27 of it, bench-03's cups under its moved lamp reach
@@ -308,7 +309,9 @@ class Learner:
         f, ncc = reader.background.features(frame.rectified)
         mean_rate = 1.0 / (done + 1 + CALIBRATION_WEIGHT)
         feet = _feet(reader, frame, f)
-        pixels = _learned_pixels(now, f, _cores(reader, frame, f, ncc, feet), base.pixels, mean_rate)
+        relearned = base.learned is not None and base.learned.shadows is not None  # a new lamp
+        cores = _cores(reader, frame, f, ncc, feet)
+        pixels = _learned_pixels(now, f, cores, base.pixels, mean_rate, relearned)
         cups, fits = _learned_cups(
             scene, now, frame, pixels, base.cups, _fit_counts(base.learned, now.cups), feet
         )
@@ -374,9 +377,17 @@ def _cores(
 
 
 def _learned_pixels(
-    now: Calibration, f: np.ndarray, cores: list[np.ndarray], calibrated: PixelModel, rate: float
+    now: Calibration,
+    f: np.ndarray,
+    cores: list[np.ndarray],
+    calibrated: PixelModel,
+    rate: float,
+    relearned: bool = False,
 ) -> PixelModel:
-    """Each colour's Gaussian moved toward its sure pixels in this frame, within bounds."""
+    """Each colour's Gaussian moved toward its sure pixels in this frame, within bounds.
+
+    Only where the light changed: the cups sit far from it (``REFIT_DISTANCE``,
+    ``REFIT_DIVERGENCE``), or the lamp was learned again (``relearned``, ``relit``)."""
     models = [now.pixels.light, now.pixels.dark]
     for colour, anchor in enumerate((calibrated.light, calibrated.dark)):
         core = cores[colour]
@@ -384,7 +395,11 @@ def _learned_pixels(
             continue
         seen = Gaussian.fit(f[core], MIN_CUP_SIGMA)
         model = models[colour]
-        if _mean_distance(model, seen) > REFIT_DISTANCE or _divergence(model, seen) > REFIT_DIVERGENCE:
+        if (
+            relearned
+            or _mean_distance(model, seen) > REFIT_DISTANCE
+            or _divergence(model, seen) > REFIT_DIVERGENCE
+        ):
             models[colour] = _blend(model, seen, rate, anchor)
     if models[0].mean[0] <= models[1].mean[0]:  # light cups must stay the lighter ones
         return now.pixels
@@ -786,7 +801,9 @@ def relit(reader: BoardReader, rectified: np.ndarray, reading: Reading) -> Calib
     fit under the new lamp moves it half way. Counted on, every size seen on the 13 sure frames
     before bench-24's lamp changed had counted 13 or so (each read right), and a fit under the
     lamp moved it a tenth of the way: its pale sizes did not follow the lamp (18 of 24 moves
-    right and never back on track, not 24 of 24)."""
+    right and never back on track, not 24 of 24). So are the frames learned (``Adaptation.frames``):
+    the next sure frame moves the colour models a third of the way, and every one under the new
+    lamp moves them, near or not (``_learned_pixels``)."""
     now, background = reader.models, reader.background
     view = now.view
     diff = cv2.subtract(log_image(blurred(rectified, view.scale)), background.log)
@@ -806,7 +823,7 @@ def relit(reader: BoardReader, rectified: np.ndarray, reading: Reading) -> Calib
         return None
     base = reader.calibration
     learned = base.learned or Adaptation(base.cups, base.pixels, base.background, 0)
-    return replace(base, learned=replace(learned, shadows=shadows, fits=()))
+    return replace(base, learned=replace(learned, shadows=shadows, fits=(), frames=0))
 
 
 class ObserverLearning:
