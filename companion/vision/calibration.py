@@ -1001,30 +1001,18 @@ def reference_trust(
     return region_trust(read)
 
 
-def radii_beside_shadows(
-    scene: BoardScene, fit: ReferenceFit, default: CupSet, shadows: ShadowModel
-) -> CupSet:
-    """The reference cups' apparent radii (``fit``, by ``learn_reference`` from the ``default``
-    set) fitted again beside the other reference cups' shadows
-    (``BoardScene.radii_beside_shadows``), on the evidence they were fitted on; ``fit.cups``
-    where that puts a colour's sizes out of order.
+def final_radii(scene: BoardScene, fit: ReferenceFit, default: CupSet, shadows: ShadowModel | None) -> CupSet:
+    """The apparent radii the reader matches with: the reference fits (``fit.raw``, by
+    ``learn_reference`` from the ``default`` set), fitted again beside the other reference
+    cups' shadows where there is a lamp model (``BoardScene.radii_beside_shadows``, on the
+    evidence they were fitted on), smoothed toward the set's line from the fits that found an
+    edge (``smoothed_radii``); ``fit.cups`` where that puts a colour's sizes out of order.
 
     The reference ranks put the cups side by side, and under a low lamp each throws its shadow
     along its rank over the next: on the bench's bench-26 (a lamp 0.42 m up at one side) the
     reference's black 3 grew into the black 2's shadow to 26.2 mm where black 3s standing in
     the game fit 21.8, and every black 3 and 4 of the game read a size small. A cup's *own*
-    shadow stays part of its apparent radius: it falls beside it in the game too."""
-    ref = reference_layout(scene.layout.size, default.max_piece)
-    raw = scene.radii_beside_shadows(fit.fg, fit.pad, default, ref, ref, shadows, fit.raw)
-    again = smoothed_radii(default, ref, raw, stopped_only=True)
-    return again if again.first_not_growing() is None else fit.cups
-
-
-def final_radii(scene: BoardScene, fit: ReferenceFit, default: CupSet, shadows: ShadowModel | None) -> CupSet:
-    """The apparent radii the reader matches with: the reference fits (``fit.raw``, fitted
-    again beside the lamp's shadows where there is a model, ``radii_beside_shadows``) smoothed
-    toward the set's line from the fits that found an edge (``smoothed_radii``); ``fit.cups``
-    where that puts a colour's sizes out of order.
+    shadow stays part of its apparent radius: it falls beside it in the game too.
 
     ``fit.cups``, smoothed from every fit, found the reference cups for the outline and the
     shadows and drew the cores the colours were learned from. Leaving the fits at the scan's
@@ -1032,10 +1020,11 @@ def final_radii(scene: BoardScene, fit: ReferenceFit, default: CupSet, shadows: 
     ``learn_reference``), each with a hand-free board flagged, where the radii kept alone read
     270 (the outline, the shadow model and the refit beside the shadows all follow from those
     rounds); why each of those moves as it does was not run down."""
-    if shadows is not None:
-        return radii_beside_shadows(scene, fit, default, shadows)
     ref = reference_layout(scene.layout.size, default.max_piece)
-    kept = smoothed_radii(default, ref, fit.raw, stopped_only=True)
+    raw = fit.raw
+    if shadows is not None:
+        raw = scene.radii_beside_shadows(fit.fg, fit.pad, default, ref, ref, shadows, fit.raw)
+    kept = smoothed_radii(default, ref, raw, stopped_only=True)
     return kept if kept.first_not_growing() is None else fit.cups
 
 
@@ -1057,7 +1046,7 @@ def size_order_problem(cups: CupSet) -> str | None:
 @dataclass(frozen=True, eq=False)
 class ReferenceFit:
     """What ``learn_reference`` learned from the reference frame, and the evidence its cups'
-    radii were fitted on (fitted again beside the shadows by ``radii_beside_shadows``)."""
+    radii were fitted on (fitted again beside the shadows by ``final_radii``)."""
 
     cups: CupSet  # the apparent radii, smoothed
     pixels: PixelModel

@@ -41,6 +41,7 @@ from companion.vision.calibration import (
     BoardScene,
     Calibration,
     explained_away,
+    scanned_radii,
 )
 from companion.vision.cups import CupSet
 from companion.vision.edges import base_fits, edge_maps, real_cups
@@ -535,7 +536,6 @@ def _own_radii(
     and 10), then 22.8-23.3 as one silhouette and 23.0 by its diameters: the board from its
     south to its north-west side, toward them, then reads more like a cup (at 22 mm from its
     centre, +1.0 to +3.0 in log-odds more), and every diameter has one end there."""
-    lo, hi, step = RADIUS_SCAN
     spots = scene.placed(fg, pad, cups, standing)
     radii = {}
     for row, (colour, size) in cups_at.items():
@@ -547,7 +547,7 @@ def _own_radii(
         _, sy, sx = best_shift(own, t, top + pad + dy, left + pad + dx, around)
         dy, dx = dy + sy, dx + sx
         u, v = scene.view.to_pixels(np.array([scene.layout.square_centre(row)]))[0]
-        tried = np.arange(in_use * lo, in_use * hi, step)
+        tried = np.array(scanned_radii(in_use, RADIUS_SCAN))
         sums = np.array(
             [
                 _sector_sums(own, top + pad + dy, left + pad + dx, t, (v + pad + dy, u + pad + dx))
