@@ -695,9 +695,9 @@ class BoardScene:
         part left out is shadow or body, only how much like cup it reads tells."""
         if plain is None:
             _, plain = self.raw_radii(fg, pad, cups, cups_at, RADIUS_SCAN, tops, feet=feet)
-        fitted = cups
-        for row, (colour, size) in cups_at.items():
-            fitted = fitted.with_radius(colour, size, plain[row])
+        fitted = cups  # each size at its cups' median fit (one cup each at calibration)
+        for (colour, size), fits in _by_size(cups_at, plain).items():
+            fitted = fitted.with_radius(colour, size, float(np.median(fits)))
         spots = self.placed(fg, pad, fitted, tops)  # (``cups_at`` is among ``tops``)
         shaded = self.shaded_by_others(spots, pad, fitted, tops, shadows)
         _, again = self.raw_radii(fg, pad, cups, cups_at, RADIUS_SCAN, tops, shaded, feet)
@@ -783,6 +783,16 @@ class BoardScene:
                     best = (score, radius)
             scores[row], raw[row] = best
         return scores, raw
+
+
+def _by_size(
+    cups_at: dict[int, tuple[int, int]], radii: dict[int, float]
+) -> dict[tuple[int, int], list[float]]:
+    """(colour, size) -> the ``radii`` of its cups in ``cups_at`` (row -> colour, size)."""
+    out: dict[tuple[int, int], list[float]] = {}
+    for row, top in cups_at.items():
+        out.setdefault(top, []).append(radii[row])
+    return out
 
 
 def _left_out_is_shadow(

@@ -445,16 +445,21 @@ def _learned_cups(
     fits: list[list[int]],
     feet: dict[int, tuple[int, int]],
 ) -> tuple[CupSet, tuple[tuple[int, ...], ...]]:
-    """Each (colour, size) on the board: its apparent radius fitted on one of its cups (beside
-    the other cups' shadows where the calibration knows the lamp, as calibration fits them),
-    averaged in with the fits it took in before (``fits``, counted on and returned: the
+    """Each (colour, size) on the board: its apparent radius fitted on each of its cups the
+    reader got wrong or doubted (beside the other cups' shadows where the calibration knows the
+    lamp, as calibration fits them), the median of those fits averaged in with the fits it took
+    in before (``fits``, counted on and returned: the
     radius converges to their mean, ``RADIUS_PRIOR_FITS``), within ``RADIUS_BOUNDS`` of the
     calibration's and in size order.
 
     Each cup's fit is the median of its diameters' (``_own_radii``; where the calibration
     knows the lamp, calibration's fit beside the other cups' shadows), and a fit that found no
-    edge teaches nothing. A size is fitted only on a cup the reader got wrong or
-    doubted (``_to_fit``); a size the
+    edge teaches nothing (``_stopped``). A size is fitted only on the cups the reader got wrong
+    or doubted (``_to_fit``), on all of them: fitted on the first square's alone, one cup's odd
+    fit moved the size (the bench's bench-24, 22b: its white 4 on b1, on the board's edge beside
+    a black 4 under the new lamp, fits 34.7 mm, their shadows over the margin reading as cup,
+    where the white 4s on b2 and c4 fit 28.7 and 25.7; the radius in use, 27.5, went to 28.9
+    and c4's white 4 read as a 3 on the next two boards, the referee lost 6.9 s). A size the
     frame shows read right and sure counts as one more fit at its radius in use (the radius
     served it), so a fit moves a size by its share of every sure frame that showed it. A cup's
     fit depends on where it stands (frames-dev's dev-02: white 4s fit 22.6-23.6 mm on a4, c2
@@ -474,13 +479,15 @@ def _learned_cups(
     about 0.96 of it, and then read as 3s).
 
     A cup read as a neighbouring size of its colour (``LabelledFrame.read_as``) also moves
-    that size a mean ring (the colour's in use) away from the radius it fitted, when that size
+    that size a mean ring (the colour's in use) away from the radius it fitted (the median of
+    the fits of the cups read as that size, ``_read_instead``), when that size
     lies nearer: fitting its own size alone left the two within a hair (bench-26's black 3 on
     c1, read as a 2 all game: learned 23.1 -> 21.7 mm from three sure frames, it still read as
     a 2 on 4 of the 6 boards after, where the base's outline also says 2). Only a sure label
     pushes it, and only away from that cup, so no cup read as itself pushes a size and the push
     stops once the cup reads as itself."""
-    cups_at = _to_fit(frame, fits)
+    groups = _to_fit(frame, fits)
+    cups_at = {row: top for top, rows in groups.items() for row in rows}
     if not cups_at:
         return now.cups, tuple(tuple(counts) for counts in fits)
     pad = int(np.ceil(FIT_PAD_MM * scene.view.scale))
@@ -490,19 +497,45 @@ def _learned_cups(
     if now.shadows is None:
         raw = _own_radii(scene, fg, pad, now.cups, cups_at, standing, stands)
     else:  # as calibration fits them
-        raw = scene.radii_beside_shadows(fg, pad, now.cups, cups_at, standing, now.shadows, feet=stands)
+        beside = scene.radii_beside_shadows(fg, pad, now.cups, cups_at, standing, now.shadows, feet=stands)
+        raw = _stopped(beside, cups_at, now.cups)
     cups = now.cups
-    for row, (colour, size) in cups_at.items():
-        if row not in raw:  # no edge found: the fit teaches nothing
+    for (colour, size), rows in groups.items():
+        fitted = [raw[row] for row in rows if row in raw]  # (no edge found: the fit teaches nothing)
+        if not fitted:
             continue
-        cups = _averaged_in(cups, calibrated, fits, colour, size, raw[row])
-        other = frame.read_as.get(row)
-        if other is not None:  # the size it was read as: a ring away from what it showed
+        cups = _averaged_in(cups, calibrated, fits, colour, size, float(np.median(fitted)))
+        for other, shown in _read_instead(frame, rows, raw).items():  # a ring away from what they showed
             ring = float(np.mean(np.diff(cups.radii[colour])))
-            away = raw[row] + (other - size) * ring
+            away = shown + (other - size) * ring
             if (away - cups.radii[colour][other - 1]) * (other - size) > 0:
                 cups = _averaged_in(cups, calibrated, fits, colour, other, away)
     return cups, tuple(tuple(counts) for counts in fits)
+
+
+def _stopped(raw: dict[int, float], cups_at: dict[int, tuple[int, int]], cups: CupSet) -> dict[int, float]:
+    """The fits (row -> mm) of calibration's scan (``BoardScene.radii_beside_shadows``) that
+    stopped inside it: a fit at the scan's first or last radius found no edge (the evidence
+    runs on past the largest silhouette tried, or stops short of the least), and teaches
+    nothing, as ``_own_radii``'s diameters. On the bench's bench-26 frame 10b, d3's black 4
+    fits the scan's top, 40.8 mm (c3's black 4 27.8, the radius in use 30.5)."""
+    stopped = {}
+    for row, radius in raw.items():
+        tried = scanned_radii(cups.radii[cups_at[row][0]][cups_at[row][1] - 1])
+        if min(abs(radius - tried[0]), abs(radius - tried[-1])) > 1e-6:
+            stopped[row] = radius
+    return stopped
+
+
+def _read_instead(frame: LabelledFrame, rows: list[int], raw: dict[int, float]) -> dict[int, float]:
+    """Each other size that cups of one size (``rows``) were read as (``LabelledFrame.read_as``)
+    -> the median of those cups' fits (``raw``; cups with no fit left out)."""
+    shown: dict[int, list[float]] = {}
+    for row in rows:
+        other = frame.read_as.get(row)
+        if other is not None and row in raw:
+            shown.setdefault(other, []).append(raw[row])
+    return {other: float(np.median(fits)) for other, fits in shown.items()}
 
 
 def _own_radii(
@@ -575,16 +608,19 @@ def _sector_sums(
     )
 
 
-def _to_fit(frame: LabelledFrame, fits: list[list[int]]) -> dict[int, tuple[int, int]]:
-    """One labelled cup of each (colour, size) to fit its size on (row -> colour, size), among
-    those the reader got wrong or doubted (``LabelledFrame.misread``); each size the frame shows
-    read right and sure only is counted in ``fits`` as one more fit at its radius in use."""
+def _to_fit(frame: LabelledFrame, fits: list[list[int]]) -> dict[tuple[int, int], list[int]]:
+    """The labelled cups of each (colour, size) to fit its size on ((colour, size) -> rows):
+    those the reader got wrong or doubted (``LabelledFrame.misread``); each size the frame
+    shows read right and sure only is counted in ``fits`` as one more fit at its radius in use."""
     wrong = frame.misread
-    order = sorted(frame.tops.items(), key=lambda item: (wrong is None or item[0] in wrong, -item[0]))
+    shown: dict[tuple[int, int], list[int]] = {}
+    for row, top in sorted(frame.tops.items()):
+        shown.setdefault(top, []).append(row)
     fitted = {}
-    for (colour, size), row in {top: row for row, top in order}.items():
-        if wrong is None or row in wrong:
-            fitted[row] = (colour, size)
+    for (colour, size), rows in shown.items():
+        doubted = [row for row in rows if wrong is None or row in wrong]
+        if doubted:
+            fitted[(colour, size)] = doubted
         else:  # read right and sure wherever it stands: its radius served
             fits[colour][size - 1] += 1
     return fitted

@@ -27,7 +27,7 @@ from companion.vision.learning import KEEP_CLEAR_MM, Learner, _covered, _feet, l
 from companion.vision.reader import BoardReader
 from companion.vision.sources import read_image
 from tests.shared_calibrations import frames_calibration
-from tests.vision.test_relit_board import LAMP, truth
+from tests.vision.test_relit_board import C4, LAMP, learned_from, truth
 
 pytestmark = pytest.mark.slow  # a calibration, the lamp, a learning step and a few reads: about 3 s
 
@@ -74,3 +74,19 @@ def test_what_a_cup_may_cover_holds_its_real_silhouette_where_it_stands() -> Non
     clear = int(2 * KEEP_CLEAR_MM * calibration.scale) + 1
     bare_before = cv2.dilate(before, np.ones((clear, clear), np.uint8)) == 0
     assert int((standing & bare_before).sum()) > 200
+
+
+def test_a_size_is_fitted_on_every_cup_of_it_in_doubt_not_the_first() -> None:
+    """Learned from 16b (its lamp learned first) and then 19b, where the white 4s on b1 and b2
+    are both in doubt: b1's white 4 stands on the board's edge beside a black 4 on a1, and that
+    cup's shadow and its own over the margin read as cup under the new lamp; it fits 34.0 mm,
+    b2's 28.5 (the radius in use 26.4). The white 4 is fitted on both, their median (of two,
+    their mean): 28.0 mm, and c4's white 4 on 24b reads as a 4. Fitted on b1's alone (the first
+    row of the size), the white 4 went to 29.4 mm and c4's read as a 3 (0.54), as in the game
+    the vision bench replays."""
+    reader = learned_from("16b-move")
+    image = read_image(LAMP / "19b-move.jpg")
+    Learner(reader).learn(label(reader.rectified(image), truth("19b-move"), reader.read(image)))
+    assert reader.models.cups.radii[0][3] < 1.07 * reader.calibration.cups.radii[0][3]  # main: 1.10
+    seen = reader.read(read_image(LAMP / "24b-move.jpg"))
+    assert truth("24b-move")[C4] == seen.top(C4) == (0, 4)  # main: (0, 3)
