@@ -48,7 +48,7 @@ from companion.vision.edges import base_fits, edge_maps, real_cups
 from companion.vision.marks import HIDDEN_MM2
 from companion.vision.matching import best_shift, coverage, evidence
 from companion.vision.observation import Observation, class_index
-from companion.vision.pixels import MIN_CUP_SIGMA, Gaussian, PixelModel, blurred, log_image
+from companion.vision.pixels import MIN_CUP_SIGMA, Background, Gaussian, PixelModel, blurred, log_image
 from companion.vision.reader import STILL_SECONDS, BoardReader, Reading, moderate
 from companion.vision.shadows import ShadowModel, casting_cups, found_cups, learn_shadows
 from companion.vision.templates import MAX_OFFSET_MM
@@ -760,6 +760,13 @@ def light_changed(field: np.ndarray) -> bool:
     return field.ndim == 3 or float(np.abs(field).max()) > LIGHT_CHANGED
 
 
+def lit_otherwise(background: Background, rectified: np.ndarray) -> bool:
+    """Whether ``rectified`` (a frame on the board plane) shows another light than the board
+    ``background`` was learned under (``light_changed``, on its margin)."""
+    diff = cv2.subtract(log_image(blurred(rectified, background.scale)), background.log)
+    return light_changed(background.light_field(diff))
+
+
 def light_change(
     diff: np.ndarray, field: np.ndarray, bare: np.ndarray, spread_px: float
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -842,8 +849,7 @@ def relit(reader: BoardReader, rectified: np.ndarray, reading: Reading) -> Calib
     lamp moves them, near or not (``_learned_pixels``)."""
     now, background = reader.models, reader.background
     view = now.view
-    diff = cv2.subtract(log_image(blurred(rectified, view.scale)), background.log)
-    if not light_changed(background.light_field(diff)):
+    if not lit_otherwise(background, rectified):
         return None
     standing = reading.matches if reading.standing is None else reading.standing
     cups = casting_cups(found_cups(standing), now.layout, now.scale, now.cups)
@@ -896,15 +902,31 @@ class ObserverLearning:
         calibration = relit(reader, reader.rectified(frame), reading)
         if calibration is None:
             return False
-        before = reader.calibration
+        before, lit = reader.calibration, reader.background
         reader.adopt(calibration)
         if not moderate(reading.cover) and not moderate(
             reader.read_details(frame, reading.observation.timestamp).cover
         ):
             reader.adopt(before)  # the new lamp does not explain what covered the board: a hand
             return False
+        self._forget_old_light(lit)
         self._relit = True
         return True
+
+    def _forget_old_light(self, lit: Background) -> None:
+        """Drop the frame waiting for its confirmation if it shows the light of ``lit``, the
+        board in use before the lamp was learned again: it was seen under the lamp just
+        replaced. Confirmed by the next move, it was learned as the first sure frame under the
+        new lamp, which moves the colour models a third of the way (``relit``) and starts the
+        sizes' fits afresh: toward the old light's look. On the vision bench's bench-03 (its
+        lamp moved at frame 07) the board before the change was so learned right after the
+        lamp, and the white 4 on c1 read as a 3 on five of the seven boards under the lamp, up
+        to 12b (the referee's view 200/208); dropped, it reads as a 4 from 10b on (203/208). A
+        frame that already shows the new light (the board the lamp was learned from, passed by
+        the gate before it had held still long enough) is kept."""
+        pending = self.sure.pending
+        if pending is not None and not lit_otherwise(lit, pending.rectified):
+            self.sure.pending = None
 
     def stable(self, frame: np.ndarray, observation: Observation) -> None:
         """The frame that completed a stable period, and what the gate passed for it."""
