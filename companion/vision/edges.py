@@ -30,7 +30,7 @@ reshares the square's cup probability between the sizes (``size_shares``).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -128,11 +128,18 @@ class EdgeBank:
     base_reach: int
     rim_reach: int
     pad: int
+    radii: tuple[float, ...]  # each size's base radius, pixels
 
     def found(self, foot: np.ndarray) -> bool:
         """Whether a base's best shift (dy, dx) lies inside its search: one stopped at the
         search's edge is no fit found (a cup stands within a few mm of its square's centre)."""
         return max(abs(int(foot[0])), abs(int(foot[1]))) < self.base_reach
+
+    def inside(self, size: int, foot: np.ndarray, larger: int, around: np.ndarray) -> bool:
+        """Whether size ``size``'s base circle at shift ``foot`` lies within size ``larger``'s
+        at shift ``around`` (sizes 0-based)."""
+        gap = float(np.hypot(*(np.asarray(foot, float) - np.asarray(around, float))))
+        return gap + self.radii[size] <= self.radii[larger]
 
 
 def real_cups(square_mm: float, max_piece: int, outline: CupOutline) -> CupSet:
@@ -319,6 +326,7 @@ def build_edge_bank(
         base_reach,
         rim_reach,
         edge_pad(view),
+        tuple(float(r) * view.scale for r in radii),
     )
 
 
@@ -381,6 +389,31 @@ def base_fits(maps: EdgeMaps, bank: EdgeBank, row: int) -> tuple[np.ndarray, np.
     """Each size's base score on square ``row`` and the shift (dy, dx) it scores best at (S x 2):
     where a cup of that size stands, from its outline on the board alone, which no lamp moves."""
     return best_placements(maps.distance, bank.base[row], maps.pad, maps.pad, bank.base_reach)
+
+
+class BaseFits:
+    """A frame's base fits (``base_fits``), each square's computed once, when first asked for."""
+
+    def __init__(self, maps: EdgeMaps, bank: EdgeBank) -> None:
+        self.maps, self.bank = maps, bank
+        self._fits: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    def fits(self, row: int) -> tuple[np.ndarray, np.ndarray]:
+        """``base_fits`` of square ``row``."""
+        if row not in self._fits:
+            self._fits[row] = base_fits(self.maps, self.bank, row)
+        return self._fits[row]
+
+    def seeds(self, row: int) -> Callable[[], list[tuple[int, int] | None]]:
+        """Where each size's base is found on square ``row`` (None where its best shift is
+        stopped at its search's edge, ``EdgeBank.found``), for ``matching.climb``."""
+
+        def found() -> list[tuple[int, int] | None]:
+            return [
+                (int(foot[0]), int(foot[1])) if self.bank.found(foot) else None for foot in self.fits(row)[1]
+            ]
+
+        return found
 
 
 def shortfall(scores: np.ndarray) -> np.ndarray:

@@ -7,15 +7,15 @@ silhouette than the truth adds board pixels (negative) and a smaller one leaves 
 out, so the best-scoring size is the one whose outline follows the evidence's edge.
 
 Matching per square: the colour comes from the colour evidence where the evidence says
-"cup"; the search starts at the centroid of that evidence and each size climbs, one pixel
-at a time, to its best-fitting shift. A handful of small matrix products per square keeps
-a frame within budget. Cups side by side are then matched again apart: each with the other
-cups found taken for no cup (``match_apart``).
+"cup"; the search starts at the centroid of that evidence, and where each size's base is found
+(``edges.BaseFits``), and each size climbs, one pixel at a time, to its best-fitting shift. A
+handful of small matrix products per square keeps a frame within budget. Cups side by side are
+then matched again apart: each with the other cups found taken for no cup (``match_apart``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -28,6 +28,9 @@ from companion.vision.templates import SquareTemplates, TemplateBank
 
 MAX_CLIMB = 24
 CLIMBERS = 2
+Seeds = Callable[[], Sequence[tuple[int, int] | None]]
+"""Each size's own start on one square (a shift, or None for none), asked for only where the
+square shows something cup-like: where the size's base circle fits (``edges.BaseFits``)."""
 SIZE_SURENESS = 0.5
 """Mean log-odds over the ring between two sizes' silhouettes worth one unit of logit. Pixel
 noise alone would allow far sharper odds, but a cup's shading biases whole rings at once, so
@@ -102,20 +105,36 @@ def neighbourhood_scores(field: np.ndarray, flat: np.ndarray, y: int, x: int, h:
 
 
 def climb(
-    ev: Evidence, sq: SquareTemplates, colour: int, start: tuple[int, int], reach: int
+    ev: Evidence,
+    sq: SquareTemplates,
+    colour: int,
+    start: tuple[int, int],
+    reach: int,
+    seeds: Seeds | None = None,
 ) -> tuple[np.ndarray, list[tuple[int, int]]]:
-    """Hill-climb each size's best-fitting shift from a common start.
+    """Hill-climb each size's best-fitting shift from a common start, and from its own seed.
 
     Sizes climb separately: a big cup's best position can sit several pixels from where a
     smaller silhouette fits best inside it. Only the front runners at the start climb (a size
-    far behind there rarely catches up); then each size next to the leader climbs again from
-    the leader's shift, its better shift kept, until the leader's neighbours have all climbed
-    from where it stands. The reading turns on the leader against its neighbours, so each must
-    be scored where it fits best: a neighbour left at the start, or stuck on a ridge of a
-    one-pixel climb, is scored where it does not fit. On the bench's bench-09 (natural cups on
-    maple) a white 4 whose lit wall reads as board scored 4.6 logits under its 3 that way and
-    0.5 under it from the 3's shift, and read a 3 at 0.95. Returns each size's best score and
-    shift.
+    far behind there rarely catches up). Then each size with a seed (``seeds()``, asked for
+    only where the start shows something cup-like: where its base is found) that scores more
+    there than where it is climbs again from it, its better shift kept. A pale cup on pale wood
+    reads as a ring, its strongest part a crescent of shaded wall, and the evidence's centroid
+    lies toward it: on the bench's bench-06 (pale cups on birch) b2's white 4 was never scored
+    where it stands, the 2 climbing onto the crescent 10-11 mm from the square's centre
+    (1.5-2.3 rings), though the 4 climbing from where its base is found scores 2.4-2.6 rings
+    on 4 of its 7 boards. Every size climbing from the centroid found it too, at up to a
+    quarter more CPU a read; climbing from every seed took 81 % more neighbourhoods
+    (``neighbourhood_scores``) a read of frames-dev's dev-01 than none, from those that score
+    more there 11 %, and bench-06 read the same.
+
+    Then each size next to the leader climbs again from the leader's shift, its better shift
+    kept, until the leader's neighbours have all climbed from where it stands. The reading
+    turns on the leader against its neighbours, so each must be scored where it fits best: a
+    neighbour left at the start, or stuck on a ridge of a one-pixel climb, is scored where it
+    does not fit. On the bench's bench-09 (natural cups on maple) a white 4 whose lit wall
+    reads as board scored 4.6 logits under its 3 that way and 0.5 under it from the 3's shift,
+    and read a 3 at 0.95. Returns each size's best score and shift.
     """
     h, w = sq.support.shape
     top, left = sq.top + ev.pad, sq.left + ev.pad
@@ -127,6 +146,11 @@ def climb(
             cache[pos] = neighbourhood_scores(ev.fg, sq.flat[colour], top + pos[0], left + pos[1], h, w)
         return cache[pos]
 
+    def at(pos: tuple[int, int], s: int) -> float:
+        """Size ``s``'s score at ``pos`` alone: one product where ``around`` takes nine."""
+        y, x = top + pos[0], left + pos[1]
+        return float(ev.fg[y : y + h, x : x + w].reshape(h * w) @ sq.flat[colour][:, s])
+
     positions = [start] * sizes
     first = around(start)
     if first.max() <= 0:
@@ -134,6 +158,9 @@ def climb(
     moving = np.argsort(first.max(axis=0))[-CLIMBERS:].tolist()
     tried = {(s, start) for s in moving}
     _climb_each(around, positions, set(moving), reach)
+    for s, foot in enumerate(seeds() if seeds is not None else ()):
+        if foot is not None and (s, foot) not in tried and at(foot, s) > around(positions[s])[4, s]:
+            _climb_from(around, positions, s, foot, reach, tried)
     while True:
         leader = int(np.argmax([around(positions[s])[4, s] for s in range(sizes)]))
         fresh = [
@@ -142,12 +169,25 @@ def climb(
         if not fresh:
             return np.array([around(positions[s])[4, s] for s in range(sizes)]), positions
         for s in fresh:
-            tried.add((s, positions[leader]))
-            trial = list(positions)
-            trial[s] = positions[leader]
-            _climb_each(around, trial, {s}, reach)
-            if around(trial[s])[4, s] > around(positions[s])[4, s]:
-                positions[s] = trial[s]
+            _climb_from(around, positions, s, positions[leader], reach, tried)
+
+
+def _climb_from(
+    around: Callable[[tuple[int, int]], np.ndarray],
+    positions: list[tuple[int, int]],
+    s: int,
+    start: tuple[int, int],
+    reach: int,
+    tried: set[tuple[int, tuple[int, int]]],
+) -> None:
+    """Size ``s`` climbed again from ``start`` (noted in ``tried``), the better of that climb's
+    shift and its own kept in ``positions`` (in place)."""
+    tried.add((s, start))
+    trial = list(positions)
+    trial[s] = start
+    _climb_each(around, trial, {s}, reach)
+    if around(trial[s])[4, s] > around(positions[s])[4, s]:
+        positions[s] = trial[s]
 
 
 def _climb_each(
@@ -171,7 +211,7 @@ def _climb_each(
             break
 
 
-def match_square(ev: Evidence, sq: SquareTemplates, reach: int) -> SquareMatch:
+def match_square(ev: Evidence, sq: SquareTemplates, reach: int, seeds: Seeds | None = None) -> SquareMatch:
     """Score every size on one square, for the colour the evidence shows there."""
     h, w = sq.support.shape
     top, left = sq.top + ev.pad, sq.left + ev.pad
@@ -184,7 +224,7 @@ def match_square(ev: Evidence, sq: SquareTemplates, reach: int) -> SquareMatch:
         xs = float(weight.sum(axis=0) @ sq.cols) / mass - sq.support_centre[1]
         start = (int(np.clip(round(ys), -reach, reach)), int(np.clip(round(xs), -reach, reach)))
     for _ in range(2):
-        sizes, positions = climb(ev, sq, colour, start, reach)
+        sizes, positions = climb(ev, sq, colour, start, reach, seeds)
         size = int(np.argmax(sizes))
         sy, sx = positions[size]
         region = ev.colour[top + sy : top + sy + h, left + sx : left + sx + w]
@@ -207,8 +247,14 @@ def match_at(ev: Evidence, sq: SquareTemplates, colour: int, dy: int, dx: int) -
     return SquareMatch(sizes[0], colour_log_odds, colour, size + 1, dy, dx)
 
 
-def match_all(ev: Evidence, bank: TemplateBank) -> list[SquareMatch]:
-    return [match_square(ev, sq, bank.offset) for sq in bank.squares]
+def match_all(
+    ev: Evidence, bank: TemplateBank, seeds: Callable[[int], Seeds] | None = None
+) -> list[SquareMatch]:
+    """Every square matched (``match_square``), ``seeds(row)`` giving each square's seeds."""
+    return [
+        match_square(ev, sq, bank.offset, None if seeds is None else seeds(row))
+        for row, sq in enumerate(bank.squares)
+    ]
 
 
 def coverage(matches: list[SquareMatch], bank: TemplateBank, shape: tuple[int, int], pad: int) -> np.ndarray:
@@ -243,7 +289,12 @@ Saved = list[tuple[tuple[slice, slice], np.ndarray, np.ndarray]]
 """Windows of the evidence maps as they were before cups were explained away there."""
 
 
-def match_apart(ev: Evidence, bank: TemplateBank, matches: list[SquareMatch]) -> list[SquareMatch]:
+def match_apart(
+    ev: Evidence,
+    bank: TemplateBank,
+    matches: list[SquareMatch],
+    seeds: Callable[[int], Seeds] | None = None,
+) -> list[SquareMatch]:
     """The matches, each cup found matched again with the other cups found (their silhouettes
     as matched, over ``EXPLAINED``) taken for no cup, where one of them reaches into its search
     with evidence of a cup.
@@ -264,7 +315,9 @@ def match_apart(ev: Evidence, bank: TemplateBank, matches: list[SquareMatch]) ->
         others = [spot for other, spot in spots.items() if other != row]
         saved = _explain_away(apart, _search_box(ev, bank, row), others)
         if saved:
-            out[row] = match_square(apart, bank.squares[row], bank.offset)
+            out[row] = match_square(
+                apart, bank.squares[row], bank.offset, None if seeds is None else seeds(row)
+            )
         for window, fg, positive in reversed(saved):
             apart.fg[window], apart.positive[window] = fg, positive
     return out

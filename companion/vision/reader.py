@@ -19,8 +19,8 @@ import numpy as np
 from companion.errors import CompanionError
 from companion.vision.calibration import Calibration, check_frame, grid_mask
 from companion.vision.edges import (
+    BaseFits,
     EdgeBank,
-    base_fits,
     build_edge_bank,
     edge_maps,
     real_cups,
@@ -329,8 +329,11 @@ class BoardReader:
         view = c.view
         rect = self._rectify(image)
         ev = evidence(rect, self._background, c.pixels, self.bank.pad)
-        matches = self._outside_shadows(ev, match_apart(ev, self.bank, match_all(ev, self.bank)))
-        edges, feet = self._edge_scores(ev.features, matches)
+        fits = None if self.edges is None else BaseFits(edge_maps(ev.features, self.edges.pad), self.edges)
+        seeds = None if fits is None else fits.seeds
+        matches = match_apart(ev, self.bank, match_all(ev, self.bank, seeds), seeds)
+        matches = self._outside_shadows(ev, matches)
+        edges, feet = self._edge_scores(ev, fits, matches)
         placed = self._placed(ev, matches, edges, feet)
         sized = self._sized(self._explaining(ev.features, placed), edges)
         standing = self._standing(sized, edges, feet)
@@ -462,23 +465,71 @@ class BoardReader:
         return changed
 
     def _edge_scores(
-        self, features: np.ndarray, matches: list[SquareMatch]
+        self, ev: Evidence, fits: BaseFits | None, matches: list[SquareMatch]
     ) -> tuple[tuple[np.ndarray, np.ndarray] | None, np.ndarray | None]:
-        """The edge cue's (base, rim) scores per square and size (``edges.py``), 0 where no cup
-        is likely, and where each size's base fits best (N x S x 2 shifts): both None without an
-        outline in the calibration."""
-        if self.edges is None:
+        """The edge cue's (base, rim) scores per square and size (``edges.py``; the bases as
+        ``_cup_bases`` counts them), 0 where no cup is likely, and where each size's base fits
+        best (N x S x 2 shifts): both None without an outline in the calibration (``fits``
+        None)."""
+        if fits is None:
             return None, None
-        maps = edge_maps(features, self.edges.pad)
         base = np.zeros((len(matches), self.models.max_piece))
         rim = np.zeros_like(base)
         feet = np.zeros((*base.shape, 2), np.int64)
-        bank = self.edges
+        maps, bank = fits.maps, fits.bank
         for row, m in enumerate(matches):
             if m.sizes.max() > 0:
-                base[row], feet[row] = base_fits(maps, bank, row)
+                fitted, feet[row] = fits.fits(row)
+                base[row] = self._cup_bases(ev, row, m.colour, fitted, feet[row])
                 rim[row] = rim_scores(maps.strength, maps.pad, bank.rims[row], m.dy, m.dx, bank.rim_reach)
         return (base, rim), feet
+
+    def _cup_bases(
+        self, ev: Evidence, row: int, colour: int, base: np.ndarray, feet: np.ndarray
+    ) -> np.ndarray:
+        """Square ``row``'s base scores (``edges.base_fits``) as the edge cue counts them: each
+        size's only where it may be a cup's foot, its best shift inside its search
+        (``EdgeBank.found``, as ``_stands`` takes it) and its circle not inside a larger size's
+        base that fits where the region cue, every size scored there, reads that larger size
+        (``_reads_at``); elsewhere as the worst a base can read, the whole spread of the
+        square's scores under the best base that fits.
+
+        A base's score is a circle's edge against the board, and other circles than a cup's
+        foot have one. On the bench's bench-06 (pale cups on birch) b2's white 4 has a knob the
+        size of a white 1's base: the 1's circle fitted it 4 mm from the square's centre, inside
+        the 4's base (0.068-0.071 against the 4's 0.061-0.070, found 2-3 mm from the centre),
+        where the region cue reads a 4 (0.4-2.4 rings); with the region cue's trust in white
+        cups at 0.25 the knob moved the cup to a 1 (0.38-0.53) on 7 boards, each flagged covered
+        by the 4's outline left unexplained. A circle inside a larger one is not enough: on
+        bench-26 (a lamp low at one side) a black 3's base lies inside a 4's fitted to its long
+        shadow, where the region cue reads a 3 still. Nor is the region cue at a base a judge of
+        it on its own: on bench-27 (pale cups on birch) a white 4 whose base alone is found
+        scores no cup there (0.5 rings under empty). A base stopped at its search's edge fitted
+        nothing: on bench-24 (a low lamp) a1's white 2, its 1's base stopped in its search's
+        corner (0.071-0.078 against its 2's 0.092, found), read a 1 at 0.59 on 16b. The spread
+        stays the one fitted, a measure of how sharp the square's edges are
+        (``edges.shortfall``), which a circle fitting something else shows as well: taken over
+        the fits left, it read bench-26's white 4 on c4 under a long low shadow a 3 (0.43), its
+        2's base stopped at its search's edge (0.108) above its 3's and 4's (0.099, 0.077).
+        """
+        edges = self.edges
+        assert edges is not None
+        fitting = np.array([edges.found(foot) for foot in feet])
+        for larger in range(len(feet) - 1, 0, -1):
+            inside = [
+                s for s in range(larger) if fitting[s] and edges.inside(s, feet[s], larger, feet[larger])
+            ]
+            if fitting[larger] and inside and self._reads_at(ev, row, colour, larger, feet[larger]):
+                fitting[inside] = False
+        if not fitting.any():
+            return np.full_like(base, base.min())
+        return np.where(fitting, base, base[fitting].max() - (base.max() - base.min()))
+
+    def _reads_at(self, ev: Evidence, row: int, colour: int, size: int, foot: np.ndarray) -> bool:
+        """Whether the region cue, every size of ``colour`` scored with its silhouette at shift
+        ``foot`` on square ``row``, reads a cup of size ``size`` (0-based) there."""
+        there = match_at(ev, self.bank.squares[row], colour, int(foot[0]), int(foot[1]))
+        return there.size == size + 1 and bool(there.sizes[size] > 0)
 
     def _explained(self, matches: list[SquareMatch], standing: list[SquareMatch], pad: int) -> np.ndarray:
         """What the cups found explain (uint8 mask, 255 = covered): each one's apparent
