@@ -843,7 +843,7 @@ def smoothed_radii(
 ) -> CupSet:
     """Least-squares ``k * default + offset[colour]``, plus ``OWN_SHARE`` of each cup's residual.
 
-    ``stopped_only``: the fits at the top of ``RADIUS_SCAN`` (``_at_scan_top``) are left out of
+    ``stopped_only``: the fits at the top of ``RADIUS_SCAN`` (``at_scan_top``) are left out of
     the least squares and take the line's radius, none of their own, where their colour keeps
     ``MIN_STOPPED_FITS`` others. Such a fit found no edge: the evidence runs on past the largest
     silhouette tried (the cup's and its neighbours' shadows read as cup), and the radius is the
@@ -864,7 +864,7 @@ def smoothed_radii(
     )
     target = np.array([raw[r] for r in rows])
     own = ~np.array(
-        [stopped_only and _at_scan_top(raw[r], float(d)) for r, d in zip(rows, design[:, 0], strict=True)]
+        [stopped_only and at_scan_top(raw[r], float(d)) for r, d in zip(rows, design[:, 0], strict=True)]
     )
     for of_colour in (design[:, 1] > 0, design[:, 2] > 0):
         if np.count_nonzero(own & of_colour) < MIN_STOPPED_FITS:
@@ -885,9 +885,16 @@ def scanned_radii(default: float, scan: tuple[float, float, float] = RADIUS_SCAN
     return [float(r) for r in np.arange(default * lo, default * hi, step)]
 
 
-def _at_scan_top(radius: float, default: float) -> bool:
-    """Whether a fit over ``scanned_radii(default)`` came out at the largest radius tried."""
+def at_scan_top(radius: float, default: float) -> bool:
+    """Whether a fit over ``scanned_radii(default)`` came out at the largest radius tried: its
+    evidence runs on past every silhouette tried."""
     return abs(radius - scanned_radii(default)[-1]) < 1e-6
+
+
+def at_scan_end(radius: float, default: float) -> bool:
+    """Whether a fit over ``scanned_radii(default)`` came out at the least or the largest radius
+    tried: it found no edge (``at_scan_top``, or its evidence stops short of every silhouette)."""
+    return at_scan_top(radius, default) or abs(radius - scanned_radii(default)[0]) < 1e-6
 
 
 def _unclear_cup(

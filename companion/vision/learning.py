@@ -40,6 +40,7 @@ from companion.vision.calibration import (
     Adaptation,
     BoardScene,
     Calibration,
+    at_scan_end,
     explained_away,
     scanned_radii,
 )
@@ -519,12 +520,11 @@ def _stopped(raw: dict[int, float], cups_at: dict[int, tuple[int, int]], cups: C
     runs on past the largest silhouette tried, or stops short of the least), and teaches
     nothing, as ``_own_radii``'s diameters. On the bench's bench-26 frame 10b, d3's black 4
     fits the scan's top, 40.8 mm (c3's black 4 27.8, the radius in use 30.5)."""
-    stopped = {}
-    for row, radius in raw.items():
-        tried = scanned_radii(cups.radii[cups_at[row][0]][cups_at[row][1] - 1])
-        if min(abs(radius - tried[0]), abs(radius - tried[-1])) > 1e-6:
-            stopped[row] = radius
-    return stopped
+    return {
+        row: radius
+        for row, radius in raw.items()
+        if not at_scan_end(radius, cups.radii[cups_at[row][0]][cups_at[row][1] - 1])
+    }
 
 
 def _read_instead(frame: LabelledFrame, rows: list[int], raw: dict[int, float]) -> dict[int, float]:

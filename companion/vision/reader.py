@@ -480,12 +480,12 @@ class BoardReader:
         for row, m in enumerate(matches):
             if m.sizes.max() > 0:
                 fitted, feet[row] = fits.fits(row)
-                base[row] = self._cup_bases(ev, row, m.colour, fitted, feet[row])
+                base[row] = self._cup_bases(ev, bank, row, m.colour, fitted, feet[row])
                 rim[row] = rim_scores(maps.strength, maps.pad, bank.rims[row], m.dy, m.dx, bank.rim_reach)
         return (base, rim), feet
 
     def _cup_bases(
-        self, ev: Evidence, row: int, colour: int, base: np.ndarray, feet: np.ndarray
+        self, ev: Evidence, edges: EdgeBank, row: int, colour: int, base: np.ndarray, feet: np.ndarray
     ) -> np.ndarray:
         """Square ``row``'s base scores (``edges.base_fits``) as the edge cue counts them: each
         size's only where it may be a cup's foot, its best shift inside its search
@@ -512,8 +512,6 @@ class BoardReader:
         the fits left, it read bench-26's white 4 on c4 under a long low shadow a 3 (0.43), its
         2's base stopped at its search's edge (0.108) above its 3's and 4's (0.099, 0.077).
         """
-        edges = self.edges
-        assert edges is not None
         fitting = np.array([edges.found(foot) for foot in feet])
         for larger in range(len(feet) - 1, 0, -1):
             inside = [
