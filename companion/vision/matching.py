@@ -58,7 +58,7 @@ def rectify(image: np.ndarray, view: RectifiedView, camera: Camera) -> np.ndarra
 
 def evidence(rectified: np.ndarray, background: Background, model: PixelModel, pad: int) -> Evidence:
     f, ncc = background.features(rectified)
-    fg, colour = model.log_odds(f, ncc)
+    fg, colour = model.log_odds(f, ncc, background.level)
     if pad:
         fg = cv2.copyMakeBorder(fg, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0.0)
         colour = cv2.copyMakeBorder(colour, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0.0)
