@@ -328,7 +328,7 @@ class BoardReader:
         c = self.models
         view = c.view
         rect = self._rectify(image)
-        ev = evidence(rect, self._background, c.pixels, self.bank.pad)
+        ev = evidence(rect, self._background, c.pixels, self.bank.pad, self.bank.reach())
         fits = None if self.edges is None else BaseFits(edge_maps(ev.features, self.edges.pad), self.edges)
         seeds = None if fits is None else fits.seeds
         matches = match_apart(ev, self.bank, match_all(ev, self.bank, seeds), seeds)
