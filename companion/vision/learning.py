@@ -34,7 +34,6 @@ import numpy as np
 
 from companion.rules.square import Piece, Square, board_squares, square_name
 from companion.vision.calibration import (
-    BOARD_DILATE_MM,
     FIT_PAD_MM,
     STANDING_REACH_MM,
     Adaptation,
@@ -47,11 +46,16 @@ from companion.vision.calibration import (
 from companion.vision.cups import CupSet
 from companion.vision.edges import base_fits, edge_maps, real_cups
 from companion.vision.marks import HIDDEN_MM2
-from companion.vision.matching import best_shift, coverage, evidence
+from companion.vision.matching import best_shift, evidence
 from companion.vision.observation import Observation, class_index
 from companion.vision.pixels import MIN_CUP_SIGMA, Background, Gaussian, PixelModel, blurred, log_image
 from companion.vision.reader import STILL_SECONDS, BoardReader, Reading, moderate
-from companion.vision.shadows import ShadowModel, casting_cups, found_cups, learn_shadows
+from companion.vision.shadows import (
+    ShadowModel,
+    casting_cups,
+    light_changed,
+    lit_otherwise,
+)
 from companion.vision.templates import MAX_OFFSET_MM
 
 SURE_KINDS = frozenset({"move", "win", "loss", "draw", "settled"})
@@ -115,12 +119,6 @@ main 601a02d: lost 2.3 s)."""
 LIGHT_SMOOTHING_MM = 12.0
 """Spread of the Gaussian that turns the bare board's change into the light's change under the
 cups: a lamp's fall-off varies over tens of millimetres, a cup's contact shadow over a few."""
-LIGHT_CHANGED = 0.1
-"""The margin's gain (log, any channel) beyond which the light counts as changed since the board
-in use was learned; a camera's exposure drifts by 0.01-0.05. Under the same light the board is
-not relit: the bare board's change is then only the cups' shadows and the light they bounce
-(up to 0.75 in log near them on the bench's bench-01), which a relit board took in and, once
-the cups moved, read as a hand (bench-01: 14 of 27 boards never reached the referee)."""
 LIGHT_UNDER_CUPS_MM = 40.0
 """Spread of the Gaussian that carries the light's change under the labelled cups themselves
 (each one's silhouette and the ``KEEP_CLEAR_MM`` around it). At ``LIGHT_SMOOTHING_MM`` the only
@@ -754,19 +752,6 @@ def _shadowed(scene: BoardScene, shadows: ShadowModel, frame: LabelledFrame, cup
     return shadows.draw(scene.view, casting, scene.view.shape, KEEP_CLEAR_MM)
 
 
-def light_changed(field: np.ndarray) -> bool:
-    """Whether the margin's light field (``Background.light_field`` against the board in use)
-    says the light changed: uneven, or one gain beyond ``LIGHT_CHANGED`` on some channel."""
-    return field.ndim == 3 or float(np.abs(field).max()) > LIGHT_CHANGED
-
-
-def lit_otherwise(background: Background, rectified: np.ndarray) -> bool:
-    """Whether ``rectified`` (a frame on the board plane) shows another light than the board
-    ``background`` was learned under (``light_changed``, on its margin)."""
-    diff = cv2.subtract(log_image(blurred(rectified, background.scale)), background.log)
-    return light_changed(background.light_field(diff))
-
-
 def light_change(
     diff: np.ndarray, field: np.ndarray, bare: np.ndarray, spread_px: float
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -847,20 +832,11 @@ def relit(reader: BoardReader, rectified: np.ndarray, reading: Reading) -> Calib
     right and never back on track, not 24 of 24). So are the frames learned (``Adaptation.frames``):
     the next sure frame moves the colour models a third of the way, and every one under the new
     lamp moves them, near or not (``_learned_pixels``)."""
-    now, background = reader.models, reader.background
-    view = now.view
+    background = reader.background
     if not lit_otherwise(background, rectified):
         return None
-    standing = reading.matches if reading.standing is None else reading.standing
-    cups = casting_cups(found_cups(standing), now.layout, now.scale, now.cups)
-    if not cups:
-        return None
     f, _ = background.features(rectified)
-    seen = coverage(reading.matches, reader.bank, view.shape, reader.bank.pad)
-    if reading.standing is not None:  # (else the same cups where they were matched)
-        seen = cv2.max(seen, coverage(reading.standing, reader.bank, view.shape, reader.bank.pad))
-    grow = np.ones((int(2 * BOARD_DILATE_MM * view.scale) + 1,) * 2, np.uint8)
-    shadows = learn_shadows(f, view, cups, cv2.dilate(seen, grow) > 0)
+    shadows = reader.lamp_seen(f, reading.matches, reading.standing)
     if shadows is None:
         return None
     base = reader.calibration

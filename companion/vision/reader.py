@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from companion.errors import CompanionError
-from companion.vision.calibration import Calibration, check_frame, grid_mask
+from companion.vision.calibration import BOARD_DILATE_MM, Calibration, check_frame, grid_mask
 from companion.vision.edges import (
     BaseFits,
     EdgeBank,
@@ -29,7 +29,7 @@ from companion.vision.edges import (
 )
 from companion.vision.geometry import Camera, camera_with_focal
 from companion.vision.markers import QUIET_MM, detect_markers, marker_correspondences
-from companion.vision.marks import HIDDEN_MM2, Box
+from companion.vision.marks import HIDDEN_MM2, LABEL_ALIKE, Box
 from companion.vision.matching import (
     SIZE_SURENESS,
     Evidence,
@@ -46,7 +46,18 @@ from companion.vision.observation import Observation
 from companion.vision.occlusion import Occlusion, OcclusionTest, shrink, unlike_share
 from companion.vision.pixels import Background
 from companion.vision.scalars import compare_with
-from companion.vision.shadows import SUBPIXEL, casting_cups, found_cups, in_shadow
+from companion.vision.shadows import (
+    SUBPIXEL,
+    CastingCup,
+    ShadowModel,
+    casting_cups,
+    found_cups,
+    in_shadow,
+    learn_shadows,
+    light_changed,
+    light_seen,
+    same_light,
+)
 from companion.vision.templates import TemplateBank, build_bank
 
 COLOUR_SURENESS = 0.5
@@ -106,6 +117,18 @@ MARKER_MIN_CORRELATION = 0.6
 """Correlation with its calibration view below which a marker counts as moved or covered."""
 MOVE_TOLERANCE_PX = 1.5
 SQUARE_5 = np.ones((5, 5), np.uint8)
+
+
+@dataclass(frozen=True)
+class FrameLamp:
+    """The lamp last fitted to a frame (``BoardReader.lamp_seen``; where that frame's shadows
+    were not clear, the one before, or None), with the board and the light it was fitted
+    under: the cups found (row, colour, size) and the margin's light field
+    (``shadows.light_seen``)."""
+
+    board: frozenset[tuple[int, int, int]]
+    field: np.ndarray
+    lamp: ShadowModel | None
 
 
 @dataclass
@@ -188,6 +211,7 @@ class BoardReader:
         gray = cv2.cvtColor(self.calibration.background, cv2.COLOR_BGR2GRAY).astype(np.float32)
         self._marker_refs = [gray.ravel()[m] - gray.ravel()[m].mean() for m in self._marker_masks]
         self._still: tuple[float, np.ndarray] | None = None  # (since, map) of the first still frame
+        self._lamp: FrameLamp | None = None  # the lamp last fitted to a frame (``_under_frame_lamp``)
         self._set_camera(camera, markers)
 
     def adopt(self, calibration: Calibration) -> None:
@@ -341,8 +365,10 @@ class BoardReader:
         fg = ev.fg[ev.pad : ev.pad + view.shape[0], ev.pad : ev.pad + view.shape[1]]
         cups = casting_cups(found_cups(standing), c.layout, c.scale, c.cups)
         cover = self._occlusion.judge(ev.features, ev.texture, rect, free, fg, cups)
-        probabilities = self._probabilities(matches, ROUGH_SOFTENING if cover.rough else 1.0, edges, placed)
         changed = self._markers_changed(rect)
+        if not changed:  # (a marker out of view flags the frame whatever the lamp)
+            cover = self._under_frame_lamp(cover, ev, rect, free, (matches, standing), cups)
+        probabilities = self._probabilities(matches, ROUGH_SOFTENING if cover.rough else 1.0, edges, placed)
         still = self._held_still(rect, timestamp)
         occluded = changed > 0 or (cover.occluded and not (still >= STILL_SECONDS and moderate(cover)))
         obs = Observation(c.size, c.max_piece, probabilities, bool(occluded), False, timestamp)
@@ -358,6 +384,89 @@ class BoardReader:
             standing,
             cover.labels_alike,
         )
+
+    def _under_frame_lamp(
+        self,
+        cover: Occlusion,
+        ev: Evidence,
+        rect: np.ndarray,
+        free: np.ndarray,
+        found: tuple[list[SquareMatch], list[SquareMatch]],
+        cups: list[CastingCup],
+    ) -> Occlusion:
+        """``cover`` judged again under the light this frame shows (``OcclusionTest.under``),
+        when it flagged the frame and the margin says the light changed since the board in use
+        (``shadows.lit_otherwise``): the cups' shadows cast by the lamp fitted to this frame
+        (``lamp_seen``), and the board's own pattern in view taken for board. Kept only where
+        that clears the frame (else ``cover`` as it was).
+
+        A lamp changed for a low one throws long shadows the calibration's model does not
+        predict (none at all when the calibration's light was soft) across the margin and the
+        grid, and every board under it read as covered at first sight, until the picture had
+        held still 1.5 s (the vision bench's bench-24: the 10 boards under its new lamp).
+        Where a shadow falls is geometry: the lamp's direction and reach, fitted to how the
+        board darkened beside the cups this very frame shows, as calibration fits them. The
+        shadows so predicted forgive only a darker board of the shadows' own hue
+        (``ShadowModel.lift``), the pattern only where the board's grain and lines show
+        through as they did: a hand keeps its colour and hides the pattern, and the marks it
+        hides and the labels it covers are judged as before (a frame they flag is not judged
+        again).
+
+        The lamp last fitted is tried first (``_lamp``): the light a moment ago is most likely
+        the light now, and a fit costs about 1.5 reads of CPU (every direction and slope tried
+        is drawn for every cup). A frame it does not clear is judged with its own, fitted once
+        for the same cups under the same light (``FrameLamp``): a board under the new lamp that
+        the lamp does not clear is read some twenty times while it stands (the vision bench's
+        bench-03, each board read once with a fit of its own: 63 ms median, main 28). When no
+        lamp's shadows are clear, the calibration's lamp is judged with."""
+        if not cover.occluded or not self._light_may_clear(cover):
+            return cover
+        field = light_seen(self._background, rect)
+        if not light_changed(field):
+            return cover
+        last = self._lamp
+        before = None if last is None else last.lamp
+        if before is not None:
+            lit = self._occlusion.under(
+                (before, self.models.view), cover, ev.features, ev.texture, rect, free, cups
+            )
+            if not lit.occluded:
+                return lit
+        board = frozenset((row, colour, size) for row, (colour, size, _, _) in found_cups(found[1]).items())
+        if last is not None and last.board == board and same_light(last.field, field):
+            return cover  # this board's own lamp, under this light, was judged with already
+        fitted = self.lamp_seen(ev.features, *found)
+        self._lamp = FrameLamp(board, field, before if fitted is None else fitted)
+        if fitted is None and before is not None:
+            return cover  # no clear shadows of its own: judged with the last lamp already
+        light = None if fitted is None else (fitted, self.models.view)
+        lit = self._occlusion.under(light, cover, ev.features, ev.texture, rect, free, cups)
+        return cover if lit.occluded else lit
+
+    @staticmethod
+    def _light_may_clear(cover: Occlusion) -> bool:
+        """Whether the light could be all that flags ``cover``: no hand's worth of the board's
+        marks hidden and every marker label alike (neither depends on the light)."""
+        return cover.hidden_mm2 <= HIDDEN_MM2 and cover.labels_alike >= LABEL_ALIKE
+
+    def lamp_seen(
+        self, features: np.ndarray, matches: list[SquareMatch], standing: list[SquareMatch] | None
+    ) -> ShadowModel | None:
+        """The lamp a frame shows (``shadows.learn_shadows``), from where the cups found stand
+        (``standing``; None: as ``matches`` placed them) and how the board around them darkened
+        in ``features`` (the frame's against the board in use), never from the cups' own pixels
+        (their silhouettes, as matched and as standing, grown by ``BOARD_DILATE_MM``). None
+        when no cup was found or their shadows are not clear."""
+        c = self.models
+        standing = matches if standing is None else standing
+        cups = casting_cups(found_cups(standing), c.layout, c.scale, c.cups)
+        if not cups:
+            return None
+        seen = coverage(matches, self.bank, c.view.shape, self.bank.pad)
+        if standing is not matches:
+            seen = cv2.max(seen, coverage(standing, self.bank, c.view.shape, self.bank.pad))
+        grow = np.ones((int(2 * BOARD_DILATE_MM * c.view.scale) + 1,) * 2, np.uint8)
+        return learn_shadows(features, c.view, cups, cv2.dilate(seen, grow) > 0)
 
     def _explaining(self, features: np.ndarray, matches: list[SquareMatch]) -> list[SquareMatch]:
         """The matches as the occlusion test takes them: a clear cup found whose silhouette is
