@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -138,42 +139,56 @@ def climb(
     """
     h, w = sq.support.shape
     top, left = sq.top + ev.pad, sq.left + ev.pad
-    sizes = sq.flat.shape[2]
-    cache: dict[tuple[int, int], np.ndarray] = {}
+    flat = sq.flat[colour]
+    sizes = flat.shape[1]
+    cache: dict[tuple[int, int], Around] = {}
 
-    def around(pos: tuple[int, int]) -> np.ndarray:
-        if pos not in cache:
-            cache[pos] = neighbourhood_scores(ev.fg, sq.flat[colour], top + pos[0], left + pos[1], h, w)
-        return cache[pos]
+    def around(pos: tuple[int, int]) -> Around:
+        got = cache.get(pos)
+        if got is None:
+            scores = neighbourhood_scores(ev.fg, flat, top + pos[0], left + pos[1], h, w)
+            got = cache[pos] = Around(scores, scores.argmax(axis=0).tolist(), scores[4].tolist())
+        return got
 
     def at(pos: tuple[int, int], s: int) -> float:
         """Size ``s``'s score at ``pos`` alone: one product where ``around`` takes nine."""
         y, x = top + pos[0], left + pos[1]
-        return float(ev.fg[y : y + h, x : x + w].reshape(h * w) @ sq.flat[colour][:, s])
+        return float(ev.fg[y : y + h, x : x + w].reshape(h * w) @ flat[:, s])
 
     positions = [start] * sizes
-    first = around(start)
+    first = around(start).scores
     if first.max() <= 0:
         return first[4], positions  # nothing cup-like around the evidence's centroid: empty
     moving = np.argsort(first.max(axis=0))[-CLIMBERS:].tolist()
     tried = {(s, start) for s in moving}
     _climb_each(around, positions, set(moving), reach)
     for s, foot in enumerate(seeds() if seeds is not None else ()):
-        if foot is not None and (s, foot) not in tried and at(foot, s) > around(positions[s])[4, s]:
+        if foot is not None and (s, foot) not in tried and at(foot, s) > around(positions[s]).centre[s]:
             _climb_from(around, positions, s, foot, reach, tried)
     while True:
-        leader = int(np.argmax([around(positions[s])[4, s] for s in range(sizes)]))
+        here = [around(positions[s]).centre[s] for s in range(sizes)]
+        leader = here.index(max(here))  # the first of equals, as ``np.argmax``
         fresh = [
             s for s in (leader - 1, leader + 1) if 0 <= s < sizes and (s, positions[leader]) not in tried
         ]
         if not fresh:
-            return np.array([around(positions[s])[4, s] for s in range(sizes)]), positions
+            return np.array([cache[positions[s]].scores[4, s] for s in range(sizes)]), positions
         for s in fresh:
             _climb_from(around, positions, s, positions[leader], reach, tried)
 
 
+class Around(NamedTuple):
+    """One shift's ``neighbourhood_scores``, with what the climb reads of them as Python
+    numbers (a climb asks for them several hundred times a frame: numpy's per-call cost on
+    one element was a tenth of the read)."""
+
+    scores: np.ndarray  # (9, S) float32
+    best: list[int]  # per size, the first of the nine shifts that scores it best (row-major)
+    centre: list[float]  # per size, its score at the shift itself (float32's value, exactly)
+
+
 def _climb_from(
-    around: Callable[[tuple[int, int]], np.ndarray],
+    around: Callable[[tuple[int, int]], Around],
     positions: list[tuple[int, int]],
     s: int,
     start: tuple[int, int],
@@ -186,12 +201,12 @@ def _climb_from(
     trial = list(positions)
     trial[s] = start
     _climb_each(around, trial, {s}, reach)
-    if around(trial[s])[4, s] > around(positions[s])[4, s]:
+    if around(trial[s]).centre[s] > around(positions[s]).centre[s]:
         positions[s] = trial[s]
 
 
 def _climb_each(
-    around: Callable[[tuple[int, int]], np.ndarray],
+    around: Callable[[tuple[int, int]], Around],
     positions: list[tuple[int, int]],
     moving: set[int],
     reach: int,
@@ -201,7 +216,7 @@ def _climb_each(
     moving = set(moving)
     for _ in range(MAX_CLIMB):
         for s in list(moving):
-            k = int(np.argmax(around(positions[s])[:, s]))
+            k = around(positions[s]).best[s]
             y, x = positions[s][0] + k // 3 - 1, positions[s][1] + k % 3 - 1
             if k == 4 or max(abs(y), abs(x)) > reach:
                 moving.discard(s)

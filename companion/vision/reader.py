@@ -126,6 +126,9 @@ class Reading:
     """The cups found where their bases stand (``BoardReader._standing``); None: as matched."""
     labels_alike: float = 1.0
     """How alike the least alike marker label still looks (``HiddenMarks.labels_alike``)."""
+    fits: BaseFits | None = None
+    """The frame's base fits (None without an outline), for learning from this frame
+    (``learning.LabelledFrame.fits``)."""
 
     @property
     def cover(self) -> Occlusion:
@@ -329,7 +332,9 @@ class BoardReader:
         view = c.view
         rect = self._rectify(image)
         ev = evidence(rect, self._background, c.pixels, self.bank.pad)
-        fits = None if self.edges is None else BaseFits(edge_maps(ev.features, self.edges.pad), self.edges)
+        fits = None
+        if self.edges is not None:
+            fits = BaseFits(edge_maps(ev.features, self.edges.pad), self.edges, rect, self._background)
         seeds = None if fits is None else fits.seeds
         matches = match_apart(ev, self.bank, match_all(ev, self.bank, seeds), seeds)
         matches = self._outside_shadows(ev, matches)
@@ -357,6 +362,7 @@ class BoardReader:
             cover.hidden_mm2,
             standing,
             cover.labels_alike,
+            fits,
         )
 
     def _explaining(self, features: np.ndarray, matches: list[SquareMatch]) -> list[SquareMatch]:
