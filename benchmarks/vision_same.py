@@ -44,7 +44,7 @@ def scene_frames(folder: Path) -> list[Path]:
 def dump_scene(folder: Path, out: dict[str, np.ndarray]) -> None:
     """Every reading of one scene into ``out``, under keys starting with the scene's name."""
     files = scene_frames(folder)
-    name = folder.name
+    name = f"{folder.parent.name}/{folder.name}"  # (the committed slices share the bench's names)
     calibration = calibrate(read_image(files[0]), read_image(files[1]))
     out[f"{name}/calibration"] = as_text(calibration)
     reader = BoardReader(calibration)

@@ -438,10 +438,9 @@ class BaseFits:
         """Where each size's base is found on square ``row`` (None where its best shift is
         stopped at its search's edge, ``EdgeBank.found``), for ``matching.climb``."""
 
-        def found() -> list[tuple[int, int] | None]:
-            return [
-                (int(foot[0]), int(foot[1])) if self.bank.found(foot) else None for foot in self.fits(row)[1]
-            ]
+        def found() -> list[tuple[int, int] | None]:  # (``EdgeBank.found`` on Python ints)
+            reach = self.bank.base_reach
+            return [(y, x) if max(abs(y), abs(x)) < reach else None for y, x in self.fits(row)[1].tolist()]
 
         return found
 

@@ -237,10 +237,10 @@ def match_square(ev: Evidence, sq: SquareTemplates, reach: int, seeds: Seeds | N
     if mass > 0:
         ys = float(weight.sum(axis=1) @ sq.rows) / mass - sq.support_centre[0]
         xs = float(weight.sum(axis=0) @ sq.cols) / mass - sq.support_centre[1]
-        start = (int(np.clip(round(ys), -reach, reach)), int(np.clip(round(xs), -reach, reach)))
+        start = (min(max(round(ys), -reach), reach), min(max(round(xs), -reach), reach))
     for _ in range(2):
         sizes, positions = climb(ev, sq, colour, start, reach, seeds)
-        size = int(np.argmax(sizes))
+        size = int(sizes.argmax())
         sy, sx = positions[size]
         region = ev.colour[top + sy : top + sy + h, left + sx : left + sx + w]
         colour_log_odds = float(np.einsum("ij,ij->", region, sq.full[colour, size]))
