@@ -170,6 +170,7 @@ class BoardReader:
         self.models = calibration.in_use()
         """The same with the learned models in place: what every frame is read with."""
         self._outline_key: object = None  # the camera centre and outline the edge banks are for
+        self._bank_key: object = None  # what the silhouettes (``bank``) were drawn for
         self._set_models(calibration.camera, calibration.markers)
 
     def _set_models(self, camera: Camera, markers: dict[int, np.ndarray]) -> None:
@@ -217,7 +218,10 @@ class BoardReader:
         c = self.models
         self.camera = camera
         self.markers = markers
-        self.bank = build_bank(c.layout, c.view, camera.centre, c.cups)
+        bank_key = (c.layout, c.scale, tuple(camera.centre.tolist()), c.cups)
+        if self._bank_key != bank_key:  # a step of learning that moved no size keeps them
+            self.bank = build_bank(c.layout, c.view, camera.centre, c.cups)
+            self._bank_key = bank_key
         self._region_trust = (1.0, 1.0) if c.outline is None else c.outline.region_trust
         outline_key = (tuple(camera.centre.tolist()), c.outline)
         if self._outline_key != outline_key:  # learning changes neither: kept across adopt()
