@@ -33,6 +33,7 @@ from companion.vision.marks import HIDDEN_MM2, Box
 from companion.vision.matching import (
     SIZE_SURENESS,
     Evidence,
+    Reads,
     SquareMatch,
     coverage,
     evidence,
@@ -340,7 +341,8 @@ class BoardReader:
         if self.edges is not None:
             fits = BaseFits(edge_maps(ev.features, self.edges.pad), self.edges, rect, self._background)
         seeds = None if fits is None else fits.seeds
-        matches = match_apart(ev, self.bank, match_all(ev, self.bank, seeds), seeds)
+        reads: list[Reads] = []
+        matches = match_apart(ev, self.bank, match_all(ev, self.bank, seeds, reads), seeds, reads)
         matches = self._outside_shadows(ev, matches)
         edges, feet = self._edge_scores(ev, fits, matches)
         placed = self._placed(ev, matches, edges, feet)

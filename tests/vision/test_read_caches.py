@@ -15,8 +15,9 @@ import numpy as np
 import pytest
 
 from companion.rules.square import board_squares, square_name
-from companion.vision import learning
+from companion.vision import learning, matching
 from companion.vision.calibration import Calibration
+from companion.vision.edges import BaseFits, edge_maps
 from companion.vision.learning import Learner, label
 from companion.vision.reader import BoardReader
 from tests.shared_calibrations import BENCH, bench_calibration, bench_frame, frame_truth
@@ -127,3 +128,42 @@ def test_the_silhouettes_are_drawn_again_only_when_a_size_moved() -> None:
     np.testing.assert_array_equal(
         reader.read(image).probabilities, BoardReader(changed).read(image).probabilities
     )
+
+
+def test_a_square_whose_evidence_changed_nowhere_its_templates_weigh_keeps_its_match(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Matched apart from its neighbours, a square whose neighbours' silhouettes changed the
+    evidence only where none of its windows read has template weight keeps its first match
+    without climbing again; the matches are those of climbing every one again (main: every
+    one climbed again, and ``match_all`` took no ``reads``)."""
+    reader = BoardReader(bench_calibration(SCENE))
+    image = bench_frame(SCENE, "16b-move")
+    ev = matching.evidence(reader.rectified(image), reader.background, reader.models.pixels, reader.bank.pad)
+    assert reader.edges is not None
+    fits = BaseFits(edge_maps(ev.features, reader.edges.pad), reader.edges)
+    climbed = matching.match_apart(
+        ev, reader.bank, matching.match_all(ev, reader.bank, fits.seeds), fits.seeds
+    )
+    calls = {"n": 0}
+    square = matching.match_square
+
+    def counted(*args: object, **kwargs: object) -> matching.SquareMatch:
+        calls["n"] += 1
+        return square(*args, **kwargs)  # type: ignore[arg-type]
+
+    reads: list[matching.Reads] = []
+    first = matching.match_all(ev, reader.bank, fits.seeds, reads)
+    monkeypatch.setattr(matching, "match_square", counted)
+    kept = matching.match_apart(ev, reader.bank, first, fits.seeds, reads)
+    found = sum(m.sizes[m.size - 1] > 0 for m in first)
+    assert calls["n"] < found  # some kept without climbing: 5 of 16b's 7 cups climbed again
+    for a, b in zip(climbed, kept, strict=True):
+        np.testing.assert_array_equal(a.sizes, b.sizes)
+        assert (a.colour, a.size, a.dy, a.dx, a.colour_log_odds) == (
+            b.colour,
+            b.size,
+            b.dy,
+            b.dx,
+            b.colour_log_odds,
+        )
