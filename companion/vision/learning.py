@@ -44,7 +44,7 @@ from companion.vision.calibration import (
     scanned_radii,
 )
 from companion.vision.cups import CupSet
-from companion.vision.edges import base_fits, edge_maps, real_cups
+from companion.vision.edges import BaseFits, edge_maps, real_cups
 from companion.vision.marks import HIDDEN_MM2
 from companion.vision.matching import best_shift, evidence
 from companion.vision.observation import Observation, class_index
@@ -194,6 +194,10 @@ class LabelledFrame:
     """The cups that may stand on the ``unknown`` rows (the referee's guess, or the reader's
     where it saw a larger one): never learned, only explained away when a labelled cup beside
     them is fitted, so that its radius does not grow into a neighbour nobody vouched for."""
+    fits: BaseFits | None = None
+    """The reader's base fits of this frame (``Reading.fits``), taken for where the cups stand
+    (``_feet``) while they still serve: the same frame against the same empty board and edge
+    templates (``BaseFits.serves``); measured again otherwise."""
 
     def without(self, rows: frozenset[int]) -> LabelledFrame:
         """The same label with ``rows`` unknown as well (their tops kept in ``beside``)."""
@@ -212,9 +216,10 @@ def label(
     tops: dict[int, tuple[int, int]],
     seen: Observation,
     unknown: frozenset[int] = frozenset(),
+    fits: BaseFits | None = None,
 ) -> LabelledFrame:
     """A labelled frame, with the rows ``seen`` (the reading of it) got wrong or doubted; the
-    ``unknown`` rows (the referee's doubt) are left out."""
+    ``unknown`` rows (the referee's doubt) are left out; ``fits``, the reading's base fits."""
     misread = frozenset(
         row
         for row in range(seen.probabilities.shape[0])
@@ -225,7 +230,7 @@ def label(
         for row, top in tops.items()
         if (seen_top := seen.top(row)) is not None and seen_top[0] == top[0] and seen_top[1] != top[1]
     }
-    frame = LabelledFrame(rectified, tops, misread, read_as=read_as).without(unknown)
+    frame = LabelledFrame(rectified, tops, misread, read_as=read_as, fits=fits).without(unknown)
     for row in unknown:  # the reader's cup where it saw a larger one than the referee's guess
         seen_top = seen.top(row)
         if seen_top is not None and seen_top[1] > frame.beside.get(row, (0, 0))[1]:
@@ -336,10 +341,12 @@ def _feet(reader: BoardReader, frame: LabelledFrame, f: np.ndarray) -> dict[int,
     edges = reader.edges
     if edges is None:
         return {}
-    maps = edge_maps(f, edges.pad)
+    fits = frame.fits
+    if fits is None or not fits.serves(frame.rectified, reader.background, edges):
+        fits = BaseFits(edge_maps(f, edges.pad), edges)
     feet = {}
     for row, (_, size) in frame.tops.items():
-        foot = base_fits(maps, edges, row)[1][size - 1]
+        foot = fits.fits(row)[1][size - 1]
         if edges.found(foot):
             feet[row] = (int(foot[0]), int(foot[1]))
     return feet
@@ -853,6 +860,7 @@ class ObserverLearning:
         self.sure = SureFrames()
         self._frame: np.ndarray | None = None
         self._observation: Observation | None = None
+        self._fits: BaseFits | None = None  # the last stable frame's, as the reader found them
         self._relit_since: float | None = None  # when the picture last learned from settled
         self._relit = False  # relearned since the last verdict: the calibration to save changed
 
@@ -904,9 +912,10 @@ class ObserverLearning:
         if pending is not None and not lit_otherwise(lit, pending.rectified):
             self.sure.pending = None
 
-    def stable(self, frame: np.ndarray, observation: Observation) -> None:
-        """The frame that completed a stable period, and what the gate passed for it."""
-        self._frame, self._observation = frame, observation
+    def stable(self, frame: np.ndarray, observation: Observation, fits: BaseFits | None = None) -> None:
+        """The frame that completed a stable period, what the gate passed for it, and the
+        frame's base fits as the reader found them (``Reading.fits``)."""
+        self._frame, self._observation, self._fits = frame, observation, fits
 
     def judged(self, kinds: Iterable[str], position: ShowsTops, doubt: Collection[str] = ()) -> bool:
         """The referee's verdict on the last stable frame; True when something was learned
@@ -915,8 +924,8 @@ class ObserverLearning:
         ``doubt`` names the squares whose top the referee is not sure of now (plies in doubt,
         and where their cups went since): the frame is learned from everywhere else. A batch
         may then report plies in doubt (kind ``UNSURE``); any other doubt drops the frame."""
-        frame, observation = self._frame, self._observation
-        self._frame = self._observation = None
+        frame, observation, fits = self._frame, self._observation, self._fits
+        self._frame = self._observation = self._fits = None
         labelled = None
         reader = self.learner.reader
         doubted = set(doubt)
@@ -924,7 +933,7 @@ class ObserverLearning:
         unknown = frozenset(row for row, name in enumerate(names) if name in doubted)
         if frame is not None and observation is not None:
             tops = tops_of(position, reader.models.size)
-            labelled = label(reader.rectified(frame), tops, observation, unknown)
+            labelled = label(reader.rectified(frame), tops, observation, unknown, fits)
         confirmed = self.sure.judged(kinds, labelled, observation)
         relit, self._relit = self._relit, False
         if confirmed is None:

@@ -33,6 +33,7 @@ from companion.vision.marks import HIDDEN_MM2, LABEL_ALIKE, Box
 from companion.vision.matching import (
     SIZE_SURENESS,
     Evidence,
+    Reads,
     SquareMatch,
     coverage,
     evidence,
@@ -149,6 +150,9 @@ class Reading:
     """The cups found where their bases stand (``BoardReader._standing``); None: as matched."""
     labels_alike: float = 1.0
     """How alike the least alike marker label still looks (``HiddenMarks.labels_alike``)."""
+    fits: BaseFits | None = None
+    """The frame's base fits (None without an outline), for learning from this frame
+    (``learning.LabelledFrame.fits``)."""
 
     @property
     def cover(self) -> Occlusion:
@@ -190,6 +194,7 @@ class BoardReader:
         self.models = calibration.in_use()
         """The same with the learned models in place: what every frame is read with."""
         self._outline_key: object = None  # the camera centre and outline the edge banks are for
+        self._bank_key: object = None  # what the silhouettes (``bank``) were drawn for
         self._set_models(calibration.camera, calibration.markers)
 
     def _set_models(self, camera: Camera, markers: dict[int, np.ndarray]) -> None:
@@ -238,7 +243,10 @@ class BoardReader:
         c = self.models
         self.camera = camera
         self.markers = markers
-        self.bank = build_bank(c.layout, c.view, camera.centre, c.cups)
+        bank_key = (c.layout, c.scale, tuple(camera.centre.tolist()), c.cups)
+        if self._bank_key != bank_key:  # a step of learning that moved no size keeps them
+            self.bank = build_bank(c.layout, c.view, camera.centre, c.cups)
+            self._bank_key = bank_key
         self._region_trust = (1.0, 1.0) if c.outline is None else c.outline.region_trust
         outline_key = (tuple(camera.centre.tolist()), c.outline)
         if self._outline_key != outline_key:  # learning changes neither: kept across adopt()
@@ -353,9 +361,12 @@ class BoardReader:
         view = c.view
         rect = self._rectify(image)
         ev = evidence(rect, self._background, c.pixels, self.bank.pad)
-        fits = None if self.edges is None else BaseFits(edge_maps(ev.features, self.edges.pad), self.edges)
+        fits = None
+        if self.edges is not None:
+            fits = BaseFits(edge_maps(ev.features, self.edges.pad), self.edges, rect, self._background)
         seeds = None if fits is None else fits.seeds
-        matches = match_apart(ev, self.bank, match_all(ev, self.bank, seeds), seeds)
+        reads: list[Reads] = []
+        matches = match_apart(ev, self.bank, match_all(ev, self.bank, seeds, reads), seeds, reads)
         matches = self._outside_shadows(ev, matches)
         edges, feet = self._edge_scores(ev, fits, matches)
         placed = self._placed(ev, matches, edges, feet)
@@ -383,6 +394,7 @@ class BoardReader:
             cover.hidden_mm2,
             standing,
             cover.labels_alike,
+            fits,
         )
 
     def _under_frame_lamp(
