@@ -57,6 +57,8 @@ def timed(fn: Callable[[], object], runs: int) -> tuple[list[float], list[float]
 
 
 def summary(label: str, walls: list[float], cpus: list[float]) -> str:
+    if not walls:
+        return f"{label}: not run (0 runs)"
     ms = sorted(w * 1000 for w in walls)
     p90 = ms[int(0.9 * (len(ms) - 1))]
     return (
@@ -83,11 +85,13 @@ def bench(resolution: tuple[int, int], reads: int, calibrations: int) -> None:
     read_walls, read_cpus = timed(one, reads)
 
     def learn_one() -> None:
-        """A learning step, its worst case: every cup's size refitted (``misread`` unknown)."""
+        """A learning step, its worst case: every cup's size refitted (``misread`` unknown),
+        from a frame just read (its base fits the reading's)."""
         reader, frame = jobs[state["i"] % len(jobs)]
         state["i"] += 1
-        tops = {row: top for row, top in enumerate(reader.read(frame).tops().values()) if top is not None}
-        Learner(reader).learn(LabelledFrame(reader.rectified(frame), tops))
+        reading = reader.read_details(frame)
+        tops = {row: top for row, top in enumerate(reading.observation.tops().values()) if top is not None}
+        Learner(reader).learn(LabelledFrame(reader.rectified(frame), tops, fits=reading.fits))
 
     learn_walls, learn_cpus = timed(learn_one, max(5, reads // 20))
     w, h = resolution
@@ -107,7 +111,8 @@ def main() -> None:
         f"{platform.python_version()}, OpenCV {cv2.__version__}, 1 OpenCV thread"
     )
     bench((640, 480), args.reads, args.calibrations)
-    bench((1280, 960), max(20, args.reads // 5), max(3, args.calibrations // 3))
+    at_1280 = max(3, args.calibrations // 3) if args.calibrations > 0 else 0  # 0: reads alone
+    bench((1280, 960), max(20, args.reads // 5), at_1280)
 
 
 if __name__ == "__main__":

@@ -81,7 +81,7 @@ class ReaderObserver:
         if stable is None:
             return None
         if self.learning is not None:
-            self.learning.stable(frame, stable)
+            self.learning.stable(frame, stable, reading.fits)
         return replace(stable, timestamp=self.clock())
 
     @property

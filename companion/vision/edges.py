@@ -353,16 +353,27 @@ class EdgeMaps:
     pad: int
 
 
+_CHANNEL_SUM = np.ones((1, 3), np.float32)
+"""``cv2.transform`` by this adds up a pixel's three channels."""
+
+
 def edge_maps(features: np.ndarray, pad: int) -> EdgeMaps:
-    """The edge maps of a frame's features (``Background.features``), padded by ``pad``."""
-    gx = cv2.Sobel(features, cv2.CV_32F, 1, 0, ksize=3) / 8
-    gy = cv2.Sobel(features, cv2.CV_32F, 0, 1, ksize=3) / 8
-    jxx = cv2.transform(gx * gx, np.ones((1, 3), np.float32))
-    jxy = cv2.transform(gx * gy, np.ones((1, 3), np.float32))
-    jyy = cv2.transform(gy * gy, np.ones((1, 3), np.float32))
+    """The edge maps of a frame's features (``Background.features``), padded by ``pad``.
+
+    The x derivative takes its 1/8 inside ``Sobel`` (a power of two scaling its smoothing
+    kernel: the same numbers), the y one in place afterwards (scaling its smoothing kernel
+    there rounds differently); the strength's three channels are divided at once."""
+    gx = cv2.Sobel(features, cv2.CV_32F, 1, 0, ksize=3, scale=0.125)
+    gy = cv2.Sobel(features, cv2.CV_32F, 0, 1, ksize=3)
+    np.multiply(gy, np.float32(0.125), out=gy)
+    jxx = cv2.transform(cv2.multiply(gx, gx), _CHANNEL_SUM)
+    jxy = cv2.transform(cv2.multiply(gx, gy), _CHANNEL_SUM)
+    jyy = cv2.transform(cv2.multiply(gy, gy), _CHANNEL_SUM)
     magnitude = cv2.sqrt(jxx + jyy) + np.float32(EDGE_FLOOR)
-    distance = cv2.sqrt(cv2.transform(features * features, np.ones((1, 3), np.float32)))
-    strength = np.dstack([jxx / magnitude, jxy / magnitude, jyy / magnitude])
+    distance = cv2.sqrt(cv2.transform(cv2.multiply(features, features), _CHANNEL_SUM))
+    strength = np.divide(
+        cv2.merge([jxx, jxy, jyy]), cv2.merge([magnitude, magnitude, magnitude]), dtype=np.float32
+    )
     border = (pad, pad, pad, pad, cv2.BORDER_CONSTANT)
     return EdgeMaps(
         cv2.copyMakeBorder(distance, *border, value=0), cv2.copyMakeBorder(strength, *border, value=0), pad
@@ -392,11 +403,30 @@ def base_fits(maps: EdgeMaps, bank: EdgeBank, row: int) -> tuple[np.ndarray, np.
 
 
 class BaseFits:
-    """A frame's base fits (``base_fits``), each square's computed once, when first asked for."""
+    """A frame's base fits (``base_fits``), each square's computed once, when first asked for.
 
-    def __init__(self, maps: EdgeMaps, bank: EdgeBank) -> None:
+    ``rectified`` and ``board`` (the reader's ``Background``), when given, are the frame on
+    the board plane and the empty board its edge maps were measured against: learning from
+    the same frame later takes these fits instead of measuring them again (``serves``)."""
+
+    def __init__(
+        self, maps: EdgeMaps, bank: EdgeBank, rectified: np.ndarray | None = None, board: object = None
+    ) -> None:
         self.maps, self.bank = maps, bank
+        self.rectified, self.board = rectified, board
         self._fits: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    def serves(self, rectified: np.ndarray, board: object, bank: EdgeBank) -> bool:
+        """Whether these are the fits of frame ``rectified`` against ``board`` with ``bank``'s
+        templates: the same empty board and templates (learning replaces the board, a board
+        found moved the templates), and a frame the same to the pixel."""
+        return (
+            self.bank is bank
+            and self.board is not None
+            and self.board is board
+            and self.rectified is not None
+            and np.array_equal(self.rectified, rectified)
+        )
 
     def fits(self, row: int) -> tuple[np.ndarray, np.ndarray]:
         """``base_fits`` of square ``row``."""
@@ -408,10 +438,9 @@ class BaseFits:
         """Where each size's base is found on square ``row`` (None where its best shift is
         stopped at its search's edge, ``EdgeBank.found``), for ``matching.climb``."""
 
-        def found() -> list[tuple[int, int] | None]:
-            return [
-                (int(foot[0]), int(foot[1])) if self.bank.found(foot) else None for foot in self.fits(row)[1]
-            ]
+        def found() -> list[tuple[int, int] | None]:  # (``EdgeBank.found`` on Python ints)
+            reach = self.bank.base_reach
+            return [(y, x) if max(abs(y), abs(x)) < reach else None for y, x in self.fits(row)[1].tolist()]
 
         return found
 

@@ -34,7 +34,6 @@ import numpy as np
 
 from companion.rules.square import Piece, Square, board_squares, square_name
 from companion.vision.calibration import (
-    BOARD_DILATE_MM,
     FIT_PAD_MM,
     STANDING_REACH_MM,
     Adaptation,
@@ -45,13 +44,18 @@ from companion.vision.calibration import (
     scanned_radii,
 )
 from companion.vision.cups import CupSet
-from companion.vision.edges import base_fits, edge_maps, real_cups
+from companion.vision.edges import BaseFits, edge_maps, real_cups
 from companion.vision.marks import HIDDEN_MM2
-from companion.vision.matching import best_shift, coverage, evidence
+from companion.vision.matching import best_shift, evidence
 from companion.vision.observation import Observation, class_index
 from companion.vision.pixels import MIN_CUP_SIGMA, Background, Gaussian, PixelModel, blurred, log_image
 from companion.vision.reader import STILL_SECONDS, BoardReader, Reading, moderate
-from companion.vision.shadows import ShadowModel, casting_cups, found_cups, learn_shadows
+from companion.vision.shadows import (
+    ShadowModel,
+    casting_cups,
+    light_changed,
+    lit_otherwise,
+)
 from companion.vision.templates import MAX_OFFSET_MM
 
 SURE_KINDS = frozenset({"move", "win", "loss", "draw", "settled"})
@@ -115,12 +119,6 @@ main 601a02d: lost 2.3 s)."""
 LIGHT_SMOOTHING_MM = 12.0
 """Spread of the Gaussian that turns the bare board's change into the light's change under the
 cups: a lamp's fall-off varies over tens of millimetres, a cup's contact shadow over a few."""
-LIGHT_CHANGED = 0.1
-"""The margin's gain (log, any channel) beyond which the light counts as changed since the board
-in use was learned; a camera's exposure drifts by 0.01-0.05. Under the same light the board is
-not relit: the bare board's change is then only the cups' shadows and the light they bounce
-(up to 0.75 in log near them on the bench's bench-01), which a relit board took in and, once
-the cups moved, read as a hand (bench-01: 14 of 27 boards never reached the referee)."""
 LIGHT_UNDER_CUPS_MM = 40.0
 """Spread of the Gaussian that carries the light's change under the labelled cups themselves
 (each one's silhouette and the ``KEEP_CLEAR_MM`` around it). At ``LIGHT_SMOOTHING_MM`` the only
@@ -196,6 +194,10 @@ class LabelledFrame:
     """The cups that may stand on the ``unknown`` rows (the referee's guess, or the reader's
     where it saw a larger one): never learned, only explained away when a labelled cup beside
     them is fitted, so that its radius does not grow into a neighbour nobody vouched for."""
+    fits: BaseFits | None = None
+    """The reader's base fits of this frame (``Reading.fits``), taken for where the cups stand
+    (``_feet``) while they still serve: the same frame against the same empty board and edge
+    templates (``BaseFits.serves``); measured again otherwise."""
 
     def without(self, rows: frozenset[int]) -> LabelledFrame:
         """The same label with ``rows`` unknown as well (their tops kept in ``beside``)."""
@@ -214,9 +216,10 @@ def label(
     tops: dict[int, tuple[int, int]],
     seen: Observation,
     unknown: frozenset[int] = frozenset(),
+    fits: BaseFits | None = None,
 ) -> LabelledFrame:
     """A labelled frame, with the rows ``seen`` (the reading of it) got wrong or doubted; the
-    ``unknown`` rows (the referee's doubt) are left out."""
+    ``unknown`` rows (the referee's doubt) are left out; ``fits``, the reading's base fits."""
     misread = frozenset(
         row
         for row in range(seen.probabilities.shape[0])
@@ -227,7 +230,7 @@ def label(
         for row, top in tops.items()
         if (seen_top := seen.top(row)) is not None and seen_top[0] == top[0] and seen_top[1] != top[1]
     }
-    frame = LabelledFrame(rectified, tops, misread, read_as=read_as).without(unknown)
+    frame = LabelledFrame(rectified, tops, misread, read_as=read_as, fits=fits).without(unknown)
     for row in unknown:  # the reader's cup where it saw a larger one than the referee's guess
         seen_top = seen.top(row)
         if seen_top is not None and seen_top[1] > frame.beside.get(row, (0, 0))[1]:
@@ -338,10 +341,12 @@ def _feet(reader: BoardReader, frame: LabelledFrame, f: np.ndarray) -> dict[int,
     edges = reader.edges
     if edges is None:
         return {}
-    maps = edge_maps(f, edges.pad)
+    fits = frame.fits
+    if fits is None or not fits.serves(frame.rectified, reader.background, edges):
+        fits = BaseFits(edge_maps(f, edges.pad), edges)
     feet = {}
     for row, (_, size) in frame.tops.items():
-        foot = base_fits(maps, edges, row)[1][size - 1]
+        foot = fits.fits(row)[1][size - 1]
         if edges.found(foot):
             feet[row] = (int(foot[0]), int(foot[1]))
     return feet
@@ -763,19 +768,6 @@ def _shadowed(scene: BoardScene, shadows: ShadowModel, frame: LabelledFrame, cup
     return shadows.draw(scene.view, casting, scene.view.shape, KEEP_CLEAR_MM)
 
 
-def light_changed(field: np.ndarray) -> bool:
-    """Whether the margin's light field (``Background.light_field`` against the board in use)
-    says the light changed: uneven, or one gain beyond ``LIGHT_CHANGED`` on some channel."""
-    return field.ndim == 3 or float(np.abs(field).max()) > LIGHT_CHANGED
-
-
-def lit_otherwise(background: Background, rectified: np.ndarray) -> bool:
-    """Whether ``rectified`` (a frame on the board plane) shows another light than the board
-    ``background`` was learned under (``light_changed``, on its margin)."""
-    diff = cv2.subtract(log_image(blurred(rectified, background.scale)), background.log)
-    return light_changed(background.light_field(diff))
-
-
 def light_change(
     diff: np.ndarray, field: np.ndarray, bare: np.ndarray, spread_px: float
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -856,20 +848,11 @@ def relit(reader: BoardReader, rectified: np.ndarray, reading: Reading) -> Calib
     right and never back on track, not 24 of 24). So are the frames learned (``Adaptation.frames``):
     the next sure frame moves the colour models a third of the way, and every one under the new
     lamp moves them, near or not (``_learned_pixels``)."""
-    now, background = reader.models, reader.background
-    view = now.view
+    background = reader.background
     if not lit_otherwise(background, rectified):
         return None
-    standing = reading.matches if reading.standing is None else reading.standing
-    cups = casting_cups(found_cups(standing), now.layout, now.scale, now.cups)
-    if not cups:
-        return None
     f, _ = background.features(rectified)
-    seen = coverage(reading.matches, reader.bank, view.shape, reader.bank.pad)
-    if reading.standing is not None:  # (else the same cups where they were matched)
-        seen = cv2.max(seen, coverage(reading.standing, reader.bank, view.shape, reader.bank.pad))
-    grow = np.ones((int(2 * BOARD_DILATE_MM * view.scale) + 1,) * 2, np.uint8)
-    shadows = learn_shadows(f, view, cups, cv2.dilate(seen, grow) > 0)
+    shadows = reader.lamp_seen(f, reading.matches, reading.standing)
     if shadows is None:
         return None
     base = reader.calibration
@@ -886,6 +869,7 @@ class ObserverLearning:
         self.sure = SureFrames()
         self._frame: np.ndarray | None = None
         self._observation: Observation | None = None
+        self._fits: BaseFits | None = None  # the last stable frame's, as the reader found them
         self._relit_since: float | None = None  # when the picture last learned from settled
         self._relit = False  # relearned since the last verdict: the calibration to save changed
 
@@ -937,9 +921,10 @@ class ObserverLearning:
         if pending is not None and not lit_otherwise(lit, pending.rectified):
             self.sure.pending = None
 
-    def stable(self, frame: np.ndarray, observation: Observation) -> None:
-        """The frame that completed a stable period, and what the gate passed for it."""
-        self._frame, self._observation = frame, observation
+    def stable(self, frame: np.ndarray, observation: Observation, fits: BaseFits | None = None) -> None:
+        """The frame that completed a stable period, what the gate passed for it, and the
+        frame's base fits as the reader found them (``Reading.fits``)."""
+        self._frame, self._observation, self._fits = frame, observation, fits
 
     def judged(self, kinds: Iterable[str], position: ShowsTops, doubt: Collection[str] = ()) -> bool:
         """The referee's verdict on the last stable frame; True when something was learned
@@ -948,8 +933,8 @@ class ObserverLearning:
         ``doubt`` names the squares whose top the referee is not sure of now (plies in doubt,
         and where their cups went since): the frame is learned from everywhere else. A batch
         may then report plies in doubt (kind ``UNSURE``); any other doubt drops the frame."""
-        frame, observation = self._frame, self._observation
-        self._frame = self._observation = None
+        frame, observation, fits = self._frame, self._observation, self._fits
+        self._frame = self._observation = self._fits = None
         labelled = None
         reader = self.learner.reader
         doubted = set(doubt)
@@ -957,7 +942,7 @@ class ObserverLearning:
         unknown = frozenset(row for row, name in enumerate(names) if name in doubted)
         if frame is not None and observation is not None:
             tops = tops_of(position, reader.models.size)
-            labelled = label(reader.rectified(frame), tops, observation, unknown)
+            labelled = label(reader.rectified(frame), tops, observation, unknown, fits)
         confirmed = self.sure.judged(kinds, labelled, observation)
         relit, self._relit = self._relit, False
         if confirmed is None:

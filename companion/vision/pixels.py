@@ -179,12 +179,14 @@ class Background:
         varies by more than ``UNEVEN`` over the board: under even light the median is the more
         robust estimate (a shadow or a sleeve on the margin bends a quadratic a little)."""
         values = diff.reshape(-1, 3)[self.band_sample].astype(np.float64)
-        gain = np.median(values, axis=0)
+        gain = _median_rows(values.T.copy())  # each channel's median, its samples side by side
         coef = np.zeros((GAIN_TERMS, 3))
         coef[0] = gain  # the first round: one gain, as robust as can be
         for _ in range(GAIN_ROUNDS):
-            resid = np.abs(values - self.band_basis @ coef).sum(axis=1)
-            keep = resid <= GAIN_TRIM * max(1.4826 * float(np.median(resid)), GAIN_MIN_SPREAD)
+            error = np.abs(values - self.band_basis @ coef)
+            resid = error[:, 0] + error[:, 1] + error[:, 2]
+            spread = float(_median_rows(resid[None, :].copy())[0])
+            keep = resid <= GAIN_TRIM * max(1.4826 * spread, GAIN_MIN_SPREAD)
             if keep.sum() < 4 * GAIN_TERMS:
                 break
             weighted = self.band_basis_t * keep  # the normal equations, 6 x 6: lstsq costs more
@@ -227,6 +229,19 @@ class Background:
         cross = cv2.subtract(_box(cv2.multiply(gray, self.gray), window), cv2.multiply(mean, self.gray_mean))
         dev = cv2.multiply(cv2.sqrt(at_least(var, NOISE_VAR)), self.gray_dev)
         return f, cv2.divide(cross, dev)
+
+
+def _median_rows(rows: np.ndarray) -> np.ndarray:
+    """``np.median(rows, axis=1)`` to the bit (the mean of the middle two of an even count),
+    partitioned in place: each median of the light field's fit took a third of its time
+    sorting a copy with numpy's general median."""
+    n = rows.shape[1]
+    half = n // 2
+    if n % 2:
+        rows.partition(half, axis=1)
+        return rows[:, half].copy()
+    rows.partition((half - 1, half), axis=1)
+    return (rows[:, half - 1] + rows[:, half]) / 2
 
 
 def _field_terms(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -273,9 +288,9 @@ def table_index(f: np.ndarray) -> np.ndarray:
     fine = at_most(at_least(u, (-np.inf, outer, outer, 0.0)), (np.inf, top, top, 0.0))  # m as it is
     u = cv2.addWeighted(u, dq / step, fine, 1.0 - dq / step, 0.0)  # beyond the fine grid: outer steps
     last = outer * 2 + nq - 1.0
-    u = at_most(at_least(np.rint(u), 0.0), (nm - 1.0, last, last, 0.0))
+    u = at_most(at_least(np.rint(u, out=u), 0.0), (nm - 1.0, last, last, 0.0))
     flat = cv2.transform(u, np.array([[(last + 1) ** 2, last + 1, 1]], np.float32))
-    return flat.astype(np.int32)
+    return flat.astype(np.intp)  # numpy's own index type: ``take`` would convert int32 each time
 
 
 def odd_window(pixels: float) -> int:

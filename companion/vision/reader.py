@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from companion.errors import CompanionError
-from companion.vision.calibration import Calibration, check_frame, grid_mask
+from companion.vision.calibration import BOARD_DILATE_MM, Calibration, check_frame, grid_mask
 from companion.vision.edges import (
     BaseFits,
     EdgeBank,
@@ -29,10 +29,11 @@ from companion.vision.edges import (
 )
 from companion.vision.geometry import Camera, camera_with_focal
 from companion.vision.markers import QUIET_MM, detect_markers, marker_correspondences
-from companion.vision.marks import HIDDEN_MM2, Box
+from companion.vision.marks import HIDDEN_MM2, LABEL_ALIKE, Box
 from companion.vision.matching import (
     SIZE_SURENESS,
     Evidence,
+    Reads,
     SquareMatch,
     coverage,
     evidence,
@@ -46,7 +47,18 @@ from companion.vision.observation import Observation
 from companion.vision.occlusion import Occlusion, OcclusionTest, shrink, unlike_share
 from companion.vision.pixels import Background
 from companion.vision.scalars import compare_with
-from companion.vision.shadows import SUBPIXEL, casting_cups, found_cups, in_shadow
+from companion.vision.shadows import (
+    SUBPIXEL,
+    CastingCup,
+    ShadowModel,
+    casting_cups,
+    found_cups,
+    in_shadow,
+    learn_shadows,
+    light_changed,
+    light_seen,
+    same_light,
+)
 from companion.vision.templates import TemplateBank, build_bank
 
 COLOUR_SURENESS = 0.5
@@ -108,6 +120,18 @@ MOVE_TOLERANCE_PX = 1.5
 SQUARE_5 = np.ones((5, 5), np.uint8)
 
 
+@dataclass(frozen=True)
+class FrameLamp:
+    """The lamp last fitted to a frame (``BoardReader.lamp_seen``; where that frame's shadows
+    were not clear, the one before, or None), with the board and the light it was fitted
+    under: the cups found (row, colour, size) and the margin's light field
+    (``shadows.light_seen``)."""
+
+    board: frozenset[tuple[int, int, int]]
+    field: np.ndarray
+    lamp: ShadowModel | None
+
+
 @dataclass
 class Reading:
     """Internals of one read, for diagnostics and the accuracy script."""
@@ -126,6 +150,9 @@ class Reading:
     """The cups found where their bases stand (``BoardReader._standing``); None: as matched."""
     labels_alike: float = 1.0
     """How alike the least alike marker label still looks (``HiddenMarks.labels_alike``)."""
+    fits: BaseFits | None = None
+    """The frame's base fits (None without an outline), for learning from this frame
+    (``learning.LabelledFrame.fits``)."""
 
     @property
     def cover(self) -> Occlusion:
@@ -167,6 +194,7 @@ class BoardReader:
         self.models = calibration.in_use()
         """The same with the learned models in place: what every frame is read with."""
         self._outline_key: object = None  # the camera centre and outline the edge banks are for
+        self._bank_key: object = None  # what the silhouettes (``bank``) were drawn for
         self._set_models(calibration.camera, calibration.markers)
 
     def _set_models(self, camera: Camera, markers: dict[int, np.ndarray]) -> None:
@@ -188,6 +216,7 @@ class BoardReader:
         gray = cv2.cvtColor(self.calibration.background, cv2.COLOR_BGR2GRAY).astype(np.float32)
         self._marker_refs = [gray.ravel()[m] - gray.ravel()[m].mean() for m in self._marker_masks]
         self._still: tuple[float, np.ndarray] | None = None  # (since, map) of the first still frame
+        self._lamp: FrameLamp | None = None  # the lamp last fitted to a frame (``_under_frame_lamp``)
         self._set_camera(camera, markers)
 
     def adopt(self, calibration: Calibration) -> None:
@@ -214,7 +243,10 @@ class BoardReader:
         c = self.models
         self.camera = camera
         self.markers = markers
-        self.bank = build_bank(c.layout, c.view, camera.centre, c.cups)
+        bank_key = (c.layout, c.scale, tuple(camera.centre.tolist()), c.cups)
+        if self._bank_key != bank_key:  # a step of learning that moved no size keeps them
+            self.bank = build_bank(c.layout, c.view, camera.centre, c.cups)
+            self._bank_key = bank_key
         self._region_trust = (1.0, 1.0) if c.outline is None else c.outline.region_trust
         outline_key = (tuple(camera.centre.tolist()), c.outline)
         if self._outline_key != outline_key:  # learning changes neither: kept across adopt()
@@ -329,9 +361,12 @@ class BoardReader:
         view = c.view
         rect = self._rectify(image)
         ev = evidence(rect, self._background, c.pixels, self.bank.pad, self.bank.reach())
-        fits = None if self.edges is None else BaseFits(edge_maps(ev.features, self.edges.pad), self.edges)
+        fits = None
+        if self.edges is not None:
+            fits = BaseFits(edge_maps(ev.features, self.edges.pad), self.edges, rect, self._background)
         seeds = None if fits is None else fits.seeds
-        matches = match_apart(ev, self.bank, match_all(ev, self.bank, seeds), seeds)
+        reads: list[Reads] = []
+        matches = match_apart(ev, self.bank, match_all(ev, self.bank, seeds, reads), seeds, reads)
         matches = self._outside_shadows(ev, matches)
         edges, feet = self._edge_scores(ev, fits, matches)
         placed = self._placed(ev, matches, edges, feet)
@@ -341,8 +376,10 @@ class BoardReader:
         fg = ev.fg[ev.pad : ev.pad + view.shape[0], ev.pad : ev.pad + view.shape[1]]
         cups = casting_cups(found_cups(standing), c.layout, c.scale, c.cups)
         cover = self._occlusion.judge(ev.features, ev.texture, rect, free, fg, cups)
-        probabilities = self._probabilities(matches, ROUGH_SOFTENING if cover.rough else 1.0, edges, placed)
         changed = self._markers_changed(rect)
+        if not changed:  # (a marker out of view flags the frame whatever the lamp)
+            cover = self._under_frame_lamp(cover, ev, rect, free, (matches, standing), cups)
+        probabilities = self._probabilities(matches, ROUGH_SOFTENING if cover.rough else 1.0, edges, placed)
         still = self._held_still(rect, timestamp)
         occluded = changed > 0 or (cover.occluded and not (still >= STILL_SECONDS and moderate(cover)))
         obs = Observation(c.size, c.max_piece, probabilities, bool(occluded), False, timestamp)
@@ -357,7 +394,91 @@ class BoardReader:
             cover.hidden_mm2,
             standing,
             cover.labels_alike,
+            fits,
         )
+
+    def _under_frame_lamp(
+        self,
+        cover: Occlusion,
+        ev: Evidence,
+        rect: np.ndarray,
+        free: np.ndarray,
+        found: tuple[list[SquareMatch], list[SquareMatch]],
+        cups: list[CastingCup],
+    ) -> Occlusion:
+        """``cover`` judged again under the light this frame shows (``OcclusionTest.under``),
+        when it flagged the frame and the margin says the light changed since the board in use
+        (``shadows.lit_otherwise``): the cups' shadows cast by the lamp fitted to this frame
+        (``lamp_seen``), and the board's own pattern in view taken for board. Kept only where
+        that clears the frame (else ``cover`` as it was).
+
+        A lamp changed for a low one throws long shadows the calibration's model does not
+        predict (none at all when the calibration's light was soft) across the margin and the
+        grid, and every board under it read as covered at first sight, until the picture had
+        held still 1.5 s (the vision bench's bench-24: the 10 boards under its new lamp).
+        Where a shadow falls is geometry: the lamp's direction and reach, fitted to how the
+        board darkened beside the cups this very frame shows, as calibration fits them. The
+        shadows so predicted forgive only a darker board of the shadows' own hue
+        (``ShadowModel.lift``), the pattern only where the board's grain and lines show
+        through as they did: a hand keeps its colour and hides the pattern, and the marks it
+        hides and the labels it covers are judged as before (a frame they flag is not judged
+        again).
+
+        The lamp last fitted is tried first (``_lamp``): the light a moment ago is most likely
+        the light now, and a fit costs about 1.5 reads of CPU (every direction and slope tried
+        is drawn for every cup). A frame it does not clear is judged with its own, fitted once
+        for the same cups under the same light (``FrameLamp``): a board under the new lamp that
+        the lamp does not clear is read some twenty times while it stands (the vision bench's
+        bench-03, each board read once with a fit of its own: 63 ms median, main 28). When no
+        lamp's shadows are clear, the calibration's lamp is judged with."""
+        if not cover.occluded or not self._light_may_clear(cover):
+            return cover
+        field = light_seen(self._background, rect)
+        if not light_changed(field):
+            return cover
+        last = self._lamp
+        before = None if last is None else last.lamp
+        if before is not None:
+            lit = self._occlusion.under(
+                (before, self.models.view), cover, ev.features, ev.texture, rect, free, cups
+            )
+            if not lit.occluded:
+                return lit
+        board = frozenset((row, colour, size) for row, (colour, size, _, _) in found_cups(found[1]).items())
+        if last is not None and last.board == board and same_light(last.field, field):
+            return cover  # this board's own lamp, under this light, was judged with already
+        fitted = self.lamp_seen(ev.features, *found)
+        self._lamp = FrameLamp(board, field, before if fitted is None else fitted)
+        if fitted is None and before is not None:
+            return cover  # no clear shadows of its own: judged with the last lamp already
+        light = None if fitted is None else (fitted, self.models.view)
+        lit = self._occlusion.under(light, cover, ev.features, ev.texture, rect, free, cups)
+        return cover if lit.occluded else lit
+
+    @staticmethod
+    def _light_may_clear(cover: Occlusion) -> bool:
+        """Whether the light could be all that flags ``cover``: no hand's worth of the board's
+        marks hidden and every marker label alike (neither depends on the light)."""
+        return cover.hidden_mm2 <= HIDDEN_MM2 and cover.labels_alike >= LABEL_ALIKE
+
+    def lamp_seen(
+        self, features: np.ndarray, matches: list[SquareMatch], standing: list[SquareMatch] | None
+    ) -> ShadowModel | None:
+        """The lamp a frame shows (``shadows.learn_shadows``), from where the cups found stand
+        (``standing``; None: as ``matches`` placed them) and how the board around them darkened
+        in ``features`` (the frame's against the board in use), never from the cups' own pixels
+        (their silhouettes, as matched and as standing, grown by ``BOARD_DILATE_MM``). None
+        when no cup was found or their shadows are not clear."""
+        c = self.models
+        standing = matches if standing is None else standing
+        cups = casting_cups(found_cups(standing), c.layout, c.scale, c.cups)
+        if not cups:
+            return None
+        seen = coverage(matches, self.bank, c.view.shape, self.bank.pad)
+        if standing is not matches:
+            seen = cv2.max(seen, coverage(standing, self.bank, c.view.shape, self.bank.pad))
+        grow = np.ones((int(2 * BOARD_DILATE_MM * c.view.scale) + 1,) * 2, np.uint8)
+        return learn_shadows(features, c.view, cups, cv2.dilate(seen, grow) > 0)
 
     def _explaining(self, features: np.ndarray, matches: list[SquareMatch]) -> list[SquareMatch]:
         """The matches as the occlusion test takes them: a clear cup found whose silhouette is

@@ -41,6 +41,7 @@ from companion.errors import CompanionError
 from companion.vision.cups import CupSet
 from companion.vision.geometry import BoardLayout, RectifiedView
 from companion.vision.matching import SquareMatch
+from companion.vision.pixels import Background, blurred, log_image
 
 SHADOW_VERSION = 1
 """Version of the shadow model's entry in the calibration file."""
@@ -85,6 +86,13 @@ MAX_SLACK = 0.1
 """Inside a predicted shadow, colour within this (the 75th percentile of the reference
 shadows' spread around their hue shift, clipped) of the shift is taken as the board's: a
 sleeve or skin differs by several times that."""
+
+LIGHT_CHANGED = 0.1
+"""The margin's gain (log, any channel) beyond which the light counts as changed since the board
+in use was learned; a camera's exposure drifts by 0.01-0.05. Under the same light the board is
+not relit: the bare board's change is then only the cups' shadows and the light they bounce
+(up to 0.75 in log near them on the bench's bench-01), which a relit board took in and, once
+the cups moved, read as a hand (bench-01: 14 of 27 boards never reached the referee)."""
 
 
 class ShadowModelError(CompanionError):
@@ -360,3 +368,28 @@ def casting_cups(placed: Placed, layout: BoardLayout, scale: float, cups: CupSet
         radius = cups.radii[colour][size - 1]
         found.append(CastingCup(x + dx / scale, y - dy / scale, radius, cups.height_for(colour, radius)))
     return found
+
+
+def light_changed(field: np.ndarray) -> bool:
+    """Whether the margin's light field (``Background.light_field`` against the board in use)
+    says the light changed: uneven, or one gain beyond ``LIGHT_CHANGED`` on some channel."""
+    return field.ndim == 3 or float(np.abs(field).max()) > LIGHT_CHANGED
+
+
+def lit_otherwise(background: Background, rectified: np.ndarray) -> bool:
+    """Whether ``rectified`` (a frame on the board plane) shows another light than the board
+    ``background`` was learned under (``light_changed``, on its margin)."""
+    return light_changed(light_seen(background, rectified))
+
+
+def light_seen(background: Background, rectified: np.ndarray) -> np.ndarray:
+    """The light's change ``rectified`` (a frame on the board plane) shows on its margin since
+    the board ``background`` was learned (``Background.light_field``)."""
+    diff = cv2.subtract(log_image(blurred(rectified, background.scale)), background.log)
+    return background.light_field(diff)
+
+
+def same_light(field: np.ndarray, other: np.ndarray) -> bool:
+    """Whether two of the margin's light fields (``light_seen``, against the same board) show
+    the same light: within ``LIGHT_CHANGED`` of each other everywhere."""
+    return float(np.abs(field - other).max()) <= LIGHT_CHANGED
