@@ -79,6 +79,12 @@ its area (in pixels, at full log-odds one)."""
 OWN_COLOUR_SHARE = 0.8
 """A square's own colour on the empty board is taken over its middle, this share of its side
 (``BoardScene.square_colours``): clear of the lines between squares."""
+LEVEL_SHARE = 1.0
+"""How much of the board's own change of colour across the grid the colour vote takes for sheen
+(``levelled``): all of it. Over the seen scenes' 1,260 cups, scored on main's matches before the
+reader's softening, shares of 0, 0.25, 0.5, 0.75 and 1 left 9, 6, 6, 6 and 6 cups the wrong
+colour and 25, 20, 16, 13 and 12 within 2 logits; none takes bench-03's and bench-24's under
+their moved lamps right."""
 MIN_STOPPED_FITS = 3
 """The final radii leave a colour's reference fits at the top of ``RADIUS_SCAN`` out of the
 set's line (``smoothed_radii``) only where that colour keeps this many others: fewer leave its
@@ -217,8 +223,8 @@ class Calibration:
         return band_mask(self.layout, self.view, bool(self.markers))
 
     def comparison(self) -> Background:
-        """The background every frame is compared with."""
-        return Background.of(self.background, self.scale, self.band())
+        """The background every frame is compared with, its ``level`` for the colour vote."""
+        return levelled(Background.of(self.background, self.scale, self.band()), self.layout, self.view)
 
     # -- file format ---------------------------------------------------------------------------
 
@@ -501,6 +507,41 @@ def locate(
 # -- learning from the reference layout ----------------------------------------------------------
 
 
+def square_colours(background: Background, layout: BoardLayout, view: RectifiedView) -> np.ndarray:
+    """Each square's own colour on the empty board (``Background.own_colour`` over the middle
+    ``OWN_COLOUR_SHARE`` of it), (squares, 3) in ``board_squares`` order."""
+    half = OWN_COLOUR_SHARE * layout.square_mm / 2 * view.scale
+    colours = []
+    for row in range(layout.size**2):
+        u, v = view.to_pixels(np.array([layout.square_centre(row)]))[0]
+        window = (slice(round(v - half), round(v + half)), slice(round(u - half), round(u + half)))
+        colours.append(background.own_colour(window))
+    return np.array(colours)
+
+
+def levelled(background: Background, layout: BoardLayout, view: RectifiedView) -> Background:
+    """``background`` with its ``level``: each square's own colour (``square_colours``) less
+    their mean, bilinear between the squares' centres and held beyond the outer ones.
+
+    The colour vote judges a cup by its log ratio to the grid's mean colour rather than to the
+    wood behind it (``PixelModel.levelled``): a glossy board's sheen brightens the wood and
+    not the cups. Taken as all sheen, as ``BoardScene.unclear_elsewhere`` takes it; where the
+    wood's light falls on the cups too, both colours' cups darken alike, and which of the two
+    a cup is hardly moves (bench-26, a low lamp at one side: 6 colour votes within 2 logits
+    before, 1 after, on main's matches)."""
+    size = layout.size
+    grid = square_colours(background, layout, view).reshape(size, size, 3)
+    grid = (LEVEL_SHARE * (grid - grid.mean(axis=(0, 1)))).astype(np.float32)
+    h, w = view.shape
+    x0, y1 = view.origin_mm
+    files = (x0 + np.arange(w, dtype=np.float32) / view.scale) / layout.square_mm - 0.5
+    ranks = (y1 - np.arange(h, dtype=np.float32) / view.scale) / layout.square_mm - 0.5
+    map_x = np.broadcast_to(files[None, :], (h, w)).astype(np.float32)
+    map_y = np.broadcast_to(ranks[:, None], (h, w)).astype(np.float32)
+    level = cv2.remap(grid, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return replace(background, level=level)
+
+
 def reference_layout(size: int, max_piece: int) -> dict[int, tuple[int, int]]:
     """Row (board_squares order) -> (colour, size): White's 1..S on rank 1, Black's on the last."""
     if max_piece > size:
@@ -584,15 +625,8 @@ class BoardScene:
         return colours
 
     def square_colours(self) -> np.ndarray:
-        """Each square's own colour on the empty board (``Background.own_colour`` over the
-        middle ``OWN_COLOUR_SHARE`` of it), (squares, 3) in ``board_squares`` order."""
-        half = OWN_COLOUR_SHARE * self.layout.square_mm / 2 * self.view.scale
-        colours = []
-        for row in range(self.layout.size**2):
-            u, v = self.view.to_pixels(np.array([self.layout.square_centre(row)]))[0]
-            window = (slice(round(v - half), round(v + half)), slice(round(u - half), round(u + half)))
-            colours.append(self.background.own_colour(window))
-        return np.array(colours)
+        """Each square's own colour on the empty board (``square_colours``)."""
+        return square_colours(self.background, self.layout, self.view)
 
     def unclear_elsewhere(
         self,
@@ -1091,7 +1125,7 @@ def learn_reference(scene: BoardScene, rect: np.ndarray, cups: CupSet) -> Refere
         fitted = cups
         for _ in range(2):
             light, dark, board = scene.masks(fitted, ref)
-            pixels = PixelModel.learn(f, ncc, light, dark, board, texture_top)
+            pixels = PixelModel.learn(f, ncc, light, dark, board, texture_top, scene.background.level)
             ev = evidence(rect, scene.background, pixels, pad)
             fitted, scores, raw = scene.fit_radii(ev.fg, pad, cups, ref)
         if _unclear_cup(scores, fitted, ref, scene.view.scale) is None and (
@@ -1142,12 +1176,8 @@ def calibrate(
                 f"is {empty.shape[1]}x{empty.shape[0]}: take both with the same camera setting"
             )
         _check_same_place(reference, markers)
-        scene = BoardScene(
-            layout,
-            view,
-            camera,
-            Background.of(background, view.scale, band_mask(layout, view, bool(markers))),
-        )
+        plain = Background.of(background, view.scale, band_mask(layout, view, bool(markers)))
+        scene = BoardScene(layout, view, camera, levelled(plain, layout, view))
         rect = rectify(reference, view, camera)
         fit = learn_reference(scene, rect, cups)
         pixels = fit.pixels

@@ -316,7 +316,7 @@ class Learner:
         feet = _feet(reader, frame, f)
         relearned = base.learned is not None and base.learned.shadows is not None  # a new lamp
         cores = _cores(reader, frame, f, ncc, feet)
-        pixels = _learned_pixels(now, f, cores, base.pixels, mean_rate, relearned)
+        pixels = _learned_pixels(now, f, cores, base.pixels, mean_rate, relearned, reader.background.level)
         cups, fits = _learned_cups(
             scene, now, frame, pixels, base.cups, _fit_counts(base.learned, now.cups), feet
         )
@@ -390,12 +390,16 @@ def _learned_pixels(
     calibrated: PixelModel,
     rate: float,
     relearned: bool = False,
+    level: np.ndarray | None = None,
 ) -> PixelModel:
-    """Each colour's Gaussian moved toward its sure pixels in this frame, within bounds.
+    """Each colour's Gaussian moved toward its sure pixels in this frame, within bounds, and
+    its ``levelled`` one alike (over the features levelled by ``level``, ``Background.level``).
 
     Only where the light changed: the cups sit far from it (``REFIT_DISTANCE``,
     ``REFIT_DIVERGENCE``), or the lamp was learned again (``relearned``, ``relit``)."""
     models = [now.pixels.light, now.pixels.dark]
+    levelled = now.pixels.levelled
+    pairs = None if levelled is None or calibrated.levelled is None or level is None else list(levelled)
     for colour, anchor in enumerate((calibrated.light, calibrated.dark)):
         core = cores[colour]
         if int(core.sum()) < MIN_CORE_PIXELS:
@@ -408,9 +412,14 @@ def _learned_pixels(
             or _divergence(model, seen) > REFIT_DIVERGENCE
         ):
             models[colour] = _blend(model, seen, rate, anchor)
+            if pairs is not None and calibrated.levelled is not None and level is not None:
+                seen_level = Gaussian.fit((f + level)[core], MIN_CUP_SIGMA)
+                pairs[colour] = _blend(pairs[colour], seen_level, rate, calibrated.levelled[colour])
     if models[0].mean[0] <= models[1].mean[0]:  # light cups must stay the lighter ones
         return now.pixels
-    return replace(now.pixels, light=models[0], dark=models[1])
+    if pairs is not None and pairs[0].mean[0] > pairs[1].mean[0]:
+        levelled = (pairs[0], pairs[1])
+    return replace(now.pixels, light=models[0], dark=models[1], levelled=levelled)
 
 
 def _mean_distance(model: Gaussian, seen: Gaussian) -> float:

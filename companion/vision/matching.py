@@ -57,9 +57,17 @@ def rectify(image: np.ndarray, view: RectifiedView, camera: Camera) -> np.ndarra
     return view.warp(image, camera)
 
 
-def evidence(rectified: np.ndarray, background: Background, model: PixelModel, pad: int) -> Evidence:
+def evidence(
+    rectified: np.ndarray,
+    background: Background,
+    model: PixelModel,
+    pad: int,
+    within: tuple[slice, slice] | None = None,
+) -> Evidence:
+    """The frame's evidence maps; the colour's only ``within`` that part of the view where the
+    model's colour vote is levelled (``PixelModel.log_odds``), all of it when None."""
     f, ncc = background.features(rectified)
-    fg, colour = model.log_odds(f, ncc)
+    fg, colour = model.log_odds(f, ncc, background.level, within)
     if pad:
         fg = cv2.copyMakeBorder(fg, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0.0)
         colour = cv2.copyMakeBorder(colour, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0.0)

@@ -360,7 +360,7 @@ class BoardReader:
         c = self.models
         view = c.view
         rect = self._rectify(image)
-        ev = evidence(rect, self._background, c.pixels, self.bank.pad)
+        ev = evidence(rect, self._background, c.pixels, self.bank.pad, self.bank.reach())
         fits = None
         if self.edges is not None:
             fits = BaseFits(edge_maps(ev.features, self.edges.pad), self.edges, rect, self._background)
@@ -546,7 +546,8 @@ class BoardReader:
         y0, x0 = max(sq.top - reach, 0), max(sq.left - reach, 0)
         y1, x1 = min(sq.top + h + reach, shadow.shape[0]), min(sq.left + w + reach, shadow.shape[1])
         lifted = c.shadows.lift(ev.features[y0:y1, x0:x1], shadow[y0:y1, x0:x1])
-        fg, colour = c.pixels.log_odds(lifted, ev.texture[y0:y1, x0:x1])
+        level = self._background.level_at((slice(y0, y1), slice(x0, x1)))
+        fg, colour = c.pixels.log_odds(lifted, ev.texture[y0:y1, x0:x1], level)
         again = Evidence(ev.fg.copy(), ev.colour.copy(), ev.positive.copy(), ev.pad, ev.features, ev.texture)
         window = (slice(y0 + ev.pad, y1 + ev.pad), slice(x0 + ev.pad, x1 + ev.pad))
         again.fg[window], again.colour[window], again.positive[window] = fg, colour, np.maximum(fg, 0)

@@ -53,6 +53,16 @@ class TemplateBank:
     offset: int  # full-resolution pixels
     pad: int  # the evidence map must be padded by this many pixels on each side
 
+    def reach(self) -> tuple[slice, slice]:
+        """The part of the view any silhouette at any shift covers (rows, columns): all the
+        matcher reads of the colour map."""
+        reach = self.offset + 1
+        top = max(min(sq.top for sq in self.squares) - reach, 0)
+        left = max(min(sq.left for sq in self.squares) - reach, 0)
+        bottom = max(sq.top + sq.support.shape[0] for sq in self.squares) + reach
+        right = max(sq.left + sq.support.shape[1] for sq in self.squares) + reach
+        return slice(top, bottom), slice(left, right)
+
 
 def cup_sections(centre_mm: np.ndarray, cups: CupSet, camera_mm: np.ndarray) -> list[list[np.ndarray]]:
     """Every cup's cross-sections on a square: ``[colour][size - 1]``."""
