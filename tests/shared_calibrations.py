@@ -19,6 +19,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from companion.vision.calibration import Calibration
+    from companion.vision.observation import Observation
 
 BENCH = Path(__file__).resolve().parent / "data" / "bench"
 """The vision bench's committed scenes: rendered frames with their truth (docs/vision-bench.md)."""
@@ -69,6 +70,23 @@ def frames_calibration(frames: Path) -> Calibration:
     from companion.vision.sources import read_image
 
     return read_only(calibrate(read_image(frames / "00-empty.jpg"), read_image(frames / "01-reference.jpg")))
+
+
+def frame_read(frames: Path, name: str) -> tuple[Calibration, Observation]:
+    """``frames``' calibration (``frames_calibration``) and its frame ``name`` read once by a
+    fresh reader."""
+    from companion.vision.reader import BoardReader
+    from companion.vision.sources import read_image
+
+    calibration = frames_calibration(frames)
+    return calibration, BoardReader(calibration).read(read_image(frames / f"{name}.jpg"))
+
+
+def square_row(square: str) -> int:
+    """The row of ``square`` (``"b1"``) in a 4x4 board's observation."""
+    from companion.rules.square import board_squares, parse_square
+
+    return board_squares(4).index(parse_square(square))
 
 
 def frame_truth(frames: Path, name: str) -> dict[str, tuple[int, int]]:

@@ -16,13 +16,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from companion.rules.square import board_squares, parse_square
 from companion.vision.calibration import Calibration
 from companion.vision.observation import class_index
 from companion.vision.pixels import PixelModel
-from companion.vision.reader import BoardReader
-from companion.vision.sources import read_image
-from tests.shared_calibrations import frame_truth, frames_calibration
+from tests.shared_calibrations import frame_read, frame_truth, frames_calibration, square_row
 
 pytestmark = pytest.mark.slow  # a 1280x960 calibration and a read: about 4 s of CPU
 
@@ -31,21 +28,18 @@ FRAME = "06b-move"
 SURE = 0.9
 
 
-def row(square: str) -> int:
-    return board_squares(4).index(parse_square(square))
+row = square_row
 
 
 def test_the_white_4_on_the_sheen_reads_white() -> None:
     """a4's white 4 reads most likely a white 4 (main: a black 4 at 0.86)."""
-    calibration = frames_calibration(SHEEN)
-    observation = BoardReader(calibration).read(read_image(SHEEN / f"{FRAME}.jpg"))
+    calibration, observation = frame_read(SHEEN, FRAME)
     probabilities = observation.probabilities[row("a4")]
     assert int(np.argmax(probabilities)) == class_index((0, 4), calibration.max_piece)
 
 
 def test_every_cup_of_the_frame_takes_its_colour_and_none_is_read_wrong_and_sure() -> None:
-    calibration = frames_calibration(SHEEN)
-    observation = BoardReader(calibration).read(read_image(SHEEN / f"{FRAME}.jpg"))
+    calibration, observation = frame_read(SHEEN, FRAME)
     tops = {row(sq): top for sq, top in frame_truth(SHEEN, FRAME).items()}
     assert not observation.occluded
     for k, (colour, _) in tops.items():

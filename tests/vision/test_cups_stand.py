@@ -19,12 +19,11 @@ import numpy as np
 import pytest
 
 from companion.device.vision_link import reader_observer
-from companion.rules.square import board_squares, parse_square
 from companion.vision.gate import StabilityGate
 from companion.vision.marks import HIDDEN_MM2
 from companion.vision.reader import STILL_SECONDS, BoardReader, moderate
 from companion.vision.sources import read_image
-from tests.shared_calibrations import frames_calibration
+from tests.shared_calibrations import frames_calibration, square_row
 
 pytestmark = pytest.mark.slow  # a calibration and a few reads: about 4 s of CPU
 
@@ -36,8 +35,7 @@ def frame(name: str) -> np.ndarray:
     return read_image(LAMP / f"{name}.jpg")
 
 
-def row(square: str) -> int:
-    return board_squares(4).index(parse_square(square))
+row = square_row
 
 
 def test_a_pale_cup_under_a_new_low_lamp_stands_where_its_base_is() -> None:

@@ -15,12 +15,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from companion.rules.square import board_squares, parse_square
 from companion.vision.matching import evidence, match_all, match_apart
 from companion.vision.observation import class_index
 from companion.vision.reader import BoardReader
 from companion.vision.sources import read_image
-from tests.shared_calibrations import frame_truth, frames_calibration
+from tests.shared_calibrations import frame_read, frame_truth, frames_calibration, square_row
 
 pytestmark = pytest.mark.slow  # a 1280x960 calibration and a few reads: about 4 s of CPU
 
@@ -29,21 +28,18 @@ FRAME = "23b-move"
 SURE = 0.9
 
 
-def row(square: str) -> int:
-    return board_squares(4).index(parse_square(square))
+row = square_row
 
 
 def test_a_3_between_two_leaning_4s_reads_as_a_3() -> None:
     """The yellow 3 on b4 reads most likely a white 3 (main: a white 4 at 0.98)."""
-    calibration = frames_calibration(CROWDED)
-    observation = BoardReader(calibration).read(read_image(CROWDED / f"{FRAME}.jpg"))
+    calibration, observation = frame_read(CROWDED, FRAME)
     probabilities = observation.probabilities[row("b4")]
     assert int(np.argmax(probabilities)) == class_index((0, 3), calibration.max_piece)
 
 
 def test_no_square_of_the_crowded_board_is_read_wrong_and_sure() -> None:
-    calibration = frames_calibration(CROWDED)
-    observation = BoardReader(calibration).read(read_image(CROWDED / f"{FRAME}.jpg"))
+    _, observation = frame_read(CROWDED, FRAME)
     tops = {row(sq): top for sq, top in frame_truth(CROWDED, FRAME).items()}
     assert not observation.occluded
     for k in range(observation.probabilities.shape[0]):

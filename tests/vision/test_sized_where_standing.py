@@ -17,12 +17,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from companion.rules.square import board_squares, parse_square
 from companion.vision.matching import evidence, match_all, match_at
 from companion.vision.observation import class_index
 from companion.vision.reader import PLACED_MM, BoardReader
 from companion.vision.sources import read_image
-from tests.shared_calibrations import frames_calibration
+from tests.shared_calibrations import frames_calibration, square_row
 
 pytestmark = pytest.mark.slow  # a calibration and a few reads: about 3 s of CPU
 
@@ -30,8 +29,7 @@ LAMP = Path(__file__).resolve().parents[1] / "data" / "lamp" / "bench-24" / "fra
 SURE = 0.9
 
 
-def row(square: str) -> int:
-    return board_squares(4).index(parse_square(square))
+row = square_row
 
 
 def truth(name: str) -> dict[int, tuple[int, int]]:
