@@ -16,7 +16,7 @@ then matched again apart: each with the other cups found taken for no cup (``mat
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 import cv2
@@ -50,6 +50,7 @@ class Evidence:
     pad: int
     features: np.ndarray  # unpadded (m, q1, q2) per pixel, for the occlusion test
     texture: np.ndarray  # unpadded texture correlation with the empty board
+    light: np.ndarray  # the light's change on the margin the features were corrected for
 
 
 def rectify(image: np.ndarray, view: RectifiedView, camera: Camera) -> np.ndarray:
@@ -66,12 +67,12 @@ def evidence(
 ) -> Evidence:
     """The frame's evidence maps; the colour's only ``within`` that part of the view where the
     model's colour vote is levelled (``PixelModel.log_odds``), all of it when None."""
-    f, ncc = background.features(rectified)
+    f, ncc, light = background.seen(rectified)
     fg, colour = model.log_odds(f, ncc, background.level, within)
     if pad:
         fg = cv2.copyMakeBorder(fg, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0.0)
         colour = cv2.copyMakeBorder(colour, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0.0)
-    return Evidence(fg, colour, at_least(fg, 0.0), pad, f, ncc)
+    return Evidence(fg, colour, at_least(fg, 0.0), pad, f, ncc, light)
 
 
 def best_shift(
@@ -376,7 +377,7 @@ def match_apart(
     if len(found) < 2:
         return matches
     spots = {row: _spot(ev, bank.squares[row], matches[row]) for row in found}
-    apart = Evidence(ev.fg.copy(), ev.colour, ev.positive.copy(), ev.pad, ev.features, ev.texture)
+    apart = replace(ev, fg=ev.fg.copy(), positive=ev.positive.copy())
     out = list(matches)
     for row in found:
         others = [spot for other, spot in spots.items() if other != row]

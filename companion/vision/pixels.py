@@ -210,11 +210,17 @@ class Background:
         return None if self.level is None else self.level[window]
 
     def features(self, rectified: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(m, q1, q2) per pixel after the gain correction, and the texture correlation.
+        """(m, q1, q2) per pixel after the gain correction, and the texture correlation."""
+        f, ncc, _ = self.seen(rectified)
+        return f, ncc
+
+    def seen(self, rectified: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``features`` and the light's change they were corrected for.
 
         ``band`` pixels (board margin, where no cup stands) give the light's change since
         calibration, a smooth field over the board (``light_field``): exposure, white balance,
-        and a lamp moved or dimmed.
+        and a lamp moved or dimmed. The reader asks of that change again whether the light
+        changed (``shadows.light_changed``), so it is returned rather than measured twice.
         """
         diff = cv2.subtract(log_image(blurred(rectified, self.scale)), self.log)
         change = self.light_field(diff)
@@ -222,13 +228,17 @@ class Background:
             f = cv2.transform(diff, np.c_[_CHROMA, -_CHROMA @ change].astype(np.float32))
         else:
             f = cv2.transform(cv2.subtract(diff, change), _CHROMA.astype(np.float32))
+        return f, self._texture(rectified), change
+
+    def _texture(self, rectified: np.ndarray) -> np.ndarray:
+        """The local correlation of ``rectified``'s grey with the empty board's."""
         gray = cv2.cvtColor(rectified, cv2.COLOR_BGR2GRAY).astype(np.float32)
         window = texture_window(self.scale)
         mean = _box(gray, window)
         var = cv2.subtract(_box(cv2.multiply(gray, gray), window), cv2.multiply(mean, mean))
         cross = cv2.subtract(_box(cv2.multiply(gray, self.gray), window), cv2.multiply(mean, self.gray_mean))
         dev = cv2.multiply(cv2.sqrt(at_least(var, NOISE_VAR)), self.gray_dev)
-        return f, cv2.divide(cross, dev)
+        return cv2.divide(cross, dev)
 
 
 def _median_rows(rows: np.ndarray) -> np.ndarray:

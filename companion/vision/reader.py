@@ -11,7 +11,7 @@ the reader finds them again, rebuilds its geometry and flags the observation ``m
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -56,7 +56,6 @@ from companion.vision.shadows import (
     in_shadow,
     learn_shadows,
     light_changed,
-    light_seen,
     same_light,
 )
 from companion.vision.templates import TemplateBank, build_bank
@@ -125,7 +124,7 @@ class FrameLamp:
     """The lamp last fitted to a frame (``BoardReader.lamp_seen``; where that frame's shadows
     were not clear, the one before, or None), with the board and the light it was fitted
     under: the cups found (row, colour, size) and the margin's light field
-    (``shadows.light_seen``)."""
+    (``Evidence.light``)."""
 
     board: frozenset[tuple[int, int, int]]
     field: np.ndarray
@@ -408,9 +407,9 @@ class BoardReader:
     ) -> Occlusion:
         """``cover`` judged again under the light this frame shows (``OcclusionTest.under``),
         when it flagged the frame and the margin says the light changed since the board in use
-        (``shadows.lit_otherwise``): the cups' shadows cast by the lamp fitted to this frame
-        (``lamp_seen``), and the board's own pattern in view taken for board. Kept only where
-        that clears the frame (else ``cover`` as it was).
+        (``shadows.light_changed`` of ``Evidence.light``): the cups' shadows cast by the lamp
+        fitted to this frame (``lamp_seen``), and the board's own pattern in view taken for
+        board. Kept only where that clears the frame (else ``cover`` as it was).
 
         A lamp changed for a low one throws long shadows the calibration's model does not
         predict (none at all when the calibration's light was soft) across the margin and the
@@ -433,7 +432,7 @@ class BoardReader:
         lamp's shadows are clear, the calibration's lamp is judged with."""
         if not cover.occluded or not self._light_may_clear(cover):
             return cover
-        field = light_seen(self._background, rect)
+        field = ev.light
         if not light_changed(field):
             return cover
         last = self._lamp
@@ -548,7 +547,7 @@ class BoardReader:
         lifted = c.shadows.lift(ev.features[y0:y1, x0:x1], shadow[y0:y1, x0:x1])
         level = self._background.level_at((slice(y0, y1), slice(x0, x1)))
         fg, colour = c.pixels.log_odds(lifted, ev.texture[y0:y1, x0:x1], level)
-        again = Evidence(ev.fg.copy(), ev.colour.copy(), ev.positive.copy(), ev.pad, ev.features, ev.texture)
+        again = replace(ev, fg=ev.fg.copy(), colour=ev.colour.copy(), positive=ev.positive.copy())
         window = (slice(y0 + ev.pad, y1 + ev.pad), slice(x0 + ev.pad, x1 + ev.pad))
         again.fg[window], again.colour[window], again.positive[window] = fg, colour, np.maximum(fg, 0)
         rematched = match_square(again, sq, self.bank.offset)
