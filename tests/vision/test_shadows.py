@@ -230,14 +230,14 @@ def _one_score(
 
 
 def _one_reach(
-    dark: np.ndarray,
-    valid: np.ndarray,
+    maps: tuple[np.ndarray, np.ndarray],
     view: RectifiedView,
     k: float,
     cups: list[CastingCup],
     along: np.ndarray,
 ) -> float:
-    """``shadow_reach`` as it was: a cup and a turn at a time."""
+    """``shadow_reach`` as it was: a cup and a turn at a time (``maps``: dark, valid)."""
+    dark, valid = maps
     angle = float(np.arctan2(along[1], along[0]))
     seen = []
     for cup in cups:
@@ -285,4 +285,4 @@ def test_the_lamp_fit_scores_every_direction_as_one_at_a_time_did(
     along = shadows.best_along(view, k, cups, dark, valid)
     assert along is not None
     for a in (along, *shadows._COARSE_ALONGS[::7]):
-        assert shadow_reach(dark, valid, view, k, cups, a) == _one_reach(dark, valid, view, k, cups, a)
+        assert shadow_reach(dark, valid, view, k, cups, a) == _one_reach((dark, valid), view, k, cups, a)
