@@ -362,22 +362,27 @@ def edge_maps(features: np.ndarray, pad: int) -> EdgeMaps:
 
     The x derivative takes its 1/8 inside ``Sobel`` (a power of two scaling its smoothing
     kernel: the same numbers), the y one in place afterwards (scaling its smoothing kernel
-    there rounds differently); the strength's three channels are divided at once."""
+    there rounds differently). Each channel of the strength is divided on its own (the same
+    quotients as the three at once) and the maps are written straight into their padded
+    arrays: every new or copied array is a pass over memory, a tenth of the maps' time."""
     gx = cv2.Sobel(features, cv2.CV_32F, 1, 0, ksize=3, scale=0.125)
     gy = cv2.Sobel(features, cv2.CV_32F, 0, 1, ksize=3)
     np.multiply(gy, np.float32(0.125), out=gy)
-    jxx = cv2.transform(cv2.multiply(gx, gx), _CHANNEL_SUM)
-    jxy = cv2.transform(cv2.multiply(gx, gy), _CHANNEL_SUM)
-    jyy = cv2.transform(cv2.multiply(gy, gy), _CHANNEL_SUM)
-    magnitude = cv2.sqrt(jxx + jyy) + np.float32(EDGE_FLOOR)
-    distance = cv2.sqrt(cv2.transform(cv2.multiply(features, features), _CHANNEL_SUM))
-    strength = np.divide(
-        cv2.merge([jxx, jxy, jyy]), cv2.merge([magnitude, magnitude, magnitude]), dtype=np.float32
-    )
-    border = (pad, pad, pad, pad, cv2.BORDER_CONSTANT)
-    return EdgeMaps(
-        cv2.copyMakeBorder(distance, *border, value=0), cv2.copyMakeBorder(strength, *border, value=0), pad
-    )
+    product = cv2.multiply(gx, gx)  # (one array for the four products, each summed at once)
+    jxx = cv2.transform(product, _CHANNEL_SUM)
+    jxy = cv2.transform(cv2.multiply(gx, gy, dst=product), _CHANNEL_SUM)
+    jyy = cv2.transform(cv2.multiply(gy, gy, dst=product), _CHANNEL_SUM)
+    magnitude = cv2.sqrt(np.add(jxx, jyy))
+    np.add(magnitude, np.float32(EDGE_FLOOR), out=magnitude)
+    h, w = features.shape[:2]
+    inner = (slice(pad, pad + h), slice(pad, pad + w))
+    distance = np.zeros((h + 2 * pad, w + 2 * pad), np.float32)
+    cv2.sqrt(cv2.transform(cv2.multiply(features, features, dst=product), _CHANNEL_SUM), dst=distance[inner])
+    for j in (jxx, jxy, jyy):
+        np.divide(j, magnitude, out=j)
+    strength = np.zeros((h + 2 * pad, w + 2 * pad, 3), np.float32)
+    cv2.merge([jxx, jxy, jyy], dst=strength[inner])
+    return EdgeMaps(distance, strength, pad)
 
 
 def rim_scores(strength: np.ndarray, pad: int, rims: SquareRims, dy: int, dx: int, reach: int) -> np.ndarray:

@@ -595,12 +595,12 @@ def _own_radii(
         dy, dx = dy + sy, dx + sx
         u, v = scene.view.to_pixels(np.array([scene.layout.square_centre(row)]))[0]
         tried = np.array(scanned_radii(in_use, RADIUS_SCAN))
-        sums = np.array(
-            [
-                _sector_sums(own, top + pad + dy, left + pad + dx, t, (v + pad + dy, u + pad + dx))
-                for top, left, t in scene.silhouettes([(row, colour, float(r)) for r in tried], cups)
-            ]
-        )
+        placed = [
+            (top + pad + dy, left + pad + dx, t)
+            for top, left, t in scene.silhouettes([(row, colour, float(r)) for r in tried], cups)
+        ]
+        sectors = _sectors(placed, (v + pad + dy, u + pad + dx))
+        sums = np.array([_sector_sums(own, top, left, t, sectors) for top, left, t in placed])
         half = FIT_SECTORS // 2
         best = np.sort(np.argmax(sums[:, :half] + sums[:, half:], axis=0))  # each diameter's
         if best[half // 2] > 0 and best[(half - 1) // 2] < len(tried) - 1:  # else most found no edge
@@ -608,17 +608,33 @@ def _own_radii(
     return radii
 
 
-def _sector_sums(
-    fg: np.ndarray, top: int, left: int, template: np.ndarray, centre: tuple[float, float]
-) -> np.ndarray:
-    """The sum of ``fg`` under ``template`` placed at (top, left), per ``FIT_SECTORS`` angular
-    sector about ``centre`` (y, x in ``fg``)."""
-    h, w = template.shape
-    ys, xs = np.mgrid[top : top + h, left : left + w]
+Sectors = tuple[int, int, np.ndarray]
+"""(top, left, sector map): each pixel's ``FIT_SECTORS`` angular sector about a cup's centre,
+over a box of ``fg`` from (top, left) (``_sectors``)."""
+
+
+def _sectors(placed: list[tuple[int, int, np.ndarray]], centre: tuple[float, float]) -> Sectors:
+    """The angular sector about ``centre`` (y, x in ``fg``) of every pixel under any of the
+    templates ``placed`` at (top, left): the same sectors for every radius scanned, worked out
+    once (each radius worked them out again over its own frame: a fifth of a learning step's
+    radius fits)."""
+    top, left = min(y for y, _, _ in placed), min(x for _, x, _ in placed)
+    bottom = max(y + t.shape[0] for y, _, t in placed)
+    right = max(x + t.shape[1] for _, x, t in placed)
+    ys, xs = np.mgrid[top:bottom, left:right]
     angle = np.arctan2(ys - centre[0], xs - centre[1])
-    sector = (np.floor((angle + np.pi) / (2 * np.pi) * FIT_SECTORS).astype(int)) % FIT_SECTORS
+    return top, left, (np.floor((angle + np.pi) / (2 * np.pi) * FIT_SECTORS).astype(int)) % FIT_SECTORS
+
+
+def _sector_sums(fg: np.ndarray, top: int, left: int, template: np.ndarray, sectors: Sectors) -> np.ndarray:
+    """The sum of ``fg`` under ``template`` placed at (top, left), per ``FIT_SECTORS`` angular
+    sector (``sectors``, over a box holding the template)."""
+    h, w = template.shape
+    y0, x0, sector = sectors
     return np.bincount(
-        sector.ravel(), weights=(fg[top : top + h, left : left + w] * template).ravel(), minlength=FIT_SECTORS
+        sector[top - y0 : top - y0 + h, left - x0 : left - x0 + w].ravel(),
+        weights=(fg[top : top + h, left : left + w] * template).ravel(),
+        minlength=FIT_SECTORS,
     )
 
 

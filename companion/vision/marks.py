@@ -115,8 +115,8 @@ class HiddenMarks:
     def contrast(self, gray: np.ndarray) -> np.ndarray:
         """Log brightness, blurred, less its local mean (float32)."""
         smooth = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), self.blur)
-        level = cv2.log(smooth + np.float32(LOG_FLOOR))
-        return cv2.subtract(level, cv2.blur(level, (self.local, self.local)))
+        level = cv2.log(np.add(smooth, np.float32(LOG_FLOOR), out=smooth), dst=smooth)
+        return cv2.subtract(level, cv2.blur(level, (self.local, self.local)), dst=level)
 
     def _inside(self, box: Box, shape: tuple[int, ...]) -> Box:
         """A label's box on the shrunk view, pulled in by ``LABEL_SHIFT_PX`` on each side so
@@ -136,14 +136,15 @@ class HiddenMarks:
 
     def _hidden(self, contrast: np.ndarray, free: np.ndarray) -> np.ndarray:
         open_ = cv2.multiply(self.near, free, scale=1.0 / 255, dtype=cv2.CV_32F)
-        now = cv2.multiply(cv2.multiply(contrast, contrast), open_)
-        before = cv2.multiply(self.energy, open_)
+        now = cv2.multiply(contrast, contrast)
+        now = cv2.multiply(now, open_, dst=now)
+        before = cv2.multiply(self.energy, open_, dst=open_)
         size = (self.window, self.window)
         now = cv2.boxFilter(now, cv2.CV_32F, size, normalize=False)
         before = cv2.boxFilter(before, cv2.CV_32F, size, normalize=False)
         judged = compare_with(before, MIN_MARKS * self.scale**2, cv2.CMP_GT)
-        faded = cv2.compare(now, before * np.float32(FADED**2), cv2.CMP_LT)
-        return cv2.bitwise_and(judged, faded)
+        faded = cv2.compare(now, np.multiply(before, np.float32(FADED**2), out=before), cv2.CMP_LT)
+        return cv2.bitwise_and(judged, faded, dst=judged)
 
     def _shrunk(self, image: np.ndarray) -> np.ndarray:
         if self.step == 1:

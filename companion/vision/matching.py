@@ -397,7 +397,7 @@ def _weighs(ev: Evidence, sq: SquareTemplates, reads: Reads, saved: Saved) -> bo
     placed at every shift between the least and greatest read (a box of shifts holding them,
     so a little more than was read: never less)."""
     lo_y, lo_x, hi_y, hi_x = reads.span()
-    weight = np.asarray(sq.full.any(axis=(0, 1)), dtype=np.uint8)
+    weight = sq.weight
     h, w = weight.shape
     dy, dx = hi_y - lo_y, hi_x - lo_x
     canvas = cv2.copyMakeBorder(weight, dy, 0, dx, 0, cv2.BORDER_CONSTANT, value=0)

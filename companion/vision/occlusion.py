@@ -251,10 +251,10 @@ class OcclusionTest:
         if shadow is not None:  # where the shade drowns the grain, texture cannot say "cup"
             faint = cv2.multiply(self.grain, cv2.exp(at_most(f[..., 0], 0.0))) < FAINT_GRAIN
             texture = np.where((shadow > 0) & faint, at_most(texture, 0.0), texture)
-        fg = cv2.add(fg, texture)
+        fg = cv2.add(fg, texture, dst=fg)
         if pattern:
             fg = np.where(ncc >= PATTERN_NCC, at_most(fg, 0.0), fg)
-        return at_most(at_least(fg, -CLIP_FG), CLIP_FG)
+        return at_most(at_least(fg, -CLIP_FG, out=fg), CLIP_FG, out=fg)
 
     def judge(
         self,

@@ -222,23 +222,29 @@ class Background:
         and a lamp moved or dimmed. The reader asks of that change again whether the light
         changed (``shadows.light_changed``), so it is returned rather than measured twice.
         """
-        diff = cv2.subtract(log_image(blurred(rectified, self.scale)), self.log)
+        logged = log_image(blurred(rectified, self.scale))
+        diff = cv2.subtract(logged, self.log, dst=logged)
         change = self.light_field(diff)
         if change.ndim == 1:  # one gain for the whole board
             f = cv2.transform(diff, np.c_[_CHROMA, -_CHROMA @ change].astype(np.float32))
         else:
-            f = cv2.transform(cv2.subtract(diff, change), _CHROMA.astype(np.float32))
+            f = cv2.transform(cv2.subtract(diff, change, dst=diff), _CHROMA.astype(np.float32))
         return f, self._texture(rectified), change
 
     def _texture(self, rectified: np.ndarray) -> np.ndarray:
-        """The local correlation of ``rectified``'s grey with the empty board's."""
+        """The local correlation of ``rectified``'s grey with the empty board's. (Each step
+        writes over an array the steps before are done with: the same numbers as new arrays,
+        which cost a third of the time.)"""
         gray = cv2.cvtColor(rectified, cv2.COLOR_BGR2GRAY).astype(np.float32)
         window = texture_window(self.scale)
         mean = _box(gray, window)
-        var = cv2.subtract(_box(cv2.multiply(gray, gray), window), cv2.multiply(mean, mean))
-        cross = cv2.subtract(_box(cv2.multiply(gray, self.gray), window), cv2.multiply(mean, self.gray_mean))
-        dev = cv2.multiply(cv2.sqrt(at_least(var, NOISE_VAR)), self.gray_dev)
-        return cv2.divide(cross, dev)
+        square = cv2.multiply(gray, gray)
+        var = _box(square, window)
+        var = cv2.subtract(var, cv2.multiply(mean, mean, dst=square), dst=var)
+        cross = _box(cv2.multiply(gray, self.gray, dst=gray), window)
+        cross = cv2.subtract(cross, cv2.multiply(mean, self.gray_mean, dst=mean), dst=cross)
+        dev = cv2.multiply(cv2.sqrt(at_least(var, NOISE_VAR, out=var), dst=var), self.gray_dev, dst=var)
+        return cv2.divide(cross, dev, dst=cross)
 
 
 def _median_rows(rows: np.ndarray) -> np.ndarray:
@@ -275,10 +281,56 @@ def table_grid() -> np.ndarray:
     return grid
 
 
+@cache
+def fine_grid_points() -> np.ndarray:
+    """The points of ``table_grid`` on the colour axes' fine grid, in its order, (N, 1, 3)
+    float32, read-only, followed by copies of its last point up to a whole ``FINE_BLOCK``."""
+    shape = table_shape()
+    fine = slice(TABLE_Q_OUTER[0], TABLE_Q_OUTER[0] + TABLE_Q[1])
+    points = table_grid().reshape(*shape, 3)[:, fine, fine].reshape(-1, 1, 3)
+    spare = -len(points) % FINE_BLOCK
+    out = np.concatenate([points, np.repeat(points[-1:], spare, axis=0)])
+    out.setflags(write=False)
+    return out
+
+
+FINE_BLOCK = 64
+"""``fine_grid_points`` holds a whole number of blocks of this many points: ``cv2.transform``
+works out the last few points of an array (fewer than its vector's width) on their own, which
+rounds differently. Padded, each point on the fine grid is worked out in a vector as it is
+over the whole grid (whose own last points lie outside the fine grid)."""
+
+
+def _on_fine_grid(colour: Gaussian) -> np.ndarray:
+    """``colour``'s log density over the tables' fine grid, as the view ``[:, fine, fine]`` of
+    the whole grid's (84 x 129 x 129 x 1, the rest never written): the same numbers at the same
+    places, for 57 % of the work. (Cup versus board reads these views as before: numpy's
+    loops then run over the same rows, and round as they did.)"""
+    shape = table_shape()
+    fine = slice(TABLE_Q_OUTER[0], TABLE_Q_OUTER[0] + TABLE_Q[1])
+    out = np.empty((*shape, 1), np.float32)
+    points = fine_grid_points()
+    n = shape[0] * TABLE_Q[1] * TABLE_Q[1]
+    out[:, fine, fine] = colour.log_density(points)[:n].reshape(shape[0], TABLE_Q[1], TABLE_Q[1], 1)
+    return out[:, fine, fine]
+
+
 def table_shape() -> tuple[int, int, int]:
     """The lookup tables' grid: brightness steps by colour steps by colour steps."""
     q = TABLE_Q[1] + 2 * TABLE_Q_OUTER[0]
     return TABLE_M[1], q, q
+
+
+_INDEX_MATRIX = np.array(
+    [
+        [1 / TABLE_M[2], 0, 0, -TABLE_M[0] / TABLE_M[2]],
+        [0, 1 / TABLE_Q[2], 0, TABLE_Q_OUTER[0] - TABLE_Q[0] / TABLE_Q[2]],
+        [0, 0, 1 / TABLE_Q[2], TABLE_Q_OUTER[0] - TABLE_Q[0] / TABLE_Q[2]],
+    ],
+    np.float32,
+)
+"""``table_index``'s first step: features to steps of the grids, the fine one's first point at
+``TABLE_Q_OUTER[0]`` on the colour axes."""
 
 
 _FINE_Q = np.clip(np.arange(table_shape()[1]), TABLE_Q_OUTER[0], TABLE_Q_OUTER[0] + TABLE_Q[1] - 1)
@@ -287,18 +339,20 @@ _FINE_Q = np.clip(np.arange(table_shape()[1]), TABLE_Q_OUTER[0], TABLE_Q_OUTER[0
 
 def table_index(f: np.ndarray) -> np.ndarray:
     """Flat index of each pixel's nearest (m, q1, q2) grid point in the lookup tables: on the
-    colour axes, in steps of the fine grid within it and of the outer one beyond it."""
-    (m0, nm, dm), (q0, nq, dq), (outer, step) = TABLE_M, TABLE_Q, TABLE_Q_OUTER
-    matrix = np.array(
-        [[1 / dm, 0, 0, -m0 / dm], [0, 1 / dq, 0, outer - q0 / dq], [0, 0, 1 / dq, outer - q0 / dq]],
-        np.float32,
-    )
-    u = cv2.transform(f, matrix)
+    colour axes, in steps of the fine grid within it and of the outer one beyond it.
+
+    Three of these a read: each step after the first works in place (the same numbers), as a
+    new array for each step cost a quarter of the index's time."""
+    (_, nm, _), (_, nq, dq), (outer, step) = TABLE_M, TABLE_Q, TABLE_Q_OUTER
+    u = cv2.transform(f, _INDEX_MATRIX)
     top = outer + nq - 1.0
-    fine = at_most(at_least(u, (-np.inf, outer, outer, 0.0)), (np.inf, top, top, 0.0))  # m as it is
-    u = cv2.addWeighted(u, dq / step, fine, 1.0 - dq / step, 0.0)  # beyond the fine grid: outer steps
+    fine = at_least(u, (-np.inf, outer, outer, 0.0))
+    at_most(fine, (np.inf, top, top, 0.0), out=fine)
+    u = cv2.addWeighted(
+        u, dq / step, fine, 1.0 - dq / step, 0.0, dst=fine
+    )  # beyond the fine grid: outer steps
     last = outer * 2 + nq - 1.0
-    u = at_most(at_least(np.rint(u, out=u), 0.0), (nm - 1.0, last, last, 0.0))
+    u = at_most(at_least(np.rint(u, out=u), 0.0, out=u), (nm - 1.0, last, last, 0.0), out=u)
     flat = cv2.transform(u, np.array([[(last + 1) ** 2, last + 1, 1]], np.float32))
     return flat.astype(np.intp)  # numpy's own index type: ``take`` would convert int32 each time
 
@@ -317,7 +371,8 @@ def texture_window(scale: float) -> int:
 def texture_bin(ncc: np.ndarray) -> np.ndarray:
     """Bin 0..TEXTURE_BINS-1 of each correlation in -1..1 (uint8)."""
     half = TEXTURE_BINS / 2
-    return at_most(cv2.convertScaleAbs(at_least(ncc, -1.0), alpha=half, beta=half - 0.5), TEXTURE_BINS - 1)
+    bins = cv2.convertScaleAbs(at_least(ncc, -1.0), alpha=half, beta=half - 0.5)
+    return at_most(bins, TEXTURE_BINS - 1, out=bins)
 
 
 @dataclass(frozen=True)
@@ -445,12 +500,16 @@ class PixelModel:
         several times faster than evaluating four densities. Cup versus board is worked out on
         the fine grid only and stretched to the rest (``TABLE_Q_OUTER``)."""
         grid = table_grid()
-        light = self.light.log_density(grid)
-        dark = self.dark.log_density(grid)
         shape = table_shape()
         fine = slice(TABLE_Q_OUTER[0], TABLE_Q_OUTER[0] + TABLE_Q[1])
-        on_fine = [a.reshape(*shape, -1)[:, fine, fine] for a in (light, dark, grid)]
-        fg = self._cup_versus_board(on_fine[0][..., 0], on_fine[1][..., 0], on_fine[2])
+        if self.levelled is None:
+            light = self.light.log_density(grid)
+            dark = self.dark.log_density(grid)
+            on_fine = [a.reshape(*shape, -1)[:, fine, fine] for a in (light, dark)]
+        else:  # the plain colours serve cup versus board alone: on the fine grid
+            on_fine = [_on_fine_grid(g) for g in (self.light, self.dark)]
+        grid_fine = grid.reshape(*shape, -1)[:, fine, fine]
+        fg = self._cup_versus_board(on_fine[0][..., 0], on_fine[1][..., 0], grid_fine)
         fg = fg[:, _FINE_Q - fine.start][:, :, _FINE_Q - fine.start]  # beyond the fine grid: its edge's
         wide = CLIP_FG - TEXTURE_CLIP[0]
         if self.levelled is not None:
@@ -483,8 +542,9 @@ class PixelModel:
         index = table_index(f)
         lut = np.zeros((256, 1), np.float32)
         lut[:TEXTURE_BINS, 0] = self.texture
-        fg = cv2.add(fg_table.take(index), cv2.LUT(texture_bin(ncc), lut))
-        fg = at_most(at_least(fg, -CLIP_FG), CLIP_FG)
+        fg = fg_table.take(index)
+        fg = cv2.add(fg, cv2.LUT(texture_bin(ncc), lut), dst=fg)
+        fg = at_most(at_least(fg, -CLIP_FG, out=fg), CLIP_FG, out=fg)
         if self.levelled is None or level is None:
             return fg, colour_table.take(index)
         part = within or (slice(None), slice(None))

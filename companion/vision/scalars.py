@@ -16,14 +16,16 @@ import numpy as np
 Bound = float | tuple[float, ...]
 
 
-def at_least(image: np.ndarray, floor: Bound) -> np.ndarray:
-    """``cv2.max(image, floor)``: each element raised to ``floor``, the dtype kept."""
-    return cv2.max(image, cast(Any, floor))  # cast: OpenCV's stubs refuse a scalar operand
+def at_least(image: np.ndarray, floor: Bound, out: np.ndarray | None = None) -> np.ndarray:
+    """``cv2.max(image, floor)``: each element raised to ``floor``, the dtype kept; into
+    ``out`` when given (``image`` itself, for one: a new array costs a pass over memory)."""
+    return cv2.max(image, cast(Any, floor), dst=out)  # cast: OpenCV's stubs refuse a scalar operand
 
 
-def at_most(image: np.ndarray, ceiling: Bound) -> np.ndarray:
-    """``cv2.min(image, ceiling)``: each element lowered to ``ceiling``, the dtype kept."""
-    return cv2.min(image, cast(Any, ceiling))  # cast: OpenCV's stubs refuse a scalar operand
+def at_most(image: np.ndarray, ceiling: Bound, out: np.ndarray | None = None) -> np.ndarray:
+    """``cv2.min(image, ceiling)``: each element lowered to ``ceiling``, the dtype kept; into
+    ``out`` when given."""
+    return cv2.min(image, cast(Any, ceiling), dst=out)  # cast: OpenCV's stubs refuse a scalar operand
 
 
 def compare_with(image: np.ndarray, value: float, operation: int) -> np.ndarray:

@@ -43,6 +43,10 @@ class SquareTemplates:
     cols: np.ndarray  # 0..w-1
     masks: np.ndarray  # (2, S, h, w) uint8: 255 where a silhouette shows at all
     areas: np.ndarray  # (2, S) silhouette areas in pixels
+    weight: np.ndarray  # (h, w) uint8: 1 where any silhouette (any colour, size) has weight
+    """Where a match of this square can read the evidence at all, for ``matching.match_apart``
+    to tell whether a change concerns it: made with the silhouettes (they change only with a
+    new bank), where each square matched again apart took it from them again (6 a read)."""
 
 
 @dataclass(frozen=True)
@@ -193,6 +197,7 @@ def build_bank(
                 np.arange(w, dtype=np.float32),
                 np.where(full > 0.01, 255, 0).astype(np.uint8),
                 full.sum(axis=(2, 3)),
+                np.asarray(full.any(axis=(0, 1)), dtype=np.uint8),
             )
         )
     return TemplateBank(tuple(squares), offset, max(pad, 0))

@@ -167,3 +167,17 @@ def test_a_square_whose_evidence_changed_nowhere_its_templates_weigh_keeps_its_m
             b.dx,
             b.colour_log_odds,
         )
+
+
+def test_a_squares_template_union_is_made_with_its_silhouettes() -> None:
+    """Where a square's templates have weight (``SquareTemplates.weight``, which
+    ``match_apart`` asks whether a change concerns the square) is made with its silhouettes
+    and kept with them, once per bank: a reader whose white 4s grew reads with the union of
+    the grown silhouettes, never with the one before."""
+    calibration = bench_calibration(SCENE)
+    before = BoardReader(calibration).bank.squares
+    grown = calibration.cups.with_radius(0, 4, calibration.cups.radii[0][3] * 1.15)
+    after = BoardReader(dataclasses.replace(calibration, cups=grown)).bank.squares
+    for old, new in zip(before, after, strict=True):
+        assert np.array_equal(new.weight, new.full.any(axis=(0, 1)))
+        assert new.weight.sum() > old.weight.sum()

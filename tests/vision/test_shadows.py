@@ -9,11 +9,15 @@ from __future__ import annotations
 import dataclasses
 from functools import cache
 from pathlib import Path
+from typing import Any
 
+import cv2
 import numpy as np
 import pytest
 
 from companion.rules.square import board_squares, parse_square
+from companion.vision import reader as reader_module
+from companion.vision import shadows
 from companion.vision.calibration import Calibration, calibrate
 from companion.vision.geometry import BoardLayout, RectifiedView
 from companion.vision.matching import evidence, match_all
@@ -197,3 +201,88 @@ def test_the_shadow_model_is_saved_with_the_calibration(tmp_path: Path) -> None:
     path = tmp_path / "calibration.json"
     calibration.save(path)
     assert Calibration.load(path).shadows == calibration.shadows
+
+
+def _fit_input(monkeypatch: pytest.MonkeyPatch, scene: str, frame: str) -> tuple[Any, ...]:
+    """What the reader hands ``learn_shadows`` for a committed bench frame under a lamp moved
+    since calibration (``BoardReader.lamp_seen``): features, view, cups, cup pixels."""
+    captured: list[tuple[Any, ...]] = []
+
+    def record(*args: Any) -> ShadowModel | None:
+        captured.append(args)
+        return shadows.learn_shadows(*args)
+
+    monkeypatch.setattr(reader_module, "learn_shadows", record)
+    BoardReader(bench_calibration(scene)).read(bench_frame(scene, frame))
+    assert captured, "the frame's light changed: the reader fits the lamp it shows"
+    return captured[0]
+
+
+def _one_score(
+    view: RectifiedView, k: float, cups: list[CastingCup], along: np.ndarray, weight: np.ndarray
+) -> float:
+    """A direction's score as the fit took it before (one direction at a time, ``cv2.mean``)."""
+    mask = np.zeros(weight.shape, np.uint8)
+    for hull in shadows.shadow_hulls(view, k, cups, along, 0.0):
+        cv2.fillConvexPoly(mask, hull, 255, cv2.LINE_8, shadows.SUBPIXEL)
+    count = cv2.countNonZero(mask)
+    return cv2.mean(weight, mask)[0] * count if count else 0.0
+
+
+def _one_reach(
+    maps: tuple[np.ndarray, np.ndarray],
+    view: RectifiedView,
+    k: float,
+    cups: list[CastingCup],
+    along: np.ndarray,
+) -> float:
+    """``shadow_reach`` as it was: a cup and a turn at a time (``maps``: dark, valid)."""
+    dark, valid = maps
+    angle = float(np.arctan2(along[1], along[0]))
+    seen = []
+    for cup in cups:
+        runs = []
+        for turn in np.radians(shadows.TURN_DEG):
+            direction = np.array([np.cos(angle + turn), np.sin(angle + turn)])
+            ts = np.arange(cup.radius, cup.height * shadows.MAX_SLOPE, shadows.LEARN_MM / 2)
+            points = np.round(view.to_pixels(np.array([cup.x, cup.y]) + ts[:, None] * direction) * k).astype(
+                int
+            )
+            inside = (
+                (points >= 0).all(axis=1) & (points[:, 0] < dark.shape[1]) & (points[:, 1] < dark.shape[0])
+            )
+            x, y = points[: len(ts) if inside.all() else int(np.argmin(inside))].T
+            open_ = valid[y, x]
+            first = int(np.argmax(open_)) if open_.any() else len(x)
+            lit = (~dark[y, x] & open_)[first:]
+            if lit.any() and open_[first : first + int(np.argmax(lit))].all():
+                runs.append(float(ts[first + int(np.argmax(lit))]) / cup.height)
+        if runs:
+            seen.append(max(runs))
+    slope = float(np.hypot(*along))
+    return float(np.clip(np.median(seen), slope, shadows.MAX_SLOPE)) if seen else slope
+
+
+@pytest.mark.parametrize("frame", ["07b-move", "10b-move"])
+def test_the_lamp_fit_scores_every_direction_as_one_at_a_time_did(
+    monkeypatch: pytest.MonkeyPatch, frame: str
+) -> None:
+    """The fit draws and scores its 300 light directions together (``capsule_scores``) and runs
+    a cup's turned shadow paths together (``run_ends``): on what the reader fits under
+    bench-03's moved lamp, every score and the reach are the same to the bit as the loops
+    before (kept here), and so is the direction chosen."""
+    f, view, cups, cup_pixels = _fit_input(monkeypatch, "bench-03", frame)
+    _, _, dark, valid = shadows.learning_map(f, view, cup_pixels)
+    k = dark.shape[1] / f.shape[1]
+    weight = np.where(valid, dark.astype(np.float32) - 0.5, 0.0).astype(np.float32)
+    coarse = shadows.capsule_scores(view, k, cups, shadows._COARSE_ALONGS, dark, valid)
+    assert coarse.max() > 0
+    assert coarse.tolist() == [_one_score(view, k, cups, a, weight) for a in shadows._COARSE_ALONGS]
+    fine = shadows.fine_alongs(shadows._COARSE_ALONGS[int(np.argmax(coarse))])
+    assert shadows.capsule_scores(view, k, cups, fine, dark, valid).tolist() == [
+        _one_score(view, k, cups, a, weight) for a in fine
+    ]
+    along = shadows.best_along(view, k, cups, dark, valid)
+    assert along is not None
+    for a in (along, *shadows._COARSE_ALONGS[::7]):
+        assert shadow_reach(dark, valid, view, k, cups, a) == _one_reach((dark, valid), view, k, cups, a)
