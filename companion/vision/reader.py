@@ -127,8 +127,10 @@ models): under the calibration's lamp the region cue picks the right size for 93
 the base for 86; under the new lamp the region cue for 121 of 164, the base for 144 (bench-10's
 white cups 8 and 19 of 22, fitted 2.5-6 mm larger than their calibration radii; bench-24's
 black cups 22 and 34 of 41, fitted 1.6-2.5 mm larger). 0.5 reads those scenes' boards under the
-new lamp right on 15 more squares and none wrong that were right; 0.3 read a black 3 of bench-26
-(a hand's shade on its margin) a 2. See docs/vision.md, "A lamp moved since calibration"."""
+new lamp right on 15 more squares and none wrong that were right; 0.3 read bench-26's black 3 on
+c1 a 2 on board 18b (its margin's light changed too). The stress set's frames under a changed
+light (a lamp turned, a shade) read 5 and 2 more squares right in its halves with 0.5, and 1 and
+2 fewer right at 0.9 or more. See docs/vision.md, "A lamp moved since calibration"."""
 MARKER_MIN_CORRELATION = 0.6
 """Correlation with its calibration view below which a marker counts as moved or covered."""
 MOVE_TOLERANCE_PX = 1.5
