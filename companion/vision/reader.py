@@ -56,6 +56,7 @@ from companion.vision.shadows import (
     in_shadow,
     learn_shadows,
     light_changed,
+    lit_unevenly,
     same_light,
 )
 from companion.vision.templates import TemplateBank, build_bank
@@ -113,6 +114,23 @@ their bases fit. Over the bench's development scenes and the committed ones (2,4
 main 1f2c791) the two places lie within 3 mm for 63 % of the cups and 8 mm or more apart for
 6 %; there the region cue's best size is right for 89 of 148 cups (94 % over all cups), the
 size scored where the base stands for 120."""
+LAMP_REGION_TRUST = 0.5
+"""The most the region cue's size logits weigh against the edges' (``edges.size_shares``) on a
+frame whose light changed unevenly since the board in use (a lamp moved, dimmed or changed:
+``shadows.lit_unevenly``). The region cue sizes a cup by where the colour model stops calling
+pixels cup, against apparent radii learned under the calibration's lamp; a new lamp moves that
+edge (a glossy wall lit unlike the wood, a shadow or the shade at a dark cup's foot tinted
+unlike the calibration's shadows) by about half the step between sizes, while the base circle,
+placed by the camera pose, does not move. Measured on main 7564619 over the bench's three scenes
+whose lamp changes (bench-03, bench-10, bench-24; every cup of every board, the calibration's
+models): under the calibration's lamp the region cue picks the right size for 93 of 93 cups,
+the base for 86; under the new lamp the region cue for 121 of 164, the base for 144 (bench-10's
+white cups 8 and 19 of 22, fitted 2.5-6 mm larger than their calibration radii; bench-24's
+black cups 22 and 34 of 41, fitted 1.6-2.5 mm larger). 0.5 reads those scenes' boards under the
+new lamp right on 15 more squares and none wrong that were right; 0.3 read bench-26's black 3 on
+c1 a 2 on board 18b (its margin's light changed too). The stress set's frames under a changed
+light (a lamp turned, a shade) read 5 and 2 more squares right in its halves with 0.5, and 1 and
+2 fewer right at 0.9 or more. See docs/vision.md, "A lamp moved since calibration"."""
 MARKER_MIN_CORRELATION = 0.6
 """Correlation with its calibration view below which a marker counts as moved or covered."""
 MOVE_TOLERANCE_PX = 1.5
@@ -369,7 +387,8 @@ class BoardReader:
         matches = self._outside_shadows(ev, matches)
         edges, feet = self._edge_scores(ev, fits, matches)
         placed = self._placed(ev, matches, edges, feet)
-        sized = self._sized(self._explaining(ev.features, placed), edges)
+        trust = self._trust(matches, lit_unevenly(ev.light))
+        sized = self._sized(self._explaining(ev.features, placed), edges, trust)
         standing = self._standing(sized, edges, feet)
         free = cv2.bitwise_not(cv2.dilate(self._explained(sized, standing, ev.pad), SQUARE_5))
         fg = ev.fg[ev.pad : ev.pad + view.shape[0], ev.pad : ev.pad + view.shape[1]]
@@ -378,7 +397,9 @@ class BoardReader:
         changed = self._markers_changed(rect)
         if not changed:  # (a marker out of view flags the frame whatever the lamp)
             cover = self._under_frame_lamp(cover, ev, rect, free, (matches, standing), cups)
-        probabilities = self._probabilities(matches, ROUGH_SOFTENING if cover.rough else 1.0, edges, placed)
+        probabilities = self._probabilities(
+            matches, ROUGH_SOFTENING if cover.rough else 1.0, edges, placed, trust
+        )
         still = self._held_still(rect, timestamp)
         occluded = changed > 0 or (cover.occluded and not (still >= STILL_SECONDS and moderate(cover)))
         obs = Observation(c.size, c.max_piece, probabilities, bool(occluded), False, timestamp)
@@ -744,7 +765,10 @@ class BoardReader:
         return standing
 
     def _sized(
-        self, matches: list[SquareMatch], edges: tuple[np.ndarray, np.ndarray] | None
+        self,
+        matches: list[SquareMatch],
+        edges: tuple[np.ndarray, np.ndarray] | None,
+        trust: np.ndarray,
     ) -> list[SquareMatch]:
         """The matches with the size the edges settle (``edges.size_shares``) where they move
         it up, for what the cups found explain: a pale cup whose region cue sees only its shaded
@@ -755,15 +779,19 @@ class BoardReader:
         if edges is None:
             return matches
         sizes = size_logits(matches, self._ring_px)
-        settled = size_shares(sizes, *edges, 1.0, self._trust(matches)).argmax(axis=1) + 1
+        settled = size_shares(sizes, *edges, 1.0, trust).argmax(axis=1) + 1
         return [
             m if size <= m.size or m.sizes[size - 1] <= 0 else dataclasses.replace(m, size=int(size))
             for m, size in zip(matches, settled, strict=True)
         ]
 
-    def _trust(self, matches: list[SquareMatch]) -> np.ndarray:
-        """The calibration's region trust (``CupOutline.region_trust``) of each match's colour."""
-        return np.array([self._region_trust[m.colour] for m in matches])
+    def _trust(self, matches: list[SquareMatch], lamp_moved: bool = False) -> np.ndarray:
+        """The calibration's region trust (``CupOutline.region_trust``) of each match's colour,
+        at most ``LAMP_REGION_TRUST`` where ``lamp_moved``: the frame's light changed unevenly
+        since the board in use (``shadows.lit_unevenly``), and the apparent radii the region cue
+        sizes cups with were learned under another lamp."""
+        cap = LAMP_REGION_TRUST if lamp_moved else 1.0
+        return np.array([min(self._region_trust[m.colour], cap) for m in matches])
 
     def _probabilities(
         self,
@@ -771,6 +799,7 @@ class BoardReader:
         softening: float = 1.0,
         edges: tuple[np.ndarray, np.ndarray] | None = None,
         placed: list[SquareMatch] | None = None,
+        trust: np.ndarray | None = None,
     ) -> np.ndarray:
         """Class probabilities [empty, white 1..S, black 1..S] per square from its match.
 
@@ -783,7 +812,8 @@ class BoardReader:
         with the sizes of those the region cue placed far from where they stand scored there as
         well, gives the sizes those shares start from; whether a square holds a cup, and its
         colour, stay the matches'. ``softening`` widens every temperature for a frame whose
-        evidence reads rough.
+        evidence reads rough. ``trust`` (per square) weighs the region cue's size logits against
+        the edges' (``_trust``; the calibration's when None).
         """
         sizes = size_logits(matches, self._ring_px, softening)
         logits = np.concatenate([np.zeros((len(matches), 1)), sizes], axis=1)
@@ -792,7 +822,8 @@ class BoardReader:
         if edges is not None:
             if placed is not None and placed is not matches:  # (no cup sized anew: the same)
                 sizes = size_logits(placed, self._ring_px, softening)
-            p[:, 1:] = (1.0 - p[:, :1]) * size_shares(sizes, *edges, softening, self._trust(matches))
+            trust = self._trust(matches) if trust is None else trust
+            p[:, 1:] = (1.0 - p[:, :1]) * size_shares(sizes, *edges, softening, trust)
         areas = np.array(
             [sq.areas[m.colour, m.size - 1] for m, sq in zip(matches, self.bank.squares, strict=True)]
         )

@@ -462,6 +462,14 @@ def light_changed(field: np.ndarray) -> bool:
     return field.ndim == 3 or float(np.abs(field).max()) > LIGHT_CHANGED
 
 
+def lit_unevenly(field: np.ndarray) -> bool:
+    """Whether the margin's light field (``Background.light_field``) says the light changed
+    unevenly over the board (a lamp moved, dimmed or changed), not by one gain per channel: an
+    even change (exposure, white balance) scales the cups and the wood alike, and the log ratio
+    between them stays; an uneven one changes how each cup is shaded against the wood."""
+    return field.ndim == 3
+
+
 def lit_otherwise(background: Background, rectified: np.ndarray) -> bool:
     """Whether ``rectified`` (a frame on the board plane) shows another light than the board
     ``background`` was learned under (``light_changed``, on its margin)."""
