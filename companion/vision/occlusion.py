@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from functools import cached_property
 
 import cv2
 import numpy as np
@@ -33,6 +34,9 @@ from companion.vision.pixels import (
     TEXTURE_MM,
     Gaussian,
     PixelModel,
+    blurred,
+    chroma,
+    log_image,
     odd_window,
     texture_bin,
 )
@@ -102,6 +106,10 @@ reads as "not board" by its colour (m +0.09, q -0.07, -0.08 to -0.16 against the
 unexplained, the lines decided the fist test (0.05-0.18 over its 0 on 20b, 21b, 24b, 25b, the
 lamp fitted). At 0.95, 20b stays flagged; at 0.8, as at 0.9, it passes (-0.01). Used only on
 frames judged again under a changed light (``OcclusionTest.under``)."""
+
+SHEEN_SMOOTH_MM = LIT_SMOOTH_MM
+"""The empty board's colour, for its sheen (``OcclusionTest.sheen``), smoothed over about 4 mm as
+the lit board is: the grain and the grid lines are no sheen."""
 
 _INVERSE_SQUARE = (1.0 / (1.0 + np.arange(256, dtype=np.float32)) ** 2).reshape(256, 1)
 """1 / (1 + value)², the log ratio's noise variance per unit of sensor noise, by grey level."""
@@ -196,6 +204,7 @@ class OcclusionTest:
         spread = cv2.boxFilter(grey * grey, cv2.CV_32F, (window, window)) - mean * mean
         self.grain = shrink(cv2.sqrt(at_least(spread, 0.0)), self.shape)
         self.marks = HiddenMarks(cv2.cvtColor(background, cv2.COLOR_BGR2GRAY), scale, labels)
+        self._empty = (background, scale)  # for the sheen, worked out on first use
 
     def _shade_at_calibration(self, background: np.ndarray, board: np.ndarray) -> np.ndarray:
         """Log darkness of each pixel of the empty board below the lit board, 0..MAX_FORGIVEN.
@@ -206,6 +215,38 @@ class OcclusionTest:
         level = cv2.GaussianBlur(level, (0, 0), LIT_SMOOTH_MM * self.scale)
         lit = float(np.percentile(level[shrink(board, self.shape) > 0], LIT_PERCENTILE))
         return np.clip(lit - level, 0.0, MAX_FORGIVEN).astype(np.float32)
+
+    @cached_property
+    def sheen(self) -> np.ndarray:
+        """Each map pixel's colour (q1, q2) at calibration off the board's own (its median over
+        the margin and the grid): where a lamp's highlight lay on the empty board, the lamp's
+        colour mixed into the wood's, toward the lamp's (on the bench's bench-03, the left
+        margin 0.06-0.07 toward white); elsewhere about 0. A highlight gone under another lamp
+        takes the pixel back toward the board's colour by as much (``_sheen_gone``). Worked out
+        on the first frame judged under a changed light (3 ms at 640x480): frames under the
+        calibration's light never need it."""
+        background, scale = self._empty
+        small = shrink(log_image(blurred(background, scale)), self.shape)
+        colour = cv2.GaussianBlur(chroma(small)[..., 1:], (0, 0), SHEEN_SMOOTH_MM * self.scale)
+        wood = np.median(colour[(self.band > 127) | (self.grid > 127)], axis=0)
+        return (colour - wood.astype(np.float32)).astype(np.float32)
+
+    def _sheen_gone(self, q1: np.ndarray, q2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The colour residuals (q1, q2) with a highlight at calibration gone undone: the part of
+        each pixel's residual that runs opposite its ``sheen``, up to the sheen's length.
+
+        A lamp's highlight on the wood adds the lamp's own colour to the wood's, whatever the
+        lamp: where one lay at calibration and the light that made it is gone, the wood shows
+        its own colour again, off the empty board's by the sheen reversed (bench-03's left
+        margin under its moved lamp: the residual within 1-11° of it, half its length, the rest
+        taken in by the margin's light field, 0.02-0.03 against a spread of 0.012). A hand's
+        colour is its own, and only the share of it that lies along the sheen, no further than
+        the sheen went, is taken back; where there was no highlight nothing is."""
+        h1, h2 = cv2.split(self.sheen)
+        length = cv2.sqrt(h1 * h1 + h2 * h2)
+        back = -(q1 * h1 + q2 * h2) / at_least(length, 1e-6)  # toward the board's colour
+        gone = cv2.min(at_least(back, 0.0), length) / at_least(length, 1e-6)
+        return q1 + gone * h1, q2 + gone * h2
 
     def shadow(self, cups: list[CastingCup], light: Light | None = None) -> Shade | None:
         """Where ``cups`` cast their shadows under ``light`` (the calibration's lamp when
@@ -222,15 +263,16 @@ class OcclusionTest:
         ncc: np.ndarray,
         rect: np.ndarray,
         cast: Shade | None = None,
-        pattern: bool = False,
+        relit: bool = False,
     ) -> np.ndarray:
         """Not-board log-odds per map pixel from the full-resolution features and texture.
 
         Inside ``cast`` (the cups' predicted shadows and their model, ``shadows.py``) a darker
         board is board: its darkening is undone as a gain before the colour is judged, and the
-        texture, faint in deep shade, may say "board" but not "cup". With ``pattern`` (a light
-        changed in colour since the board in use, ``under``), where the board's own pattern
-        shows as it did (``PATTERN_NCC``) the colour may not say "not board" either."""
+        texture, faint in deep shade, may say "board" but not "cup". With ``relit`` (a light
+        changed in colour since the board in use, ``under``), a highlight the empty board had
+        is taken as gone where the colour says so (``_sheen_gone``), and where the board's own
+        pattern shows as it did (``PATTERN_NCC``) the colour may not say "not board" either."""
         now = cv2.LUT(shrink(rect, self.shape), _INVERSE_SQUARE)
         unit = cv2.transform(now, np.full((1, 3), 1 / 3, np.float32)) + self.bg_unit
         f, ncc = shrink(f, self.shape), shrink(ncc, self.shape)
@@ -241,6 +283,8 @@ class OcclusionTest:
         tint = self.pixels.shadow_tint.astype(np.float32)
         gone = cv2.min(at_least(m, 0.0), self.forgiven)  # a shadow at calibration, gone: undone
         m, q1, q2 = m - gone, q1 - gone * tint[0], q2 - gone * tint[1]  # along the shadow line
+        if relit:
+            q1, q2 = self._sheen_gone(q1, q2)
         shade = at_most(m, 0.0)
         line1, line2 = shade * tint[0], shade * tint[1]
         sigma = np.float32(self.pixels.chroma_sigma)
@@ -252,7 +296,7 @@ class OcclusionTest:
             faint = cv2.multiply(self.grain, cv2.exp(at_most(f[..., 0], 0.0))) < FAINT_GRAIN
             texture = np.where((shadow > 0) & faint, at_most(texture, 0.0), texture)
         fg = cv2.add(fg, texture)
-        if pattern:
+        if relit:
             fg = np.where(ncc >= PATTERN_NCC, at_most(fg, 0.0), fg)
         return at_most(at_least(fg, -CLIP_FG), CLIP_FG)
 
@@ -293,12 +337,12 @@ class OcclusionTest:
     ) -> Occlusion:
         """``cover`` (``judge``'s, same frame and cups) judged again under a light changed
         since the board in use: the cups' shadows cast by ``light`` (the calibration's lamp
-        when None) and the board's own pattern in view taken for board (``evidence``'s
-        ``pattern``); the margin, the grid and the fist test only. The board's marks and the
-        markers' labels depend on neither, and stay as judged: a hand hides the marks whatever
-        light explains the wood around it."""
+        when None), a highlight at calibration gone and the board's own pattern in view taken
+        for board (``evidence``'s ``relit``); the margin, the grid and the fist test only. The
+        board's marks and the markers' labels depend on none of these, and stay as judged: a
+        hand hides the marks whatever light explains the wood around it."""
         free, band_free, grid_free = self._free(free)
-        evidence = self.evidence(f, ncc, rect, self.shadow(cups, light), pattern=True)
+        evidence = self.evidence(f, ncc, rect, self.shadow(cups, light), relit=True)
         band_mm2, grid_mm2, fist_log_odds = self._cues(evidence, free, band_free, grid_free)
         return dataclasses.replace(cover, band_mm2=band_mm2, grid_mm2=grid_mm2, fist_log_odds=fist_log_odds)
 
