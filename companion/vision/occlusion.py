@@ -220,8 +220,8 @@ class OcclusionTest:
     def sheen(self) -> np.ndarray:
         """Each map pixel's colour (q1, q2) at calibration off the board's own (its median over
         the margin and the grid): where a lamp's highlight lay on the empty board, the lamp's
-        colour mixed into the wood's, toward the lamp's (on the bench's bench-03, the left
-        margin 0.06-0.07 toward white); elsewhere about 0. A highlight gone under another lamp
+        colour mixed into the wood's, toward the lamp's (on the bench's bench-03, up to 0.08
+        toward white on the left margin); elsewhere about 0. A highlight gone under another lamp
         takes the pixel back toward the board's colour by as much (``_sheen_gone``). Worked out
         on the first frame judged under a changed light (3 ms at 640x480): frames under the
         calibration's light never need it."""
@@ -238,10 +238,13 @@ class OcclusionTest:
         A lamp's highlight on the wood adds the lamp's own colour to the wood's, whatever the
         lamp: where one lay at calibration and the light that made it is gone, the wood shows
         its own colour again, off the empty board's by the sheen reversed (bench-03's left
-        margin under its moved lamp: the residual within 1-11° of it, half its length, the rest
-        taken in by the margin's light field, 0.02-0.03 against a spread of 0.012). A hand's
-        colour is its own, and only the share of it that lies along the sheen, no further than
-        the sheen went, is taken back; where there was no highlight nothing is."""
+        margin under its moved lamp, where it read as an arm: the residual at a median cosine of
+        0.95-1.00 with the sheen reversed, 0.030-0.037 of its 0.065-0.074, the rest taken in by
+        the margin's light field, against a colour spread of 0.012). A hand's colour is its own,
+        and only the share of it that lies along the sheen, no further than the sheen went, is
+        taken back; where the empty board had its own colour (no highlight) nothing is. (The
+        grid lines' ink and the markers, smoothed in, give a sheen beside them too: a few
+        millimetres wide, and only their colour's difference from the wood's.)"""
         h1, h2 = cv2.split(self.sheen)
         length = cv2.sqrt(h1 * h1 + h2 * h2)
         back = -(q1 * h1 + q2 * h2) / at_least(length, 1e-6)  # toward the board's colour
