@@ -190,7 +190,12 @@ class OcclusionTest:
         self.scale = scale / step
         self.band = shrink(band, self.shape)
         self.grid = shrink(grid, self.shape)
-        self.forgiven = self._shade_at_calibration(background, cv2.bitwise_or(band, grid))
+        level, lit = self._lit_board(background, cv2.bitwise_or(band, grid))
+        self.forgiven = np.clip(lit - level, 0.0, MAX_FORGIVEN).astype(np.float32)
+        """Log darkness of each pixel of the empty board below the lit board, 0..MAX_FORGIVEN:
+        brightening by up to that much is a shadow at calibration gone, not something new."""
+        self.brighter = level > lit
+        """Where the empty board was brighter than its lit board: where a highlight may lie."""
         self.forgiven[self.grid > 0] = 0.0
         self.bg_unit = cv2.LUT(shrink(background, self.shape), _INVERSE_SQUARE).mean(axis=2)
         self.window = odd_window(UNEXPLAINED_MM * self.scale)
@@ -206,15 +211,13 @@ class OcclusionTest:
         self.marks = HiddenMarks(cv2.cvtColor(background, cv2.COLOR_BGR2GRAY), scale, labels)
         self._empty = (background, scale)  # for the sheen, worked out on first use
 
-    def _shade_at_calibration(self, background: np.ndarray, board: np.ndarray) -> np.ndarray:
-        """Log darkness of each pixel of the empty board below the lit board, 0..MAX_FORGIVEN.
-
-        Brightening by up to that much is a shadow at calibration gone, not something new."""
+    def _lit_board(self, background: np.ndarray, board: np.ndarray) -> tuple[np.ndarray, float]:
+        """The empty board's log brightness per map pixel (smoothed over ``LIT_SMOOTH_MM``)
+        and the lit board's (its ``LIT_PERCENTILE`` over ``board``)."""
         small = shrink(background, self.shape)
         level = np.log1p(small.astype(np.float32)).mean(axis=2)
         level = cv2.GaussianBlur(level, (0, 0), LIT_SMOOTH_MM * self.scale)
-        lit = float(np.percentile(level[shrink(board, self.shape) > 0], LIT_PERCENTILE))
-        return np.clip(lit - level, 0.0, MAX_FORGIVEN).astype(np.float32)
+        return level, float(np.percentile(level[shrink(board, self.shape) > 0], LIT_PERCENTILE))
 
     @cached_property
     def sheen(self) -> np.ndarray:
@@ -229,7 +232,9 @@ class OcclusionTest:
         small = shrink(log_image(blurred(background, scale)), self.shape)
         colour = cv2.GaussianBlur(chroma(small)[..., 1:], (0, 0), SHEEN_SMOOTH_MM * self.scale)
         wood = np.median(colour[(self.band > 127) | (self.grid > 127)], axis=0)
-        return (colour - wood.astype(np.float32)).astype(np.float32)
+        sheen = (colour - wood.astype(np.float32)).astype(np.float32)
+        sheen[~self.brighter] = 0.0  # a highlight is the brightest of the wood; a stain is not
+        return sheen
 
     def _sheen_gone(self, q1: np.ndarray, q2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The colour residuals (q1, q2) with a highlight at calibration gone undone: the part of

@@ -44,7 +44,8 @@ def test_hands_stay_flagged_under_either_lamp() -> None:
 
 def test_only_the_colour_the_highlight_took_is_taken_back() -> None:
     """Where the highlight lay, a residual opposite it is taken back by at most the
-    highlight's length; one along it, or across it, is left as it is."""
+    highlight's length; one along it, or across it, is left as it is; and nothing is where
+    the empty board was not brighter than its lit board (a stain, the grain)."""
     test = BoardReader(bench_calibration("bench-03"))._occlusion
     length = np.hypot(test.sheen[..., 0], test.sheen[..., 1])
     y, x = np.unravel_index(int(np.argmax(length)), length.shape)
@@ -56,5 +57,6 @@ def test_only_the_colour_the_highlight_took_is_taken_back() -> None:
         q2 = np.full(length.shape, residual[1], np.float32)
         back = np.array([a[y, x] for a in test._sheen_gone(q1, q2)])
         np.testing.assert_allclose(back, expected, atol=1e-6)
+    assert not test.sheen[~test.brighter].any()  # no highlight where the wood was not its brightest
     blank = np.zeros_like(length)
     assert all(cv2.countNonZero(np.abs(a) > 1e-7) == 0 for a in test._sheen_gone(blank, blank))
