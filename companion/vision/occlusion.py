@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from functools import cached_property
 
 import cv2
 import numpy as np
@@ -33,6 +34,9 @@ from companion.vision.pixels import (
     TEXTURE_MM,
     Gaussian,
     PixelModel,
+    blurred,
+    chroma,
+    log_image,
     odd_window,
     texture_bin,
 )
@@ -102,6 +106,10 @@ reads as "not board" by its colour (m +0.09, q -0.07, -0.08 to -0.16 against the
 unexplained, the lines decided the fist test (0.05-0.18 over its 0 on 20b, 21b, 24b, 25b, the
 lamp fitted). At 0.95, 20b stays flagged; at 0.8, as at 0.9, it passes (-0.01). Used only on
 frames judged again under a changed light (``OcclusionTest.under``)."""
+
+SHEEN_SMOOTH_MM = LIT_SMOOTH_MM
+"""The empty board's colour, for its sheen (``OcclusionTest.sheen``), smoothed over about 4 mm as
+the lit board is: the grain and the grid lines are no sheen."""
 
 _INVERSE_SQUARE = (1.0 / (1.0 + np.arange(256, dtype=np.float32)) ** 2).reshape(256, 1)
 """1 / (1 + value)², the log ratio's noise variance per unit of sensor noise, by grey level."""
@@ -182,7 +190,12 @@ class OcclusionTest:
         self.scale = scale / step
         self.band = shrink(band, self.shape)
         self.grid = shrink(grid, self.shape)
-        self.forgiven = self._shade_at_calibration(background, cv2.bitwise_or(band, grid))
+        level, lit = self._lit_board(background, cv2.bitwise_or(band, grid))
+        self.forgiven = np.clip(lit - level, 0.0, MAX_FORGIVEN).astype(np.float32)
+        """Log darkness of each pixel of the empty board below the lit board, 0..MAX_FORGIVEN:
+        brightening by up to that much is a shadow at calibration gone, not something new."""
+        self.brighter = level > lit
+        """Where the empty board was brighter than its lit board: where a highlight may lie."""
         self.forgiven[self.grid > 0] = 0.0
         self.bg_unit = cv2.LUT(shrink(background, self.shape), _INVERSE_SQUARE).mean(axis=2)
         self.window = odd_window(UNEXPLAINED_MM * self.scale)
@@ -196,16 +209,55 @@ class OcclusionTest:
         spread = cv2.boxFilter(grey * grey, cv2.CV_32F, (window, window)) - mean * mean
         self.grain = shrink(cv2.sqrt(at_least(spread, 0.0)), self.shape)
         self.marks = HiddenMarks(cv2.cvtColor(background, cv2.COLOR_BGR2GRAY), scale, labels)
+        self._empty = (background, scale)  # for the sheen, worked out on first use
 
-    def _shade_at_calibration(self, background: np.ndarray, board: np.ndarray) -> np.ndarray:
-        """Log darkness of each pixel of the empty board below the lit board, 0..MAX_FORGIVEN.
-
-        Brightening by up to that much is a shadow at calibration gone, not something new."""
+    def _lit_board(self, background: np.ndarray, board: np.ndarray) -> tuple[np.ndarray, float]:
+        """The empty board's log brightness per map pixel (smoothed over ``LIT_SMOOTH_MM``)
+        and the lit board's (its ``LIT_PERCENTILE`` over ``board``)."""
         small = shrink(background, self.shape)
         level = np.log1p(small.astype(np.float32)).mean(axis=2)
         level = cv2.GaussianBlur(level, (0, 0), LIT_SMOOTH_MM * self.scale)
-        lit = float(np.percentile(level[shrink(board, self.shape) > 0], LIT_PERCENTILE))
-        return np.clip(lit - level, 0.0, MAX_FORGIVEN).astype(np.float32)
+        return level, float(np.percentile(level[shrink(board, self.shape) > 0], LIT_PERCENTILE))
+
+    @cached_property
+    def sheen(self) -> np.ndarray:
+        """Each map pixel's colour (q1, q2) at calibration off the board's own (its median over
+        the margin and the grid) where the wood was brighter than the lit board (``brighter``),
+        0 elsewhere: where a lamp's highlight lay on the empty board, the lamp's colour mixed
+        into the wood's, toward the lamp's (on the bench's bench-03, up to 0.08 toward white on
+        the left margin). A stain or the grain is off the board's colour too, but no brighter:
+        taken for a sheen, a stain's 0.019 let a lone fist through on the stress set (stress-12,
+        frame 11: 160 -> 144 mm² of the margin, 0.028 darker than the lit board there). A
+        highlight gone under another lamp takes the pixel back toward the board's colour by as
+        much (``_sheen_gone``). Worked out on the first frame judged under a changed light (3 ms
+        at 640x480): frames under the calibration's light never need it."""
+        background, scale = self._empty
+        small = shrink(log_image(blurred(background, scale)), self.shape)
+        colour = cv2.GaussianBlur(chroma(small)[..., 1:], (0, 0), SHEEN_SMOOTH_MM * self.scale)
+        wood = np.median(colour[(self.band > 127) | (self.grid > 127)], axis=0)
+        sheen = (colour - wood.astype(np.float32)).astype(np.float32)
+        sheen[~self.brighter] = 0.0
+        return sheen
+
+    def _sheen_gone(self, q1: np.ndarray, q2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The colour residuals (q1, q2) with a highlight at calibration gone undone: the part of
+        each pixel's residual that runs opposite its ``sheen``, up to the sheen's length.
+
+        A lamp's highlight on the wood adds the lamp's own colour to the wood's, whatever the
+        lamp: where one lay at calibration and the light that made it is gone, the wood shows
+        its own colour again, off the empty board's by the sheen reversed (bench-03's left
+        margin under its moved lamp, where it read as an arm: the residual at a median cosine of
+        0.95-1.00 with the sheen reversed, 0.030-0.037 of its 0.065-0.074, the rest taken in by
+        the margin's light field, against a colour spread of 0.012). A hand's colour is its own,
+        and only the share of it that lies along the sheen, no further than the sheen went, is
+        taken back; where the empty board had its own colour (no highlight) nothing is. (The
+        grid lines' ink and the markers, smoothed in, give a sheen beside them too: a few
+        millimetres wide, and only their colour's difference from the wood's.)"""
+        h1, h2 = cv2.split(self.sheen)
+        length = cv2.sqrt(h1 * h1 + h2 * h2)
+        back = -(q1 * h1 + q2 * h2) / at_least(length, 1e-6)  # toward the board's colour
+        gone = cv2.min(at_least(back, 0.0), length) / at_least(length, 1e-6)
+        return q1 + gone * h1, q2 + gone * h2
 
     def shadow(self, cups: list[CastingCup], light: Light | None = None) -> Shade | None:
         """Where ``cups`` cast their shadows under ``light`` (the calibration's lamp when
@@ -222,15 +274,16 @@ class OcclusionTest:
         ncc: np.ndarray,
         rect: np.ndarray,
         cast: Shade | None = None,
-        pattern: bool = False,
+        relit: bool = False,
     ) -> np.ndarray:
         """Not-board log-odds per map pixel from the full-resolution features and texture.
 
         Inside ``cast`` (the cups' predicted shadows and their model, ``shadows.py``) a darker
         board is board: its darkening is undone as a gain before the colour is judged, and the
-        texture, faint in deep shade, may say "board" but not "cup". With ``pattern`` (a light
-        changed in colour since the board in use, ``under``), where the board's own pattern
-        shows as it did (``PATTERN_NCC``) the colour may not say "not board" either."""
+        texture, faint in deep shade, may say "board" but not "cup". With ``relit`` (a light
+        changed in colour since the board in use, ``under``), a highlight the empty board had
+        is taken as gone where the colour says so (``_sheen_gone``), and where the board's own
+        pattern shows as it did (``PATTERN_NCC``) the colour may not say "not board" either."""
         now = cv2.LUT(shrink(rect, self.shape), _INVERSE_SQUARE)
         unit = cv2.transform(now, np.full((1, 3), 1 / 3, np.float32)) + self.bg_unit
         f, ncc = shrink(f, self.shape), shrink(ncc, self.shape)
@@ -241,6 +294,8 @@ class OcclusionTest:
         tint = self.pixels.shadow_tint.astype(np.float32)
         gone = cv2.min(at_least(m, 0.0), self.forgiven)  # a shadow at calibration, gone: undone
         m, q1, q2 = m - gone, q1 - gone * tint[0], q2 - gone * tint[1]  # along the shadow line
+        if relit:
+            q1, q2 = self._sheen_gone(q1, q2)
         shade = at_most(m, 0.0)
         line1, line2 = shade * tint[0], shade * tint[1]
         sigma = np.float32(self.pixels.chroma_sigma)
@@ -252,7 +307,7 @@ class OcclusionTest:
             faint = cv2.multiply(self.grain, cv2.exp(at_most(f[..., 0], 0.0))) < FAINT_GRAIN
             texture = np.where((shadow > 0) & faint, at_most(texture, 0.0), texture)
         fg = cv2.add(fg, texture, dst=fg)
-        if pattern:
+        if relit:
             fg = np.where(ncc >= PATTERN_NCC, at_most(fg, 0.0), fg)
         return at_most(at_least(fg, -CLIP_FG, out=fg), CLIP_FG, out=fg)
 
@@ -293,12 +348,12 @@ class OcclusionTest:
     ) -> Occlusion:
         """``cover`` (``judge``'s, same frame and cups) judged again under a light changed
         since the board in use: the cups' shadows cast by ``light`` (the calibration's lamp
-        when None) and the board's own pattern in view taken for board (``evidence``'s
-        ``pattern``); the margin, the grid and the fist test only. The board's marks and the
-        markers' labels depend on neither, and stay as judged: a hand hides the marks whatever
-        light explains the wood around it."""
+        when None), a highlight at calibration gone and the board's own pattern in view taken
+        for board (``evidence``'s ``relit``); the margin, the grid and the fist test only. The
+        board's marks and the markers' labels depend on none of these, and stay as judged: a
+        hand hides the marks whatever light explains the wood around it."""
         free, band_free, grid_free = self._free(free)
-        evidence = self.evidence(f, ncc, rect, self.shadow(cups, light), pattern=True)
+        evidence = self.evidence(f, ncc, rect, self.shadow(cups, light), relit=True)
         band_mm2, grid_mm2, fist_log_odds = self._cues(evidence, free, band_free, grid_free)
         return dataclasses.replace(cover, band_mm2=band_mm2, grid_mm2=grid_mm2, fist_log_odds=fist_log_odds)
 

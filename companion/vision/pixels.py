@@ -106,6 +106,11 @@ def log_image(image: np.ndarray) -> np.ndarray:
     return cv2.LUT(image, _LOG_TABLE)
 
 
+def chroma(log: np.ndarray) -> np.ndarray:
+    """(m, q1, q2) of a log image (``log_image``): its brightness and two colour axes."""
+    return cv2.transform(log, _CHROMA.astype(np.float32))
+
+
 def blurred(rectified: np.ndarray, scale: float) -> np.ndarray:
     """Denoise before comparing: JPEG blocks and sensor noise, not cup edges, are finer than 1 mm."""
     return cv2.GaussianBlur(rectified, (0, 0), BLUR_MM * scale)
