@@ -66,6 +66,8 @@ wood is over six of its spreads away either way, and the occlusion test's limits
 judged at each point, the margin of a hand-free frame of the bench's bench-19 read 156 mm² not
 board instead of 144, over the 150 that means an arm). Brightness keeps its one grid: two cup
 colours are never both beyond it on the same side."""
+FINE_SPAN = slice(TABLE_Q_OUTER[0], TABLE_Q_OUTER[0] + TABLE_Q[1])
+"""Where the fine grid lies on each colour axis of the lookup grids (``table_grid``)."""
 GAIN_SAMPLES = 3000
 GAIN_TERMS = 6
 """The light's change since calibration is fitted as a quadratic in x and y per channel (1, x, y,
@@ -233,7 +235,7 @@ class Background:
         if change.ndim == 1:  # one gain for the whole board
             f = cv2.transform(diff, np.c_[_CHROMA, -_CHROMA @ change].astype(np.float32))
         else:
-            f = cv2.transform(cv2.subtract(diff, change, dst=diff), _CHROMA.astype(np.float32))
+            f = chroma(cv2.subtract(diff, change, dst=diff))
         return f, self._texture(rectified), change
 
     def _texture(self, rectified: np.ndarray) -> np.ndarray:
@@ -291,8 +293,7 @@ def fine_grid_points() -> np.ndarray:
     """The points of ``table_grid`` on the colour axes' fine grid, in its order, (N, 1, 3)
     float32, read-only, followed by copies of its last point up to a whole ``FINE_BLOCK``."""
     shape = table_shape()
-    fine = slice(TABLE_Q_OUTER[0], TABLE_Q_OUTER[0] + TABLE_Q[1])
-    points = table_grid().reshape(*shape, 3)[:, fine, fine].reshape(-1, 1, 3)
+    points = table_grid().reshape(*shape, 3)[:, FINE_SPAN, FINE_SPAN].reshape(-1, 1, 3)
     spare = -len(points) % FINE_BLOCK
     out = np.concatenate([points, np.repeat(points[-1:], spare, axis=0)])
     out.setflags(write=False)
@@ -307,17 +308,16 @@ over the whole grid (whose own last points lie outside the fine grid)."""
 
 
 def _on_fine_grid(colour: Gaussian) -> np.ndarray:
-    """``colour``'s log density over the tables' fine grid, as the view ``[:, fine, fine]`` of
+    """``colour``'s log density over the tables' fine grid, as the view ``[:, FINE_SPAN, FINE_SPAN]`` of
     the whole grid's (84 x 129 x 129 x 1, the rest never written): the same numbers at the same
     places, for 57 % of the work. (Cup versus board reads these views as before: numpy's
     loops then run over the same rows, and round as they did.)"""
     shape = table_shape()
-    fine = slice(TABLE_Q_OUTER[0], TABLE_Q_OUTER[0] + TABLE_Q[1])
     out = np.empty((*shape, 1), np.float32)
     points = fine_grid_points()
     n = shape[0] * TABLE_Q[1] * TABLE_Q[1]
-    out[:, fine, fine] = colour.log_density(points)[:n].reshape(shape[0], TABLE_Q[1], TABLE_Q[1], 1)
-    return out[:, fine, fine]
+    out[:, FINE_SPAN, FINE_SPAN] = colour.log_density(points)[:n].reshape(shape[0], TABLE_Q[1], TABLE_Q[1], 1)
+    return out[:, FINE_SPAN, FINE_SPAN]
 
 
 def table_shape() -> tuple[int, int, int]:
@@ -506,16 +506,17 @@ class PixelModel:
         the fine grid only and stretched to the rest (``TABLE_Q_OUTER``)."""
         grid = table_grid()
         shape = table_shape()
-        fine = slice(TABLE_Q_OUTER[0], TABLE_Q_OUTER[0] + TABLE_Q[1])
         if self.levelled is None:
             light = self.light.log_density(grid)
             dark = self.dark.log_density(grid)
-            on_fine = [a.reshape(*shape, -1)[:, fine, fine] for a in (light, dark)]
+            on_fine = [a.reshape(*shape, -1)[:, FINE_SPAN, FINE_SPAN] for a in (light, dark)]
         else:  # the plain colours serve cup versus board alone: on the fine grid
             on_fine = [_on_fine_grid(g) for g in (self.light, self.dark)]
-        grid_fine = grid.reshape(*shape, -1)[:, fine, fine]
+        grid_fine = grid.reshape(*shape, -1)[:, FINE_SPAN, FINE_SPAN]
         fg = self._cup_versus_board(on_fine[0][..., 0], on_fine[1][..., 0], grid_fine)
-        fg = fg[:, _FINE_Q - fine.start][:, :, _FINE_Q - fine.start]  # beyond the fine grid: its edge's
+        fg = fg[:, _FINE_Q - FINE_SPAN.start][
+            :, :, _FINE_Q - FINE_SPAN.start
+        ]  # beyond the fine grid: its edge's
         wide = CLIP_FG - TEXTURE_CLIP[0]
         if self.levelled is not None:
             light, dark = (g.log_density(grid) for g in self.levelled)

@@ -398,7 +398,7 @@ class BoardReader:
         if not changed:  # (a marker out of view flags the frame whatever the lamp)
             cover = self._under_frame_lamp(cover, ev, rect, free, (matches, standing), cups)
         probabilities = self._probabilities(
-            matches, ROUGH_SOFTENING if cover.rough else 1.0, edges, placed, trust
+            matches, trust, ROUGH_SOFTENING if cover.rough else 1.0, edges, placed
         )
         still = self._held_still(rect, timestamp)
         occluded = changed > 0 or (cover.occluded and not (still >= STILL_SECONDS and moderate(cover)))
@@ -785,7 +785,7 @@ class BoardReader:
             for m, size in zip(matches, settled, strict=True)
         ]
 
-    def _trust(self, matches: list[SquareMatch], lamp_moved: bool = False) -> np.ndarray:
+    def _trust(self, matches: list[SquareMatch], lamp_moved: bool) -> np.ndarray:
         """The calibration's region trust (``CupOutline.region_trust``) of each match's colour,
         at most ``LAMP_REGION_TRUST`` where ``lamp_moved``: the frame's light changed unevenly
         since the board in use (``shadows.lit_unevenly``), and the apparent radii the region cue
@@ -796,10 +796,10 @@ class BoardReader:
     def _probabilities(
         self,
         matches: list[SquareMatch],
+        trust: np.ndarray,
         softening: float = 1.0,
         edges: tuple[np.ndarray, np.ndarray] | None = None,
         placed: list[SquareMatch] | None = None,
-        trust: np.ndarray | None = None,
     ) -> np.ndarray:
         """Class probabilities [empty, white 1..S, black 1..S] per square from its match.
 
@@ -813,7 +813,7 @@ class BoardReader:
         well, gives the sizes those shares start from; whether a square holds a cup, and its
         colour, stay the matches'. ``softening`` widens every temperature for a frame whose
         evidence reads rough. ``trust`` (per square) weighs the region cue's size logits against
-        the edges' (``_trust``; the calibration's when None).
+        the edges' (``_trust``).
         """
         sizes = size_logits(matches, self._ring_px, softening)
         logits = np.concatenate([np.zeros((len(matches), 1)), sizes], axis=1)
@@ -822,7 +822,6 @@ class BoardReader:
         if edges is not None:
             if placed is not None and placed is not matches:  # (no cup sized anew: the same)
                 sizes = size_logits(placed, self._ring_px, softening)
-            trust = self._trust(matches) if trust is None else trust
             p[:, 1:] = (1.0 - p[:, :1]) * size_shares(sizes, *edges, softening, trust)
         areas = np.array(
             [sq.areas[m.colour, m.size - 1] for m, sq in zip(matches, self.bank.squares, strict=True)]

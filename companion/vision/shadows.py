@@ -459,7 +459,7 @@ def casting_cups(placed: Placed, layout: BoardLayout, scale: float, cups: CupSet
 def light_changed(field: np.ndarray) -> bool:
     """Whether the margin's light field (``Background.light_field`` against the board in use)
     says the light changed: uneven, or one gain beyond ``LIGHT_CHANGED`` on some channel."""
-    return field.ndim == 3 or float(np.abs(field).max()) > LIGHT_CHANGED
+    return lit_unevenly(field) or float(np.abs(field).max()) > LIGHT_CHANGED
 
 
 def lit_unevenly(field: np.ndarray) -> bool:
