@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import cv2
@@ -129,6 +130,28 @@ class EdgeBank:
     rim_reach: int
     pad: int
     radii: tuple[float, ...]  # each size's base radius, pixels
+
+    @cached_property
+    def reads(self) -> tuple[int, int, int, int]:
+        """(top, bottom, left, right) of the view around every window the templates read: each
+        base at every shift of its search, each square's rim region (``SquareRims``); the edge
+        maps are needed there alone (``edge_maps``' ``within``: over a quarter of the view, the
+        margin and the markers' corners, lies outside it)."""
+        windows = [
+            (
+                top - self.base_reach,
+                top + t.shape[0] + self.base_reach,
+                left - self.base_reach,
+                left + t.shape[1] + self.base_reach,
+            )
+            for base in self.base
+            for top, left, t in base
+        ]
+        windows += [
+            (r.top, r.top + r.directions.shape[0], r.left, r.left + r.directions.shape[1]) for r in self.rims
+        ]
+        tops, bottoms, lefts, rights = zip(*windows, strict=True)
+        return min(tops), max(bottoms), min(lefts), max(rights)
 
     def found(self, foot: np.ndarray) -> bool:
         """Whether a base's best shift (dy, dx) lies inside its search: one stopped at the
@@ -353,18 +376,42 @@ class EdgeMaps:
     pad: int
 
 
+ROW_TAIL = 12
+"""Pixels worked out beyond the right of ``edge_maps``' ``within``, and thrown away. OpenCV's
+filters work along a row some vectors at a time and its last few values on their own, which
+round differently: ``Sobel``'s smoothing of the y derivative, worked out on a part of the view
+ending a pixel past it, came out a float32 step off on its last 2 columns (frames-dev's dev-01,
+2.98e-8). Twelve pixels (36 values) hold the longest such tail (two vectors of 16 values, less
+one); where they would pass the view's edge the whole width is worked out, whose rows then end
+as the whole view's do."""
+
 _CHANNEL_SUM = np.ones((1, 3), np.float32)
 """``cv2.transform`` by this adds up a pixel's three channels."""
 
 
-def edge_maps(features: np.ndarray, pad: int) -> EdgeMaps:
-    """The edge maps of a frame's features (``Background.features``), padded by ``pad``.
+def edge_maps(features: np.ndarray, pad: int, within: tuple[int, int, int, int] | None = None) -> EdgeMaps:
+    """The edge maps of a frame's features (``Background.features``), padded by ``pad``; only
+    ``within`` (top, bottom, left, right) of the view when given (``EdgeBank.reads``), 0
+    elsewhere.
 
     The x derivative takes its 1/8 inside ``Sobel`` (a power of two scaling its smoothing
     kernel: the same numbers), the y one in place afterwards (scaling its smoothing kernel
     there rounds differently). Each channel of the strength is divided on its own (the same
     quotients as the three at once) and the maps are written straight into their padded
-    arrays: every new or copied array is a pass over memory, a tenth of the maps' time."""
+    arrays: every new or copied array is a pass over memory, a tenth of the maps' time.
+
+    ``within`` is worked out with a pixel of the features around it, all the 3 x 3
+    derivatives reach, and ``ROW_TAIL`` more on its right, so each of its pixels comes out
+    as from the whole view: the same numbers. The rest of the view, which no template reads,
+    is not worked out (28 % of it on frames-dev)."""
+    h, w = features.shape[:2]
+    y0, y1, x0, x1 = (0, h, 0, w) if within is None else _clipped(within, h, w)
+    ay0, ay1, ax0, ax1 = max(y0 - 1, 0), min(y1 + 1, h), max(x0 - 1, 0), x1 + ROW_TAIL
+    if ax1 > w:  # the row's end as the whole view's: its last few pixels as they are there
+        ax0, ax1 = 0, w
+    inner = (slice(pad + y0, pad + y1), slice(pad + x0, pad + x1))
+    apron = (slice(y0 - ay0, y1 - ay0), slice(x0 - ax0, x1 - ax0))  # ``within`` in the part worked out
+    features = features[ay0:ay1, ax0:ax1]
     gx = cv2.Sobel(features, cv2.CV_32F, 1, 0, ksize=3, scale=0.125)
     gy = cv2.Sobel(features, cv2.CV_32F, 0, 1, ksize=3)
     np.multiply(gy, np.float32(0.125), out=gy)
@@ -374,15 +421,21 @@ def edge_maps(features: np.ndarray, pad: int) -> EdgeMaps:
     jyy = cv2.transform(cv2.multiply(gy, gy, dst=product), _CHANNEL_SUM)
     magnitude = cv2.sqrt(np.add(jxx, jyy))
     np.add(magnitude, np.float32(EDGE_FLOOR), out=magnitude)
-    h, w = features.shape[:2]
-    inner = (slice(pad, pad + h), slice(pad, pad + w))
     distance = np.zeros((h + 2 * pad, w + 2 * pad), np.float32)
-    cv2.sqrt(cv2.transform(cv2.multiply(features, features, dst=product), _CHANNEL_SUM), dst=distance[inner])
+    distance[inner] = cv2.sqrt(cv2.transform(cv2.multiply(features, features, dst=product), _CHANNEL_SUM))[
+        apron
+    ]
     for j in (jxx, jxy, jyy):
         np.divide(j, magnitude, out=j)
     strength = np.zeros((h + 2 * pad, w + 2 * pad, 3), np.float32)
-    cv2.merge([jxx, jxy, jyy], dst=strength[inner])
+    cv2.merge([j[apron] for j in (jxx, jxy, jyy)], dst=strength[inner])
     return EdgeMaps(distance, strength, pad)
+
+
+def _clipped(box: tuple[int, int, int, int], h: int, w: int) -> tuple[int, int, int, int]:
+    """(top, bottom, left, right) of ``box`` on an h x w view."""
+    top, bottom, left, right = box
+    return max(top, 0), min(max(bottom, 0), h), max(left, 0), min(max(right, 0), w)
 
 
 def rim_scores(strength: np.ndarray, pad: int, rims: SquareRims, dy: int, dx: int, reach: int) -> np.ndarray:

@@ -64,10 +64,12 @@ def evidence(
     model: PixelModel,
     pad: int,
     within: tuple[slice, slice] | None = None,
+    gray: np.ndarray | None = None,
 ) -> Evidence:
     """The frame's evidence maps; the colour's only ``within`` that part of the view where the
-    model's colour vote is levelled (``PixelModel.log_odds``), all of it when None."""
-    f, ncc, light = background.seen(rectified)
+    model's colour vote is levelled (``PixelModel.log_odds``), all of it when None. ``gray``:
+    the frame in grey, when the caller has it (``pixels.grey``)."""
+    f, ncc, light = background.seen(rectified, gray)
     fg, colour = model.log_odds(f, ncc, background.level, within)
     if pad:
         fg = cv2.copyMakeBorder(fg, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0.0)

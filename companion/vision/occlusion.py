@@ -36,6 +36,7 @@ from companion.vision.pixels import (
     PixelModel,
     blurred,
     chroma,
+    grey,
     log_image,
     odd_window,
     texture_bin,
@@ -146,6 +147,18 @@ def shrink(image: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
     )
 
 
+@dataclass
+class _Seen:
+    """One frame on the occlusion map (``OcclusionTest._frame``): each pixel's noise unit
+    (``evidence``), the features and the texture shrunk; and the maps of the cups' ``free``
+    pixels last judged with (``_frame_free``: the mask given, then ``_free``'s three)."""
+
+    unit: np.ndarray
+    f: np.ndarray
+    ncc: np.ndarray
+    free: tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
+
+
 @dataclass(frozen=True)
 class Occlusion:
     """How much unexplained non-board there is on the margin band and over the grid (mm²)."""
@@ -190,6 +203,11 @@ class OcclusionTest:
         self.scale = scale / step
         self.band = shrink(band, self.shape)
         self.grid = shrink(grid, self.shape)
+        self._on_band = compare_with(self.band, 127, cv2.CMP_GT)
+        self._on_grid = compare_with(self.grid, 127, cv2.CMP_GT)
+        """The map's pixels on the margin band and on the grid (uint8, 255): the same every
+        frame, where each judgement compared the maps again."""
+        self._seen: tuple[tuple[np.ndarray, ...], _Seen] | None = None  # (``_frame``)
         level, lit = self._lit_board(background, cv2.bitwise_or(band, grid))
         self.forgiven = np.clip(lit - level, 0.0, MAX_FORGIVEN).astype(np.float32)
         """Log darkness of each pixel of the empty board below the lit board, 0..MAX_FORGIVEN:
@@ -284,9 +302,8 @@ class OcclusionTest:
         changed in colour since the board in use, ``under``), a highlight the empty board had
         is taken as gone where the colour says so (``_sheen_gone``), and where the board's own
         pattern shows as it did (``PATTERN_NCC``) the colour may not say "not board" either."""
-        now = cv2.LUT(shrink(rect, self.shape), _INVERSE_SQUARE)
-        unit = cv2.transform(now, np.full((1, 3), 1 / 3, np.float32)) + self.bg_unit
-        f, ncc = shrink(f, self.shape), shrink(ncc, self.shape)
+        seen = self._frame(f, ncc, rect)
+        unit, f, ncc = seen.unit, seen.f, seen.ncc
         shadow = None if cast is None else cast[0]
         if cast is not None:
             f = cast[1].lift(f, cast[0])
@@ -319,12 +336,14 @@ class OcclusionTest:
         free: np.ndarray,
         fg: np.ndarray,
         cups: list[CastingCup] | None = None,
+        gray: np.ndarray | None = None,
     ) -> Occlusion:
         """``free``: full-resolution uint8 mask (255) of pixels no cup found explains; ``fg``:
         the reading's own (unpadded) evidence, to tell how rough this frame reads; ``cups``:
-        the cups found, whose shadows are board."""
+        the cups found, whose shadows are board; ``gray``: ``rect`` in grey, when the caller
+        has it (``pixels.grey``)."""
         full_free = free
-        free, band_free, grid_free = self._free(free)
+        free, band_free, grid_free = self._frame_free(f, ncc, rect, free)
         band_mm2, grid_mm2, fist_log_odds = self._cues(
             self.evidence(f, ncc, rect, self.shadow(cups or [])), free, band_free, grid_free
         )
@@ -333,7 +352,7 @@ class OcclusionTest:
             self._averaged(self._unexplained(own, free), self.window), band_free, grid_free
         )
         rough = own_band > BAND_OCCLUDED_MM2 or own_grid > GRID_OCCLUDED_MM2
-        hidden, alike = self.marks.seen(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY), full_free)
+        hidden, alike = self.marks.seen(grey(rect) if gray is None else gray, full_free)
         return Occlusion(band_mm2, grid_mm2, fist_log_odds, rough, hidden, alike)
 
     def under(
@@ -352,16 +371,39 @@ class OcclusionTest:
         for board (``evidence``'s ``relit``); the margin, the grid and the fist test only. The
         board's marks and the markers' labels depend on none of these, and stay as judged: a
         hand hides the marks whatever light explains the wood around it."""
-        free, band_free, grid_free = self._free(free)
+        free, band_free, grid_free = self._frame_free(f, ncc, rect, free)
         evidence = self.evidence(f, ncc, rect, self.shadow(cups, light), relit=True)
         band_mm2, grid_mm2, fist_log_odds = self._cues(evidence, free, band_free, grid_free)
         return dataclasses.replace(cover, band_mm2=band_mm2, grid_mm2=grid_mm2, fist_log_odds=fist_log_odds)
 
+    def _frame(self, f: np.ndarray, ncc: np.ndarray, rect: np.ndarray) -> _Seen:
+        """A frame's maps (``_Seen``) from its features ``f``, texture ``ncc`` and picture
+        ``rect``, worked out once per frame: ``judge`` and each ``under`` of the same frame
+        (up to two under a changed light) share them. Kept with the very arrays they came
+        from, which the reader never changes in place; any other array is a new frame."""
+        key = (f, ncc, rect)
+        if self._seen is not None and all(a is b for a, b in zip(self._seen[0], key, strict=True)):
+            return self._seen[1]
+        now = cv2.LUT(shrink(rect, self.shape), _INVERSE_SQUARE)
+        unit = cv2.transform(now, np.full((1, 3), 1 / 3, np.float32)) + self.bg_unit
+        seen = _Seen(unit, shrink(f, self.shape), shrink(ncc, self.shape))
+        self._seen = (key, seen)
+        return seen
+
+    def _frame_free(
+        self, f: np.ndarray, ncc: np.ndarray, rect: np.ndarray, free: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``_free`` of the frame (``_frame``) and ``free``, kept with the frame's maps."""
+        seen = self._frame(f, ncc, rect)
+        if seen.free is None or seen.free[0] is not free:
+            seen.free = (free, self._free(free))
+        return seen.free[1]
+
     def _free(self, free: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The map's pixels no cup explains (``free``: full resolution), on the band, on the grid."""
         free = compare_with(shrink(free, self.shape), 255, cv2.CMP_EQ)
-        band_free = cv2.bitwise_and(free, compare_with(self.band, 127, cv2.CMP_GT))
-        grid_free = cv2.bitwise_and(free, compare_with(self.grid, 127, cv2.CMP_GT))
+        band_free = cv2.bitwise_and(free, self._on_band)
+        grid_free = cv2.bitwise_and(free, self._on_grid)
         return free, band_free, grid_free
 
     def _cues(

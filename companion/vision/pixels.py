@@ -108,6 +108,13 @@ def log_image(image: np.ndarray) -> np.ndarray:
     return cv2.LUT(image, _LOG_TABLE)
 
 
+def grey(rectified: np.ndarray) -> np.ndarray:
+    """A frame on the board plane in grey (uint8). A read takes it once: the texture, the
+    board's marks, the markers and the stillness clock all start from it (each converted
+    the frame again, 3 % of a read)."""
+    return cv2.cvtColor(rectified, cv2.COLOR_BGR2GRAY)
+
+
 def chroma(log: np.ndarray) -> np.ndarray:
     """(m, q1, q2) of a log image (``log_image``): its brightness and two colour axes."""
     return cv2.transform(log, _CHROMA.astype(np.float32))
@@ -221,13 +228,16 @@ class Background:
         f, ncc, _ = self.seen(rectified)
         return f, ncc
 
-    def seen(self, rectified: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def seen(
+        self, rectified: np.ndarray, gray: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``features`` and the light's change they were corrected for.
 
         ``band`` pixels (board margin, where no cup stands) give the light's change since
         calibration, a smooth field over the board (``light_field``): exposure, white balance,
         and a lamp moved or dimmed. The reader asks of that change again whether the light
         changed (``shadows.light_changed``), so it is returned rather than measured twice.
+        ``gray``: ``rectified`` in grey (uint8), when the caller has it already (``grey``).
         """
         logged = log_image(blurred(rectified, self.scale))
         diff = cv2.subtract(logged, self.log, dst=logged)
@@ -236,13 +246,13 @@ class Background:
             f = cv2.transform(diff, np.c_[_CHROMA, -_CHROMA @ change].astype(np.float32))
         else:
             f = chroma(cv2.subtract(diff, change, dst=diff))
-        return f, self._texture(rectified), change
+        return f, self._texture(grey(rectified) if gray is None else gray), change
 
-    def _texture(self, rectified: np.ndarray) -> np.ndarray:
-        """The local correlation of ``rectified``'s grey with the empty board's. (Each step
-        writes over an array the steps before are done with: the same numbers as new arrays,
-        which cost a third of the time.)"""
-        gray = cv2.cvtColor(rectified, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    def _texture(self, gray: np.ndarray) -> np.ndarray:
+        """The local correlation of a frame's grey (uint8, ``grey``) with the empty board's.
+        (Each step writes over an array the steps before are done with: the same numbers as
+        new arrays, which cost a third of the time.)"""
+        gray = gray.astype(np.float32)
         window = texture_window(self.scale)
         mean = _box(gray, window)
         square = cv2.multiply(gray, gray)

@@ -45,7 +45,7 @@ from companion.vision.matching import (
 )
 from companion.vision.observation import Observation
 from companion.vision.occlusion import Occlusion, OcclusionTest, shrink, unlike_share
-from companion.vision.pixels import Background
+from companion.vision.pixels import Background, grey
 from companion.vision.scalars import compare_with
 from companion.vision.shadows import (
     SUBPIXEL,
@@ -377,10 +377,12 @@ class BoardReader:
         c = self.models
         view = c.view
         rect = self._rectify(image)
-        ev = evidence(rect, self._background, c.pixels, self.bank.pad, self.bank.reach())
+        gray = grey(rect)
+        ev = evidence(rect, self._background, c.pixels, self.bank.pad, self.bank.reach(), gray)
         fits = None
         if self.edges is not None:
-            fits = BaseFits(edge_maps(ev.features, self.edges.pad), self.edges, rect, self._background)
+            maps = edge_maps(ev.features, self.edges.pad, self.edges.reads)
+            fits = BaseFits(maps, self.edges, rect, self._background)
         seeds = None if fits is None else fits.seeds
         reads: list[Reads] = []
         matches = match_apart(ev, self.bank, match_all(ev, self.bank, seeds, reads), seeds, reads)
@@ -393,14 +395,14 @@ class BoardReader:
         free = cv2.bitwise_not(cv2.dilate(self._explained(sized, standing, ev.pad), SQUARE_5))
         fg = ev.fg[ev.pad : ev.pad + view.shape[0], ev.pad : ev.pad + view.shape[1]]
         cups = casting_cups(found_cups(standing), c.layout, c.scale, c.cups)
-        cover = self._occlusion.judge(ev.features, ev.texture, rect, free, fg, cups)
-        changed = self._markers_changed(rect)
+        cover = self._occlusion.judge(ev.features, ev.texture, rect, free, fg, cups, gray)
+        changed = self._markers_changed(gray)
         if not changed:  # (a marker out of view flags the frame whatever the lamp)
             cover = self._under_frame_lamp(cover, ev, rect, free, (matches, standing), cups)
         probabilities = self._probabilities(
             matches, trust, ROUGH_SOFTENING if cover.rough else 1.0, edges, placed
         )
-        still = self._held_still(rect, timestamp)
+        still = self._held_still(gray, timestamp)
         occluded = changed > 0 or (cover.occluded and not (still >= STILL_SECONDS and moderate(cover)))
         obs = Observation(c.size, c.max_piece, probabilities, bool(occluded), False, timestamp)
         return Reading(
@@ -578,10 +580,11 @@ class BoardReader:
         floor = -SHADOW_DOUBT * SIZE_SURENESS * self._ring_px  # empty, but never sure of it
         return dataclasses.replace(rematched, sizes=np.maximum(rematched.sizes, floor))
 
-    def _held_still(self, rect: np.ndarray, timestamp: float) -> float:
+    def _held_still(self, gray: np.ndarray, timestamp: float) -> float:
         """Seconds the picture has held still up to ``timestamp``: since the first frame whose
-        2 mm map this frame's differs from by at most ``STILL_GREY`` nearly everywhere."""
-        small = shrink(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY), self._occlusion.shape).astype(np.float32)
+        2 mm map this frame's (``gray``: the frame on the board plane in grey) differs from by
+        at most ``STILL_GREY`` nearly everywhere."""
+        small = shrink(gray, self._occlusion.shape).astype(np.float32)
         if self._still is not None:
             since, first = self._still
             changed = cv2.countNonZero(compare_with(cv2.absdiff(small, first), STILL_GREY, cv2.CMP_GT))
@@ -590,15 +593,16 @@ class BoardReader:
         self._still = (timestamp, small)
         return 0.0
 
-    def _markers_changed(self, rect: np.ndarray) -> int:
-        """How many markers no longer look as at calibration (covered, or the board moved).
+    def _markers_changed(self, gray: np.ndarray) -> int:
+        """How many markers no longer look as at calibration (covered, or the board moved),
+        in ``gray``, the frame on the board plane in grey.
 
         Normalised cross-correlation with the calibration's view of each marker ignores
         brightness changes but drops as soon as the black cells shift or something covers them.
         """
         if not self._marker_masks:
             return 0
-        gray = cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY).ravel()
+        gray = gray.ravel()
         changed = 0
         for pixels, ref in zip(self._marker_masks, self._marker_refs, strict=True):
             now = gray.take(pixels).astype(np.float32)
