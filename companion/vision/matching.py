@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from companion.vision.geometry import Camera, RectifiedView
-from companion.vision.pixels import Background, PixelModel
+from companion.vision.pixels import Background, PixelModel, lit_unevenly
 from companion.vision.scalars import at_least
 from companion.vision.templates import SquareTemplates, TemplateBank
 
@@ -67,10 +67,12 @@ def evidence(
     gray: np.ndarray | None = None,
 ) -> Evidence:
     """The frame's evidence maps; the colour's only ``within`` that part of the view where the
-    model's colour vote is levelled (``PixelModel.log_odds``), all of it when None. ``gray``:
-    the frame in grey, when the caller has it (``pixels.grey``)."""
+    model's colour vote is levelled (``PixelModel.log_odds``), all of it when None, and with
+    the brightness of a cup's wall trusted less where the frame is lit unevenly since
+    ``background`` (``lit_unevenly``: a lamp moved; ``LAMP_BRIGHTNESS_SPREAD``). ``gray``: the
+    frame in grey, when the caller has it (``pixels.grey``)."""
     f, ncc, light = background.seen(rectified, gray)
-    fg, colour = model.log_odds(f, ncc, background.level, within)
+    fg, colour = model.log_odds(f, ncc, background.level, within, lit_unevenly(light))
     if pad:
         fg = cv2.copyMakeBorder(fg, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0.0)
         colour = cv2.copyMakeBorder(colour, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0.0)

@@ -98,6 +98,22 @@ bench-18, natural cups on birch) look, pixel by pixel, like the wood in a cup's 
 only their texture (a cup hides the board's grain and grid lines) says "cup". Kept at 1.0
 elsewhere: raised for every board, hand-free frames of the bench's bench-08 were flagged
 occluded 7 times instead of 3."""
+LAMP_BRIGHTNESS_SPREAD = 0.2
+"""The least brightness spread (log) each colour's Gaussian has in the colour vote on a frame
+lit unevenly since the board in use (``lit_unevenly``: a lamp moved, dimmed or changed). How
+bright a cup's wall is against the wood is the lamp's doing, which side of the cup it lights
+and how steeply; the margin's light field, measured on the flat wood, says nothing of a wall,
+while a surface's colour is its own (light multiplies it, and the field takes the lamp's tint
+out). The calibration's spread is that of one lamp (the vision bench's bench-03, under a soft
+light: white 0.14 around -0.08, black 0.19 around -0.81); with its lamp moved behind the cups,
+the white 4 on b4 shows the camera its shaded wall, its mean brightness -0.41 to -0.45 (the
+black 4s -0.90 to -1.17), its colour the white cups': brightness alone said black by 1.9-3.1
+a pixel on average, the colour axes alone white by 1.1-2.0, and it read a black 4 on five
+boards (0.51-0.57), c4's on 13b too (0.34). Light b's own calibration learns 0.33 and 0.52,
+the first sure board under the lamp 0.30. Over bench-03's 56 cups under both lamps (a fresh
+reader, the calibration's models) 0.16 leaves 3 read the wrong colour, 0.18-0.4 none, and the
+least right colour share rises (white 0.35 -> 0.66 at 0.2, 0.74 at 0.33) while the black
+cups' falls (0.98 -> 0.93, 0.89 at 0.33: their lit side nears the white cups' brightness)."""
 DEFAULT_TEXTURE = (-1.0, -1.0, -0.5, 0.0, 0.3, 0.4, 0.3, 0.1, -0.3, -1.0)
 """Log-odds "cup" by texture-correlation bin (-1..1) when no reference frame taught them:
 a gentle version of what reference frames typically show."""
@@ -262,6 +278,14 @@ class Background:
         cross = cv2.subtract(cross, cv2.multiply(mean, self.gray_mean, dst=mean), dst=cross)
         dev = cv2.multiply(cv2.sqrt(at_least(var, NOISE_VAR, out=var), dst=var), self.gray_dev, dst=var)
         return cv2.divide(cross, dev, dst=cross)
+
+
+def lit_unevenly(field: np.ndarray) -> bool:
+    """Whether the margin's light field (``Background.light_field``) says the light changed
+    unevenly over the board (a lamp moved, dimmed or changed), not by one gain per channel: an
+    even change (exposure, white balance) scales the cups and the wood alike, and the log ratio
+    between them stays; an uneven one changes how each cup is shaded against the wood."""
+    return field.ndim == 3
 
 
 def _median_rows(rows: np.ndarray) -> np.ndarray:
@@ -535,6 +559,13 @@ class PixelModel:
             np.clip((light - dark).ravel(), -CLIP_COLOUR, CLIP_COLOUR).astype(np.float32),
         )
 
+    @cached_property
+    def _lamp_colour_table(self) -> np.ndarray:
+        """The colour vote's table under a lamp moved since the board in use: both colours'
+        brightness spread widened to at least ``LAMP_BRIGHTNESS_SPREAD`` (``under_a_moved_lamp``)."""
+        light, dark = (under_a_moved_lamp(g).log_density(table_grid()) for g in self.colours)
+        return np.clip((light - dark).ravel(), -CLIP_COLOUR, CLIP_COLOUR).astype(np.float32)
+
     def colour_fg(self, f: np.ndarray) -> np.ndarray:
         """Cup-versus-board log-odds by colour alone, looked up (clipped wider than the sum)."""
         return self._tables[0].take(table_index(f))
@@ -545,6 +576,7 @@ class PixelModel:
         ncc: np.ndarray,
         level: np.ndarray | None = None,
         within: tuple[slice, slice] | None = None,
+        lamp_moved: bool = False,
     ) -> tuple[np.ndarray, np.ndarray]:
         """(cup versus board, light versus dark) log-odds per pixel, clipped for robustness.
 
@@ -553,9 +585,13 @@ class PixelModel:
         when the model has ``levelled`` Gaussians (without ``level`` it is not to be used),
         and then only ``within`` that part of the view (``TemplateBank.reach``: all the matcher
         reads), 0 elsewhere: a second table index over the whole view cost 5-7 % of a read.
+        ``lamp_moved`` (the frame lit unevenly since the board in use, ``lit_unevenly``): the
+        colour vote widens each colour's brightness spread to ``LAMP_BRIGHTNESS_SPREAD``.
         """
         fg_table, colour_table = self._tables
         index = table_index(f)
+        if lamp_moved:
+            colour_table = self._lamp_colour_table
         lut = np.zeros((256, 1), np.float32)
         lut[:TEXTURE_BINS, 0] = self.texture
         fg = fg_table.take(index)
@@ -634,6 +670,12 @@ class PixelModel:
             texture=texture,
             levelled=None if "levelled" not in data else _levelled_from_json(data["levelled"]),
         )
+
+
+def under_a_moved_lamp(colour: Gaussian) -> Gaussian:
+    """``colour`` with its brightness spread widened to at least ``LAMP_BRIGHTNESS_SPREAD``."""
+    extra = max(LAMP_BRIGHTNESS_SPREAD**2 - float(colour.cov[0, 0]), 0.0)
+    return Gaussian(colour.mean, colour.cov + np.diag([extra, 0.0, 0.0]))
 
 
 def levelled_pair(levelled: np.ndarray, light: np.ndarray, dark: np.ndarray) -> tuple[Gaussian, Gaussian]:

@@ -45,7 +45,7 @@ from companion.vision.matching import (
 )
 from companion.vision.observation import Observation
 from companion.vision.occlusion import Occlusion, OcclusionTest, shrink, unlike_share
-from companion.vision.pixels import Background, grey
+from companion.vision.pixels import Background, grey, lit_unevenly
 from companion.vision.scalars import compare_with
 from companion.vision.shadows import (
     SUBPIXEL,
@@ -56,7 +56,6 @@ from companion.vision.shadows import (
     in_shadow,
     learn_shadows,
     light_changed,
-    lit_unevenly,
     same_light,
 )
 from companion.vision.templates import TemplateBank, build_bank
@@ -117,7 +116,7 @@ size scored where the base stands for 120."""
 LAMP_REGION_TRUST = 0.5
 """The most the region cue's size logits weigh against the edges' (``edges.size_shares``) on a
 frame whose light changed unevenly since the board in use (a lamp moved, dimmed or changed:
-``shadows.lit_unevenly``). The region cue sizes a cup by where the colour model stops calling
+``pixels.lit_unevenly``). The region cue sizes a cup by where the colour model stops calling
 pixels cup, against apparent radii learned under the calibration's lamp; a new lamp moves that
 edge (a glossy wall lit unlike the wood, a shadow or the shade at a dark cup's foot tinted
 unlike the calibration's shadows) by about half the step between sizes, while the base circle,
@@ -570,7 +569,7 @@ class BoardReader:
         y1, x1 = min(sq.top + h + reach, shadow.shape[0]), min(sq.left + w + reach, shadow.shape[1])
         lifted = c.shadows.lift(ev.features[y0:y1, x0:x1], shadow[y0:y1, x0:x1])
         level = self._background.level_at((slice(y0, y1), slice(x0, x1)))
-        fg, colour = c.pixels.log_odds(lifted, ev.texture[y0:y1, x0:x1], level)
+        fg, colour = c.pixels.log_odds(lifted, ev.texture[y0:y1, x0:x1], level, None, lit_unevenly(ev.light))
         again = replace(ev, fg=ev.fg.copy(), colour=ev.colour.copy(), positive=ev.positive.copy())
         window = (slice(y0 + ev.pad, y1 + ev.pad), slice(x0 + ev.pad, x1 + ev.pad))
         again.fg[window], again.colour[window], again.positive[window] = fg, colour, np.maximum(fg, 0)
@@ -792,7 +791,7 @@ class BoardReader:
     def _trust(self, matches: list[SquareMatch], lamp_moved: bool) -> np.ndarray:
         """The calibration's region trust (``CupOutline.region_trust``) of each match's colour,
         at most ``LAMP_REGION_TRUST`` where ``lamp_moved``: the frame's light changed unevenly
-        since the board in use (``shadows.lit_unevenly``), and the apparent radii the region cue
+        since the board in use (``pixels.lit_unevenly``), and the apparent radii the region cue
         sizes cups with were learned under another lamp."""
         cap = LAMP_REGION_TRUST if lamp_moved else 1.0
         return np.array([min(self._region_trust[m.colour], cap) for m in matches])

@@ -41,7 +41,7 @@ from companion.errors import CompanionError
 from companion.vision.cups import CupSet
 from companion.vision.geometry import BoardLayout, RectifiedView
 from companion.vision.matching import SquareMatch
-from companion.vision.pixels import Background, blurred, log_image
+from companion.vision.pixels import Background, blurred, lit_unevenly, log_image
 
 SHADOW_VERSION = 1
 """Version of the shadow model's entry in the calibration file."""
@@ -460,14 +460,6 @@ def light_changed(field: np.ndarray) -> bool:
     """Whether the margin's light field (``Background.light_field`` against the board in use)
     says the light changed: uneven, or one gain beyond ``LIGHT_CHANGED`` on some channel."""
     return lit_unevenly(field) or float(np.abs(field).max()) > LIGHT_CHANGED
-
-
-def lit_unevenly(field: np.ndarray) -> bool:
-    """Whether the margin's light field (``Background.light_field``) says the light changed
-    unevenly over the board (a lamp moved, dimmed or changed), not by one gain per channel: an
-    even change (exposure, white balance) scales the cups and the wood alike, and the log ratio
-    between them stays; an uneven one changes how each cup is shaded against the wood."""
-    return field.ndim == 3
 
 
 def lit_otherwise(background: Background, rectified: np.ndarray) -> bool:

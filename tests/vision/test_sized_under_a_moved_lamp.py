@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 from companion.vision.observation import class_index
+from companion.vision.pixels import lit_unevenly
 from companion.vision.reader import LAMP_REGION_TRUST, BoardReader
-from companion.vision.shadows import lit_unevenly
 from companion.vision.sources import read_image
 from tests.shared_calibrations import frame_read, frame_truth, frames_calibration, square_row
 
