@@ -308,25 +308,6 @@ def match_at(ev: Evidence, sq: SquareTemplates, colour: int, dy: int, dx: int) -
     return SquareMatch(sizes[0], colour_log_odds, colour, size + 1, dy, dx)
 
 
-def best_near(
-    ev: Evidence, sq: SquareTemplates, colour: int, size: int, foot: np.ndarray, near: int, reach: int
-) -> float:
-    """Size ``size``'s (0-based) best score on one square with its silhouette within ``near``
-    pixels each way of shift ``foot`` (and inside the search, ``reach`` each way). The shifts'
-    windows are one strided view of ``ev.fg``, as ``neighbourhood_scores`` takes them: for so
-    few shifts ``cv2.matchTemplate`` made the committed bench's median read 11-20 % slower
-    than main's (alternated), this -7 % and +7 % (noise under load)."""
-    h, w = sq.support.shape
-    y0, y1 = max(int(foot[0]) - near, -reach), min(int(foot[0]) + near, reach)
-    x0, x1 = max(int(foot[1]) - near, -reach), min(int(foot[1]) + near, reach)
-    field = ev.fg
-    row = field.strides[0]
-    offset = (sq.top + ev.pad + y0) * row + (sq.left + ev.pad + x0) * field.strides[1]
-    shape = (y1 - y0 + 1, x1 - x0 + 1, h, w)
-    windows = np.ndarray(shape, np.float32, buffer=field, offset=offset, strides=(row, 4, row, 4))
-    return float((windows.reshape(-1, h * w) @ sq.flat[colour][:, size]).max())
-
-
 def match_all(
     ev: Evidence,
     bank: TemplateBank,

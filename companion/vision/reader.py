@@ -35,7 +35,6 @@ from companion.vision.matching import (
     Evidence,
     Reads,
     SquareMatch,
-    best_near,
     coverage,
     evidence,
     match_all,
@@ -114,44 +113,6 @@ their bases fit. Over the bench's development scenes and the committed ones (2,4
 main 1f2c791) the two places lie within 3 mm for 63 % of the cups and 8 mm or more apart for
 6 %; there the region cue's best size is right for 89 of 148 cups (94 % over all cups), the
 size scored where the base stands for 120."""
-BASE_SLIDE_MM = 1.0
-"""How far (each way) a size's silhouette may lie from where that size's own base circle fits
-(``BoardReader._near_bases``) before the cup is sized there as well, once the leading size's
-lies farther. A lit neighbour tints the wood beside a pale cup toward the cups' colour (a pale
-neighbour's wall lights the shade beside it), a larger size's silhouette slides onto that wood
-and leads: bench-18's white 3 on c2 read a 4 on 10b-12b, its 4 at 6-7 mm from the 4's base.
-Measured on main 8fa7306, no learning: with the sizes so kept in place of the matched ones, 2 mm
-left c2's 10b a 4 (0.58), 4 mm all three, 1 mm read all three 3s but the stress half 9 wrong at
-0.9 or more (main 1), sizes read small where a base fits a few mm off the foot. Taken with the
-matched scores (their mean), 1 mm reads the committed bench 792 of 800 (790: c2's 11b and 12b),
-the dev scenes 1944 of 1952 (1940), frames-dev 1264 of 1264 (the same) and the stress half
-8,490 right (8,485), 7,583 right at 0.9 or more (7,632), none wrong so (1). With the exceptions
-of ``_kept_near`` and ``_along_lamp``, against main 38069c9: the committed bench 792 (790), the
-dev scenes 1945 (1940), frames-dev the same, the stress halves 8,490 and 8,497 right (8,485,
-8,496), 7,624 and 7,790 at 0.9 or more (7,632, 7,801), 1 and 2 wrong so (the same)."""
-LAMP_SLIDE_SLOPE = 1.0
-"""The shortest shadow (mm on the board per mm of a cup's height: the calibration's lamp,
-``ShadowModel.along``) under which a silhouette slid from its base along the lamp's axis is
-taken for the lamp's doing, not light beside the cup (``BoardReader._along_lamp``): a lamp at
-45 degrees or lower. Such a lamp moves a silhouette along its axis both ways: down-shadow where
-the cup's own shadow, measured with the reference cups into the apparent radius, joins it
-(bench-26's black 3 on c1: 5-6 mm off its base on every board, along a shadow of 1.25 mm per
-mm, its 2's base fitted along one side of the 3's; kept near their bases the 2 led, and c1
-read a 2), toward the lamp where the shaded wall reads as board ("Sized where it stands" in
-docs/vision.md). Counted on main 38069c9's seen scenes and the stress set's first half (seeds
-1000-1059), over the cups the bound would size otherwise (kept near its base, another size
-leading), all under shadows of 1.0-2.25 mm per mm where the slide lay within
-``LAMP_SLIDE_COSINE`` of the axis: down-shadow 4 read a size wrong so and bench-26's c1; up-shadow
-8 read right either way, 6 of them unsure so (stress-4, 8, 28, 35: 0.54-0.84, 0.92-0.97 on
-main), 2 wrong either way and one right only so (stress-55's white 2 on a4, 0.40; a 3 at 0.38
-on main). None it reads right stood under such a lamp with such a slide down-shadow; 3 read
-right under shadows of 0.75 did (bench-10 under its second lamp, stress-2: 0.85-0.93)."""
-LAMP_SLIDE_COSINE = 0.8
-"""How nearly along the lamp's axis (the cosine of the angle between the silhouette's slide from
-its base and the shadow's direction, either way) a slide must lie to be the lamp's doing
-(``LAMP_SLIDE_SLOPE``): the slides so excused above lay at 0.83-1.00, bench-26's c1 at 0.73-0.90,
-the right reads under shadows of 1.0 or more the bound keeps at 0.77 or less (the stress set's
-stress-16, a white 3 matched a 2, at 0.77)."""
 LAMP_REGION_TRUST = 0.5
 """The most the region cue's size logits weigh against the edges' (``edges.size_shares``) on a
 frame whose light changed unevenly since the board in use (a lamp moved, dimmed or changed:
@@ -753,10 +714,9 @@ class BoardReader:
         alone is to be trusted, and a disagreement between them leaves the size unsure."""
         if edges is None or feet is None:
             return matches
-        near = self._near_bases(ev, matches, feet)
-        out, moved = list(near), near is not matches
+        out, moved = list(matches), False
         far = PLACED_MM * self.models.scale
-        for row, (m, foot, base) in enumerate(zip(near, feet, edges[0], strict=True)):
+        for row, (m, foot, base) in enumerate(zip(matches, feet, edges[0], strict=True)):
             stands = self._stands(m, foot, base)
             if stands is None or np.hypot(m.dy - stands[1], m.dx - stands[2]) < far:
                 continue
@@ -767,75 +727,6 @@ class BoardReader:
             out[row] = dataclasses.replace(m, sizes=sizes, size=int(np.argmax(sizes)) + 1)
             moved = True
         return out if moved else matches
-
-    def _near_bases(self, ev: Evidence, matches: list[SquareMatch], feet: np.ndarray) -> list[SquareMatch]:
-        """The matches, each cup whose leading size's silhouette lies more than
-        ``BASE_SLIDE_MM`` (each way) from where that size's own base fits sized as well with
-        each size kept within that of its own base (``_kept_near``).
-
-        A size's silhouette is the cup's, and stands on the cup's foot: one that leads only
-        where it has slid off its own base leads on light beside the cup, not on the cup. A lit
-        neighbour tints the wood beside a pale cup toward the cups' colour, a pale neighbour's
-        wall lights the shade beside it, and a size larger than the cup slides onto that wood
-        and leads (docs/vision.md, "What a neighbour leaves beside a cup"). A slide along a low
-        lamp's axis is the lamp's (``_along_lamp``), and is left as matched."""
-        assert self.edges is not None
-        near = round(BASE_SLIDE_MM * self.models.scale)
-        out, moved = list(matches), False
-        for row, (m, foot) in enumerate(zip(matches, feet, strict=True)):
-            lead = foot[m.size - 1]
-            if m.sizes[m.size - 1] <= 0 or max(abs(m.dy - int(lead[0])), abs(m.dx - int(lead[1]))) <= near:
-                continue
-            if self._along_lamp(m, lead):
-                continue
-            kept = self._kept_near(ev, row, m, foot, near)
-            if kept is not None:
-                out[row], moved = kept, True
-        return out if moved else matches
-
-    def _along_lamp(self, m: SquareMatch, lead: np.ndarray) -> bool:
-        """Whether ``m``'s silhouette slid from its leading size's base (shift ``lead``) along
-        the calibration's lamp's axis, either way, under a lamp that casts shadows at least
-        ``LAMP_SLIDE_SLOPE`` long: the lamp moved it (a dark cup's own shadow joins its
-        silhouette down-shadow, a shaded wall read as board leaves it toward the lamp), not
-        light beside the cup, and kept near the bases a size small leads (bench-26's black 3
-        on c1 read a 2: its 2's base fits along one side of the 3's, 6 mm off)."""
-        shadows = self.models.shadows
-        if shadows is None or float(np.hypot(*shadows.along)) < LAMP_SLIDE_SLOPE:
-            return False
-        down = np.array([-shadows.along[1], shadows.along[0]])  # board (x, y) mm -> view (dy, dx)
-        slide = np.array([m.dy - lead[0], m.dx - lead[1]], float)
-        return abs(float(slide @ down)) >= LAMP_SLIDE_COSINE * float(np.hypot(*slide) * np.hypot(*down))
-
-    def _kept_near(
-        self, ev: Evidence, row: int, m: SquareMatch, foot: np.ndarray, near: int
-    ) -> SquareMatch | None:
-        """``m`` with each size's score the mean of its score as matched and its best within
-        ``near`` pixels of where its own base fits (``best_near``), its size the best of those:
-        the base fits circles other than the foot and a few mm off it, and a size scored there
-        alone read the stress set's cups a size small, surely (docs/vision.md, "Kept near its
-        own base"). None where the leading size still leads so: it did not lead by sliding, and
-        the mean would only make it less sure (the stress set's first half: 50 of the 65 right
-        squares it took under 0.9, none of the sizes it changed). None where the leader's
-        base, before or after, is not found (``EdgeBank.found``): a base stopped at its
-        search's edge fitted nothing, and a size left unbounded for it wins by it (bench-26's
-        black 3 on c1, its 4's base stopped beside its long shadow, read a 2 on 12 boards so);
-        None too where no size so kept scores a cup (its bases fitted something else)."""
-        assert self.edges is not None
-        found = [self.edges.found(f) for f in foot]
-        sq = self.bank.squares[row]
-        sizes = np.array(
-            [
-                best_near(ev, sq, m.colour, k, f, near, self.bank.offset) if ok else float(m.sizes[k])
-                for k, (f, ok) in enumerate(zip(foot, found, strict=True))
-            ],
-            np.float32,
-        )
-        size = int(np.argmax(sizes))
-        if size == m.size - 1 or sizes[size] <= 0 or not (found[m.size - 1] and found[size]):
-            return None
-        sizes = (sizes + m.sizes) / 2
-        return dataclasses.replace(m, sizes=sizes, size=int(np.argmax(sizes)) + 1)
 
     def _stands(self, m: SquareMatch, foot: np.ndarray, base: np.ndarray) -> tuple[int, int, int] | None:
         """(size, dy, dx): where a cup found stands, or None where no cup was found or its
