@@ -334,12 +334,17 @@ def best_along(
     return best[1] if best[0] > 0 else None
 
 
+def _along(angle: float, slope: float) -> np.ndarray:
+    """A light direction (``along``): shadows ``slope`` mm long per mm of height, cast toward
+    ``angle`` degrees on the board."""
+    a = np.radians(angle)
+    return slope * np.array([np.cos(a), np.sin(a)])
+
+
 def _coarse_alongs() -> np.ndarray:
     """The light directions (``along``) a fit tries first: ``COARSE``'s angles and slopes."""
-    out = []
-    for angle, slope in itertools.product(np.arange(0, 360, COARSE[0]), np.arange(*COARSE[1:])):
-        out.append(slope * np.array([np.cos(np.radians(angle)), np.sin(np.radians(angle))]))
-    return np.array(out)
+    grid = itertools.product(np.arange(0, 360, COARSE[0]), np.arange(*COARSE[1:]))
+    return np.array([_along(angle, slope) for angle, slope in grid])
 
 
 _COARSE_ALONGS = _coarse_alongs()
@@ -349,12 +354,8 @@ def fine_alongs(coarse: np.ndarray) -> np.ndarray:
     """The light directions tried around the best coarse one: ``FINE``'s steps, slopes > 0."""
     angle = float(np.degrees(np.arctan2(coarse[1], coarse[0])))
     slope = float(np.hypot(*coarse))
-    out = []
-    for da, ds in itertools.product(np.arange(-2, 3) * FINE[0], np.arange(-2, 3) * FINE[1]):
-        if slope + ds > 0:
-            a = np.radians(angle + da)
-            out.append((slope + ds) * np.array([np.cos(a), np.sin(a)]))
-    return np.array(out)
+    steps = itertools.product(np.arange(-2, 3) * FINE[0], np.arange(-2, 3) * FINE[1])
+    return np.array([_along(angle + da, slope + ds) for da, ds in steps if slope + ds > 0])
 
 
 def capsule_scores(
