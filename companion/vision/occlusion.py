@@ -252,7 +252,7 @@ class OcclusionTest:
         background, scale = self._empty
         small = shrink(log_image(blurred(background, scale)), self.shape)
         colour = cv2.GaussianBlur(chroma(small)[..., 1:], (0, 0), SHEEN_SMOOTH_MM * self.scale)
-        wood = np.median(colour[(self.band > 127) | (self.grid > 127)], axis=0)
+        wood = np.median(colour[cv2.bitwise_or(self._on_band, self._on_grid) > 0], axis=0)
         sheen = (colour - wood.astype(np.float32)).astype(np.float32)
         sheen[~self.brighter] = 0.0
         return sheen
@@ -273,8 +273,9 @@ class OcclusionTest:
         millimetres wide, and only their colour's difference from the wood's.)"""
         h1, h2 = cv2.split(self.sheen)
         length = cv2.sqrt(h1 * h1 + h2 * h2)
-        back = -(q1 * h1 + q2 * h2) / at_least(length, 1e-6)  # toward the board's colour
-        gone = cv2.min(at_least(back, 0.0), length) / at_least(length, 1e-6)
+        floored = at_least(length, 1e-6)
+        back = -(q1 * h1 + q2 * h2) / floored  # toward the board's colour
+        gone = cv2.min(at_least(back, 0.0), length) / floored
         return q1 + gone * h1, q2 + gone * h2
 
     def shadow(self, cups: list[CastingCup], light: Light | None = None) -> Shade | None:

@@ -548,23 +548,19 @@ class PixelModel:
             on_fine = [_on_fine_grid(g) for g in (self.light, self.dark)]
         grid_fine = grid.reshape(*shape, -1)[:, FINE_SPAN, FINE_SPAN]
         fg = self._cup_versus_board(on_fine[0][..., 0], on_fine[1][..., 0], grid_fine)
-        fg = fg[:, _FINE_Q - FINE_SPAN.start][
-            :, :, _FINE_Q - FINE_SPAN.start
-        ]  # beyond the fine grid: its edge's
+        stretch = _FINE_Q - FINE_SPAN.start
+        fg = fg[:, stretch][:, :, stretch]  # beyond the fine grid: its edge's
         wide = CLIP_FG - TEXTURE_CLIP[0]
         if self.levelled is not None:
             light, dark = (g.log_density(grid) for g in self.levelled)
-        return (
-            np.clip(fg.ravel(), -wide, wide).astype(np.float32),
-            np.clip((light - dark).ravel(), -CLIP_COLOUR, CLIP_COLOUR).astype(np.float32),
-        )
+        return np.clip(fg.ravel(), -wide, wide).astype(np.float32), _colour_vote(light, dark)
 
     @cached_property
     def _lamp_colour_table(self) -> np.ndarray:
         """The colour vote's table under a lamp moved since the board in use: both colours'
         brightness spread widened to at least ``LAMP_BRIGHTNESS_SPREAD`` (``under_a_moved_lamp``)."""
         light, dark = (under_a_moved_lamp(g).log_density(table_grid()) for g in self.colours)
-        return np.clip((light - dark).ravel(), -CLIP_COLOUR, CLIP_COLOUR).astype(np.float32)
+        return _colour_vote(light, dark)
 
     def colour_fg(self, f: np.ndarray) -> np.ndarray:
         """Cup-versus-board log-odds by colour alone, looked up (clipped wider than the sum)."""
@@ -670,6 +666,12 @@ class PixelModel:
             texture=texture,
             levelled=None if "levelled" not in data else _levelled_from_json(data["levelled"]),
         )
+
+
+def _colour_vote(light: np.ndarray, dark: np.ndarray) -> np.ndarray:
+    """The colour vote's table from the light and the dark cups' log densities over the grid
+    (``table_grid``): light versus dark, clipped to ``CLIP_COLOUR``."""
+    return np.clip((light - dark).ravel(), -CLIP_COLOUR, CLIP_COLOUR).astype(np.float32)
 
 
 def under_a_moved_lamp(colour: Gaussian) -> Gaussian:
