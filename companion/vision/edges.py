@@ -120,6 +120,57 @@ Placed = tuple[int, int, np.ndarray]
 """(top, left, template) in the rectified view."""
 
 
+class ShiftCorrelator:
+    """``best_placements`` of one square's templates (``placed``, every size) at every shift
+    up to ``reach``, every size from one window of the field; made once per bank.
+
+    ``matchTemplate`` (``matching.best_shift``) takes each size's window on its own and for
+    each works out the template's spectrum, the window's and the product's inverse (float64
+    DFTs, the sums rounded to float32). Here the window holding every size's is transformed
+    once, each template's spectrum is kept, and each size costs a product and an inverse: the
+    same float64 sums to within the DFTs' rounding (about 1e-16 of them), rounded to float32
+    as OpenCV rounds them, so the two part only where an exact sum lies that near a float32
+    step. Over every base and rim of frames-dev's reads (1,199 calls) and bench-03's boards
+    (tests/vision/test_read_speed.py) every score and every shift came out the same to the
+    bit, and every reading of the seen scenes with them (``benchmarks/vision_same.py``). A
+    read's base fits cost 21 % less with it, its rims 17 % (frames-dev, docs/benchmarks.md)."""
+
+    def __init__(self, placed: Sequence[Placed], reach: int) -> None:
+        self.reach = reach
+        self.top = min(top for top, _, _ in placed) - reach
+        self.left = min(left for _, left, _ in placed) - reach
+        bottom = max(top + t.shape[0] for top, _, t in placed) + reach
+        right = max(left + t.shape[1] for _, left, t in placed) + reach
+        self.shape = (bottom - self.top, right - self.left)
+        self.size = (cv2.getOptimalDFTSize(self.shape[0]), cv2.getOptimalDFTSize(self.shape[1]))
+        self.offsets = [(top - reach - self.top, left - reach - self.left) for top, left, _ in placed]
+        self.spectra = [cv2.dft(self._padded(t)) for _, _, t in placed]
+
+    def _padded(self, image: np.ndarray) -> np.ndarray:
+        """``image`` in float64 on a canvas of the DFT's size, zeros beyond it."""
+        h, w = image.shape
+        return cv2.copyMakeBorder(
+            image.astype(np.float64), 0, self.size[0] - h, 0, self.size[1] - w, cv2.BORDER_CONSTANT, value=0.0
+        )
+
+    def best(self, field: np.ndarray, down: int, right: int) -> tuple[np.ndarray, np.ndarray]:
+        """``best_placements(field, placed, down, right, reach)``: each template's best score
+        (float32's value) and the shift (dy, dx) it is first reached at, row by row (n x 2)."""
+        y, x = self.top + down, self.left + right
+        h, w = self.shape
+        spectrum = cv2.dft(self._padded(field[y : y + h, x : x + w]), nonzeroRows=h)
+        side = 2 * self.reach + 1
+        scores, shifts = [], []
+        for (oy, ox), template in zip(self.offsets, self.spectra, strict=True):
+            product = cv2.mulSpectrums(spectrum, template, 0, conjB=True)
+            sums = cv2.idft(product, flags=cv2.DFT_SCALE | cv2.DFT_REAL_OUTPUT, nonzeroRows=oy + side)
+            found = sums[oy : oy + side, ox : ox + side].astype(np.float32)
+            at = int(found.argmax())  # the first of equals, row by row, as ``cv2.minMaxLoc``
+            scores.append(float(found.flat[at]))
+            shifts.append((at // side - self.reach, at % side - self.reach))
+        return np.array(scores), np.array(shifts).reshape(-1, 2)
+
+
 @dataclass(frozen=True)
 class EdgeBank:
     """Each square's edge templates by size: the base arc and the rim circle."""
@@ -152,6 +203,18 @@ class EdgeBank:
         ]
         tops, bottoms, lefts, rights = zip(*windows, strict=True)
         return min(tops), max(bottoms), min(lefts), max(rights)
+
+    @cached_property
+    def _base_correlators(self) -> dict[int, ShiftCorrelator]:
+        return {}
+
+    def base_correlator(self, row: int) -> ShiftCorrelator:
+        """Square ``row``'s bases' ``ShiftCorrelator`` (shifts up to ``base_reach``), made on
+        first use: the bank's templates never change (a new calibration, learning or a board
+        found moved makes a new bank)."""
+        if row not in self._base_correlators:
+            self._base_correlators[row] = ShiftCorrelator(self.base[row], self.base_reach)
+        return self._base_correlators[row]
 
     def found(self, foot: np.ndarray) -> bool:
         """Whether a base's best shift (dy, dx) lies inside its search: one stopped at the
@@ -294,6 +357,16 @@ class SquareRims:
     top: int
     left: int
     directions: np.ndarray  # (h, w, 3) float32: nx², 2 nx ny, ny² of the normal about the centre
+
+    @cached_property
+    def _correlators(self) -> dict[int, ShiftCorrelator]:
+        return {}
+
+    def correlator(self, reach: int) -> ShiftCorrelator:
+        """The rings' ``ShiftCorrelator`` for shifts up to ``reach``, made on first use."""
+        if reach not in self._correlators:
+            self._correlators[reach] = ShiftCorrelator(self.rings, reach)
+        return self._correlators[reach]
 
 
 def _directions(top: int, left: int, bottom: int, right: int, centre_px: tuple[float, float]) -> np.ndarray:
@@ -443,8 +516,8 @@ def rim_scores(strength: np.ndarray, pad: int, rims: SquareRims, dy: int, dx: in
     h, w = rims.directions.shape[:2]
     y, x = rims.top + pad, rims.left + pad
     patch = strength[y : y + h, x : x + w] * rims.directions
-    oriented = cv2.transform(patch, np.ones((1, 3), np.float32))
-    return best_scores(oriented, rims.rings, dy - rims.top, dx - rims.left, reach)
+    oriented = cv2.transform(patch, _CHANNEL_SUM)
+    return rims.correlator(reach).best(oriented, dy - rims.top, dx - rims.left)[0]
 
 
 def edge_scores(maps: EdgeMaps, bank: EdgeBank, row: int, dy: int, dx: int) -> tuple[np.ndarray, np.ndarray]:
@@ -457,7 +530,7 @@ def edge_scores(maps: EdgeMaps, bank: EdgeBank, row: int, dy: int, dx: int) -> t
 def base_fits(maps: EdgeMaps, bank: EdgeBank, row: int) -> tuple[np.ndarray, np.ndarray]:
     """Each size's base score on square ``row`` and the shift (dy, dx) it scores best at (S x 2):
     where a cup of that size stands, from its outline on the board alone, which no lamp moves."""
-    return best_placements(maps.distance, bank.base[row], maps.pad, maps.pad, bank.base_reach)
+    return bank.base_correlator(row).best(maps.distance, maps.pad, maps.pad)
 
 
 class BaseFits:

@@ -352,8 +352,16 @@ EXPLAINED = 0.5
 (calibration's reference cups and the cups a frame shows alike)."""
 
 
-Spot = tuple[int, int, np.ndarray]
-"""(top, left, mask) of a silhouette in the padded evidence maps."""
+class Spot(NamedTuple):
+    """A cup found, as ``match_apart`` explains it away: where its silhouette lies in the
+    padded evidence maps and the pixels it explains (``EXPLAINED``)."""
+
+    top: int
+    left: int
+    floor: np.ndarray  # float32: 0 where it explains the pixel, +inf elsewhere
+    changed: np.ndarray  # bool: where it explains a pixel whose evidence says "cup" (> 0)
+
+
 Saved = list[tuple[tuple[slice, slice], np.ndarray, np.ndarray, np.ndarray]]
 """Windows of the evidence maps as they were before cups were explained away there, and
 where in each the evidence changed (a mask)."""
@@ -381,6 +389,7 @@ def match_apart(
     if len(found) < 2:
         return matches
     spots = {row: _spot(ev, bank.squares[row], matches[row]) for row in found}
+    spots = {row: spot for row, spot in spots.items() if spot.changed.any()}  # the rest change nothing
     apart = replace(ev, fg=ev.fg.copy(), positive=ev.positive.copy())
     out = list(matches)
     for row in found:
@@ -429,8 +438,13 @@ def _weighs(ev: Evidence, sq: SquareTemplates, reads: Reads, saved: Saved) -> bo
 
 
 def _spot(ev: Evidence, sq: SquareTemplates, m: SquareMatch) -> Spot:
-    """Where a match's silhouette lies in the padded evidence, and the pixels it explains."""
-    return sq.top + ev.pad + m.dy, sq.left + ev.pad + m.dx, sq.full[m.colour, m.size - 1] > EXPLAINED
+    """Where a match's silhouette lies in the padded evidence, the pixels it explains, and
+    those of them where ``ev`` says "cup"."""
+    top, left = sq.top + ev.pad + m.dy, sq.left + ev.pad + m.dx
+    mask = sq.full[m.colour, m.size - 1] > EXPLAINED
+    h, w = mask.shape
+    floor = np.where(mask, np.float32(0.0), np.float32(np.inf))
+    return Spot(top, left, floor, mask & (ev.fg[top : top + h, left : left + w] > 0))
 
 
 def _search_box(ev: Evidence, bank: TemplateBank, row: int) -> tuple[int, int, int, int]:
@@ -444,18 +458,21 @@ def _search_box(ev: Evidence, bank: TemplateBank, row: int) -> tuple[int, int, i
 
 
 def _explain_away(ev: Evidence, box: tuple[int, int, int, int], spots: list[Spot]) -> Saved:
-    """No "cup" left in ``ev`` (in place) inside each of ``spots`` that shows a cup within
-    ``box``; the windows as they were, to put back."""
+    """No "cup" left in ``ev`` (in place) inside each of ``spots`` that reaches into ``box``;
+    the windows as they were, to put back, each with the spot's ``changed``.
+
+    Each spot's evidence is capped at its ``floor`` (``min(fg, 0)`` where it explains a pixel,
+    the value itself elsewhere: ``np.minimum`` with the mask as its ``where`` gave the same
+    numbers at half the speed on a silhouette). ``changed`` was taken on the evidence before
+    any spot was explained away: where spots overlap, a pixel the first already took to 0 is
+    noted by both, which leaves their union, all ``_weighs`` asks of them, as it was."""
     y0, x0, y1, x1 = box
     saved: Saved = []
-    for y, x, mask in spots:
-        if y >= y1 or x >= x1 or y + mask.shape[0] <= y0 or x + mask.shape[1] <= x0:
+    for y, x, floor, changed in spots:
+        if y >= y1 or x >= x1 or y + floor.shape[0] <= y0 or x + floor.shape[1] <= x0:
             continue
-        window = (slice(y, y + mask.shape[0]), slice(x, x + mask.shape[1]))
-        changed = mask & (ev.fg[window] > 0)
-        if not changed.any():
-            continue
+        window = (slice(y, y + floor.shape[0]), slice(x, x + floor.shape[1]))
         saved.append((window, ev.fg[window].copy(), ev.positive[window].copy(), changed))
-        np.minimum(ev.fg[window], 0.0, out=ev.fg[window], where=mask)
-        ev.positive[window][mask] = 0.0
+        np.minimum(ev.fg[window], floor, out=ev.fg[window])
+        np.minimum(ev.positive[window], floor, out=ev.positive[window])
     return saved

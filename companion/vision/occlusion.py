@@ -128,8 +128,12 @@ def unlike_share(features: np.ndarray, match: SquareMatch, sq: SquareTemplates, 
     y, x = sq.top + match.dy, sq.left + match.dx
     y0, x0 = max(y, 0), max(x, 0)
     y1, x1 = min(y + h, features.shape[0]), min(x + w, features.shape[1])
-    inside = mask[y0 - y : y1 - y, x0 - x : x1 - x] > 0
-    seen = features[y0:y1, x0:x1][inside]
+    if (y0, x0, y1, x1) == (y, x, y + h, x + w):  # the whole silhouette on the view
+        rows, cols = sq.shown[match.colour][match.size - 1]
+        width = features.shape[1]
+        seen = features.reshape(-1, 3).take((rows + y) * width + (cols + x), axis=0)
+    else:
+        seen = features[y0:y1, x0:x1][mask[y0 - y : y1 - y, x0 - x : x1 - x] > 0]
     if not len(seen):
         return 0.0
     far = model.distance2(seen.reshape(-1, 1, 3)) > UNLIKE_DISTANCE2

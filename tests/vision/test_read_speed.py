@@ -17,14 +17,15 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.vision import learning, occlusion
-from companion.vision.edges import BaseFits, edge_maps
+from companion.vision import learning, matching, occlusion, pixels
+from companion.vision.edges import BaseFits, edge_maps, rim_scores
 from companion.vision.learning import Learner, label
-from companion.vision.matching import Evidence, coverage, evidence
+from companion.vision.matching import Evidence, SquareMatch, coverage, evidence
 from companion.vision.occlusion import OcclusionTest
-from companion.vision.pixels import PixelModel, grey
+from companion.vision.pixels import Gaussian, PixelModel, grey
 from companion.vision.reader import BoardReader
 from companion.vision.shadows import CastingCup, casting_cups, found_cups
+from companion.vision.templates import SquareTemplates
 from tests.shared_calibrations import bench_calibration, bench_frame
 
 SCENE = "bench-03"
@@ -195,3 +196,180 @@ def test_a_learning_step_that_moves_no_colour_keeps_the_pixel_model_and_its_tabl
     assert json.dumps(kept.calibration.to_json()) == json.dumps(remade.calibration.to_json())
     image = bench_frame(scene, "10b-move")
     np.testing.assert_array_equal(kept.read(image).probabilities, remade.read(image).probabilities)
+
+
+# -- speed17: the edge templates' correlations, the apart matches, unlike share, medians ---------
+
+
+def plain_best(
+    field: np.ndarray, placed: tuple, down: int, right: int, reach: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each template's best ``cv2.matchTemplate`` score and shift, one window a size (main's)."""
+    found = []
+    for top, left, template in placed:
+        y, x = top + down - reach, left + right - reach
+        h, w = template.shape
+        window = field[y : y + h + 2 * reach, x : x + w + 2 * reach]
+        _, score, _, (bx, by) = cv2.minMaxLoc(cv2.matchTemplate(window, template, cv2.TM_CCORR))
+        found.append((score, by - reach, bx - reach))
+    return np.array([s for s, _, _ in found]), np.array([(dy, dx) for _, dy, dx in found]).reshape(-1, 2)
+
+
+@pytest.mark.parametrize("name", ["06b-move", "13b-move"])
+def test_every_square_s_bases_and_rims_correlate_as_one_window_a_size_does(name: str) -> None:
+    """``ShiftCorrelator`` (one DFT of the window holding every size's, each template's
+    spectrum kept) scores every base and rim of every square as ``matchTemplate`` on each
+    size's own window does, to the bit, and finds each best at the same shift: bench-03's
+    boards under the calibration's lamp and under the moved one (13b), each rim at shifts
+    across its search."""
+    reader = BoardReader(bench_calibration(SCENE))
+    bank = reader.edges
+    assert bank is not None
+    _, ev = frame_evidence(reader, name)
+    maps = edge_maps(ev.features, bank.pad, bank.reads)
+    for row in range(len(bank.base)):
+        got = bank.base_correlator(row).best(maps.distance, maps.pad, maps.pad)
+        want = plain_best(maps.distance, bank.base[row], maps.pad, maps.pad, bank.base_reach)
+        for a, b in zip(got, want, strict=True):
+            np.testing.assert_array_equal(a, b)
+        rims = bank.rims[row]
+        for dy, dx in [(0, 0), (-4, 3), (5, -5), (2, 6)]:
+            h, w = rims.directions.shape[:2]
+            y, x = rims.top + maps.pad, rims.left + maps.pad
+            patch = maps.strength[y : y + h, x : x + w] * rims.directions
+            oriented = cv2.transform(patch, np.ones((1, 3), np.float32))
+            want_rim = plain_best(oriented, rims.rings, dy - rims.top, dx - rims.left, bank.rim_reach)[0]
+            got_rim = rim_scores(maps.strength, maps.pad, rims, dy, dx, bank.rim_reach)
+            np.testing.assert_array_equal(got_rim, want_rim)
+
+
+def test_the_correlators_are_the_bank_s_own_and_its_reach_s() -> None:
+    """Made once per bank (a new calibration, learning or a board found moved makes a new
+    bank, with its own), and a rim's per reach: one for another reach scores as
+    ``matchTemplate`` at that reach does."""
+    reader = BoardReader(bench_calibration(SCENE))
+    bank = reader.edges
+    assert bank is not None
+    assert bank.base_correlator(5) is bank.base_correlator(5)
+    other = BoardReader(bench_calibration("bench-08")).edges
+    assert other is not None and other.base_correlator(5) is not bank.base_correlator(5)
+    rims = bank.rims[5]
+    assert rims.correlator(bank.rim_reach) is rims.correlator(bank.rim_reach)
+    wider = rims.correlator(bank.rim_reach + 2)
+    assert wider.reach == bank.rim_reach + 2
+    field = np.random.default_rng(3).random((rims.directions.shape[0], rims.directions.shape[1]), np.float32)
+    for a, b in zip(
+        wider.best(field, 1 - rims.top, -2 - rims.left),
+        plain_best(field, rims.rings, 1 - rims.top, -2 - rims.left, bank.rim_reach + 2),
+        strict=True,
+    ):
+        np.testing.assert_array_equal(a, b)
+
+
+def plain_unlike_share(
+    features: np.ndarray, match: SquareMatch, sq: SquareTemplates, model: Gaussian
+) -> float:
+    """``occlusion.unlike_share`` by a boolean mask of the whole view: the silhouette drawn on
+    a canvas of the view (cut where it leaves it) and the pixels under it taken row by row."""
+    if match.sizes[match.size - 1] <= 0:
+        return 0.0
+    h, w = features.shape[:2]
+    canvas = np.zeros((h + 200, w + 200), bool)  # (a margin for a silhouette off the view)
+    mask = sq.masks[match.colour, match.size - 1] > 0
+    y, x = sq.top + match.dy + 100, sq.left + match.dx + 100
+    canvas[y : y + mask.shape[0], x : x + mask.shape[1]] = mask
+    seen = features[canvas[100 : 100 + h, 100 : 100 + w]]
+    if not len(seen):
+        return 0.0
+    far = model.distance2(seen.reshape(-1, 1, 3)) > occlusion.UNLIKE_DISTANCE2
+    return float(np.count_nonzero(far)) / len(seen)
+
+
+def test_unlike_share_gathers_the_silhouette_s_pixels_as_a_boolean_mask_does() -> None:
+    """Every size of either colour on every square of a bench-03 board, at shifts inside the
+    view and reaching off it (the mask's way there): the same share."""
+    reader = BoardReader(bench_calibration(SCENE))
+    _, ev = frame_evidence(reader, "13b-move")
+    models = (reader.models.pixels.light, reader.models.pixels.dark)
+    shares = []
+    for sq in reader.bank.squares:
+        for colour in (0, 1):
+            for size in range(1, sq.full.shape[1] + 1):
+                half = sq.full.shape[3] // 2  # (then the silhouette's right half off the view)
+                for dy, dx in [(0, 0), (3, -2), (-sq.top - 5, 0), (0, ev.features.shape[1] - sq.left - half)]:
+                    match = SquareMatch(np.ones(sq.full.shape[1]), 0.0, colour, size, dy, dx)
+                    got = occlusion.unlike_share(ev.features, match, sq, models[colour])
+                    assert got == plain_unlike_share(ev.features, match, sq, models[colour])
+                    shares.append(got)
+    assert 0.0 < np.mean(shares) < 1.0  # the shares tell pixels apart
+
+
+def plain_explain_away(ev: Evidence, box: tuple[int, int, int, int], spots: list) -> list:
+    """``matching._explain_away`` as main had it: each spot's evidence read after the spots
+    before it were explained away, ``np.minimum`` under the mask, the positive part set to 0."""
+    y0, x0, y1, x1 = box
+    saved = []
+    for y, x, mask in spots:
+        if y >= y1 or x >= x1 or y + mask.shape[0] <= y0 or x + mask.shape[1] <= x0:
+            continue
+        window = (slice(y, y + mask.shape[0]), slice(x, x + mask.shape[1]))
+        changed = mask & (ev.fg[window] > 0)
+        if not changed.any():
+            continue
+        saved.append((window, ev.fg[window].copy(), ev.positive[window].copy(), changed))
+        np.minimum(ev.fg[window], 0.0, out=ev.fg[window], where=mask)
+        ev.positive[window][mask] = 0.0
+    return saved
+
+
+def test_cups_explained_away_leave_the_evidence_and_its_changes_as_before() -> None:
+    """bench-05's crowded board (cups leaning into their neighbours' searches): each square's
+    neighbours explained away leave the evidence maps as main's way left them, note the same
+    pixels changed (their union), and put back give the maps as they were; ``match_apart``
+    then matches the same."""
+    reader = BoardReader(bench_calibration(SCENE))
+    _, ev = frame_evidence(reader, "13b-move")
+    bank = reader.bank
+    matches = matching.match_all(ev, bank)
+    found = [row for row, m in enumerate(matches) if m.sizes[m.size - 1] > 0]
+    assert len(found) >= 4
+    spots = {row: matching._spot(ev, bank.squares[row], matches[row]) for row in found}
+    plain = {
+        row: (
+            sq.top + ev.pad + m.dy,
+            sq.left + ev.pad + m.dx,
+            sq.full[m.colour, m.size - 1] > matching.EXPLAINED,
+        )
+        for row, m, sq in ((row, matches[row], bank.squares[row]) for row in found)
+    }
+    overlapping = 0
+    for row in found:
+        box = matching._search_box(ev, bank, row)
+        a = dataclasses.replace(ev, fg=ev.fg.copy(), positive=ev.positive.copy())
+        b = dataclasses.replace(ev, fg=ev.fg.copy(), positive=ev.positive.copy())
+        got = matching._explain_away(a, box, [s for r, s in spots.items() if r != row and s.changed.any()])
+        want = plain_explain_away(b, box, [s for r, s in plain.items() if r != row])
+        np.testing.assert_array_equal(a.fg, b.fg)
+        np.testing.assert_array_equal(a.positive, b.positive)
+        union = np.zeros(ev.fg.shape, bool)
+        for window, _, _, changed in got:
+            union[window] |= changed
+        plain_union = np.zeros(ev.fg.shape, bool)
+        for window, _, _, changed in want:
+            plain_union[window] |= changed
+        np.testing.assert_array_equal(union, plain_union)
+        overlapping += len(want)
+        for window, fg, positive, _ in reversed(got):
+            a.fg[window], a.positive[window] = fg, positive
+        np.testing.assert_array_equal(a.fg, ev.fg)
+        np.testing.assert_array_equal(a.positive, ev.positive)
+    assert overlapping > 0
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 3428, 3429])
+def test_the_light_field_s_medians_are_numpy_s(n: int) -> None:
+    """``pixels._median_rows`` (one partition, the lower middle value the largest below it)
+    gives ``np.median``'s values, ties and even counts included."""
+    rng = np.random.default_rng(n)
+    rows = np.round(rng.normal(size=(3, n)), 1)  # (rounded: ties)
+    np.testing.assert_array_equal(pixels._median_rows(rows.copy()), np.median(rows, axis=1))
