@@ -58,6 +58,7 @@ from companion.vision.shadows import (
     light_changed,
     same_light,
 )
+from companion.vision.surround import Surround
 from companion.vision.templates import TemplateBank, build_bank
 
 COLOUR_SURENESS = 0.5
@@ -169,6 +170,8 @@ class Reading:
     fits: BaseFits | None = None
     """The frame's base fits (None without an outline), for learning from this frame
     (``learning.LabelledFrame.fits``)."""
+    beside_mm2: float = 0.0
+    """The arm found reaching in beside the board, in the picture around it (``surround.py``)."""
 
     @property
     def cover(self) -> Occlusion:
@@ -275,6 +278,7 @@ class BoardReader:
                 self._real_bank = build_bank(c.layout, c.view, camera.centre, real)
             self._outline_key = outline_key
         self._maps_key: object = None
+        self._surround_key: object = None
         self._still = None
 
     def _marker_regions(self) -> list[np.ndarray]:
@@ -402,7 +406,8 @@ class BoardReader:
             matches, trust, ROUGH_SOFTENING if cover.rough else 1.0, edges, placed
         )
         still = self._held_still(gray, timestamp)
-        occluded = changed > 0 or (cover.occluded and not (still >= STILL_SECONDS and moderate(cover)))
+        beside, arm = self._beside(image, timestamp)
+        occluded = changed > 0 or arm or (cover.occluded and not (still >= STILL_SECONDS and moderate(cover)))
         obs = Observation(c.size, c.max_piece, probabilities, bool(occluded), False, timestamp)
         return Reading(
             obs,
@@ -416,7 +421,17 @@ class BoardReader:
             standing,
             cover.labels_alike,
             fits,
+            beside,
         )
+
+    def _beside(self, image: np.ndarray, timestamp: float) -> tuple[float, bool]:
+        """An arm reaching in beside the board, out of the rectified view (``surround.py``): its
+        mm² and whether it flags the frame."""
+        key = (id(self.camera), image.shape[:2])
+        if self._surround_key != key:
+            self._surround = Surround(self._camera_for(image), self.models.layout, image.shape[:2])
+            self._surround_key = key
+        return self._surround.reaching(image, timestamp)
 
     def _under_frame_lamp(
         self,
