@@ -373,3 +373,17 @@ def test_the_light_field_s_medians_are_numpy_s(n: int) -> None:
     rng = np.random.default_rng(n)
     rows = np.round(rng.normal(size=(3, n)), 1)  # (rounded: ties)
     np.testing.assert_array_equal(pixels._median_rows(rows.copy()), np.median(rows, axis=1))
+
+
+@pytest.mark.parametrize("name", ["02a-hand", "13b-move"])
+def test_the_light_field_s_band_samples_are_those_indexing_gathers(name: str) -> None:
+    """``Background.band_values`` (``take`` along the rows) gives, byte for byte, the rows that
+    indexing the frame's log difference with ``band_sample`` gave, as float64."""
+    reader = BoardReader(bench_calibration(SCENE))
+    background = reader.background
+    rect = reader.rectified(bench_frame(SCENE, name))
+    diff = cv2.subtract(pixels.log_image(pixels.blurred(rect, background.scale)), background.log)
+    got = background.band_values(diff)
+    want = diff.reshape(-1, 3)[background.band_sample].astype(np.float64)
+    assert got.dtype == want.dtype and got.shape == want.shape == (len(background.band_sample), 3)
+    assert got.tobytes() == want.tobytes()
