@@ -50,7 +50,8 @@ def run(args: argparse.Namespace) -> int:
 def board_text(name: str, observation: Observation) -> str:
     """A diagram, rank n at the top: ``.`` empty, ``W3``/``B2`` cups, ``?`` when unsure."""
     n = observation.size
-    lines = [f"{name}:" + ("  OCCLUDED (hand or arm over the board)" if observation.occluded else "")]
+    covered = "  OCCLUDED (a hand or arm over or beside the board)"
+    lines = [f"{name}:" + (covered if observation.occluded else "")]
     for rank in range(n, 0, -1):
         cells = []
         for f in range(n):
