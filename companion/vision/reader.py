@@ -46,7 +46,6 @@ from companion.vision.matching import (
 from companion.vision.observation import Observation
 from companion.vision.occlusion import Occlusion, OcclusionTest, shrink, unlike_share
 from companion.vision.pixels import Background, grey, lit_unevenly
-from companion.vision.scalars import compare_with
 from companion.vision.shadows import (
     SUBPIXEL,
     CastingCup,
@@ -58,6 +57,7 @@ from companion.vision.shadows import (
     light_changed,
     same_light,
 )
+from companion.vision.stillness import StillClock
 from companion.vision.surround import Surround
 from companion.vision.templates import TemplateBank, build_bank
 
@@ -75,10 +75,6 @@ this long. A hand over the board moves; a shadow, or light that changed since ca
 (a lamp moved, dimmed or re-tinted: the wood's colour a little off all over), does not. Without
 this, every board after such a change read as covered, never reached the referee, and it
 stayed lost for the rest of the game (the vision bench's bench-01 and bench-03)."""
-STILL_GREY = 6.0
-STILL_SHARE = 0.01
-"""A frame is still when at most this share of its 2 mm map (sensor noise mostly averaged away
-there) differs from the first still frame's by more than ``STILL_GREY`` grey levels."""
 MODERATE_MM2 = 1000.0
 MODERATE_FIST = 0.7
 """Flagged evidence beyond these (mm² over the margin or the grid, the fist test's log-odds)
@@ -234,7 +230,7 @@ class BoardReader:
         self._ring_px = c.cups.ring_px(c.scale)
         gray = cv2.cvtColor(self.calibration.background, cv2.COLOR_BGR2GRAY).astype(np.float32)
         self._marker_refs = [gray.ravel()[m] - gray.ravel()[m].mean() for m in self._marker_masks]
-        self._still: tuple[float, np.ndarray] | None = None  # (since, map) of the first still frame
+        self._still = StillClock()  # on the 2 mm map of the board plane
         self._lamp: FrameLamp | None = None  # the lamp last fitted to a frame (``_under_frame_lamp``)
         self._set_camera(camera, markers)
 
@@ -279,7 +275,7 @@ class BoardReader:
             self._outline_key = outline_key
         self._maps_key: object = None
         self._surround_key: object = None
-        self._still = None
+        self._still.reset()
 
     def _marker_regions(self) -> list[np.ndarray]:
         """Flat rectified-view indices of each marker's black square, to notice it moving."""
@@ -595,17 +591,9 @@ class BoardReader:
         return dataclasses.replace(rematched, sizes=np.maximum(rematched.sizes, floor))
 
     def _held_still(self, gray: np.ndarray, timestamp: float) -> float:
-        """Seconds the picture has held still up to ``timestamp``: since the first frame whose
-        2 mm map this frame's (``gray``: the frame on the board plane in grey) differs from by
-        at most ``STILL_GREY`` nearly everywhere."""
-        small = shrink(gray, self._occlusion.shape).astype(np.float32)
-        if self._still is not None:
-            since, first = self._still
-            changed = cv2.countNonZero(compare_with(cv2.absdiff(small, first), STILL_GREY, cv2.CMP_GT))
-            if changed <= STILL_SHARE * small.size and timestamp >= since:
-                return timestamp - since
-        self._still = (timestamp, small)
-        return 0.0
+        """Seconds the picture has held still up to ``timestamp`` (``stillness.StillClock``), on
+        the 2 mm map of ``gray``: the frame on the board plane in grey."""
+        return self._still.seconds(shrink(gray, self._occlusion.shape).astype(np.float32), timestamp)
 
     def _markers_changed(self, gray: np.ndarray) -> int:
         """How many markers no longer look as at calibration (covered, or the board moved),

@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from companion.vision.geometry import BoardLayout, Camera
-from companion.vision.scalars import compare_with
+from companion.vision.stillness import StillClock
 
 WORK_WIDTH = 160
 """The picture is judged shrunk to this many pixels across (3-4 mm a pixel on the bench's
@@ -64,17 +64,13 @@ is too little table to learn its colour from, and no room for an arm beside the 
 stays silent."""
 ARM_STILL_SECONDS = 3.0
 """A patch found so stops flagging the frame once the picture around the board has held still
-this long (``STILL_GREY`` on ``STILL_SHARE``, as the reader's stillness). A hand beside the
+this long (``stillness.StillClock``, as the reader's stillness). A hand beside the
 board is a move about to begin, not one under way, and held still it hides nothing of the
 board: keeping the board from the referee is only worth a short wait. Something still that
 merely looks like an arm (a sleeve-coloured book at the picture's edge, a patterned cloth) would
 otherwise cost that wait after every move, when the player's arm has stirred the picture: 3 s
 keeps it within the 3 s of stable frames issue 11 allows a referee to be off track. The bench
 shows a hand for at most 2.1 s (its figures were measured with 10 s and checked again)."""
-STILL_GREY = 6.0
-STILL_SHARE = 0.01
-"""The picture around the board is still when at most this share of it differs from the first
-still frame's by more than ``STILL_GREY`` grey levels (as ``reader.STILL_GREY``)."""
 
 
 class Surround:
@@ -96,7 +92,7 @@ class Surround:
         self.edge[[0, -1], :] = self.edge[:, [0, -1]] = True
         self.usable = float(self.around.mean()) >= LEAST_SURROUND
         self.sample = np.flatnonzero(self.around)[::TABLE_SAMPLE]
-        self._still: tuple[float, np.ndarray] | None = None  # (since, grey) of the first still frame
+        self._still = StillClock(self.around)  # on the shrunk picture's grey, around the board
 
     @staticmethod
     def _outline(camera: Camera, layout: BoardLayout) -> np.ndarray:
@@ -114,9 +110,9 @@ class Surround:
         small = cv2.resize(image, self.shape[::-1], interpolation=cv2.INTER_LINEAR)
         area = self.arm_mm2(small)
         if area < ARM_MM2:
-            self._still = None  # stillness counts from when an arm is seen
+            self._still.reset()  # stillness counts from when an arm is seen
             return area, False
-        return area, self._held_still(small, timestamp) < ARM_STILL_SECONDS
+        return area, self._still.seconds(mean_grey(small), timestamp) < ARM_STILL_SECONDS
 
     def arm_mm2(self, small: np.ndarray) -> float:
         """The largest patch unlike the table that crosses the picture's edge and comes within
@@ -133,18 +129,6 @@ class Surround:
             return 0.0
         areas = np.bincount(labels.ravel(), minlength=count)[reaching]
         return float(areas.max()) / self.px_per_mm**2
-
-    def _held_still(self, small: np.ndarray, timestamp: float) -> float:
-        """Seconds the picture around the board has held still up to ``timestamp`` (``small``
-        as in ``arm_mm2``), counted from the first frame of the arm found."""
-        grey = mean_grey(small)
-        if self._still is not None:
-            since, first = self._still
-            moved = (compare_with(cv2.absdiff(grey, first), STILL_GREY, cv2.CMP_GT) > 0) & self.around
-            if np.count_nonzero(moved) <= STILL_SHARE * np.count_nonzero(self.around) and timestamp >= since:
-                return timestamp - since
-        self._still = (timestamp, grey)
-        return 0.0
 
 
 def mean_grey(small: np.ndarray) -> np.ndarray:
