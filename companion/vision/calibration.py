@@ -1017,7 +1017,9 @@ def learn_outline_and_light(
     cups_at = {row: (size, (matches[row].dy, matches[row].dx)) for row, (_, size) in ref.items()}
     maps = edge_maps(ev.features, edge_pad(scene.view))
     outline = fit_outline(scene.view, maps, cups_at, scene.camera.centre, cups.max_piece)
-    outline = replace(outline, region_trust=reference_trust(scene, maps, matches, ref, cups, outline))
+    reads = reference_reads(scene, maps, matches, ref, cups, outline)
+    _check_reference_sizes(reads, scene.layout.size)
+    outline = replace(outline, region_trust=region_trust(list(reads.values())))
     placed = {row: (colour, size, matches[row].dy, matches[row].dx) for row, (colour, size) in ref.items()}
     seen = coverage(matches, bank, scene.view.shape, ev.pad)
     grow = np.ones((int(2 * BOARD_DILATE_MM * scene.view.scale) + 1,) * 2, np.uint8)
@@ -1026,30 +1028,77 @@ def learn_outline_and_light(
     return outline, light
 
 
-def reference_trust(
+def reference_reads(
     scene: BoardScene,
     maps: EdgeMaps,
     matches: list[SquareMatch],
     ref: dict[int, tuple[int, int]],
     cups: CupSet,
     outline: CupOutline,
-) -> tuple[float, float]:
-    """How far each colour's region cue can be trusted for sizes on this board
-    (``edges.region_trust``): the reference cups read as the reader reads them, the region
-    cue's size logits (each cup's own colour) against the edges' of ``outline``."""
+) -> dict[int, tuple[int, int, np.ndarray, np.ndarray]]:
+    """Row -> (colour, size, region logits, edge logits) of each reference cup read as the
+    reader reads it: the region cue's size logits (its own colour, ``cups``' radii) and the
+    edges' of ``outline``. A cup read as the other colour is left out: it says nothing of this
+    one's sizes. The colours' region trust (``edges.region_trust``) and the check that each cup
+    is the size the layout puts there (``_check_reference_sizes``) are taken from these."""
     rows = sorted(ref)
     centres = [np.array(scene.layout.square_centre(row)) for row in rows]
     bank = build_edge_bank(scene.view, centres, scene.camera.centre, outline, cups.max_piece)
     ring_px = cups.ring_px(scene.view.scale)
-    read = []
+    reads = {}
     for k, row in enumerate(rows):
         colour, size = ref[row]
         match = matches[row]
-        if match.colour != colour:  # read as the other colour: it says nothing of this one's sizes
+        if match.colour != colour:
             continue
         base, rim = edge_scores(maps, bank, k, match.dy, match.dx)
-        read.append((colour, size, size_logits([match], ring_px)[0], edge_logits(base, rim)[0]))
-    return region_trust(read)
+        reads[row] = (colour, size, size_logits([match], ring_px)[0], edge_logits(base, rim)[0])
+    return reads
+
+
+def measured_size(region: np.ndarray, edge: np.ndarray) -> int | None:
+    """The size a reference cup measures as where both cues agree on it: the region cue's best
+    size (``region``, its logits per size) when the edges' (``edge``) is the same; None where
+    they differ.
+
+    Either cue alone misreads right cups: the region cue where the colour model sees only part
+    of a cup (pale cups on pale wood, a dark cup in dim light; that is what ``region_trust``
+    weighs) and the edges where a shadow's edge lies on another size's circle. The two agree
+    on a size other than the layout's only for a cup of that size: see
+    ``_check_reference_sizes``."""
+    best = int(np.argmax(region)) + 1
+    return best if int(np.argmax(edge)) + 1 == best else None
+
+
+def _check_reference_sizes(reads: dict[int, tuple[int, int, np.ndarray, np.ndarray]], size: int) -> None:
+    """Refuse a reference frame with a cup of the wrong size: one that both cues read as
+    another size of its colour (``measured_size``), read with the radii fitted on that frame.
+
+    A user taking cups from a nested stack can set out a neighbouring size. Calibration fits
+    that size's radius on the wrong cup, smoothed toward the set's line with the other cups
+    (``smoothed_radii``), and it spoils more than that size: on the bench's bench-31-wrong-cup
+    (a black 1 on b4 for the 2) the black 2 came out 28.7 mm across, the black 1 20.6, the white 4
+    58.3 (54.1 from the right cup), and the game's white 4s read as 3s at 0.90-1.00 under its
+    moved lamp: 12 sure-wrong squares, three wrong moves held. Read with those radii, the
+    wrong cup reads as what it is: its silhouette fits the smoothed size beside its own
+    better than the one between. Both cues read the wrong cup as its real size on both bench
+    wrong cups (bench-11's a white 1 on b1) and on 50 of 60 synthetic stress references with one
+    cup of a neighbouring size (set-ups 3000-3059, ``SceneRenderer(stress=True)``); on 144
+    right references (24 of the seen scenes', the committed sets' and frames-dev's, the stress
+    set's 120, set-ups 1000-1119) none of 1,151 cups, the nearest stress-1081's black 1 and
+    bench-31's dim black 2 (both cues 0.18 and 0.24 logits short of reading them a 2 and a 1).
+    Where the cues differ the wrong cup passes, as before: there it cost readings, not
+    sureness (those ten set-ups' boards read 1,177 of 1,280 squares, none wrong at 0.9 or more,
+    where 20 of those refused read 3 so; docs/vision.md)."""
+    squares = board_squares(size)
+    for row, (colour, want, region, edge) in reads.items():
+        seen = measured_size(region, edge)
+        if seen is not None and seen != want:
+            name = COLOR_NAMES[colour]
+            raise CompanionError(
+                f"reference frame: the {name} cup on {square_name(squares[row])} measures like a "
+                f"{name} {seen}: set out the {name} {want} there and calibrate again"
+            )
 
 
 def final_radii(scene: BoardScene, fit: ReferenceFit, default: CupSet, shadows: ShadowModel | None) -> CupSet:

@@ -1,0 +1,93 @@
+"""A reference frame with a cup of the neighbouring size is refused, naming the square and the
+size the cup measures like (``calibration._check_reference_sizes``).
+
+The bench's wrong-cup demos are the slip of taking a cup from a nested stack: bench-31's
+(``tests/data/wrongcup/bench-31-wrong-cup``: dim warm light, natural cups on walnut) has a
+black 1 on b4 where the layout wants the black 2, bench-11's (``tests/data/bench``) a white 1 on
+b1. Calibrated anyway, bench-31's game read 12 squares wrong at 0.9 or more and the referee
+held three wrong moves (main 124517b): the wrong cup's radius, smoothed with the set's others,
+spoiled the other colour's sizes too. Both cues, the region's and the edges', read the wrong
+cup as the size it is; on a right reference they never agree on another size.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from companion.cli import main
+from companion.errors import CompanionError
+from companion.vision.calibration import _check_reference_sizes, calibrate, measured_size
+from companion.vision.sources import read_image
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+BENCH_31_WRONG = DATA / "wrongcup" / "bench-31-wrong-cup"
+BENCH_11 = DATA / "bench" / "bench-11" / "frames"
+BENCH_11_WRONG = DATA / "bench" / "bench-11-wrong-cup" / "frames"
+WHITE, BLACK = 0, 1
+
+
+def logits(best: int) -> np.ndarray:
+    """Size logits (sizes 1..4) that read ``best``, the others 1 to 3 logits behind."""
+    return -np.abs(np.arange(1, 5) - best).astype(np.float64)
+
+
+def reads(region: int, edge: int) -> dict[int, tuple[int, int, np.ndarray, np.ndarray]]:
+    """A right reference layout's reads (row -> colour, size, region and edge logits), but the
+    cup on b4 (the black 2) read as ``region`` by the region cue and ``edge`` by the edges."""
+    rows = {0: (WHITE, 1), 1: (WHITE, 2), 2: (WHITE, 3), 3: (WHITE, 4)}
+    rows.update({12: (BLACK, 1), 13: (BLACK, 2), 14: (BLACK, 3), 15: (BLACK, 4)})
+    out = {row: (colour, size, logits(size), logits(size)) for row, (colour, size) in rows.items()}
+    out[13] = (BLACK, 2, logits(region), logits(edge))
+    return out
+
+
+def test_a_size_is_measured_where_both_cues_agree() -> None:
+    assert measured_size(logits(1), logits(1)) == 1
+    assert measured_size(logits(3), logits(2)) is None
+
+
+def test_a_cup_both_cues_read_as_a_neighbouring_size_is_refused() -> None:
+    with pytest.raises(
+        CompanionError, match="the black cup on b4 measures like a black 1: set out the black 2"
+    ):
+        _check_reference_sizes(reads(region=1, edge=1), 4)
+
+
+@pytest.mark.parametrize(("region", "edge"), [(2, 2), (1, 2), (2, 1), (3, 1)])
+def test_a_cup_read_its_own_size_by_either_cue_is_kept(region: int, edge: int) -> None:
+    """One cue alone misreads right cups (the region cue a dim or pale cup, the edges a shadow's
+    edge on another size's circle): only both agreeing on another size refuses."""
+    _check_reference_sizes(reads(region, edge), 4)
+
+
+def frames(folder: Path) -> tuple[np.ndarray, np.ndarray]:
+    return read_image(folder / "00-empty.jpg"), read_image(folder / "01-reference.jpg")
+
+
+def test_bench_31_with_a_black_1_for_the_2_is_refused() -> None:
+    with pytest.raises(CompanionError) as refused:
+        calibrate(*frames(BENCH_31_WRONG))
+    assert str(refused.value) == (
+        "reference frame: the black cup on b4 measures like a black 1: set out the black 2 there "
+        "and calibrate again"
+    )
+
+
+def test_bench_11_calibrates_and_with_a_white_1_for_the_2_is_refused() -> None:
+    calibrate(*frames(BENCH_11))
+    with pytest.raises(
+        CompanionError, match="the white cup on b1 measures like a white 1: set out the white 2"
+    ):
+        calibrate(*frames(BENCH_11_WRONG))
+
+
+def test_calibrate_says_so_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "board.json"
+    args = ["calibrate", "--empty", str(BENCH_31_WRONG / "00-empty.jpg")]
+    assert main([*args, "--reference", str(BENCH_31_WRONG / "01-reference.jpg"), "--out", str(out)]) == 2
+    said = capsys.readouterr().err.strip().splitlines()
+    assert len(said) == 1 and "black cup on b4 measures like a black 1" in said[0]
+    assert not out.exists()
