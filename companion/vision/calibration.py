@@ -85,12 +85,13 @@ score at least this many times the best that size scores on the squares the layo
 empty: what this frame's edges do where nothing stands. The edges follow the cup's outline in
 board millimetres, not its colour. On the bench's bench-34 (glossy pale cups on pale maple) the
 white 1's lit body reads as the wood in its own shade and its evidence covers 0.42 of its area
-(need 0.5); its base scores 48 times the empty squares' best and its rim 21 times. Over 50
+(need 0.5); its base scores 48 times the empty squares' best and its rim 34 times. Over 50
 synthetic set-ups (20 plain, 30 of the stress set), each reference cup rendered missing in
-turn (400 cups), the lesser ratio reached 9.3 (a neighbour's long shadow, whose rounded end
-follows a base circle), 2.6 among those whose evidence was positive; present cups reach 10 half
-the time (197 of 400): a second opinion on a cup the region cue leans to, not a cue of its
-own."""
+turn (400 cups), the lesser ratio reached 5.4 (a neighbour's long shadow, whose rounded end
+follows a base circle; a shadow lies flat and has no rim), 2.2 among those whose evidence was
+positive (the stress set's stress-21, a black 3's shadow over d4: 0.37 of the black 4's area);
+present cups reach 10 half the time (199 of 400): a second opinion on a cup the region cue
+leans to, not a cue of its own."""
 OWN_COLOUR_SHARE = 0.8
 """A square's own colour on the empty board is taken over its middle, this share of its side
 (``BoardScene.square_colours``): clear of the lines between squares."""
