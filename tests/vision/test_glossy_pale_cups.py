@@ -24,6 +24,7 @@ from companion.vision.calibration import EDGE_CLEAR, calibrate, not_shown, refer
 from companion.vision.observation import class_index
 from companion.vision.reader import BoardReader
 from companion.vision.sources import read_image
+from companion.vision.synth import SceneRenderer
 from tests.shared_calibrations import frame_truth, frames_calibration
 
 GLOSS = Path(__file__).resolve().parents[1] / "data" / "gloss" / "bench-34" / "frames"
@@ -64,6 +65,18 @@ def test_a_missing_white_one_is_still_refused():
     reference[mask] = empty[mask]
     with pytest.raises(CompanionError, match="no clear white size-1 cup on a1"):
         calibrate(empty, reference)
+
+
+@pytest.mark.slow
+def test_a_neighbours_shadow_over_a_missing_cup_is_still_refused():
+    """The synthetic stress set's stress-21 (a low lamp: the black 3's long shadow lies over
+    d4, and its rounded end follows a base circle there), rendered with the black 4 left off
+    its reference square: no cup for the edges to vouch for."""
+    renderer = SceneRenderer(1021, stress=True)
+    empty = renderer.empty()
+    without = {square: top for square, top in renderer.reference_tops().items() if square != "d4"}
+    with pytest.raises(CompanionError, match="no clear black size-4 cup on d4"):
+        calibrate(empty, renderer.render(without))
 
 
 REF = reference_layout(4, 4)
