@@ -38,6 +38,7 @@ from companion.vision.edges import (
     edge_scores,
     fit_outline,
     region_trust,
+    standing_edges,
 )
 from companion.vision.geometry import (
     BoardLayout,
@@ -76,6 +77,21 @@ OWN_SHARE = 0.3
 CLEAR_SHARE = 0.5
 """A reference cup is clear when its silhouette's "cup" evidence sums to at least this share of
 its area (in pixels, at full log-odds one)."""
+EDGE_CLEAR = 10.0
+"""A reference cup the region cue sees only in part (its silhouette's "cup" evidence positive,
+but under ``CLEAR_SHARE`` of its area) is clear all the same where both its edges, the base and
+the rim of its size (``edges.standing_edges``, with the outline fitted on the reference cups),
+score at least this many times the best that size scores on the squares the layout leaves
+empty: what this frame's edges do where nothing stands. The edges follow the cup's outline in
+board millimetres, not its colour. On the bench's bench-34 (glossy pale cups on pale maple) the
+white 1's lit body reads as the wood in its own shade and its evidence covers 0.42 of its area
+(need 0.5); its base scores 48 times the empty squares' best and its rim 34 times. Over 50
+synthetic set-ups (20 plain, 30 of the stress set), each reference cup rendered missing in
+turn (400 cups), the lesser ratio reached 5.4 (a neighbour's long shadow, whose rounded end
+follows a base circle; a shadow lies flat and has no rim), 2.2 among those whose evidence was
+positive (the stress set's stress-21, a black 3's shadow over d4: 0.37 of the black 4's area);
+present cups reach 10 half the time (199 of 400): a second opinion on a cup the region cue
+leans to, not a cue of its own."""
 OWN_COLOUR_SHARE = 0.8
 """A square's own colour on the empty board is taken over its middle, this share of its side
 (``BoardScene.square_colours``): clear of the lines between squares."""
@@ -665,6 +681,37 @@ class BoardScene:
                     return row, square
         return None
 
+    def edge_contrast(
+        self, features: np.ndarray, fg: np.ndarray, pad: int, cups: CupSet, ref: dict[int, tuple[int, int]]
+    ) -> dict[int, float]:
+        """Row -> how far each reference cup's outline stands out of the frame's edges: the
+        lesser of its base's and its rim's score (``edges.standing_edges``, its own size) over
+        the best that size scores on the squares ``ref`` leaves empty; an empty dict when it
+        leaves none.
+
+        ``features`` are the reference frame's (m, q1, q2) (unpadded), ``fg`` its cup evidence
+        (padded by ``pad``), which places the cups (``placed``) for the outline fitted on them
+        (``edges.fit_outline``, as ``learn_outline_and_light`` fits it)."""
+        squares = range(self.layout.size**2)
+        empty = [row for row in squares if row not in ref]
+        if not empty:
+            return {}
+        drawn = self.cup_silhouettes(cups, ref)
+        spots = self.placed(fg, pad, cups, ref)
+        cups_at = {
+            row: (size, (spots[row][0] - pad - drawn[row][0], spots[row][1] - pad - drawn[row][1]))
+            for row, (_, size) in ref.items()
+        }
+        maps = edge_maps(features, edge_pad(self.view))
+        outline = fit_outline(self.view, maps, cups_at, self.camera.centre, cups.max_piece)
+        centres = [np.array(self.layout.square_centre(row)) for row in squares]
+        bank = build_edge_bank(self.view, centres, self.camera.centre, outline, cups.max_piece)
+        shown = {row: standing_edges(maps, bank, row) for row in [*ref, *empty]}
+        floor = np.maximum(np.max([shown[row] for row in empty], axis=0), np.finfo(np.float32).tiny)
+        return {
+            row: float(np.min(shown[row][:, size - 1] / floor[:, size - 1])) for row, (_, size) in ref.items()
+        }
+
     def placed(
         self, fg: np.ndarray, pad: int, cups: CupSet, tops: dict[int, tuple[int, int]]
     ) -> dict[int, tuple[int, int, np.ndarray]]:
@@ -931,13 +978,36 @@ def at_scan_end(radius: float, default: float) -> bool:
     return at_scan_top(radius, default) or abs(radius - scanned_radii(default)[0]) < 1e-6
 
 
-def _unclear_cup(
+def _unclear_cups(
     scores: dict[int, float], cups: CupSet, ref: dict[int, tuple[int, int]], scale: float
+) -> list[int]:
+    """The reference cups (rows) whose evidence covers less than ``CLEAR_SHARE`` of their area."""
+    return [
+        row
+        for row, score in scores.items()
+        if score < CLEAR_SHARE * np.pi * cups.radii[ref[row][0]][ref[row][1] - 1] ** 2 * scale**2
+    ]
+
+
+def unseen_colour(
+    unclear: list[int], ref: dict[int, tuple[int, int]], contrast: dict[int, float]
 ) -> int | None:
-    """The first reference cup (row) whose evidence covers less than half its area, or None."""
-    for row, score in scores.items():
-        colour, size = ref[row]
-        if score < CLEAR_SHARE * np.pi * cups.radii[colour][size - 1] ** 2 * scale**2:
+    """A colour whose reference cups all stand where the layout says (some outline stands out:
+    ``EDGE_CLEAR``) but none of which the region cue sees clearly (``unclear``), or None. Its
+    colour cannot be told from the board's: every cup of it would read faintly or not at all."""
+    for colour in (0, 1):
+        own = [row for row, (c, _) in ref.items() if c == colour]
+        if own and set(own) <= set(unclear) and any(contrast.get(row, 0.0) >= EDGE_CLEAR for row in own):
+            return colour
+    return None
+
+
+def not_shown(unclear: list[int], scores: dict[int, float], contrast: dict[int, float]) -> int | None:
+    """The first unclear reference cup (row) that its edges do not vouch for either: its
+    evidence does not lean to a cup at all, or its outline does not stand out of the empty
+    squares' edges (``EDGE_CLEAR``); None when there is none."""
+    for row in unclear:
+        if scores[row] <= 0.0 or contrast.get(row, 0.0) < EDGE_CLEAR:
             return row
     return None
 
@@ -969,16 +1039,29 @@ def _check_reference(
     pixels: PixelModel,
     scale: float,
     size: int,
+    contrast: dict[int, float] | None = None,
 ) -> None:
     """Refuse a reference frame that does not show the reference layout: a square without its
-    cup, a cup of the other colour, sizes out of order, the two ranks swapped."""
+    cup, a cup of the other colour, sizes out of order, the two ranks swapped; and one whose
+    cups of a colour all stand there but none reads clearly as a cup. ``contrast``
+    (``BoardScene.edge_contrast``), where given, vouches for a cup the region cue sees only in
+    part."""
     squares = board_squares(size)
-    unclear = _unclear_cup(scores, cups, ref, scale)
-    if unclear is not None:
-        colour, size = ref[unclear]
+    unclear = _unclear_cups(scores, cups, ref, scale)
+    contrast = contrast or {}
+    blind = unseen_colour(unclear, ref, contrast)
+    if blind is not None:
+        raise CompanionError(
+            f"reference frame: the {COLOR_NAMES[blind]} cups stand where they should but look like "
+            "the board itself; calibrate under brighter, more even light, or with cups that stand "
+            "out from the board's wood"
+        )
+    missing = not_shown(unclear, scores, contrast)
+    if missing is not None:
+        colour, size = ref[missing]
         raise CompanionError(
             f"reference frame: no clear {COLOR_NAMES[colour]} size-{size} cup on "
-            f"{square_name(squares[unclear])}; set out White's sizes 1..S on rank 1 and Black's on "
+            f"{square_name(squares[missing])}; set out White's sizes 1..S on rank 1 and Black's on "
             "the last rank (a to d), or calibrate without --reference"
         )
     for row in colours:
@@ -1165,7 +1248,10 @@ def learn_reference(scene: BoardScene, rect: np.ndarray, cups: CupSet) -> Refere
     (``PALE_TEXTURE_TOP``) and the models learned again: the user put every cup where the
     layout says, so the cups are there to learn from, and an empty square still reads empty.
     So it is too when a reference cup would not stand out on some other square of this board
-    (``BoardScene.unclear_elsewhere``): the game puts every cup on every square.
+    (``BoardScene.unclear_elsewhere``): the game puts every cup on every square. A cup that
+    still does not stand out, though its evidence leans to a cup, is shown by its edges where
+    they stand out of the empty squares' (``BoardScene.edge_contrast``, ``EDGE_CLEAR``): on
+    glossy pale cups on pale wood a small cup's colour reads as the wood in shade.
     """
     ref = reference_layout(scene.layout.size, cups.max_piece)
     f, ncc = scene.background.features(rect)
@@ -1177,13 +1263,15 @@ def learn_reference(scene: BoardScene, rect: np.ndarray, cups: CupSet) -> Refere
             pixels = PixelModel.learn(f, ncc, light, dark, board, texture_top, scene.background.level)
             ev = evidence(rect, scene.background, pixels, pad)
             fitted, scores, raw = scene.fit_radii(ev.fg, pad, cups, ref)
-        if _unclear_cup(scores, fitted, ref, scene.view.scale) is None and (
+        if not _unclear_cups(scores, fitted, ref, scene.view.scale) and (
             texture_top == PALE_TEXTURE_TOP
             or scene.unclear_elsewhere((f, ncc), ev.fg, pad, pixels, fitted, ref) is None
         ):
             break
     colours = scene.cup_colours(f, fitted, ref)
-    _check_reference(scores, colours, fitted, ref, pixels, scene.view.scale, scene.layout.size)
+    unclear = _unclear_cups(scores, fitted, ref, scene.view.scale)
+    contrast = scene.edge_contrast(f, ev.fg, pad, fitted, ref) if unclear else {}
+    _check_reference(scores, colours, fitted, ref, pixels, scene.view.scale, scene.layout.size, contrast)
     return ReferenceFit(fitted, pixels, ev.fg, pad, raw)
 
 

@@ -533,6 +533,18 @@ def base_fits(maps: EdgeMaps, bank: EdgeBank, row: int) -> tuple[np.ndarray, np.
     return bank.base_correlator(row).best(maps.distance, maps.pad, maps.pad)
 
 
+def standing_edges(maps: EdgeMaps, bank: EdgeBank, row: int) -> np.ndarray:
+    """(2, S): each size's base score on square ``row`` where that base fits best
+    (``base_fits``), and its rim's score around that foot: how much of a cup of that size
+    standing there its outline shows, whatever its colour."""
+    base, feet = base_fits(maps, bank, row)
+    rims = [
+        rim_scores(maps.strength, maps.pad, bank.rims[row], dy, dx, bank.rim_reach)[k]
+        for k, (dy, dx) in enumerate(feet.tolist())
+    ]
+    return np.array([base, rims])
+
+
 class BaseFits:
     """A frame's base fits (``base_fits``), each square's computed once, when first asked for.
 
