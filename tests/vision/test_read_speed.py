@@ -387,3 +387,60 @@ def test_the_light_field_s_band_samples_are_those_indexing_gathers(name: str) ->
     want = diff.reshape(-1, 3)[background.band_sample].astype(np.float64)
     assert got.dtype == want.dtype and got.shape == want.shape == (len(background.band_sample), 3)
     assert got.tobytes() == want.tobytes()
+
+
+# -- speed19: the same numbers with less work (whole sums, lookups, the colour map, the canvas) ---
+
+
+def plain_texture(background: pixels.Background, gray: np.ndarray) -> np.ndarray:
+    """The texture correlation as main worked it out (box sums of float copies)."""
+    window = pixels.texture_window(background.scale)
+    g = gray.astype(np.float32)
+    mean = cv2.boxFilter(g, cv2.CV_32F, (window, window), borderType=cv2.BORDER_REFLECT)
+    var = cv2.boxFilter(g * g, cv2.CV_32F, (window, window), borderType=cv2.BORDER_REFLECT) - mean * mean
+    cross = cv2.boxFilter(g * background.gray, cv2.CV_32F, (window, window), borderType=cv2.BORDER_REFLECT)
+    cross = cross - mean * background.gray_mean
+    return cross / (np.sqrt(np.maximum(var, np.float32(pixels.NOISE_VAR))) * background.gray_dev)
+
+
+@pytest.mark.parametrize("name", ["02a-hand", "13b-move"])
+def test_the_texture_from_whole_sums_is_the_float_boxes(name: str) -> None:
+    """``Background._texture`` (its box sums of the grey, its square and its product with the
+    empty board's taken as integers, ``pixels.integer_box``) gives, byte for byte, the
+    correlation the float copies' box sums gave: bench-03 with a hand over it and under its
+    moved lamp."""
+    reader = BoardReader(bench_calibration(SCENE))
+    gray = grey(reader.rectified(bench_frame(SCENE, name)))
+    got = reader.background._texture(gray)
+    assert got.tobytes() == plain_texture(reader.background, gray).tobytes()
+
+
+@pytest.mark.parametrize("window", [1, 3, 7, 15, 17])
+def test_integer_box_sums_are_the_float_boxes(window: int) -> None:
+    """Of uint8 grey levels, their squares and uint16 products of two, ``integer_box`` is the
+    float copies' ``boxFilter`` to the bit, at every window the reader's views take (7 at
+    640x480, 15 at 1280x960) and beyond, where sums could reach 2^24 (17: summed as floats)."""
+    rng = np.random.default_rng(window)
+    image = rng.integers(0, 256, (61, 83), dtype=np.uint8)
+    image[:9, :9] = 255  # (the largest sums)
+    other = rng.integers(0, 256, image.shape, dtype=np.uint8)
+    product = np.multiply(image, other, dtype=np.uint16)
+    plain = image.astype(np.float32)
+    for got, want in [
+        (pixels.integer_box(image, window), plain),
+        (pixels.integer_box(image, window, squared=True), plain * plain),
+        (pixels.integer_box(product, window), plain * other.astype(np.float32)),
+    ]:
+        box = cv2.boxFilter(want, cv2.CV_32F, (window, window), borderType=cv2.BORDER_REFLECT)
+        assert got.dtype == np.float32 and got.tobytes() == box.tobytes()
+
+
+@pytest.mark.parametrize("window", [7, 15])
+def test_a_whole_sum_over_its_window_s_area_rounds_as_opencv_s_double_product(window: int) -> None:
+    """Every sum a window's box can hold (squares and products of grey levels: up to 255² a
+    pixel) divided in float32 by the window's area is OpenCV's double product by its inverse
+    rounded to float32: the argument of ``integer_box``, checked for each sum."""
+    sums = np.arange(window * window * 255**2 + 1)
+    want = (sums.astype(np.float64) * (1.0 / (window * window))).astype(np.float32)
+    got = np.divide(sums.astype(np.float32), np.float32(window * window))
+    assert got.tobytes() == want.tobytes()
