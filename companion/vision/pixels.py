@@ -434,6 +434,16 @@ def table_index(f: np.ndarray) -> np.ndarray:
     return flat.astype(np.intp)  # numpy's own index type: ``take`` would convert int32 each time
 
 
+def look_up(table: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``table``'s values at ``index`` (``table_index``'s), the index's shape.
+
+    Every index ``table_index`` gives lies in the table (it clamps each step to its grid), so
+    ``take`` may wrap indices rather than check them (``mode="wrap"`` changes none that lie
+    inside): the same values, without the bounds check its default makes of each pixel, which
+    took a third of the lookup (a 310 x 310 index: 70 µs where checked it took 114)."""
+    return table.take(index, mode="wrap")
+
+
 def odd_window(pixels: float) -> int:
     """The odd window size (pixels) nearest ``pixels``, at least 1: OpenCV's filters centre on
     odd windows."""
@@ -602,7 +612,7 @@ class PixelModel:
 
     def colour_fg(self, f: np.ndarray) -> np.ndarray:
         """Cup-versus-board log-odds by colour alone, looked up (clipped wider than the sum)."""
-        return self._tables[0].take(table_index(f))
+        return look_up(self._tables[0], table_index(f))
 
     def log_odds(
         self,
@@ -628,14 +638,14 @@ class PixelModel:
             colour_table = self._lamp_colour_table
         lut = np.zeros((256, 1), np.float32)
         lut[:TEXTURE_BINS, 0] = self.texture
-        fg = fg_table.take(index)
+        fg = look_up(fg_table, index)
         fg = cv2.add(fg, cv2.LUT(texture_bin(ncc), lut), dst=fg)
         fg = at_most(at_least(fg, -CLIP_FG, out=fg), CLIP_FG, out=fg)
         if self.levelled is None or level is None:
-            return fg, colour_table.take(index)
+            return fg, look_up(colour_table, index)
         part = within or (slice(None), slice(None))
         colour = np.zeros(fg.shape, np.float32)
-        colour[part] = colour_table.take(table_index(cv2.add(f[part], level[part])))
+        colour[part] = look_up(colour_table, table_index(cv2.add(f[part], level[part])))
         return fg, colour
 
     @classmethod

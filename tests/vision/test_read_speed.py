@@ -444,3 +444,19 @@ def test_a_whole_sum_over_its_window_s_area_rounds_as_opencv_s_double_product(wi
     want = (sums.astype(np.float64) * (1.0 / (window * window))).astype(np.float32)
     got = np.divide(sums.astype(np.float32), np.float32(window * window))
     assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("name", ["02a-hand", "13b-move"])
+def test_lookups_that_wrap_are_the_checked_ones(name: str) -> None:
+    """``pixels.look_up`` (``take`` wrapping, not checking, the index) gives the checked
+    ``take``'s values: every index ``table_index`` gives lies in the table, features far beyond
+    its grid on every axis included (its first and last points)."""
+    reader = BoardReader(bench_calibration(SCENE))
+    f, _ = reader.background.features(reader.rectified(bench_frame(SCENE, name)))
+    far = np.array([[[-1e6] * 3], [[1e6] * 3], [[-1e6, 1e6, 0.0]], [[0.0] * 3]], np.float32)
+    for table in reader.models.pixels._tables:
+        for features in (f, far):
+            index = pixels.table_index(features)
+            assert index.min() >= 0 and index.max() < table.size
+            assert pixels.look_up(table, index).tobytes() == table.take(index).tobytes()
+    assert pixels.table_index(far)[:2].ravel().tolist() == [0, reader.models.pixels._tables[0].size - 1]
