@@ -444,6 +444,16 @@ def look_up(table: np.ndarray, index: np.ndarray) -> np.ndarray:
     return table.take(index, mode="wrap")
 
 
+def on_view(values: np.ndarray, part: tuple[slice, slice], shape: tuple[int, ...]) -> np.ndarray:
+    """``values`` (a map of ``part`` of a view, float32) on the whole view of ``shape``, 0
+    elsewhere: one pass (``copyMakeBorder``) where a map of zeros and a copy into it took
+    two."""
+    (top, bottom, _), (left, right, _) = (s.indices(n) for s, n in zip(part, shape[:2], strict=True))
+    return cv2.copyMakeBorder(
+        values, top, shape[0] - bottom, left, shape[1] - right, cv2.BORDER_CONSTANT, value=0.0
+    )
+
+
 def odd_window(pixels: float) -> int:
     """The odd window size (pixels) nearest ``pixels``, at least 1: OpenCV's filters centre on
     odd windows."""
@@ -636,17 +646,21 @@ class PixelModel:
         index = table_index(f)
         if lamp_moved:
             colour_table = self._lamp_colour_table
-        lut = np.zeros((256, 1), np.float32)
-        lut[:TEXTURE_BINS, 0] = self.texture
         fg = look_up(fg_table, index)
-        fg = cv2.add(fg, cv2.LUT(texture_bin(ncc), lut), dst=fg)
+        fg = cv2.add(fg, cv2.LUT(texture_bin(ncc), self.texture_lut), dst=fg)
         fg = at_most(at_least(fg, -CLIP_FG, out=fg), CLIP_FG, out=fg)
         if self.levelled is None or level is None:
             return fg, look_up(colour_table, index)
         part = within or (slice(None), slice(None))
-        colour = np.zeros(fg.shape, np.float32)
-        colour[part] = look_up(colour_table, table_index(cv2.add(f[part], level[part])))
-        return fg, colour
+        colour = look_up(colour_table, table_index(cv2.add(f[part], level[part])))
+        return fg, on_view(colour, part, fg.shape)
+
+    @cached_property
+    def texture_lut(self) -> np.ndarray:
+        """``texture`` as a ``cv2.LUT`` table by texture bin (``texture_bin``), 0 beyond."""
+        lut = np.zeros((256, 1), np.float32)
+        lut[:TEXTURE_BINS, 0] = self.texture
+        return lut
 
     @classmethod
     def learn(

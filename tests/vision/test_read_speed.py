@@ -460,3 +460,28 @@ def test_lookups_that_wrap_are_the_checked_ones(name: str) -> None:
             assert index.min() >= 0 and index.max() < table.size
             assert pixels.look_up(table, index).tobytes() == table.take(index).tobytes()
     assert pixels.table_index(far)[:2].ravel().tolist() == [0, reader.models.pixels._tables[0].size - 1]
+
+
+def test_the_colour_vote_over_its_part_lies_on_zeros() -> None:
+    """``pixels.on_view``: a part's map on the whole view, 0 elsewhere, as a map of zeros with
+    the part copied in; the colour vote of a read so (``PixelModel.log_odds``) and its texture
+    table the same, made once a model."""
+    reader = BoardReader(bench_calibration(SCENE))
+    rect = reader.rectified(bench_frame(SCENE, "13b-move"))
+    f, ncc = reader.background.features(rect)
+    model = reader.models.pixels
+    part = reader.bank.reach()
+    _, colour = model.log_odds(f, ncc, reader.background.level, part)
+    want = np.zeros(f.shape[:2], np.float32)
+    levelled = cv2.add(f[part], reader.background.level[part])
+    want[part] = model._tables[1].take(pixels.table_index(levelled))
+    assert colour.tobytes() == want.tobytes() and 0 < np.count_nonzero(colour) < colour.size
+    values = np.arange(12, dtype=np.float32).reshape(3, 4) + 1
+    parts = [(slice(2, 5), slice(0, 4)), (slice(0, 3), slice(6, 10)), (slice(7, None), slice(6, 99))]
+    for rows, cols in parts:
+        plain = np.zeros((10, 10), np.float32)
+        plain[rows, cols] = values
+        assert pixels.on_view(values, (rows, cols), (10, 10)).tobytes() == plain.tobytes()
+    assert model.texture_lut is model.texture_lut
+    assert model.texture_lut[: pixels.TEXTURE_BINS, 0].tolist() == np.float32(model.texture).tolist()
+    assert not model.texture_lut[pixels.TEXTURE_BINS :].any()
