@@ -235,13 +235,13 @@ class Background:
         varies by more than ``UNEVEN`` over the board: under even light the median is the more
         robust estimate (a shadow or a sleeve on the margin bends a quadratic a little)."""
         values = self.band_values(diff)
-        gain = _median_rows(values.T.copy())  # each channel's median, its samples side by side
+        gain = median_rows(values.T.copy())  # each channel's median, its samples side by side
         coef = np.zeros((GAIN_TERMS, 3))
         coef[0] = gain  # the first round: one gain, as robust as can be
         for _ in range(GAIN_ROUNDS):
             error = np.abs(values - self.band_basis @ coef)
             resid = error[:, 0] + error[:, 1] + error[:, 2]
-            spread = float(_median_rows(resid[None, :].copy())[0])
+            spread = float(median_rows(resid[None, :].copy())[0])
             keep = resid <= GAIN_TRIM * max(1.4826 * spread, GAIN_MIN_SPREAD)
             if keep.sum() < 4 * GAIN_TERMS:
                 break
@@ -325,10 +325,11 @@ def lit_unevenly(field: np.ndarray) -> bool:
     return field.ndim == 3
 
 
-def _median_rows(rows: np.ndarray) -> np.ndarray:
-    """``np.median(rows, axis=1)`` to the bit (the mean of the middle two of an even count),
-    partitioned in place: each median of the light field's fit took a third of its time
-    sorting a copy with numpy's general median. Of an even count, the lower middle value is
+def median_rows(rows: np.ndarray) -> np.ndarray:
+    """``np.median(rows, axis=1)`` to the bit (the mean of the middle two of an even count, in
+    ``rows``' own dtype), partitioned in place: each median of the light field's fit took a
+    third of its time sorting a copy with numpy's general median (as did the table's colour
+    around the board, ``surround.Surround.arm_mm2``). Of an even count, the lower middle value is
     the largest below the upper one once that is in place: partitioned at both (``kth`` a
     pair) the same values came at six times the cost."""
     n = rows.shape[1]

@@ -368,11 +368,11 @@ def test_cups_explained_away_leave_the_evidence_and_its_changes_as_before() -> N
 
 @pytest.mark.parametrize("n", [1, 2, 7, 3428, 3429])
 def test_the_light_field_s_medians_are_numpy_s(n: int) -> None:
-    """``pixels._median_rows`` (one partition, the lower middle value the largest below it)
+    """``pixels.median_rows`` (one partition, the lower middle value the largest below it)
     gives ``np.median``'s values, ties and even counts included."""
     rng = np.random.default_rng(n)
     rows = np.round(rng.normal(size=(3, n)), 1)  # (rounded: ties)
-    np.testing.assert_array_equal(pixels._median_rows(rows.copy()), np.median(rows, axis=1))
+    np.testing.assert_array_equal(pixels.median_rows(rows.copy()), np.median(rows, axis=1))
 
 
 @pytest.mark.parametrize("name", ["02a-hand", "13b-move"])
@@ -485,3 +485,14 @@ def test_the_colour_vote_over_its_part_lies_on_zeros() -> None:
     assert model.texture_lut is model.texture_lut
     assert model.texture_lut[: pixels.TEXTURE_BINS, 0].tolist() == np.float32(model.texture).tolist()
     assert not model.texture_lut[pixels.TEXTURE_BINS :].any()
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 2598, 2599])
+def test_float32_medians_are_numpy_s(n: int) -> None:
+    """``pixels.median_rows`` of float32 rows (the table's chroma around the board, two axes
+    side by side: ``surround.Surround.arm_mm2``) gives ``np.median``'s float32 values, ties
+    and even counts included."""
+    rng = np.random.default_rng(n)
+    rows = np.round(rng.normal(size=(2, n)), 2).astype(np.float32)
+    got, want = pixels.median_rows(rows.copy()), np.median(rows, axis=1)
+    assert got.dtype == want.dtype == np.float32 and got.tobytes() == want.tobytes()
