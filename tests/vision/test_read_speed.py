@@ -496,3 +496,25 @@ def test_float32_medians_are_numpy_s(n: int) -> None:
     rows = np.round(rng.normal(size=(2, n)), 2).astype(np.float32)
     got, want = pixels.median_rows(rows.copy()), np.median(rows, axis=1)
     assert got.dtype == want.dtype == np.float32 and got.tobytes() == want.tobytes()
+
+
+def test_a_correlator_s_canvas_holds_each_window_alone() -> None:
+    """A correlator writes each window over one canvas (zeros beyond it): called on one field
+    after another, each call scores as on a fresh padded copy (``matchTemplate``), none
+    holding anything of the call before."""
+    reader = BoardReader(bench_calibration(SCENE))
+    bank = reader.edges
+    assert bank is not None
+    correlator = bank.base_correlator(5)
+    canvas = correlator._canvas
+    rng = np.random.default_rng(5)
+    pad = bank.pad
+    for name in ["13b-move", "06b-move"]:
+        _, ev = frame_evidence(reader, name)
+        distance = edge_maps(ev.features, pad, bank.reads).distance
+        for field in (distance, rng.random(distance.shape, np.float32), distance):
+            got = correlator.best(field, pad, pad)
+            want = plain_best(field, bank.base[5], pad, pad, bank.base_reach)
+            for a, b in zip(got, want, strict=True):
+                np.testing.assert_array_equal(a, b)
+    assert correlator._canvas is canvas
