@@ -221,15 +221,18 @@ class EdgeBank:
             self._base_correlators[row] = ShiftCorrelator(self.base[row], self.base_reach)
         return self._base_correlators[row]
 
-    def found(self, foot: np.ndarray) -> bool:
+    def found(self, foot: Sequence[int] | np.ndarray) -> bool:
         """Whether a base's best shift (dy, dx) lies inside its search: one stopped at the
         search's edge is no fit found (a cup stands within a few mm of its square's centre)."""
         return max(abs(int(foot[0])), abs(int(foot[1]))) < self.base_reach
 
-    def inside(self, size: int, foot: np.ndarray, larger: int, around: np.ndarray) -> bool:
+    def inside(
+        self, size: int, foot: Sequence[int] | np.ndarray, larger: int, around: Sequence[int] | np.ndarray
+    ) -> bool:
         """Whether size ``size``'s base circle at shift ``foot`` lies within size ``larger``'s
-        at shift ``around`` (sizes 0-based)."""
-        gap = float(np.hypot(*(np.asarray(foot, float) - np.asarray(around, float))))
+        at shift ``around`` (sizes 0-based). (The shifts' differences as Python floats: the same
+        float64 numbers numpy's arrays of them gave, at a fifth of the cost.)"""
+        gap = float(np.hypot(float(foot[0]) - float(around[0]), float(foot[1]) - float(around[1])))
         return gap + self.radii[size] <= self.radii[larger]
 
 

@@ -518,3 +518,25 @@ def test_a_correlator_s_canvas_holds_each_window_alone() -> None:
             for a, b in zip(got, want, strict=True):
                 np.testing.assert_array_equal(a, b)
     assert correlator._canvas is canvas
+
+
+def test_bases_inside_larger_ones_are_judged_on_python_ints_as_on_arrays() -> None:
+    """``EdgeBank.found`` and ``inside`` take a square's base shifts as Python ints (the reader's
+    ``_cup_bases``) and answer as they do for numpy's arrays of them (and as main's gap, numpy's
+    difference of the arrays, did), at pairs of shifts across the bases' search, every pair of
+    sizes."""
+    bank = BoardReader(bench_calibration(SCENE)).edges
+    assert bank is not None
+    reach = bank.base_reach
+    shifts = [(y, x) for y in range(-reach, reach + 1) for x in range(-reach, reach + 1)]
+    arrays = [np.array(shift, np.int64) for shift in shifts]
+    sizes = len(bank.radii)
+    for foot, plain in zip(shifts, arrays, strict=True):
+        assert bank.found(foot) == bank.found(plain)
+        for around, other in zip(shifts[::7], arrays[::7], strict=True):
+            for small in range(sizes - 1):
+                for large in range(small + 1, sizes):
+                    gap = float(np.hypot(*(np.asarray(plain, float) - np.asarray(other, float))))  # main's
+                    want = gap + bank.radii[small] <= bank.radii[large]
+                    assert bank.inside(small, foot, large, around) == want
+                    assert bank.inside(small, plain, large, other) == want
