@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable
 
 import cv2
 import numpy as np
@@ -20,12 +21,12 @@ import pytest
 from companion.vision import learning, matching, occlusion, pixels
 from companion.vision.edges import BaseFits, edge_maps, rim_scores
 from companion.vision.learning import Learner, label
-from companion.vision.matching import Evidence, SquareMatch, coverage, evidence
+from companion.vision.matching import Evidence, Seeds, SquareMatch, coverage, evidence
 from companion.vision.occlusion import OcclusionTest
 from companion.vision.pixels import Gaussian, PixelModel, grey
 from companion.vision.reader import BoardReader
 from companion.vision.shadows import CastingCup, casting_cups, found_cups
-from companion.vision.templates import SquareTemplates
+from companion.vision.templates import SquareTemplates, TemplateBank
 from tests.shared_calibrations import bench_calibration, bench_frame
 
 SCENE = "bench-03"
@@ -540,3 +541,55 @@ def test_bases_inside_larger_ones_are_judged_on_python_ints_as_on_arrays() -> No
                     want = gap + bank.radii[small] <= bank.radii[large]
                     assert bank.inside(small, foot, large, around) == want
                     assert bank.inside(small, plain, large, other) == want
+
+
+def plain_match_apart(
+    ev: Evidence, bank: TemplateBank, matches: list[SquareMatch], seeds: Callable[[int], Seeds]
+) -> list[SquareMatch]:
+    """``match_apart`` as main had it: the cups explained away in copies of the maps."""
+    found = [row for row, m in enumerate(matches) if m.sizes[m.size - 1] > 0]
+    spots = {row: matching._spot(ev, bank.squares[row], matches[row]) for row in found}
+    spots = {row: spot for row, spot in spots.items() if spot.changed.any()}
+    apart = dataclasses.replace(ev, fg=ev.fg.copy(), positive=ev.positive.copy())
+    out = list(matches)
+    for row in found:
+        others = [spot for other, spot in spots.items() if other != row]
+        saved = matching._explain_away(apart, matching._search_box(ev, bank, row), others)
+        if saved:
+            out[row] = matching.match_square(apart, bank.squares[row], bank.offset, seeds(row))
+        for window, fg, positive, _ in reversed(saved):
+            apart.fg[window], apart.positive[window] = fg, positive
+    return out
+
+
+def match_bytes(m: SquareMatch) -> tuple[bytes, int, int, int, int, float]:
+    """A match as bytes and numbers, to compare two to the bit."""
+    return m.sizes.tobytes(), m.colour, m.size, m.dy, m.dx, m.colour_log_odds
+
+
+@pytest.mark.parametrize("name", ["06b-move", "13b-move"])
+def test_cups_matched_apart_in_the_evidence_s_own_maps_leave_them_as_they_were(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``match_apart`` explains the cups away in the read's own maps and puts each window back:
+    the matches are those of working on copies (main's), the maps the same to the byte after,
+    and after a match that fails too."""
+    reader = BoardReader(bench_calibration(SCENE))
+    _, ev = frame_evidence(reader, name)
+    assert reader.edges is not None
+    fits = BaseFits(edge_maps(ev.features, reader.edges.pad), reader.edges)
+    first = matching.match_all(ev, reader.bank, fits.seeds)
+    fg, positive = ev.fg.tobytes(), ev.positive.tobytes()
+    want = plain_match_apart(ev, reader.bank, first, fits.seeds)
+    got = matching.match_apart(ev, reader.bank, first, fits.seeds)
+    assert sum(a is not b for a, b in zip(got, first, strict=True)) >= 2  # some matched again
+    assert [match_bytes(m) for m in got] == [match_bytes(m) for m in want]
+    assert ev.fg.tobytes() == fg and ev.positive.tobytes() == positive
+
+    def failing(*args: object, **kwargs: object) -> SquareMatch:
+        raise RuntimeError("a match that fails")
+
+    monkeypatch.setattr(matching, "match_square", failing)
+    with pytest.raises(RuntimeError):
+        matching.match_apart(ev, reader.bank, first, fits.seeds)
+    assert ev.fg.tobytes() == fg and ev.positive.tobytes() == positive
