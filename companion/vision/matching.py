@@ -16,7 +16,7 @@ then matched again apart: each with the other cups found taken for no cup (``mat
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import cv2
@@ -377,7 +377,10 @@ def match_apart(
     """The matches, each cup found matched again with the other cups found (their silhouettes
     as matched, over ``EXPLAINED``) taken for no cup, where one of them reaches into its search
     with evidence of a cup. With the windows each match read (``reads``, from ``match_all``),
-    one whose evidence changed nowhere they weigh keeps its match (``Reads``).
+    one whose evidence changed nowhere they weigh keeps its match (``Reads``). The cups are
+    explained away in ``ev``'s own maps and each window put back as it was (the saved copy,
+    byte for byte) before the next square, and whatever happens: a copy of both maps for the
+    purpose cost more than the windows.
 
     The evidence says "cup" for any cup, so a square's larger silhouettes also score the cups
     beside it where those lean or crowd into its search: calibration explains the reference
@@ -390,17 +393,17 @@ def match_apart(
         return matches
     spots = {row: _spot(ev, bank.squares[row], matches[row]) for row in found}
     spots = {row: spot for row, spot in spots.items() if spot.changed.any()}  # the rest change nothing
-    apart = replace(ev, fg=ev.fg.copy(), positive=ev.positive.copy())
     out = list(matches)
-    for row in found:
+    for row in found:  # (explained away in ``ev``'s own maps, each window put back as it was)
         others = [spot for other, spot in spots.items() if other != row]
-        saved = _explain_away(apart, _search_box(ev, bank, row), others)
-        if saved and (reads is None or _weighs(ev, bank.squares[row], reads[row], saved)):
-            out[row] = match_square(
-                apart, bank.squares[row], bank.offset, None if seeds is None else seeds(row)
-            )
-        for window, fg, positive, _ in reversed(saved):
-            apart.fg[window], apart.positive[window] = fg, positive
+        saved = _explain_away(ev, _search_box(ev, bank, row), others)
+        try:
+            if saved and (reads is None or _weighs(ev, bank.squares[row], reads[row], saved)):
+                seeded = None if seeds is None else seeds(row)
+                out[row] = match_square(ev, bank.squares[row], bank.offset, seeded)
+        finally:
+            for window, fg, positive, _ in reversed(saved):
+                ev.fg[window], ev.positive[window] = fg, positive
     return out
 
 

@@ -30,7 +30,6 @@ from companion.vision.marks import HIDDEN_MM2, LABEL_ALIKE, Box, HiddenMarks
 from companion.vision.matching import SquareMatch
 from companion.vision.pixels import (
     CLIP_FG,
-    TEXTURE_BINS,
     TEXTURE_MM,
     Gaussian,
     PixelModel,
@@ -222,9 +221,7 @@ class OcclusionTest:
         self.bg_unit = cv2.LUT(shrink(background, self.shape), _INVERSE_SQUARE).mean(axis=2)
         self.window = odd_window(UNEXPLAINED_MM * self.scale)
         self.fist_window = odd_window(FIST_MM * self.scale)
-        lut = np.zeros((256, 1), np.float32)
-        lut[:TEXTURE_BINS, 0] = pixels.texture
-        self.texture_lut = lut
+        self.texture_lut = pixels.texture_lut
         grey = cv2.cvtColor(background, cv2.COLOR_BGR2GRAY).astype(np.float32)
         window = odd_window(TEXTURE_MM * scale)
         mean = cv2.boxFilter(grey, cv2.CV_32F, (window, window))

@@ -145,6 +145,32 @@ def _box(image: np.ndarray, window: int) -> np.ndarray:
     return cv2.boxFilter(image, cv2.CV_32F, (window, window), borderType=cv2.BORDER_REFLECT)
 
 
+def integer_box(image: np.ndarray, window: int, squared: bool = False) -> np.ndarray:
+    """``_box`` of an integer image (uint8, or uint16 up to 255²; of its squares with
+    ``squared``, uint8 only), to the bit, from whole sums.
+
+    On a float32 image OpenCV sums a box in doubles, exact for whole numbers, and rounds the
+    sum ``S`` times ``1/window²`` (a double) to float32. Here it sums the integers and gives
+    ``S`` as float32 (exact below 2^24), and ``S / window²`` is divided in float32: IEEE
+    division rounds the exact quotient, and so does the double product (within 2^-52 of it)
+    rounded to float32, as a quotient by an odd square that is no whole number lies at least
+    2^-33 (relatively, for windows up to 15) from where float32 rounding turns: the same
+    numbers (every sum a window up to 15 can take, tests/vision/test_read_speed.py). The
+    integer sums cost less than float ones and no float copy of the image is made (a 310 x
+    310 box: 151 µs against 197; docs/benchmarks.md). A window whose sums could reach 2^24
+    is summed as floats."""
+    top = 255**2 if squared or image.dtype == np.uint16 else 255
+    if window * window * top >= 2**24:
+        plain = image.astype(np.float32)
+        return _box(cv2.multiply(plain, plain) if squared else plain, window)
+    size = (window, window)
+    if squared:
+        sums = cv2.sqrBoxFilter(image, cv2.CV_32F, size, normalize=False, borderType=cv2.BORDER_REFLECT)
+    else:
+        sums = cv2.boxFilter(image, cv2.CV_32F, size, normalize=False, borderType=cv2.BORDER_REFLECT)
+    return np.divide(sums, np.float32(window * window), out=sums)
+
+
 @dataclass(frozen=True)
 class Background:
     """The empty board on the board plane, with what every frame is compared against.
@@ -209,13 +235,13 @@ class Background:
         varies by more than ``UNEVEN`` over the board: under even light the median is the more
         robust estimate (a shadow or a sleeve on the margin bends a quadratic a little)."""
         values = self.band_values(diff)
-        gain = _median_rows(values.T.copy())  # each channel's median, its samples side by side
+        gain = median_rows(values.T.copy())  # each channel's median, its samples side by side
         coef = np.zeros((GAIN_TERMS, 3))
         coef[0] = gain  # the first round: one gain, as robust as can be
         for _ in range(GAIN_ROUNDS):
             error = np.abs(values - self.band_basis @ coef)
             resid = error[:, 0] + error[:, 1] + error[:, 2]
-            spread = float(_median_rows(resid[None, :].copy())[0])
+            spread = float(median_rows(resid[None, :].copy())[0])
             keep = resid <= GAIN_TRIM * max(1.4826 * spread, GAIN_MIN_SPREAD)
             if keep.sum() < 4 * GAIN_TERMS:
                 break
@@ -270,17 +296,22 @@ class Background:
             f = chroma(cv2.subtract(diff, change, dst=diff))
         return f, self._texture(grey(rectified) if gray is None else gray), change
 
+    @cached_property
+    def gray_levels(self) -> np.ndarray:
+        """``gray`` as the uint8 grey levels it holds, for ``_texture``'s integer sums."""
+        return self.gray.astype(np.uint8)
+
     def _texture(self, gray: np.ndarray) -> np.ndarray:
         """The local correlation of a frame's grey (uint8, ``grey``) with the empty board's.
-        (Each step writes over an array the steps before are done with: the same numbers as
-        new arrays, which cost a third of the time.)"""
-        gray = gray.astype(np.float32)
+        Its three box sums (the grey, its square, its product with the empty board's) are
+        taken of whole numbers (``integer_box``: the same numbers as of their float copies).
+        (Each later step writes over an array the steps before are done with: the same
+        numbers as new arrays, which cost a third of the time.)"""
         window = texture_window(self.scale)
-        mean = _box(gray, window)
-        square = cv2.multiply(gray, gray)
-        var = _box(square, window)
-        var = cv2.subtract(var, cv2.multiply(mean, mean, dst=square), dst=var)
-        cross = _box(cv2.multiply(gray, self.gray, dst=gray), window)
+        mean = integer_box(gray, window)
+        var = integer_box(gray, window, squared=True)
+        var = cv2.subtract(var, cv2.multiply(mean, mean), dst=var)
+        cross = integer_box(np.multiply(gray, self.gray_levels, dtype=np.uint16), window)
         cross = cv2.subtract(cross, cv2.multiply(mean, self.gray_mean, dst=mean), dst=cross)
         dev = cv2.multiply(cv2.sqrt(at_least(var, NOISE_VAR, out=var), dst=var), self.gray_dev, dst=var)
         return cv2.divide(cross, dev, dst=cross)
@@ -294,10 +325,11 @@ def lit_unevenly(field: np.ndarray) -> bool:
     return field.ndim == 3
 
 
-def _median_rows(rows: np.ndarray) -> np.ndarray:
-    """``np.median(rows, axis=1)`` to the bit (the mean of the middle two of an even count),
-    partitioned in place: each median of the light field's fit took a third of its time
-    sorting a copy with numpy's general median. Of an even count, the lower middle value is
+def median_rows(rows: np.ndarray) -> np.ndarray:
+    """``np.median(rows, axis=1)`` to the bit (the mean of the middle two of an even count, in
+    ``rows``' own dtype), partitioned in place: each median of the light field's fit took a
+    third of its time sorting a copy with numpy's general median (as did the table's colour
+    around the board, ``surround.Surround.arm_mm2``). Of an even count, the lower middle value is
     the largest below the upper one once that is in place: partitioned at both (``kth`` a
     pair) the same values came at six times the cost."""
     n = rows.shape[1]
@@ -401,6 +433,26 @@ def table_index(f: np.ndarray) -> np.ndarray:
     u = at_most(at_least(np.rint(u, out=u), 0.0, out=u), (nm - 1.0, last, last, 0.0), out=u)
     flat = cv2.transform(u, np.array([[(last + 1) ** 2, last + 1, 1]], np.float32))
     return flat.astype(np.intp)  # numpy's own index type: ``take`` would convert int32 each time
+
+
+def look_up(table: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``table``'s values at ``index`` (``table_index``'s), the index's shape.
+
+    Every index ``table_index`` gives lies in the table (it clamps each step to its grid), so
+    ``take`` may wrap indices rather than check them (``mode="wrap"`` changes none that lie
+    inside): the same values, without the bounds check its default makes of each pixel, which
+    took a third of the lookup (a 310 x 310 index: 70 µs where checked it took 114)."""
+    return table.take(index, mode="wrap")
+
+
+def on_view(values: np.ndarray, part: tuple[slice, slice], shape: tuple[int, ...]) -> np.ndarray:
+    """``values`` (a map of ``part`` of a view, float32) on the whole view of ``shape``, 0
+    elsewhere: one pass (``copyMakeBorder``) where a map of zeros and a copy into it took
+    two."""
+    (top, bottom, _), (left, right, _) = (s.indices(n) for s, n in zip(part, shape[:2], strict=True))
+    return cv2.copyMakeBorder(
+        values, top, shape[0] - bottom, left, shape[1] - right, cv2.BORDER_CONSTANT, value=0.0
+    )
 
 
 def odd_window(pixels: float) -> int:
@@ -571,7 +623,7 @@ class PixelModel:
 
     def colour_fg(self, f: np.ndarray) -> np.ndarray:
         """Cup-versus-board log-odds by colour alone, looked up (clipped wider than the sum)."""
-        return self._tables[0].take(table_index(f))
+        return look_up(self._tables[0], table_index(f))
 
     def log_odds(
         self,
@@ -595,17 +647,21 @@ class PixelModel:
         index = table_index(f)
         if lamp_moved:
             colour_table = self._lamp_colour_table
-        lut = np.zeros((256, 1), np.float32)
-        lut[:TEXTURE_BINS, 0] = self.texture
-        fg = fg_table.take(index)
-        fg = cv2.add(fg, cv2.LUT(texture_bin(ncc), lut), dst=fg)
+        fg = look_up(fg_table, index)
+        fg = cv2.add(fg, cv2.LUT(texture_bin(ncc), self.texture_lut), dst=fg)
         fg = at_most(at_least(fg, -CLIP_FG, out=fg), CLIP_FG, out=fg)
         if self.levelled is None or level is None:
-            return fg, colour_table.take(index)
+            return fg, look_up(colour_table, index)
         part = within or (slice(None), slice(None))
-        colour = np.zeros(fg.shape, np.float32)
-        colour[part] = colour_table.take(table_index(cv2.add(f[part], level[part])))
-        return fg, colour
+        colour = look_up(colour_table, table_index(cv2.add(f[part], level[part])))
+        return fg, on_view(colour, part, fg.shape)
+
+    @cached_property
+    def texture_lut(self) -> np.ndarray:
+        """``texture`` as a ``cv2.LUT`` table by texture bin (``texture_bin``), 0 beyond."""
+        lut = np.zeros((256, 1), np.float32)
+        lut[:TEXTURE_BINS, 0] = self.texture
+        return lut
 
     @classmethod
     def learn(

@@ -661,12 +661,15 @@ class BoardReader:
         the fits left, it read bench-26's white 4 on c4 under a long low shadow a 3 (0.43), its
         2's base stopped at its search's edge (0.108) above its 3's and 4's (0.099, 0.077).
         """
-        fitting = np.array([edges.found(foot) for foot in feet])
-        for larger in range(len(feet) - 1, 0, -1):
+        shifts = feet.tolist()  # (Python ints: numpy's per-element cost was most of the loop's)
+        fitting = np.array([edges.found(foot) for foot in shifts])
+        for larger in range(len(shifts) - 1, 0, -1):
+            if not fitting[larger]:
+                continue  # (no circle inside it to take out)
             inside = [
-                s for s in range(larger) if fitting[s] and edges.inside(s, feet[s], larger, feet[larger])
+                s for s in range(larger) if fitting[s] and edges.inside(s, shifts[s], larger, shifts[larger])
             ]
-            if fitting[larger] and inside and self._reads_at(ev, row, colour, larger, feet[larger]):
+            if inside and self._reads_at(ev, row, colour, larger, feet[larger]):
                 fitting[inside] = False
         if not fitting.any():
             return np.full_like(base, base.min())

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable
 
 import cv2
 import numpy as np
@@ -20,12 +21,12 @@ import pytest
 from companion.vision import learning, matching, occlusion, pixels
 from companion.vision.edges import BaseFits, edge_maps, rim_scores
 from companion.vision.learning import Learner, label
-from companion.vision.matching import Evidence, SquareMatch, coverage, evidence
+from companion.vision.matching import Evidence, Seeds, SquareMatch, coverage, evidence
 from companion.vision.occlusion import OcclusionTest
 from companion.vision.pixels import Gaussian, PixelModel, grey
 from companion.vision.reader import BoardReader
 from companion.vision.shadows import CastingCup, casting_cups, found_cups
-from companion.vision.templates import SquareTemplates
+from companion.vision.templates import SquareTemplates, TemplateBank
 from tests.shared_calibrations import bench_calibration, bench_frame
 
 SCENE = "bench-03"
@@ -368,11 +369,11 @@ def test_cups_explained_away_leave_the_evidence_and_its_changes_as_before() -> N
 
 @pytest.mark.parametrize("n", [1, 2, 7, 3428, 3429])
 def test_the_light_field_s_medians_are_numpy_s(n: int) -> None:
-    """``pixels._median_rows`` (one partition, the lower middle value the largest below it)
+    """``pixels.median_rows`` (one partition, the lower middle value the largest below it)
     gives ``np.median``'s values, ties and even counts included."""
     rng = np.random.default_rng(n)
     rows = np.round(rng.normal(size=(3, n)), 1)  # (rounded: ties)
-    np.testing.assert_array_equal(pixels._median_rows(rows.copy()), np.median(rows, axis=1))
+    np.testing.assert_array_equal(pixels.median_rows(rows.copy()), np.median(rows, axis=1))
 
 
 @pytest.mark.parametrize("name", ["02a-hand", "13b-move"])
@@ -387,3 +388,208 @@ def test_the_light_field_s_band_samples_are_those_indexing_gathers(name: str) ->
     want = diff.reshape(-1, 3)[background.band_sample].astype(np.float64)
     assert got.dtype == want.dtype and got.shape == want.shape == (len(background.band_sample), 3)
     assert got.tobytes() == want.tobytes()
+
+
+# -- speed19: the same numbers with less work (whole sums, lookups, the colour map, the canvas) ---
+
+
+def plain_texture(background: pixels.Background, gray: np.ndarray) -> np.ndarray:
+    """The texture correlation as main worked it out (box sums of float copies)."""
+    window = pixels.texture_window(background.scale)
+    g = gray.astype(np.float32)
+    mean = cv2.boxFilter(g, cv2.CV_32F, (window, window), borderType=cv2.BORDER_REFLECT)
+    var = cv2.boxFilter(g * g, cv2.CV_32F, (window, window), borderType=cv2.BORDER_REFLECT) - mean * mean
+    cross = cv2.boxFilter(g * background.gray, cv2.CV_32F, (window, window), borderType=cv2.BORDER_REFLECT)
+    cross = cross - mean * background.gray_mean
+    return cross / (np.sqrt(np.maximum(var, np.float32(pixels.NOISE_VAR))) * background.gray_dev)
+
+
+@pytest.mark.parametrize("name", ["02a-hand", "13b-move"])
+def test_the_texture_from_whole_sums_is_the_float_boxes(name: str) -> None:
+    """``Background._texture`` (its box sums of the grey, its square and its product with the
+    empty board's taken as integers, ``pixels.integer_box``) gives, byte for byte, the
+    correlation the float copies' box sums gave: bench-03 with a hand over it and under its
+    moved lamp."""
+    reader = BoardReader(bench_calibration(SCENE))
+    gray = grey(reader.rectified(bench_frame(SCENE, name)))
+    got = reader.background._texture(gray)
+    assert got.tobytes() == plain_texture(reader.background, gray).tobytes()
+
+
+@pytest.mark.parametrize("window", [1, 3, 7, 15, 17])
+def test_integer_box_sums_are_the_float_boxes(window: int) -> None:
+    """Of uint8 grey levels, their squares and uint16 products of two, ``integer_box`` is the
+    float copies' ``boxFilter`` to the bit, at every window the reader's views take (7 at
+    640x480, 15 at 1280x960) and beyond, where sums could reach 2^24 (17: summed as floats)."""
+    rng = np.random.default_rng(window)
+    image = rng.integers(0, 256, (61, 83), dtype=np.uint8)
+    image[:9, :9] = 255  # (the largest sums)
+    other = rng.integers(0, 256, image.shape, dtype=np.uint8)
+    product = np.multiply(image, other, dtype=np.uint16)
+    plain = image.astype(np.float32)
+    for got, want in [
+        (pixels.integer_box(image, window), plain),
+        (pixels.integer_box(image, window, squared=True), plain * plain),
+        (pixels.integer_box(product, window), plain * other.astype(np.float32)),
+    ]:
+        box = cv2.boxFilter(want, cv2.CV_32F, (window, window), borderType=cv2.BORDER_REFLECT)
+        assert got.dtype == np.float32 and got.tobytes() == box.tobytes()
+
+
+@pytest.mark.parametrize("window", [7, 15])
+def test_a_whole_sum_over_its_window_s_area_rounds_as_opencv_s_double_product(window: int) -> None:
+    """Every sum a window's box can hold (squares and products of grey levels: up to 255² a
+    pixel) divided in float32 by the window's area is OpenCV's double product by its inverse
+    rounded to float32: the argument of ``integer_box``, checked for each sum."""
+    sums = np.arange(window * window * 255**2 + 1)
+    want = (sums.astype(np.float64) * (1.0 / (window * window))).astype(np.float32)
+    got = np.divide(sums.astype(np.float32), np.float32(window * window))
+    assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("name", ["02a-hand", "13b-move"])
+def test_lookups_that_wrap_are_the_checked_ones(name: str) -> None:
+    """``pixels.look_up`` (``take`` wrapping, not checking, the index) gives the checked
+    ``take``'s values: every index ``table_index`` gives lies in the table, features far beyond
+    its grid on every axis included (its first and last points)."""
+    reader = BoardReader(bench_calibration(SCENE))
+    f, _ = reader.background.features(reader.rectified(bench_frame(SCENE, name)))
+    far = np.array([[[-1e6] * 3], [[1e6] * 3], [[-1e6, 1e6, 0.0]], [[0.0] * 3]], np.float32)
+    for table in reader.models.pixels._tables:
+        for features in (f, far):
+            index = pixels.table_index(features)
+            assert index.min() >= 0 and index.max() < table.size
+            assert pixels.look_up(table, index).tobytes() == table.take(index).tobytes()
+    assert pixels.table_index(far)[:2].ravel().tolist() == [0, reader.models.pixels._tables[0].size - 1]
+
+
+def test_the_colour_vote_over_its_part_lies_on_zeros() -> None:
+    """``pixels.on_view``: a part's map on the whole view, 0 elsewhere, as a map of zeros with
+    the part copied in; the colour vote of a read so (``PixelModel.log_odds``) and its texture
+    table the same, made once a model."""
+    reader = BoardReader(bench_calibration(SCENE))
+    rect = reader.rectified(bench_frame(SCENE, "13b-move"))
+    f, ncc = reader.background.features(rect)
+    model = reader.models.pixels
+    part = reader.bank.reach()
+    _, colour = model.log_odds(f, ncc, reader.background.level, part)
+    want = np.zeros(f.shape[:2], np.float32)
+    levelled = cv2.add(f[part], reader.background.level[part])
+    want[part] = model._tables[1].take(pixels.table_index(levelled))
+    assert colour.tobytes() == want.tobytes() and 0 < np.count_nonzero(colour) < colour.size
+    values = np.arange(12, dtype=np.float32).reshape(3, 4) + 1
+    parts = [(slice(2, 5), slice(0, 4)), (slice(0, 3), slice(6, 10)), (slice(7, None), slice(6, 99))]
+    for rows, cols in parts:
+        plain = np.zeros((10, 10), np.float32)
+        plain[rows, cols] = values
+        assert pixels.on_view(values, (rows, cols), (10, 10)).tobytes() == plain.tobytes()
+    assert model.texture_lut is model.texture_lut
+    assert model.texture_lut[: pixels.TEXTURE_BINS, 0].tolist() == np.float32(model.texture).tolist()
+    assert not model.texture_lut[pixels.TEXTURE_BINS :].any()
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 2598, 2599])
+def test_float32_medians_are_numpy_s(n: int) -> None:
+    """``pixels.median_rows`` of float32 rows (the table's chroma around the board, two axes
+    side by side: ``surround.Surround.arm_mm2``) gives ``np.median``'s float32 values, ties
+    and even counts included."""
+    rng = np.random.default_rng(n)
+    rows = np.round(rng.normal(size=(2, n)), 2).astype(np.float32)
+    got, want = pixels.median_rows(rows.copy()), np.median(rows, axis=1)
+    assert got.dtype == want.dtype == np.float32 and got.tobytes() == want.tobytes()
+
+
+def test_a_correlator_s_canvas_holds_each_window_alone() -> None:
+    """A correlator writes each window over one canvas (zeros beyond it): called on one field
+    after another, each call scores as on a fresh padded copy (``matchTemplate``), none
+    holding anything of the call before."""
+    reader = BoardReader(bench_calibration(SCENE))
+    bank = reader.edges
+    assert bank is not None
+    correlator = bank.base_correlator(5)
+    canvas = correlator._canvas
+    rng = np.random.default_rng(5)
+    pad = bank.pad
+    for name in ["13b-move", "06b-move"]:
+        _, ev = frame_evidence(reader, name)
+        distance = edge_maps(ev.features, pad, bank.reads).distance
+        for field in (distance, rng.random(distance.shape, np.float32), distance):
+            got = correlator.best(field, pad, pad)
+            want = plain_best(field, bank.base[5], pad, pad, bank.base_reach)
+            for a, b in zip(got, want, strict=True):
+                np.testing.assert_array_equal(a, b)
+    assert correlator._canvas is canvas
+
+
+def test_bases_inside_larger_ones_are_judged_on_python_ints_as_on_arrays() -> None:
+    """``EdgeBank.found`` and ``inside`` take a square's base shifts as Python ints (the reader's
+    ``_cup_bases``) and answer as they do for numpy's arrays of them (and as main's gap, numpy's
+    difference of the arrays, did), at pairs of shifts across the bases' search, every pair of
+    sizes."""
+    bank = BoardReader(bench_calibration(SCENE)).edges
+    assert bank is not None
+    reach = bank.base_reach
+    shifts = [(y, x) for y in range(-reach, reach + 1) for x in range(-reach, reach + 1)]
+    arrays = [np.array(shift, np.int64) for shift in shifts]
+    sizes = len(bank.radii)
+    for foot, plain in zip(shifts, arrays, strict=True):
+        assert bank.found(foot) == bank.found(plain)
+        for around, other in zip(shifts[::7], arrays[::7], strict=True):
+            for small in range(sizes - 1):
+                for large in range(small + 1, sizes):
+                    gap = float(np.hypot(*(np.asarray(plain, float) - np.asarray(other, float))))  # main's
+                    want = gap + bank.radii[small] <= bank.radii[large]
+                    assert bank.inside(small, foot, large, around) == want
+                    assert bank.inside(small, plain, large, other) == want
+
+
+def plain_match_apart(
+    ev: Evidence, bank: TemplateBank, matches: list[SquareMatch], seeds: Callable[[int], Seeds]
+) -> list[SquareMatch]:
+    """``match_apart`` as main had it: the cups explained away in copies of the maps."""
+    found = [row for row, m in enumerate(matches) if m.sizes[m.size - 1] > 0]
+    spots = {row: matching._spot(ev, bank.squares[row], matches[row]) for row in found}
+    spots = {row: spot for row, spot in spots.items() if spot.changed.any()}
+    apart = dataclasses.replace(ev, fg=ev.fg.copy(), positive=ev.positive.copy())
+    out = list(matches)
+    for row in found:
+        others = [spot for other, spot in spots.items() if other != row]
+        saved = matching._explain_away(apart, matching._search_box(ev, bank, row), others)
+        if saved:
+            out[row] = matching.match_square(apart, bank.squares[row], bank.offset, seeds(row))
+        for window, fg, positive, _ in reversed(saved):
+            apart.fg[window], apart.positive[window] = fg, positive
+    return out
+
+
+def match_bytes(m: SquareMatch) -> tuple[bytes, int, int, int, int, float]:
+    """A match as bytes and numbers, to compare two to the bit."""
+    return m.sizes.tobytes(), m.colour, m.size, m.dy, m.dx, m.colour_log_odds
+
+
+@pytest.mark.parametrize("name", ["06b-move", "13b-move"])
+def test_cups_matched_apart_in_the_evidence_s_own_maps_leave_them_as_they_were(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``match_apart`` explains the cups away in the read's own maps and puts each window back:
+    the matches are those of working on copies (main's), the maps the same to the byte after,
+    and after a match that fails too."""
+    reader = BoardReader(bench_calibration(SCENE))
+    _, ev = frame_evidence(reader, name)
+    assert reader.edges is not None
+    fits = BaseFits(edge_maps(ev.features, reader.edges.pad), reader.edges)
+    first = matching.match_all(ev, reader.bank, fits.seeds)
+    fg, positive = ev.fg.tobytes(), ev.positive.tobytes()
+    want = plain_match_apart(ev, reader.bank, first, fits.seeds)
+    got = matching.match_apart(ev, reader.bank, first, fits.seeds)
+    assert sum(a is not b for a, b in zip(got, first, strict=True)) >= 2  # some matched again
+    assert [match_bytes(m) for m in got] == [match_bytes(m) for m in want]
+    assert ev.fg.tobytes() == fg and ev.positive.tobytes() == positive
+
+    def failing(*args: object, **kwargs: object) -> SquareMatch:
+        raise RuntimeError("a match that fails")
+
+    monkeypatch.setattr(matching, "match_square", failing)
+    with pytest.raises(RuntimeError):
+        matching.match_apart(ev, reader.bank, first, fits.seeds)
+    assert ev.fg.tobytes() == fg and ev.positive.tobytes() == positive
