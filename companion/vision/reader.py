@@ -97,6 +97,12 @@ rendered and committed bench 0.14-0.38), while real cups read there showed 0.19 
 white 2 on b3 beside a long shadow, bench-08's white 3 on d4 0.17, the rest 0.00-0.12). Not a
 test on its own: the stress set's stress-21 (faint grain) has real cups at 0.20-0.37. The lift
 (``_rematch_in_shadow``) decides: a real cup keeps its own colour where the shadow is undone."""
+SHADOW_GRAIN_COLOUR = 0
+"""... and only for a cup read light (the colour index of ``match_square``'s light cups): a clear
+shadow read as a cup is wood a little darker, so on pale wood it reads a pale cup (bench-32's
+d1); a clear dark cup in a shadow is a cup. On the stress set's second half (seeds 1060-1119)
+the grain gate alone explained away five clear dark cups, three of them real (a black 1 each on
+stress-16 02, stress-29 08 and 09), and no light one."""
 SHADOW_DOUBT = float(np.log(12.0))
 """A square whose cup the shadows explain away reads empty at no more than 0.75 (every size's
 logit at least -log 12 against empty's 0): a faint real cup in a shadow can lose its cup that
@@ -571,9 +577,12 @@ class BoardReader:
 
     def _maybe_shadow(self, ev: Evidence, row: int, match: SquareMatch) -> bool:
         """Whether a cup found may be a shadow read as one: faint (``SHADOW_REMATCH_RINGS``),
-        or the empty board's grain showing through its silhouette (``SHADOW_GRAIN``)."""
+        or read light (``SHADOW_GRAIN_COLOUR``) with the empty board's grain showing through its
+        silhouette (``SHADOW_GRAIN``)."""
         if match.sizes.max() <= SHADOW_REMATCH_RINGS * self._ring_px:
             return True
+        if match.colour != SHADOW_GRAIN_COLOUR:
+            return False
         sq = self.bank.squares[row]
         h, w = sq.support.shape
         y, x = sq.top + match.dy, sq.left + match.dx
