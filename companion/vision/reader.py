@@ -86,7 +86,23 @@ SHADOW_SHARE = 0.5
 matched again with those shadows taken for board."""
 SHADOW_REMATCH_RINGS = 3.0
 """... and a score under this many rings between adjacent sizes (``SIZE_SURENESS``'s unit):
-a shadow read as a cup scores a ring or so; a cup that clear is not a shadow."""
+a shadow read as a cup scores a ring or so (the bench's bench-26: 0.1-2.1) ..."""
+SHADOW_GRAIN = 0.15
+"""... or, scoring more, the empty board's grain showing through it: the median texture
+correlation with the empty board over its silhouette at least this. A shadow darkens the wood
+and keeps its grain and lines; a cup hides them. Under a low lamp a pale cup's long shadow on
+pale wood reads as a white cup of 3.2-5.1 rings (the bench's bench-32, natural cups on maple: its
+grain 0.20-0.32 over the silhouette; every shadow read as a cup in another's shadow on the
+rendered and committed bench 0.14-0.38), while real cups read there showed 0.19 at most (bench-32's
+white 2 on b3 beside a long shadow, bench-08's white 3 on d4 0.17, the rest 0.00-0.12). Not a
+test on its own: the stress set's stress-21 (faint grain) has real cups at 0.20-0.37. The lift
+(``_rematch_in_shadow``) decides: a real cup keeps its own colour where the shadow is undone."""
+SHADOW_GRAIN_COLOUR = 0
+"""... and only for a cup read light (the colour index of ``match_square``'s light cups): a clear
+shadow read as a cup is wood a little darker, so on pale wood it reads a pale cup (bench-32's
+d1); a clear dark cup in a shadow is a cup. On the stress set's second half (seeds 1060-1119)
+the grain gate alone explained away five clear dark cups, three of them real (a black 1 each on
+stress-16 02, stress-29 08 and 09), and no light one."""
 SHADOW_DOUBT = float(np.log(12.0))
 """A square whose cup the shadows explain away reads empty at no more than 0.75 (every size's
 logit at least -log 12 against empty's 0): a faint real cup in a shadow can lose its cup that
@@ -529,15 +545,16 @@ class BoardReader:
         return out
 
     def _outside_shadows(self, ev: Evidence, matches: list[SquareMatch]) -> list[SquareMatch]:
-        """The matches again, each faint cup found lying mostly in the other cups' predicted
-        shadows (its foot inside one, ``SHADOW_SHARE`` of its silhouette in them, a score under
-        ``SHADOW_REMATCH_RINGS``) matched once more on evidence where those shadows are taken for
-        board (``ShadowModel.lift``). When no cup is left, it was a long shadow across an empty
-        square (the bench's bench-14); a real cup in a shadow stays (its own colour, the
-        board's grain hidden) and keeps its first match: undoing the shadow over its shaded
-        side would read it a size small. The shadows here are the capsules fitted, not their
-        reach: a faint real cup where a shadow may or may not fall keeps its cup (on the stress
-        set the reach explained two real white 1s away for one empty square)."""
+        """The matches again, each cup found lying mostly in the other cups' predicted
+        shadows (its foot inside one, ``SHADOW_SHARE`` of its silhouette in them, faint or the
+        board's grain showing through it: ``_maybe_shadow``) matched once more on evidence where
+        those shadows are taken for board (``ShadowModel.lift``). When no cup is left, it was a
+        long shadow across an empty square (the bench's bench-14, bench-32); a real cup in a
+        shadow stays (its own colour, the board's grain hidden) and keeps its first match:
+        undoing the shadow over its shaded side would read it a size small. The shadows here
+        are the capsules fitted, not their reach: a faint real cup where a shadow may or may not
+        fall keeps its cup (on the stress set the reach explained two real white 1s away for
+        one empty square)."""
         c = self.models
         if c.shadows is None:
             return matches
@@ -551,12 +568,27 @@ class BoardReader:
             match = matches[row]
             others = hulls[:k] + hulls[k + 1 :]
             foot = c.view.to_pixels(np.array([(casting[k].x, casting[k].y)]))[0]
-            if match.sizes.max() > SHADOW_REMATCH_RINGS * self._ring_px or not in_shadow(others, foot):
+            if not in_shadow(others, foot) or not self._maybe_shadow(ev, row, match):
                 continue
             rematched = self._rematch_in_shadow(ev, row, match, others)
             if rematched is not None:
                 out[row] = rematched
         return out
+
+    def _maybe_shadow(self, ev: Evidence, row: int, match: SquareMatch) -> bool:
+        """Whether a cup found may be a shadow read as one: faint (``SHADOW_REMATCH_RINGS``),
+        or read light (``SHADOW_GRAIN_COLOUR``) with the empty board's grain showing through its
+        silhouette (``SHADOW_GRAIN``)."""
+        if match.sizes.max() <= SHADOW_REMATCH_RINGS * self._ring_px:
+            return True
+        if match.colour != SHADOW_GRAIN_COLOUR:
+            return False
+        sq = self.bank.squares[row]
+        h, w = sq.support.shape
+        y, x = sq.top + match.dy, sq.left + match.dx
+        seen = sq.masks[match.colour, match.size - 1] > 0
+        grain = ev.texture[max(y, 0) : y + h, max(x, 0) : x + w]
+        return grain.shape == seen.shape and float(np.median(grain[seen])) >= SHADOW_GRAIN
 
     def _rematch_in_shadow(
         self, ev: Evidence, row: int, match: SquareMatch, hulls: list[np.ndarray]
