@@ -98,9 +98,11 @@ white 2 on b3 beside a long shadow, bench-08's white 3 on d4 0.17, the rest 0.00
 test on its own: the stress set's stress-21 (faint grain) has real cups at 0.20-0.37. The lift
 (``_rematch_in_shadow``) decides: a real cup keeps its own colour where the shadow is undone."""
 SHADOW_GRAIN_COLOUR = 0
-"""... and only for a cup read light (the colour index of ``match_square``'s light cups): a clear
+"""... and only for a cup read as White's (colour 0), the lighter colour in every set the team
+has (natural and stained cups; the bench's colour pairs put the lighter on White): a clear
 shadow read as a cup is wood a little darker, so on pale wood it reads a pale cup (bench-32's
-d1); a clear dark cup in a shadow is a cup. On the stress set's second half (seeds 1060-1119)
+d1); a clear dark cup in a shadow is a cup. (A set whose White is the darker colour would have
+its dark cups so judged: none measured.) On the stress set's second half (seeds 1060-1119)
 the grain gate alone explained away five clear dark cups, three of them real (a black 1 each on
 stress-16 02, stress-29 08 and 09), and no light one."""
 SHADOW_DOUBT = float(np.log(12.0))
