@@ -593,3 +593,35 @@ def test_cups_matched_apart_in_the_evidence_s_own_maps_leave_them_as_they_were(
     with pytest.raises(RuntimeError):
         matching.match_apart(ev, reader.bank, first, fits.seeds)
     assert ev.fg.tobytes() == fg and ev.positive.tobytes() == positive
+
+
+# -- speed20: the rims' few shifts by one matrix product -------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["06b-move", "13b-move"])
+def test_a_rim_s_few_shifts_are_scored_by_one_product_as_by_match_template(name: str) -> None:
+    """A rim's search of 5 x 5 shifts is scored by one matrix product (``ShiftCorrelator._direct``,
+    not by DFTs) and finds every size's best score and shift as ``matchTemplate`` on each
+    size's own window does, to the bit: bench-03's rims on every square, at shifts across
+    their search, under the calibration's lamp and the moved one, and on a random field."""
+    reader = BoardReader(bench_calibration(SCENE))
+    bank = reader.edges
+    assert bank is not None and bank.rim_reach == 2
+    _, ev = frame_evidence(reader, name)
+    maps = edge_maps(ev.features, bank.pad, bank.reads)
+    rng = np.random.default_rng(11)
+    for rims in bank.rims:
+        correlator = rims.correlator(bank.rim_reach)
+        assert correlator._stack is not None  # the product, not the DFTs
+        h, w = rims.directions.shape[:2]
+        y, x = rims.top + maps.pad, rims.left + maps.pad
+        oriented = cv2.transform(
+            maps.strength[y : y + h, x : x + w] * rims.directions, np.ones((1, 3), np.float32)
+        )
+        noise = rng.random(oriented.shape, np.float32)
+        for field in (oriented, noise):
+            for dy, dx in [(0, 0), (-4, 3), (5, -5), (2, 6), (-7, -7)]:
+                got = correlator.best(field, dy - rims.top, dx - rims.left)
+                want = plain_best(field, rims.rings, dy - rims.top, dx - rims.left, bank.rim_reach)
+                for a, b in zip(got, want, strict=True):
+                    np.testing.assert_array_equal(a, b)
