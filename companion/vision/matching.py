@@ -440,13 +440,29 @@ def _weighs(ev: Evidence, sq: SquareTemplates, reads: Reads, saved: Saved) -> bo
     return False
 
 
+def _explains(sq: SquareTemplates, colour: int, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Where a silhouette explains a pixel (over ``EXPLAINED``), and its floor there (0 where it
+    does, +inf elsewhere): made once a bank (``SquareTemplates.derived``)."""
+    key = ("explains", colour, size)
+    if key not in sq.derived:
+        mask = sq.full[colour, size - 1] > EXPLAINED
+        sq.derived[key] = _kept(mask)
+        sq.derived[("floor", colour, size)] = _kept(np.where(mask, np.float32(0.0), np.float32(np.inf)))
+    return sq.derived[key], sq.derived[("floor", colour, size)]
+
+
+def _kept(array: np.ndarray) -> np.ndarray:
+    """``array`` made read-only, to be kept and shared (``SquareTemplates.derived``)."""
+    array.setflags(write=False)
+    return array
+
+
 def _spot(ev: Evidence, sq: SquareTemplates, m: SquareMatch) -> Spot:
     """Where a match's silhouette lies in the padded evidence, the pixels it explains, and
     those of them where ``ev`` says "cup"."""
     top, left = sq.top + ev.pad + m.dy, sq.left + ev.pad + m.dx
-    mask = sq.full[m.colour, m.size - 1] > EXPLAINED
+    mask, floor = _explains(sq, m.colour, m.size)
     h, w = mask.shape
-    floor = np.where(mask, np.float32(0.0), np.float32(np.inf))
     return Spot(top, left, floor, mask & (ev.fg[top : top + h, left : left + w] > 0))
 
 

@@ -625,3 +625,26 @@ def test_a_rim_s_few_shifts_are_scored_by_one_product_as_by_match_template(name:
                 want = plain_best(field, rims.rings, dy - rims.top, dx - rims.left, bank.rim_reach)
                 for a, b in zip(got, want, strict=True):
                     np.testing.assert_array_equal(a, b)
+
+
+def test_a_cup_s_explained_pixels_are_made_once_a_bank_as_each_read_made_them() -> None:
+    """``matching._spot`` takes a silhouette's explained pixels and floor from the bank (made
+    on first use, read-only, the same arrays every read) and they are those each read made:
+    the silhouette over ``EXPLAINED``, 0 there and +inf elsewhere, for every colour and size."""
+    reader = BoardReader(bench_calibration(SCENE))
+    _, ev = frame_evidence(reader, "13b-move")
+    bank = reader.bank
+    matches = matching.match_all(ev, bank)
+    found = [row for row, m in enumerate(matches) if m.sizes[m.size - 1] > 0]
+    assert len(found) >= 4
+    for row in found:
+        first, again = (matching._spot(ev, bank.squares[row], matches[row]) for _ in range(2))
+        assert first.floor is again.floor and not first.floor.flags.writeable
+    sq = bank.squares[found[0]]
+    for colour in (0, 1):
+        for size in range(1, sq.full.shape[1] + 1):
+            mask, floor = matching._explains(sq, colour, size)
+            plain = sq.full[colour, size - 1] > matching.EXPLAINED
+            np.testing.assert_array_equal(mask, plain)
+            assert floor.dtype == np.float32
+            np.testing.assert_array_equal(floor, np.where(plain, np.float32(0.0), np.float32(np.inf)))
