@@ -648,3 +648,25 @@ def test_a_cup_s_explained_pixels_are_made_once_a_bank_as_each_read_made_them() 
             np.testing.assert_array_equal(mask, plain)
             assert floor.dtype == np.float32
             np.testing.assert_array_equal(floor, np.where(plain, np.float32(0.0), np.float32(np.inf)))
+
+
+@pytest.mark.parametrize("name", ["06b-move", "13b-move"])
+def test_neighbourhoods_scored_with_the_templates_a_size_a_row_are_the_plain_products(name: str) -> None:
+    """``neighbourhood_scores`` takes the templates a size a row (``SquareTemplates.by_size``)
+    and gives, to the bit, the nine windows times the templates as columns (main's product):
+    every square of bench-03's boards, both colours, at shifts across the search."""
+    reader = BoardReader(bench_calibration(SCENE))
+    _, ev = frame_evidence(reader, name)
+    field, row = ev.fg, ev.fg.strides[0]
+    reach = reader.bank.offset
+    for sq in reader.bank.squares:
+        h, w = sq.support.shape
+        for colour in (0, 1):
+            for dy, dx in [(0, 0), (-reach, reach), (3, -2), (reach, -reach), (-5, 7)]:
+                y, x = sq.top + ev.pad + dy, sq.left + ev.pad + dx
+                got = matching.neighbourhood_scores(field, sq.by_size[colour], y, x, h, w)
+                parts = np.lib.stride_tricks.as_strided(
+                    field[y - 1 :, x - 1 :], (3, 3, h, w), (row, 4, row, 4)
+                )
+                want = parts.reshape(9, h * w) @ sq.flat[colour]
+                np.testing.assert_array_equal(got, want)
