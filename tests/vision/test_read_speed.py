@@ -323,17 +323,23 @@ def plain_explain_away(ev: Evidence, box: tuple[int, int, int, int], spots: list
     return saved
 
 
+def cups_found(name: str) -> tuple[Evidence, TemplateBank, list[SquareMatch], list[int]]:
+    """Frame ``name``'s evidence, the bank, its matches and the rows where a cup was found (4
+    or more: bench-03's crowded boards)."""
+    reader = BoardReader(bench_calibration(SCENE))
+    _, ev = frame_evidence(reader, name)
+    matches = matching.match_all(ev, reader.bank)
+    found = [row for row, m in enumerate(matches) if m.sizes[m.size - 1] > 0]
+    assert len(found) >= 4
+    return ev, reader.bank, matches, found
+
+
 def test_cups_explained_away_leave_the_evidence_and_its_changes_as_before() -> None:
     """bench-05's crowded board (cups leaning into their neighbours' searches): each square's
     neighbours explained away leave the evidence maps as main's way left them, note the same
     pixels changed (their union), and put back give the maps as they were; ``match_apart``
     then matches the same."""
-    reader = BoardReader(bench_calibration(SCENE))
-    _, ev = frame_evidence(reader, "13b-move")
-    bank = reader.bank
-    matches = matching.match_all(ev, bank)
-    found = [row for row, m in enumerate(matches) if m.sizes[m.size - 1] > 0]
-    assert len(found) >= 4
+    ev, bank, matches, found = cups_found("13b-move")
     spots = {row: matching._spot(ev, bank.squares[row], matches[row]) for row in found}
     plain = {
         row: (
@@ -631,12 +637,7 @@ def test_a_cup_s_explained_pixels_are_made_once_a_bank_as_each_read_made_them() 
     """``matching._spot`` takes a silhouette's explained pixels and floor from the bank (made
     on first use, read-only, the same arrays every read) and they are those each read made:
     the silhouette over ``EXPLAINED``, 0 there and +inf elsewhere, for every colour and size."""
-    reader = BoardReader(bench_calibration(SCENE))
-    _, ev = frame_evidence(reader, "13b-move")
-    bank = reader.bank
-    matches = matching.match_all(ev, bank)
-    found = [row for row, m in enumerate(matches) if m.sizes[m.size - 1] > 0]
-    assert len(found) >= 4
+    ev, bank, matches, found = cups_found("13b-move")
     for row in found:
         first, again = (matching._spot(ev, bank.squares[row], matches[row]) for _ in range(2))
         assert first.floor is again.floor and not first.floor.flags.writeable
