@@ -122,9 +122,9 @@ Placed = tuple[int, int, np.ndarray]
 DIRECT_SHIFTS = 25
 """A correlator searching this many shifts or fewer scores them by one matrix product rather
 than by DFTs (``ShiftCorrelator._direct``): the rims' 5 x 5 at 1 px/mm, the bases' 13 x 13 not.
-Over frames-dev's reads the rims' 611 calls took 81 µs each so against 137 by DFT (paired in
-one process, at load 5), every score and shift the same to the bit; the bases' by gathered
-products took 850 µs against 150."""
+Paired with the DFTs over frames-dev's reads (6 rims a read), edge scores took 1.24 ms a read
+against 1.55, every score and shift the same to the bit; the bases so, a 1.8 MB copy of windows
+a call, took match all from 4.90 to 6.23 ms (docs/benchmarks.md)."""
 
 
 class ShiftCorrelator:
