@@ -50,6 +50,19 @@ class SquareTemplates:
     new bank), where each square matched again apart took it from them again (6 a read)."""
 
     @cached_property
+    def by_size(self) -> np.ndarray:
+        """``flat`` transposed, (2, S, h*w) float32, contiguous: a size's template a row, for
+        ``matching.neighbourhood_scores``. Made on first use, once a bank."""
+        return np.ascontiguousarray(self.flat.transpose(0, 2, 1))
+
+    @cached_property
+    def derived(self) -> dict[tuple[object, ...], np.ndarray]:
+        """Arrays made from the silhouettes by the reader's steps, by their own keys, each made
+        once a bank on first use (``matching._explains``): the silhouettes never change, and
+        each read made them again."""
+        return {}
+
+    @cached_property
     def shown(self) -> tuple[tuple[tuple[np.ndarray, np.ndarray], ...], ...]:
         """Per colour and size (``[colour][size - 1]``), the (rows, columns) of the pixels
         ``masks`` shows, in row-major order: the silhouette's pixels of a view gathered by

@@ -323,17 +323,23 @@ def plain_explain_away(ev: Evidence, box: tuple[int, int, int, int], spots: list
     return saved
 
 
+def cups_found(name: str) -> tuple[Evidence, TemplateBank, list[SquareMatch], list[int]]:
+    """Frame ``name``'s evidence, the bank, its matches and the rows where a cup was found (4
+    or more: bench-03's crowded boards)."""
+    reader = BoardReader(bench_calibration(SCENE))
+    _, ev = frame_evidence(reader, name)
+    matches = matching.match_all(ev, reader.bank)
+    found = [row for row, m in enumerate(matches) if m.sizes[m.size - 1] > 0]
+    assert len(found) >= 4
+    return ev, reader.bank, matches, found
+
+
 def test_cups_explained_away_leave_the_evidence_and_its_changes_as_before() -> None:
     """bench-05's crowded board (cups leaning into their neighbours' searches): each square's
     neighbours explained away leave the evidence maps as main's way left them, note the same
     pixels changed (their union), and put back give the maps as they were; ``match_apart``
     then matches the same."""
-    reader = BoardReader(bench_calibration(SCENE))
-    _, ev = frame_evidence(reader, "13b-move")
-    bank = reader.bank
-    matches = matching.match_all(ev, bank)
-    found = [row for row, m in enumerate(matches) if m.sizes[m.size - 1] > 0]
-    assert len(found) >= 4
+    ev, bank, matches, found = cups_found("13b-move")
     spots = {row: matching._spot(ev, bank.squares[row], matches[row]) for row in found}
     plain = {
         row: (
@@ -593,3 +599,75 @@ def test_cups_matched_apart_in_the_evidence_s_own_maps_leave_them_as_they_were(
     with pytest.raises(RuntimeError):
         matching.match_apart(ev, reader.bank, first, fits.seeds)
     assert ev.fg.tobytes() == fg and ev.positive.tobytes() == positive
+
+
+# -- speed20: the rims' few shifts by one matrix product -------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["06b-move", "13b-move"])
+def test_a_rim_s_few_shifts_are_scored_by_one_product_as_by_match_template(name: str) -> None:
+    """A rim's search of 5 x 5 shifts is scored by one matrix product (``ShiftCorrelator._direct``,
+    not by DFTs) and finds every size's best score and shift as ``matchTemplate`` on each
+    size's own window does, to the bit: bench-03's rims on every square, at shifts across
+    their search, under the calibration's lamp and the moved one, and on a random field."""
+    reader = BoardReader(bench_calibration(SCENE))
+    bank = reader.edges
+    assert bank is not None and bank.rim_reach == 2
+    _, ev = frame_evidence(reader, name)
+    maps = edge_maps(ev.features, bank.pad, bank.reads)
+    rng = np.random.default_rng(11)
+    for rims in bank.rims:
+        correlator = rims.correlator(bank.rim_reach)
+        assert correlator._stack is not None  # the product, not the DFTs
+        h, w = rims.directions.shape[:2]
+        y, x = rims.top + maps.pad, rims.left + maps.pad
+        oriented = cv2.transform(
+            maps.strength[y : y + h, x : x + w] * rims.directions, np.ones((1, 3), np.float32)
+        )
+        noise = rng.random(oriented.shape, np.float32)
+        for field in (oriented, noise):
+            for dy, dx in [(0, 0), (-4, 3), (5, -5), (2, 6), (-7, -7)]:
+                got = correlator.best(field, dy - rims.top, dx - rims.left)
+                want = plain_best(field, rims.rings, dy - rims.top, dx - rims.left, bank.rim_reach)
+                for a, b in zip(got, want, strict=True):
+                    np.testing.assert_array_equal(a, b)
+
+
+def test_a_cup_s_explained_pixels_are_made_once_a_bank_as_each_read_made_them() -> None:
+    """``matching._spot`` takes a silhouette's explained pixels and floor from the bank (made
+    on first use, read-only, the same arrays every read) and they are those each read made:
+    the silhouette over ``EXPLAINED``, 0 there and +inf elsewhere, for every colour and size."""
+    ev, bank, matches, found = cups_found("13b-move")
+    for row in found:
+        first, again = (matching._spot(ev, bank.squares[row], matches[row]) for _ in range(2))
+        assert first.floor is again.floor and not first.floor.flags.writeable
+    sq = bank.squares[found[0]]
+    for colour in (0, 1):
+        for size in range(1, sq.full.shape[1] + 1):
+            mask, floor = matching._explains(sq, colour, size)
+            plain = sq.full[colour, size - 1] > matching.EXPLAINED
+            np.testing.assert_array_equal(mask, plain)
+            assert floor.dtype == np.float32
+            np.testing.assert_array_equal(floor, np.where(plain, np.float32(0.0), np.float32(np.inf)))
+
+
+@pytest.mark.parametrize("name", ["06b-move", "13b-move"])
+def test_neighbourhoods_scored_with_the_templates_a_size_a_row_are_the_plain_products(name: str) -> None:
+    """``neighbourhood_scores`` takes the templates a size a row (``SquareTemplates.by_size``)
+    and gives, to the bit, the nine windows times the templates as columns (main's product):
+    every square of bench-03's boards, both colours, at shifts across the search."""
+    reader = BoardReader(bench_calibration(SCENE))
+    _, ev = frame_evidence(reader, name)
+    field, row = ev.fg, ev.fg.strides[0]
+    reach = reader.bank.offset
+    for sq in reader.bank.squares:
+        h, w = sq.support.shape
+        for colour in (0, 1):
+            for dy, dx in [(0, 0), (-reach, reach), (3, -2), (reach, -reach), (-5, 7)]:
+                y, x = sq.top + ev.pad + dy, sq.left + ev.pad + dx
+                got = matching.neighbourhood_scores(field, sq.by_size[colour], y, x, h, w)
+                parts = np.lib.stride_tricks.as_strided(
+                    field[y - 1 :, x - 1 :], (3, 3, h, w), (row, 4, row, 4)
+                )
+                want = parts.reshape(9, h * w) @ sq.flat[colour]
+                np.testing.assert_array_equal(got, want)

@@ -39,7 +39,7 @@ def test_the_sizes_next_to_the_leader_score_at_least_what_they_score_at_its_shif
                 continue
             h, w = sq.support.shape
             there = neighbourhood_scores(
-                ev.fg, sq.flat[m.colour], sq.top + ev.pad + m.dy, sq.left + ev.pad + m.dx, h, w
+                ev.fg, sq.by_size[m.colour], sq.top + ev.pad + m.dy, sq.left + ev.pad + m.dx, h, w
             )[4]
             for s in (m.size - 2, m.size):  # the leader's neighbours, 0-based
                 if 0 <= s < len(m.sizes):
