@@ -6,6 +6,8 @@ A request is said once and held (``Reconciler.attention``) until a clear reading
 
 from __future__ import annotations
 
+from typing import TypeAlias
+
 from companion.reconciler.announcing import Announcer
 from companion.reconciler.doubts import describe, plies_played_otherwise, unclear_reason, unsure_plies
 from companion.reconciler.events import Event, EventType, is_aside
@@ -37,6 +39,11 @@ ONWARD = frozenset(
 """Events after which a doubt reported before is no longer news (the game moved on)."""
 CONFIRMED_VIEW = "the player confirms what the camera sees: the game already shows it"
 
+Question: TypeAlias = tuple[int, str, tuple[tuple[Square, int], ...]]
+"""A ply in doubt, its announced move, and what the camera read where it read another board
+than the game has (square, class; empty when it read the game's board): what a request to
+confirm asks, once."""
+
 
 class AttentionKeeper(Announcer):
     """The layer of ``Reconciler`` that reports unclear readings and opens and closes help
@@ -45,7 +52,7 @@ class AttentionKeeper(Announcer):
     _attention: tuple[int, ...] | None  # the reading last reported as unclear
     _attention_event: Event | None  # the needs-attention event it was reported with
     _help: HelpRequest | None  # the board differs from the game: the player is asked
-    _confirm_asked: set[tuple[int, str]]  # (ply, move announced) the player was asked to confirm
+    _confirm_asked: set[Question]  # the questions the player was asked to confirm (``_questions``)
     _doubt_event: Event | None  # the last report of plies in doubt, until a move is announced
 
     def _unclear(
@@ -167,14 +174,16 @@ class AttentionKeeper(Announcer):
         return [event]
 
     def _confirm_doubts(self, observation: Observation, likelihood: Likelihood) -> list[Event]:
-        """On a second look at a board nothing touched (``Observation.still``), with plies in
-        doubt that what the board shows now can tell, ask the player to confirm what the
-        camera sees (once a doubt):
+        """On a clear reading, with plies in doubt that what the board shows now can tell, ask
+        the player to confirm what the camera sees (once a question):
 
-        - the camera reads the game's board, and a path close to the best plays a ply in doubt
-          differently and shows another cup on some square: those squares are lit;
-        - or the camera reads another board, and a path close to the best (one of the lines
-          in doubt) shows exactly that board: the squares where it differs from the game.
+        - the camera reads another board than the game has, and a path close to the best (one
+          of the lines in doubt) shows exactly that board: the squares where it differs from
+          the game are lit, on the reading that first shows it (a first look after a move
+          too: the player must have the time to answer while the board stands);
+        - or, on a second look at a board nothing touched (``Observation.still``), the camera
+          reads the game's board, and a path close to the best plays a ply in doubt
+          differently and shows another cup on some square: those squares are lit.
 
         Repeated readings of an untouched cup are weighed as one piece of evidence
         (``repeats.py``), so a size read 0.9 against 0.1 on every board stays in doubt to the
@@ -187,26 +196,33 @@ class AttentionKeeper(Announcer):
         tell (a cup covered since, the stacks' contents) is not asked about.
 
         Each request is an alert LED and a beep the player must deal with, so only the lines
-        whose answer matters are asked about (``_lines_to_ask``): not again when every ply in
-        doubt was asked about (a request opened for a new one lights them again: the player
-        may answer all at once), and once the game is decided not about a line that ends it
-        the same way: the players play on from neither."""
+        whose answer matters are asked about (``_lines_to_ask``): a question is each ply in
+        doubt with its announced move and what the camera reads on the squares lit
+        (``_questions``), asked once; a request opened for a new one lights them all again (the
+        player may answer all at once), and once the game is decided not about a line that ends
+        it the same way: the players play on from neither. A ply asked about while the camera
+        read the game's line, or another board, is asked again when the camera reads a board
+        of a line in doubt it did not read then: the player who left the first request (the
+        camera was wrong then) can answer this one (bench-32's White 2 read a 3 on b3 and d1,
+        asked about and rightly left, then read a 2 on d1: asked only when it moved again,
+        too late to answer, and the game held the 3 to its end)."""
         if self._help is not None or not self._unsure:
             return []
         lead = self._beam[0]
         if lead.line() != self._shown.line():
             return []
-        ended = self.game.outcome()
-        unsure = set(self._unsure)
-        asked = {(ply, self._move_at(ply) or "") for ply in unsure}
-        if asked <= self._confirm_asked:
-            return []
-        lines = self._lines_to_ask(lead, unsure, ended)
-        if not lines:
-            return []
         position = self.game.position
         classes = square_classes(position, likelihood)
         lit = {sq: (has, read) for sq, (has, read) in classes.items() if has != read}
+        if not lit and not self._still:
+            return []  # (the game's own board: asked on a second look at it, if at all)
+        unsure = set(self._unsure)
+        asked = self._questions(unsure, lit)
+        if asked <= self._confirm_asked:
+            return []
+        lines = self._lines_to_ask(lead, unsure, self.game.outcome())
+        if not lines:
+            return []
         others: dict[Square, set[int]] = {}
         if lit:
             if not any(p in lines for p in self._paths_showing(likelihood)):
@@ -224,6 +240,13 @@ class AttentionKeeper(Announcer):
         event = self._event(EventType.HELP, **confirm_fields(lit, others, sorted(unsure), position))
         self._help = HelpRequest(lit, (observation, likelihood), event, confirm=True)
         return [event]
+
+    def _questions(self, plies: set[int], lit: dict[Square, tuple[int, int]]) -> set[Question]:
+        """What a request to confirm asks: each ply in doubt with its announced move, and what
+        the camera reads where it reads another board than the game has (``lit``; nothing when
+        it reads the game's board)."""
+        view = tuple(sorted((sq, read) for sq, (_has, read) in lit.items()))
+        return {(ply, self._move_at(ply) or "", view) for ply in plies}
 
     def _lines_to_ask(self, lead: GamePath, plies: set[int], ended: Outcome | None) -> list[GamePath]:
         """The kept paths close to the best (``lead``, on the announced line) whose answer would

@@ -438,9 +438,10 @@ class Reconciler(AttentionKeeper):
         self._beam = kept
         events = self._settled(events)
         events += self._close_confirm_settled()
-        if clear and not wrong_side and self._still:
-            # the board stood still for a second look and plies stay in doubt: what it shows
-            # may tell them, and the player is asked to confirm it
+        if clear and not wrong_side:
+            # plies stay in doubt and the board shows what may tell them (the camera reads a
+            # line in doubt, or the game's board on a second look): the player is asked to
+            # confirm it
             events += self._confirm_doubts(observation, likelihood)
         return events
 

@@ -8,14 +8,19 @@ ask: on a second look at a board nothing touched (``Observation.still``) that th
 reads exactly as the game has it, the squares where a close line shows another cup are lit
 (a ``help`` event with ``detail.confirm``); the player who accepts what the camera sees
 settles the plies (``settled``). A player who sees the camera wrong leaves it: the next clear
-reading closes the request and the doubt stays as it was."""
+reading closes the request and the doubt stays as it was. When the camera reads another board
+than the game has and a line in doubt shows exactly that board, the player is asked on the
+reading that first shows it (a move's own too), and again about a ply asked before when what
+the camera reads there is new: bench-32's White 2, read a 3 and asked about, was read a 2 on
+the reading that announced the next move and never asked about while it could be seen."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
 from companion.reconciler.events import Event
-from companion.rules import Move, parse_square
+from companion.reconciler.reconciler import Reconciler
+from companion.rules import Game, Move, parse_square
 from tests.reconciler.helpers import played, reading, types
 
 OPENING = "4a1 4d4"
@@ -110,33 +115,67 @@ def test_a_doubt_the_board_cannot_tell_is_not_asked_about() -> None:
 
 
 MISREAD_LATER = {"b3": {(0, 3): 0.4, (0, 4): 0.6}}  # White's 4 on b3 after it was read a 3
+READ_A_3 = {"b3": {(0, 3): 0.75, (0, 4): 0.25}}  # ... and when it was placed
 
 
-def held_on_a_size_read_wrong_early():
-    """White's 4 on b3 read a 3 when placed (0.75), then 0.6 a 4 on every board after
-    (``MISREAD_LATER``): the change is too small to count as news, so the line with the 3
-    stays ahead, ply 3 in doubt. The reconciler and the true game."""
+def held_on_a_size_read_wrong_early(boards: int = 4) -> tuple[Reconciler, Game, list[Event]]:
+    """White's 4 on b3 read a 3 when placed (0.75), then 0.6 a 4 on each of ``boards`` boards
+    after (``MISREAD_LATER``): the change is too small to count as news, so the line with the
+    3 stays ahead, ply 3 in doubt. The reconciler, the true game and the events of the boards
+    after the placement."""
     reconciler, game = played("classic", OPENING)
     game.push(Move.from_text("4b3"))
-    reconciler.feed(reading(game, {"b3": {(0, 3): 0.75, (0, 4): 0.25}}))
-    for text in LATER.split():
+    reconciler.feed(reading(game, READ_A_3))
+    events = []
+    for text in LATER.split()[:boards]:
         game.push(Move.from_text(text))
-        reconciler.feed(reading(game, MISREAD_LATER))
+        events += reconciler.feed(reading(game, MISREAD_LATER))
     assert [m.text() for m in reconciler.game.moves][2] == "3b3" and 3 in reconciler.unsure
-    return reconciler, game
+    return reconciler, game, events
 
 
 def test_a_line_held_on_a_size_read_wrong_early_is_put_right_when_the_player_accepts() -> None:
-    # on a still board the camera reads another board than the game, and a line in doubt
-    # shows exactly that: the player is asked, and accepting corrects the game to it
-    reconciler, game = held_on_a_size_read_wrong_early()
-    later = MISREAD_LATER
-    [asked] = helps(reconciler.feed(replace(reading(game, later), still=True)))
-    assert asked.squares == ("b3",) and asked.detail["confirm"]
+    # the camera reads another board than the game, and a line in doubt shows exactly that:
+    # the player is asked on the reading that first shows it (a move's own, not a second look:
+    # the board may not stand long enough for one), and accepting corrects the game to it
+    reconciler, game, events = held_on_a_size_read_wrong_early(boards=1)
+    [asked] = helps(events)
+    assert asked.squares == ("b3",) and asked.detail["confirm"] and 3 in asked.detail["plies"]
     assert asked.detail["camera"] == {"b3": "white 4"} and asked.detail["game"] == {"b3": "white 3"}
     events = reconciler.accept_board()
     assert "correction" in types(events) and reconciler.unsure == {}
     assert [m.text() for m in reconciler.game.moves] == [m.text() for m in game.moves]
+
+
+def test_the_same_question_left_unanswered_is_not_asked_again() -> None:
+    # asked at the first board that read the 4; the board read again the same, not still (a
+    # hand passed over it): the request closes, and the player who left it is not asked the
+    # same again, nor on a still look
+    reconciler, game, events = held_on_a_size_read_wrong_early(boards=1)
+    assert len(helps(events)) == 1
+    assert types(reconciler.feed(reading(game, MISREAD_LATER)))[0] == "cleared"
+    assert helps(reconciler.feed(replace(reading(game, MISREAD_LATER), still=True))) == []
+    assert reconciler.help_squares is None and 3 in reconciler.unsure
+
+
+def test_a_ply_asked_about_is_asked_again_when_the_camera_reads_the_other_line() -> None:
+    # asked while the camera read the 3 the game has (the camera wrong: the player leaves it),
+    # the ply is asked about again once the camera reads the 4 (bench-32's White 2, read a 3
+    # on b3 and d1 and asked about, then read a 2 on d1: the game held the 3 to its end)
+    reconciler, game = played("classic", OPENING)
+    game.push(Move.from_text("4b3"))
+    reconciler.feed(reading(game, READ_A_3))
+    [first] = helps(reconciler.feed(replace(reading(game, READ_A_3), still=True)))
+    assert first.detail["camera"] == {"b3": "white 3"} and first.detail["other"] == {"b3": ["white 4"]}
+    game.push(Move.from_text("4c4"))
+    assert helps(reconciler.feed(reading(game, READ_A_3))) == []  # (left unanswered)
+    assert reconciler.help_squares is None
+    game.push(Move.from_text("4c1"))
+    [again] = helps(reconciler.feed(reading(game, MISREAD_LATER)))
+    assert again.detail["camera"] == {"b3": "white 4"} and again.detail["game"] == {"b3": "white 3"}
+    reconciler.accept_board()
+    assert [m.text() for m in reconciler.game.moves] == [m.text() for m in game.moves]
+    assert reconciler.unsure == {}
 
 
 def test_a_request_left_unanswered_closes_at_the_next_clear_reading_without_a_restored() -> None:
@@ -192,14 +231,15 @@ def test_a_confirmation_no_kept_line_can_play_any_more_is_closed_when_accepted()
 
 
 def test_a_confirmation_still_looks_settle_closes_with_them() -> None:
-    # the player is asked to confirm the 4 on b3; further still looks read it a 3, surely, and
+    # the player is asked to confirm the 4 on b3; still looks then read it a 3, surely, and
     # ply 3 settles as it was announced: nothing is left to confirm, and the request closes
-    reconciler, game = held_on_a_size_read_wrong_early()
-    assert helps(reconciler.feed(replace(reading(game, MISREAD_LATER), still=True)))
+    reconciler, game, events = held_on_a_size_read_wrong_early(boards=1)
+    assert helps(events) and reconciler.help_squares is not None
     events = []
     for sure in (0.9, 0.99, 0.99):
         events += reconciler.feed(
             replace(reading(game, {"b3": {(0, 3): sure, (0, 4): 1 - sure}}), still=True)
         )
-    assert types(events) == ["settled", "cleared"] and "nothing left" in (events[1].reason or "")
+    assert types(events) == ["settled", "settled", "cleared"] and "nothing left" in (events[2].reason or "")
+    assert events[1].detail["settled"] == {"3": "3b3"}
     assert reconciler.help_squares is None and reconciler.attention is None
