@@ -1263,13 +1263,13 @@ def learn_reference(scene: BoardScene, rect: np.ndarray, cups: CupSet) -> Refere
             pixels = PixelModel.learn(f, ncc, light, dark, board, texture_top, scene.background.level)
             ev = evidence(rect, scene.background, pixels, pad)
             fitted, scores, raw = scene.fit_radii(ev.fg, pad, cups, ref)
-        if not _unclear_cups(scores, fitted, ref, scene.view.scale) and (
+        unclear = _unclear_cups(scores, fitted, ref, scene.view.scale)
+        if not unclear and (
             texture_top == PALE_TEXTURE_TOP
             or scene.unclear_elsewhere((f, ncc), ev.fg, pad, pixels, fitted, ref) is None
         ):
             break
     colours = scene.cup_colours(f, fitted, ref)
-    unclear = _unclear_cups(scores, fitted, ref, scene.view.scale)
     contrast = scene.edge_contrast(f, ev.fg, pad, fitted, ref) if unclear else {}
     _check_reference(scores, colours, fitted, ref, pixels, scene.view.scale, scene.layout.size, contrast)
     return ReferenceFit(fitted, pixels, ev.fg, pad, raw)
