@@ -57,7 +57,7 @@ def test_the_same_seed_writes_the_same_scene_and_another_seed_another(generate: 
 def test_the_set_spans_the_looks_the_issue_asks_for() -> None:
     metas = [json.loads((SPECS / f"{n}.truth.json").read_text())["bench"] for n in committed()]
     games = [m for m in metas if "calibrates" not in m]
-    assert len(games) == 36
+    assert len(games) == 38
     classes = {m["look_class"] for m in games}
     assert classes == {"standard", "dim-warm", "low-side", "pale-cups", "glossy", "colour-pair"}
     assert sum(m["resolution"] == [1280, 960] for m in games) >= 8
