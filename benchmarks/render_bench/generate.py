@@ -1,6 +1,6 @@
 """Write the vision bench's scene specs: random legal games with randomised looks.
 
-    PYTHONPATH=. python benchmarks/render_bench/generate.py [--seed 2026] [--count 38] [--out DIR]
+    PYTHONPATH=. python benchmarks/render_bench/generate.py [--seed 2026] [--count 42] [--out DIR]
 
 Each scene is one game of ``companion.rules`` (classic, a few storer and rogers), played at
 random but taking a winning move most of the time, so games end by lines as real ones do. The
@@ -39,7 +39,7 @@ from companion.testing.faults import choose_move
 HERE = Path(__file__).resolve().parent
 SPECS = HERE / "specs"
 DEFAULT_SEED = 2026
-DEFAULT_COUNT = 38
+DEFAULT_COUNT = 42
 
 LOOK_CLASSES = ("standard", "dim-warm", "low-side", "pale-cups", "glossy", "colour-pair")
 HIGH_RES = (1280, 960)
