@@ -144,9 +144,12 @@ class ShiftCorrelator:
 
     A search of at most ``DIRECT_SHIFTS`` shifts (the rims' at 1 px/mm) is scored directly
     instead (``_direct``): each shift's window of the field times every template, placed as
-    at that shift, in one float64 matrix product, the sums rounded to float32 as the DFT's
-    are. Both are float64 sums of the same float32 products (exact in float64), within about
-    1e-15 of them, so the two part only where an exact sum lies that near a float32 step."""
+    at that shift, in one float32 matrix product that picks each template's best shift; that
+    shift's score is summed again in float64 and rounded to float32, as the DFT's are. The
+    scores are float64 sums of the same float32 products (exact in float64), within about
+    1e-15 of the DFT's; the shifts could part from the DFT's only where two shifts' float32
+    sums tie or cross, which none did on bench-03's boards (tests/vision/test_read_speed.py)
+    nor in any reading of the seen scenes (``benchmarks/vision_same.py``)."""
 
     def __init__(self, placed: Sequence[Placed], reach: int) -> None:
         self.reach = reach
