@@ -122,7 +122,8 @@ comes within this (log) of the board's own density there has the wood's colour a
 well as "the wood" does, and the wood's own noise reads as that cup. The vision bench's bench-37
 (natural cups on pale maple, dim warm light): its white cups -0.52; every other board of the
 seen bench, the committed scenes and frames-dev -1.67 (bench-03's white cups) or less (bench-06,
-bench-27 -1.9, bench-34 -2.2, the rest -2.3 to -20)."""
+bench-27 -1.9, bench-34 -2.2, the rest -2.3 to -20), and none of the stress set's 120 set-ups
+(seeds 1000-1119) has such a colour."""
 WOOD_LOOK_M = 0.06
 WOOD_LOOK_SPREADS = 2.0
 """Within this much log brightness of the empty board, and this many of the board's colour
