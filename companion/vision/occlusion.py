@@ -120,8 +120,18 @@ def unlike_share(features: np.ndarray, match: SquareMatch, sq: SquareTemplates, 
     ``UNLIKE_DISTANCE2`` (squared spreads) from ``model``, the colour's Gaussian. ``features``
     is the frame's unpadded (m, q1, q2) view. 0 for the part of a silhouette off the view, and
     for a square with no cup found."""
-    if match.sizes[match.size - 1] <= 0:
+    seen = silhouette_features(features, match, sq)
+    if not len(seen):
         return 0.0
+    far = model.distance2(seen.reshape(-1, 1, 3)) > UNLIKE_DISTANCE2
+    return float(np.count_nonzero(far)) / len(seen)
+
+
+def silhouette_features(features: np.ndarray, match: SquareMatch, sq: SquareTemplates) -> np.ndarray:
+    """The (m, q1, q2) of ``features`` (the frame's unpadded view) under the found cup's
+    silhouette, (n, 3), none off the view; none for a square with no cup found."""
+    if match.sizes[match.size - 1] <= 0:
+        return features[:0, 0]
     mask = sq.masks[match.colour, match.size - 1]
     h, w = mask.shape
     y, x = sq.top + match.dy, sq.left + match.dx
@@ -130,13 +140,19 @@ def unlike_share(features: np.ndarray, match: SquareMatch, sq: SquareTemplates, 
     if (y0, x0, y1, x1) == (y, x, y + h, x + w):  # the whole silhouette on the view
         rows, cols = sq.shown[match.colour][match.size - 1]
         width = features.shape[1]
-        seen = features.reshape(-1, 3).take((rows + y) * width + (cols + x), axis=0)
-    else:
-        seen = features[y0:y1, x0:x1][mask[y0 - y : y1 - y, x0 - x : x1 - x] > 0]
+        return features.reshape(-1, 3).take((rows + y) * width + (cols + x), axis=0)
+    return features[y0:y1, x0:x1][mask[y0 - y : y1 - y, x0 - x : x1 - x] > 0]
+
+
+def departing_share(
+    features: np.ndarray, match: SquareMatch, sq: SquareTemplates, pixels: PixelModel
+) -> float:
+    """Share of the found cup's silhouette whose pixels depart from the wood's own look
+    (``PixelModel.wood_look``); 1 for a square with no cup found, or one off the view."""
+    seen = silhouette_features(features, match, sq)
     if not len(seen):
-        return 0.0
-    far = model.distance2(seen.reshape(-1, 1, 3)) > UNLIKE_DISTANCE2
-    return float(np.count_nonzero(far)) / len(seen)
+        return 1.0
+    return 1.0 - float(np.count_nonzero(pixels.wood_look(seen))) / len(seen)
 
 
 def shrink(image: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
@@ -198,7 +214,8 @@ class OcclusionTest:
         labels: tuple[Box, ...] = (),
     ) -> None:
         """``labels``: the markers' labels on the view (``HiddenMarks``), none without markers."""
-        self.pixels = pixels
+        self.pixels = pixels.for_occlusion()
+        """The pixel model less the cup colours that have the wood's look (``for_occlusion``)."""
         self.light = light
         h, w = background.shape[:2]
         step = max(1, round(MAP_MM * scale))

@@ -44,8 +44,9 @@ from companion.vision.matching import (
     size_logits,
 )
 from companion.vision.observation import Observation
-from companion.vision.occlusion import Occlusion, OcclusionTest, shrink, unlike_share
+from companion.vision.occlusion import Occlusion, OcclusionTest, departing_share, shrink, unlike_share
 from companion.vision.pixels import Background, grey, lit_unevenly
+from companion.vision.scalars import at_least
 from companion.vision.shadows import (
     SUBPIXEL,
     CastingCup,
@@ -59,7 +60,7 @@ from companion.vision.shadows import (
 )
 from companion.vision.stillness import StillClock
 from companion.vision.surround import Surround
-from companion.vision.templates import TemplateBank, build_bank
+from companion.vision.templates import SquareTemplates, TemplateBank, build_bank
 
 COLOUR_SURENESS = 0.5
 """The same for the mean light-versus-dark log-odds inside the silhouette."""
@@ -116,6 +117,14 @@ fist the matcher explained as a cup is unlike it over 0.94 to 1.0 of its silhoue
 under a light changed since calibration (no learning), read a size large or small, reach 0.83
 (0.75 newly flagged two of its hand-free frames), and on the rendered bench 0.52. A cup read as
 the other colour can pass it (0.93 on the stress set, a frame flagged without it too)."""
+WOOD_DEPARTURE = 0.55
+"""On a board whose cups have the wood's colour (``PixelModel.wood_like``), a cup of that colour
+found where less than this share of its silhouette departs from the wood's own look
+(``occlusion.departing_share``) may be the wood's noise read as a cup: the square is matched
+again with the wood's look taken for the unchanged wood (``PixelModel.as_wood``). On the vision
+bench's bench-37 (main's matches, every board and the reference) the 19 empty squares read as
+white cups departed over 0.14-0.46 of their silhouettes, every real cup over 0.67 or more (its
+white 1 0.73, white 2 0.74, white 3s 0.70, white 4s 0.75, black cups 0.67-0.99)."""
 UNLIKE_RINGS = SHADOW_REMATCH_RINGS
 """... and only a clear cup does (a score of at least this many rings between adjacent sizes): a
 faint one is a shadow's edge or a stain read as a cup, whose weak evidence is no hand's (the
@@ -236,6 +245,7 @@ class BoardReader:
         self._band = self._background.band
         self._grid = grid_mask(c.layout, c.view, 2.0).astype(np.uint8) * 255
         self._marker_masks = self._marker_regions()
+        self._wood_like = c.pixels.wood_like()
         self._occlusion = OcclusionTest(
             c.background,
             c.scale,
@@ -403,7 +413,7 @@ class BoardReader:
         seeds = None if fits is None else fits.seeds
         reads: list[Reads] = []
         matches = match_apart(ev, self.bank, match_all(ev, self.bank, seeds, reads), seeds, reads)
-        matches = self._outside_shadows(ev, matches)
+        matches = self._departing(ev, self._outside_shadows(ev, matches))
         edges, feet = self._edge_scores(ev, fits, matches)
         placed = self._placed(ev, matches, edges, feet)
         trust = self._trust(matches, lit_unevenly(ev.light))
@@ -443,7 +453,8 @@ class BoardReader:
         mm² and whether it flags the frame."""
         key = (id(self.camera), image.shape[:2])
         if self._surround_key != key:
-            self._surround = Surround(self._camera_for(image), self.models.layout, image.shape[:2])
+            bright = any(self._wood_like)  # (``surround.BRIGHTER_LOG``)
+            self._surround = Surround(self._camera_for(image), self.models.layout, image.shape[:2], bright)
             self._surround_key = key
         return self._surround.reaching(image, timestamp)
 
@@ -545,6 +556,51 @@ class BoardReader:
                 m = dataclasses.replace(m, sizes=np.minimum(m.sizes, 0.0))
             out.append(m)
         return out
+
+    def _departing(self, ev: Evidence, matches: list[SquareMatch]) -> list[SquareMatch]:
+        """The matches on a board whose cups of a colour have the wood's look
+        (``PixelModel.wood_like``): each square but those where a cup departing from that
+        look was found (``_departs``) matched again with the wood's look taken for the
+        unchanged wood (``PixelModel.as_wood``); a square whose cup is found again reads
+        empty, never sure of it (``SHADOW_DOUBT``).
+
+        Where a cup's colour is the wood's, "a cup" explains the wood's noise nearly as well as
+        "the board" does: a template found support in it on empty squares (the vision bench's
+        bench-37: 19 white cups read on empty squares), and the empty squares read empty, but
+        not sure of it, which kept the referee from telling a cup moved away from one put down.
+        A real cup departs from the empty square over most of its silhouette (its shading, its
+        shaded side) and keeps its match: taken for wood there too, the ring between a white 4
+        and a 3 read as board, and three white 4s read 3 (main: one)."""
+        if not any(self._wood_like):
+            return matches
+        pixels = self.models.pixels
+        view = self.models.view.shape
+        fg = ev.fg[ev.pad : ev.pad + view[0], ev.pad : ev.pad + view[1]]
+        wood = cv2.copyMakeBorder(
+            pixels.as_wood(fg, ev.features, ev.texture), *(ev.pad,) * 4, cv2.BORDER_CONSTANT, value=0.0
+        )
+        as_wood = replace(ev, fg=wood, positive=at_least(wood, 0.0))
+        out = list(matches)
+        for row, (m, sq) in enumerate(zip(matches, self.bank.squares, strict=True)):
+            if self._departs(ev.features, m, sq):
+                continue
+            again = match_square(as_wood, sq, self.bank.offset)
+            if again.sizes.max() > 0:
+                floor = -SHADOW_DOUBT * SIZE_SURENESS * self._ring_px  # empty, but never sure of it
+                again = (
+                    m if m.sizes.max() <= 0 else dataclasses.replace(m, sizes=np.clip(m.sizes, floor, 0.0))
+                )
+            out[row] = again
+        return out
+
+    def _departs(self, features: np.ndarray, match: SquareMatch, sq: SquareTemplates) -> bool:
+        """Whether ``match`` found a cup that is no wood's noise: of a colour unlike the wood,
+        or departing from the wood's look over ``WOOD_DEPARTURE`` of its silhouette."""
+        if match.sizes.max() <= 0:
+            return False
+        if not self._wood_like[match.colour]:
+            return True
+        return departing_share(features, match, sq, self.models.pixels) >= WOOD_DEPARTURE
 
     def _outside_shadows(self, ev: Evidence, matches: list[SquareMatch]) -> list[SquareMatch]:
         """The matches again, each cup found lying mostly in the other cups' predicted

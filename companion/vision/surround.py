@@ -35,6 +35,16 @@ TABLE_CHROMA = 0.15
 from the table's median; half the table's own pixels lie within 0.002 of it on bench-11. The
 pixels bench-11's hand frames changed around the board (sleeve, skin, the reserves it took
 from) lie a median 0.18-0.35 from it. A lamp's tint moves the whole table, median and all."""
+BRIGHTER_LOG = 0.5
+"""With ``bright`` (a board whose cups have the wood's colour), a pixel more than this (log, the
+mean over B, G, R) brighter than the table's median brightness is unlike the table too. On
+such a board the occlusion test leaves the cups' colour out of what is not board
+(``PixelModel.for_occlusion``), and a hand holding a cup over the margin is no longer seen
+there; its skin may have the table's hue, lit (the vision bench's bench-37, 02a-hand: the fist
+0.7-0.9 brighter than the dark table, 0.07-0.14 from its chroma). Brighter by 0.5 the arm there
+covers 13,939 mm² (0.35: 15,925; 0.7: none); no hand-free board of bench-37 shows any, and on
+the seen bench, the committed scenes and frames-dev, were it used everywhere, the largest
+patch on a hand-free frame would go from 1,806 mm² to 1,991 (bench-26's reserves)."""
 LOG_TABLE = np.log(np.arange(256, dtype=np.float32) + CHROMA_OFFSET)
 """log(v + ``CHROMA_OFFSET``) for every grey level, looked up (``cv2.LUT``) instead of taken."""
 MEAN_OF_THREE = np.full((1, 3), 1 / 3, np.float32)
@@ -78,7 +88,11 @@ shows a hand for at most 2.1 s (its figures were measured with 10 s and checked 
 class Surround:
     """The table around the board in one camera's frames (one geometry and frame size)."""
 
-    def __init__(self, camera: Camera, layout: BoardLayout, frame_shape: tuple[int, int]) -> None:
+    def __init__(
+        self, camera: Camera, layout: BoardLayout, frame_shape: tuple[int, int], bright: bool = False
+    ) -> None:
+        """``bright``: a patch much brighter than the table is unlike it too (``BRIGHTER_LOG``)."""
+        self.bright = bright
         h, w = frame_shape
         k = WORK_WIDTH / w
         self.shape = (max(1, round(h * k)), WORK_WIDTH)
@@ -124,6 +138,8 @@ class Surround:
         chroma = logs[..., [2, 0]] - logs[..., 1:2]  # log R/G, log B/G
         table = median_rows(chroma.reshape(-1, 2)[self.sample].T.copy())  # each axis's median
         unlike = np.square(chroma - table).sum(axis=-1) > TABLE_CHROMA**2
+        if self.bright:
+            unlike |= self._brighter(logs)
         unlike &= self.around & (mean_grey(small) >= DARK_GREY)
         count, labels = cv2.connectedComponents(unlike.astype(np.uint8), connectivity=8)
         reaching = np.intersect1d(labels[self.edge & unlike], labels[self.near & unlike])
@@ -131,6 +147,13 @@ class Surround:
             return 0.0
         areas = np.bincount(labels.ravel(), minlength=count)[reaching]
         return float(areas.max()) / self.px_per_mm**2
+
+    def _brighter(self, logs: np.ndarray) -> np.ndarray:
+        """Where ``logs`` (the shrunk frame's ``LOG_TABLE``) is over ``BRIGHTER_LOG`` brighter
+        than the table's median (taken as its chroma is, afresh each frame)."""
+        level = cv2.transform(logs, MEAN_OF_THREE)
+        table = median_rows(level.reshape(1, -1)[:, self.sample].copy())[0]
+        return level > table + BRIGHTER_LOG
 
 
 def mean_grey(small: np.ndarray) -> np.ndarray:
