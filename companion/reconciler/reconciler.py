@@ -60,6 +60,7 @@ import numpy as np
 from companion.reconciler.accounts import DEFAULT_SETTINGS, PRIOR, Explanation, Kind, Settings
 from companion.reconciler.attention import SETTLED_BY_PLAYER, SETTLED_BY_READINGS, AttentionKeeper
 from companion.reconciler.decoder import clean, fits
+from companion.reconciler.doubts import plies_played_otherwise
 from companion.reconciler.events import Event, EventType, Held
 from companion.reconciler.hidden import HiddenCups
 from companion.reconciler.likelihood import Likelihood, most_two
@@ -74,6 +75,7 @@ from companion.reconciler.paths import (
     lead_past_sizes,
     lead_past_unseen_cups,
     presumed_lawful,
+    reads_every_move,
     seen_missing,
 )
 from companion.reconciler.referee import ActionKind
@@ -92,6 +94,12 @@ LOST_SQUARES = 3  # squares no path explains that mean more happened than a read
 RESYNC_CONFIDENCE = 0.8  # every square must be read at least this sure to restart from the tops
 HELP_AFTER = 2  # unclear readings in a row before the referee asks for help
 ENDINGS = (EventType.WIN, EventType.LOSS, EventType.DRAW)
+PROVISIONAL_LEAD = 2.0
+"""Nats (about 7 to 1) by which the best account must lead on a still second look to be played
+unsure rather than asked about (``_likelier_on_a_still_look``). The seen bench's still looks
+left unclear led by 2.68 (bench-31's 3b1), 2.59 (bench-32's b3-d1) and 2.25 (bench-37's
+b1-d1), each the move made; a cup read 0.6 against 0.35 empty leads by about 0.9 and is no
+move to play (``test_still_board``)."""
 HANDS_TOLD = 2  # times the board was hidden (a hand each) that the moves of one reading can use
 UNPLAYABLE = (
     "the readings since leave no line that shows what the camera read then: nothing to confirm, "
@@ -398,6 +406,12 @@ class Reconciler(AttentionKeeper):
             resynced = self._resync(observation, likelihood, doubt_from=self._doubt_from())
             if resynced is not None:
                 return resynced
+        if observation.still and self._help is None and not wrong_side and not self._out_of_sight:
+            # a still second look, the last the board gives: the likelier account is played
+            # and reported unsure rather than waited on or kept quiet
+            likelier = self._likelier_on_a_still_look(chosen, weighed, kept, margin, rival)
+            if likelier is not None:
+                chosen, clear = likelier, True
         if clear and not wrong_side:
             events = self._announce(chosen, margin)
             self._attention = None
@@ -444,6 +458,67 @@ class Reconciler(AttentionKeeper):
             # confirm it
             events += self._confirm_doubts(observation, likelihood)
         return events
+
+    def _likelier_on_a_still_look(
+        self,
+        chosen: GamePath,
+        weighed: list[GamePath],
+        kept: list[GamePath],
+        margin: float,
+        rival: GamePath | None,
+    ) -> GamePath | None:
+        """The path to play, its close rivals' plies reported unsure, on a still second look
+        (``Observation.still``) left unclear: ``chosen``, or the best path ``weighed`` when
+        ``chosen`` only keeps the announced game (every account of a still look is "no
+        change", so the line that saw a move on the first look and the one that did not are
+        one claim, and the announced one was kept in silence; an accusation is no account
+        to play). Played when the one move it
+        adds to the announced game was seen whole on the first look, it explains the board
+        (``fits``), no move of it is made up (``decent``, ``reads_every_move``, not
+        ``seen_missing``), and it leads every other claim and every history rival by
+        ``PROVISIONAL_LEAD``; None otherwise.
+
+        The second look is the last the board gives: repeats of it weigh less and less
+        (``repeats.py``), and the next evidence comes with the next move. Waiting there left
+        the referee lost for the whole board and asking for help a player may never give
+        (bench-31 at 647b118: Black's 3b1 read 0.80 beside c4's Black 4 read a 3, 2.7 nats
+        ahead of "ply 6 was 3c4, no cup on b1" on the still look, lost 5.2 s). The likelier
+        account is played, as a size in doubt is, and stays unsure until later readings
+        settle it by ``doubt`` or a ``correction`` gives the other. Only when every path close
+        to it plays an announced ply otherwise, so that the doubt is said: a path with the
+        same moves and one more, or a cup in the air, would be a doubt nobody hears."""
+        shown = self._shown
+        lawful = next((path for path in weighed if path.pending is None), chosen)  # (no accusation)
+        if chosen.before is not None and chosen.before.line() == shown.line() and lawful is not chosen:
+            chosen = lawful
+            rival = self._history_rival(chosen, weighed)
+        e, before = chosen.explanation, chosen.before
+        if e is None or before is None or e.kind is not Kind.NO_CHANGE or chosen.root != shown.root:
+            return None
+        if len(before.codes) != len(shown.codes) + 1 or before.codes[:-1] != shown.codes:
+            return None  # (nothing to play, or more than the one move the first look saw)
+        if (
+            not chosen.decent
+            or chosen.pending is not None
+            or chosen.lifted is not None
+            or chosen.must_move is not None
+            or chosen.forfeit is not None
+            or not reads_every_move(chosen, shown)
+            or seen_missing(chosen, shown)
+        ):
+            return None
+        assert chosen.view is not None
+        ahead = margin if rival is None else min(margin, chosen.score - rival.score)
+        if ahead < PROVISIONAL_LEAD or not fits(chosen.view, e, self.settings)[0]:
+            return None
+        floor = chosen.score - self.settings.margin
+        said = all(
+            path is chosen
+            or path.score < floor
+            or (path.root == chosen.root and plies_played_otherwise(path, chosen, self._base_ply))
+            for path in kept
+        )
+        return chosen if said else None
 
     def _seen_whole(self, path: GamePath) -> bool:
         """Whether ``path`` (the account about to be announced) says at most one action

@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from companion.reconciler.events import Event
-from companion.rules import Move
+from companion.reconciler.reconciler import Reconciler
+from companion.rules import Game, Move
 from tests.reconciler.helpers import observe, played, reading, types
 
 # White's stacks after these show a 1 (b1's stack), a 3 and a 4
@@ -56,3 +57,72 @@ def test_a_still_look_invents_no_move() -> None:
     assert types(reconciler.feed(between)) == ["needs-attention"]
     events = reconciler.feed(replace(between, still=True))
     assert moved(events) == [] and len(reconciler.game.moves) == len(OPENING.split())
+
+
+LIKELY = {(0, 1): 0.8, None: 0.18, (0, 2): 0.02}  # a White 1 on b3, 2.45 nats ahead on a still look
+
+
+def test_a_cup_likelier_than_not_on_a_still_look_is_played_unsure() -> None:
+    # every account of a still look is "no change": the line that saw 1b3 and the one that
+    # did not were one claim, and the announced game was kept without the cup, in silence
+    reconciler, game = played("classic", OPENING)
+    game.push(Move.from_text("1b3"))
+    first = reading(game, {"b3": LIKELY})
+    assert types(reconciler.feed(first)) == ["needs-attention"]
+    events = reconciler.feed(replace(first, still=True))
+    assert moved(events) == ["1b3"]
+    assert reconciler.unsure == {7: ["1b3", "no move"]}  # said: "not sure of move 7 yet"
+    assert reconciler.attention is None or reconciler.attention.detail.get("confirm")
+    assert [m.text() for m in reconciler.game.moves] == [m.text() for m in game.moves]
+
+
+def test_a_cup_played_on_a_still_look_that_was_not_there_is_withdrawn() -> None:
+    # the same reading of a cup that was never put down: the next clear reading corrects it
+    reconciler, game = played("classic", OPENING)
+    ghost = Game(game.variant)
+    for move in game.moves:
+        ghost.push(move)
+    ghost.push(Move.from_text("1b3"))
+    first = reading(ghost, {"b3": LIKELY})
+    reconciler.feed(first)
+    assert moved(reconciler.feed(replace(first, still=True))) == ["1b3"]
+    game.push(Move.from_text("4c3"))
+    events = reconciler.feed(observe(game.position))
+    assert "correction" in types(events) and moved(events) == ["4c3"]
+    assert [m.text() for m in reconciler.game.moves] == [m.text() for m in game.moves]
+    assert reconciler.unsure == {}
+
+
+def test_a_cup_not_far_enough_ahead_on_a_still_look_is_not_played() -> None:
+    # 0.75 against 0.23 empty leads by 1.9 nats on the still look: under PROVISIONAL_LEAD
+    reconciler, game = played("classic", OPENING)
+    game.push(Move.from_text("1b3"))
+    first = reading(game, {"b3": {(0, 1): 0.75, None: 0.23, (0, 2): 0.02}})
+    reconciler.feed(first)
+    assert moved(reconciler.feed(replace(first, still=True))) == []
+
+
+def test_a_move_legal_only_on_the_likelier_history_is_played_on_a_still_look() -> None:
+    # bench-31 at 647b118: Black's 4 on c4 read a 3 under a moved lamp, then Black's 3 put on
+    # b1, legal only if c4 holds the 4 (a 3 on c4 would leave Black's stacks 2, 4 and 4). "3c4,
+    # no cup on b1" stayed close behind on the still look: the player was asked, and the
+    # referee was lost for the whole board. Played, the doubt is said and the game goes on.
+    reconciler = Reconciler("classic")
+    game = Game(reconciler.variant)
+    for text in ["4a1", "4c2", "4a4"]:
+        game.push(Move.from_text(text))
+        reconciler.feed(observe(game.position))
+    game.push(Move.from_text("4c4"))
+    first = reading(game, {"c4": {(1, 3): 0.5, (1, 4): 0.5}})
+    reconciler.feed(first)
+    reconciler.feed(replace(first, still=True))
+    dim = {(1, 3): 0.6, (1, 4): 0.3, None: 0.1}  # c4's Black 4 read a 3 from now on
+    game.push(Move.from_text("4d1"))
+    reconciler.feed(reading(game, {"c4": dim}))
+    game.push(Move.from_text("3b1"))
+    placed = reading(game, {"c4": dim, "b1": {(1, 3): 0.95, None: 0.05}})
+    assert "needs-attention" in types(reconciler.feed(placed))
+    events = reconciler.feed(replace(placed, still=True))
+    assert moved(events) == ["3b1"] and "help" not in types(events)
+    assert [m.text() for m in reconciler.game.moves] == [m.text() for m in game.moves]
+    assert 6 in reconciler.unsure and "no move" in reconciler.unsure[6]
