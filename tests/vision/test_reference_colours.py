@@ -22,6 +22,7 @@ from companion.vision.calibration import calibrate, reference_layout
 from companion.vision.calibration import shows_other_colour as other_colour
 
 LOW_LAMP = Path(__file__).resolve().parents[1] / "data" / "calibration" / "low-lamp"
+LOW_SIDE = LOW_LAMP.parent / "low-side"
 REF = reference_layout(4, 4)  # rows 0..3 White's 1..4, rows 12..15 Black's 1..4
 
 
@@ -53,7 +54,38 @@ def test_colours_of_one_brightness_are_told_apart_by_their_hue() -> None:
     assert other_colour(1, seen, REF)
 
 
-def test_the_low_lamp_reference_calibrates(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_black_cup_lit_unlike_its_rank_mates_is_not_refused() -> None:
+    """bench-38's reference colours (m, q1, q2), measured: a low side lamp's long shadows lie
+    across b4 to d4 (the board there log -0.96 to -1.09 darker than in the empty frame) and not
+    across a4 (-0.06), so the lit black 1 is 0.47 brighter than the black cups' median and 0.85
+    times as far from the white cups' median as from theirs. Nearer the white cups, but not
+    clearly: calibration used to refuse this correct layout ("the size-1 cup on a4 looks white,
+    not black")."""
+    seen = {
+        0: np.array([-0.471, -0.010, -0.019]),
+        1: np.array([-0.537, -0.030, -0.043]),
+        2: np.array([-0.718, -0.053, -0.084]),
+        3: np.array([-0.557, -0.064, -0.080]),
+        12: np.array([-0.940, -0.087, -0.167]),
+        13: np.array([-1.094, -0.115, -0.207]),
+        14: np.array([-1.413, -0.139, -0.243]),
+        15: np.array([-1.423, -0.154, -0.281]),
+    }
+    assert not any(other_colour(row, seen, REF) for row in seen)
+    seen[12] = np.array([-0.547, -0.041, -0.062])  # a white cup there: the white cups' median
+    assert other_colour(12, seen, REF)
+
+
+def test_a_cup_only_a_little_nearer_the_other_colour_is_not_refused() -> None:
+    """Nearer the other colour, but not ``OTHER_COLOUR_MARGIN`` times nearer: taken."""
+    seen = colours([-0.6, -0.5, -0.5, -0.5], [-0.85, -1.4, -1.4, -1.4])
+    assert not other_colour(12, seen, REF)  # 0.35 from the whites, 0.55 from the blacks
+    seen = colours([-0.6, -0.5, -0.5, -0.5], [-0.7, -1.4, -1.4, -1.4])
+    assert other_colour(12, seen, REF)  # 0.2 from the whites, 0.7 from the blacks
+
+
+def calibrated_colours(folder: Path, monkeypatch: pytest.MonkeyPatch) -> dict[int, np.ndarray]:
+    """The reference cups' colours the check judged when ``folder``'s frames calibrated."""
     seen: list[dict[int, np.ndarray]] = []
     check = calibration._check_reference
 
@@ -62,9 +94,19 @@ def test_the_low_lamp_reference_calibrates(monkeypatch: pytest.MonkeyPatch) -> N
         return check(scores, colours, *rest)
 
     monkeypatch.setattr(calibration, "_check_reference", spy)
-    result = calibrate(
-        cv2.imread(str(LOW_LAMP / "00-empty.jpg")), cv2.imread(str(LOW_LAMP / "01-reference.jpg"))
-    )
+    result = calibrate(cv2.imread(str(folder / "00-empty.jpg")), cv2.imread(str(folder / "01-reference.jpg")))
     assert result.reference
-    white_1, black_1 = seen[-1][0][0], seen[-1][12][0]
+    return seen[-1]
+
+
+def test_the_low_lamp_reference_calibrates(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = calibrated_colours(LOW_LAMP, monkeypatch)
+    white_1, black_1 = seen[0][0], seen[12][0]
     assert black_1 < white_1 < 0  # the case itself: the white 1 is darker than the board
+
+
+def test_the_low_side_lamp_reference_calibrates(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = calibrated_colours(LOW_SIDE, monkeypatch)
+    white = np.median([seen[row][0] for row in range(4)])
+    black = np.median([seen[row][0] for row in (13, 14, 15)])
+    assert abs(seen[12][0] - white) < abs(seen[12][0] - black)  # the case: the lit black 1
