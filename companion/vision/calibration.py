@@ -131,6 +131,23 @@ than sure ones."""
 BESIDE_MM = 15.0
 """How far around a cup the other cups' shadow on bare board is sampled, to compare with what a
 refit beside those shadows leaves out of the cup."""
+TRAPPED_SHARE = 0.9
+"""What a refit beside the other cups' shadows leaves out lies this much in their predicted
+shadow at least to be taken for shade hemmed in between rank neighbours
+(``_left_out_is_trapped_shade``): on bench-38 c1's white 3 leaves out 0.95 there. The 46
+refits refused on the synthetic stress set's set-ups 1000-1119 lie 0.48-1.00 there (22 of
+them 0.9 or more, beside a lit part of the cup), bench-26's 0.38, bench-32's 0.83: this alone
+does not tell them."""
+TRAPPED_DARKENING_SLACK = 0.1
+"""The left-out part's mean log darkening lies within this of the open shadow's beside the cup:
+bench-38's c1 0.05; of the stress set's 22 refusals 0.9 or more in the shadow, 3 lie within it
+(0.02-0.09), whose cups are lighter than the left-out part by -0.91 to +0.27 only
+(``TRAPPED_BODY_GAP``), the others 0.17-0.79 away."""
+TRAPPED_BODY_GAP = 0.5
+"""The rest of the cup is lighter than the left-out part by this much at least: hemmed-in shade
+on wood beside a lit cup, not the cup's own shaded body (bench-38's c1: 0.73; bench-32's black
+cup, refused, 0.03). Bounds chosen on bench-38 alone, with every other calibration measured
+byte-identical (the seen, committed and frames-dev scenes, stress set-ups 1000-1119)."""
 STANDING_REACH_MM = 2.0
 """A cup fitted where its base stands (``BoardScene.raw_radii``'s ``feet``) may still be scored
 this far from there: a base fits on a grid of whole pixels, and an apparent silhouette (a
@@ -774,11 +791,14 @@ class BoardScene:
         shadows: ShadowModel,
         plain: dict[int, float] | None = None,
         feet: dict[int, tuple[int, int]] | None = None,
+        look: np.ndarray | None = None,
     ) -> dict[int, float]:
         """``raw_radii`` (over ``RADIUS_SCAN``, those in ``feet`` where they stand; ``plain``
         when the caller has them already) of each cup in ``cups_at``, fitted again with the
         other cups' shadows (``shaded_by_others``) taken for no cup where the part of it that
-        leaves out reads as shadow, not cup (``_left_out_is_shadow``), and the cup shrinks by
+        leaves out reads as shadow, not cup (``_left_out_is_shadow``) or, given ``look`` (the
+        frame's features padded as ``fg``: calibration's), is the shade hemmed in between rank
+        neighbours (``_left_out_is_trapped_shade``), and the cup shrinks by
         ``MIN_SHRINK_STEPS`` of the scan at least, neither from the largest radius tried nor to
         the least (where no edge stopped the fit, the shadow cannot be told from the rest).
 
@@ -808,7 +828,11 @@ class BoardScene:
                 continue
             muted = np.where(shaded[row], np.minimum(fg, 0.0), fg).astype(np.float32)
             after = self.placed(muted, pad, cups.with_radius(*top, again[row]), {row: top})[row]
-            if _left_out_is_shadow(fg, spots[row], after, shaded[row], bare, beside):
+            parts = _left_out_parts(spots[row], after, shaded[row], bare, beside)
+            if parts is not None and (
+                _left_out_is_shadow(fg, parts)
+                or (look is not None and _left_out_is_trapped_shade(look, parts, shaded[row]))
+            ):
                 radii[row] = again[row]
         return radii
 
@@ -889,35 +913,64 @@ def _by_size(
     return out
 
 
-def _left_out_is_shadow(
-    fg: np.ndarray,
+def _left_out_parts(
     before: tuple[int, int, np.ndarray],
     after: tuple[int, int, np.ndarray],
     shaded: np.ndarray,
     bare: np.ndarray,
     beside: np.ndarray,
-) -> bool:
-    """Whether what a cup's silhouette ``after`` (placed: top, left, mask over ``fg``) leaves
-    out of ``before`` reads more like the other cups' shadow (``shaded``) where it falls on
-    ``bare`` board, within the ``beside`` kernel of ``before``, than like the rest of ``after``,
-    the part out of that shadow: its mean evidence (clipped to +-``LOG_ODDS_CLIP``) nearer the
-    one's than the other's.
-
-    A neighbour's shadow on wood can read a little like cup (bench-26's dark cups grew into
-    it), but a cup's own body that the same shadow falls across reads much like the rest of
-    it, and taking it for no cup would shrink the cup."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Three bool masks over the evidence: what a cup's silhouette ``after`` (placed: top, left,
+    mask) leaves out of ``before``; the rest of ``after``, the part out of the other cups'
+    shadow (``shaded``); and that shadow where it falls on ``bare`` board within the ``beside``
+    kernel of ``before``. None where one of them is empty (nothing to compare)."""
     inside = []
     for top, left, mask in (before, after):
-        full = np.zeros(fg.shape, bool)
+        full = np.zeros(shaded.shape, bool)
         full[top : top + mask.shape[0], left : left + mask.shape[1]] = mask
         inside.append(full)
     near = cv2.dilate(inside[0].astype(np.uint8), beside).astype(bool) & shaded & bare
     parts = inside[0] & ~inside[1], inside[1] & ~shaded, near
-    if not all(part.any() for part in parts):
-        return False
+    return parts if all(part.any() for part in parts) else None
+
+
+def _left_out_is_shadow(fg: np.ndarray, parts: tuple[np.ndarray, np.ndarray, np.ndarray]) -> bool:
+    """Whether what a refit leaves out (``_left_out_parts``: left out, cup, shadow) reads more
+    like the other cups' shadow on bare board than like the rest of the cup: its mean evidence
+    (clipped to +-``LOG_ODDS_CLIP``) nearer the one's than the other's.
+
+    A neighbour's shadow on wood can read a little like cup (bench-26's dark cups grew into
+    it), but a cup's own body that the same shadow falls across reads much like the rest of
+    it, and taking it for no cup would shrink the cup."""
     clipped = np.clip(fg, -LOG_ODDS_CLIP, LOG_ODDS_CLIP)
     left_out, cup, shadow = (float(clipped[part].mean()) for part in parts)
     return abs(left_out - shadow) < abs(left_out - cup)
+
+
+def _left_out_is_trapped_shade(
+    look: np.ndarray, parts: tuple[np.ndarray, np.ndarray, np.ndarray], shaded: np.ndarray
+) -> bool:
+    """Whether what a refit leaves out (``_left_out_parts``: left out, cup, shadow) is wood in
+    the shade hemmed in between rank neighbours: ``TRAPPED_SHARE`` of it at least in the other
+    cups' shadow (``shaded``), its darkening (``look``'s ``m``, log against the empty board)
+    within ``TRAPPED_DARKENING_SLACK`` of that shadow's on open board beside the cup, and the
+    rest of the cup lighter by ``TRAPPED_BODY_GAP`` at least.
+
+    Shade hemmed in between two cups is lit by their walls, not by the wood around, and can
+    read far bluer than the shadow tint the board model learned: on the bench's bench-38 (a
+    lamp low along the ranks) the wood between c1's white 3 and d1's white 4 reads cup by
+    +2.21 a pixel, more than the 3's own lit body (+1.97), where open shadow reads -1.14, so
+    ``_left_out_is_shadow`` keeps it in the cup and the white cups fit 1.4-3.8 mm too large.
+    Its darkening tells it: m -1.07, as dark as the open shadow beside it (-1.02), where the
+    3's lit body is -0.33. A cup's own body in the shadow darkens no less than the rest of
+    the cup does (bench-32's black cups: left out -1.28, the rest -1.25)."""
+    left_out, cup, shadow = (float(look[part, 0].mean()) for part in parts)
+    share = float((parts[0] & shaded).sum()) / float(parts[0].sum())
+    return (
+        share >= TRAPPED_SHARE
+        and abs(left_out - shadow) <= TRAPPED_DARKENING_SLACK
+        and cup - left_out >= TRAPPED_BODY_GAP
+    )
 
 
 def explained_away(fg: np.ndarray, spots: list[tuple[int, int, np.ndarray]]) -> np.ndarray:
@@ -1222,7 +1275,7 @@ def final_radii(scene: BoardScene, fit: ReferenceFit, default: CupSet, shadows: 
     ref = reference_layout(scene.layout.size, default.max_piece)
     raw = fit.raw
     if shadows is not None:
-        raw = scene.radii_beside_shadows(fit.fg, fit.pad, default, ref, ref, shadows, fit.raw)
+        raw = scene.radii_beside_shadows(fit.fg, fit.pad, default, ref, ref, shadows, fit.raw, look=fit.look)
     kept = smoothed_radii(default, ref, raw, stopped_only=True)
     return kept if kept.first_not_growing() is None else fit.cups
 
@@ -1252,6 +1305,7 @@ class ReferenceFit:
     fg: np.ndarray  # the frame's cup evidence the radii were fitted on, padded by ``pad``
     pad: int
     raw: dict[int, float]  # each reference cup's radius before smoothing, by row
+    look: np.ndarray  # the frame's features (m, q1, q2) against the empty board, padded as ``fg``
 
 
 def learn_reference(scene: BoardScene, rect: np.ndarray, cups: CupSet) -> ReferenceFit:
@@ -1288,7 +1342,8 @@ def learn_reference(scene: BoardScene, rect: np.ndarray, cups: CupSet) -> Refere
     colours = scene.cup_colours(f, fitted, ref)
     contrast = scene.edge_contrast(f, ev.fg, pad, fitted, ref) if unclear else {}
     _check_reference(scores, colours, fitted, ref, pixels, scene.view.scale, scene.layout.size, contrast)
-    return ReferenceFit(fitted, pixels, ev.fg, pad, raw)
+    look = cv2.copyMakeBorder(f, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+    return ReferenceFit(fitted, pixels, ev.fg, pad, raw, look)
 
 
 def check_frame(image: object, name: str) -> np.ndarray:
