@@ -22,7 +22,7 @@ from companion.vision.calibration import calibrate, reference_layout
 from companion.vision.calibration import shows_other_colour as other_colour
 
 LOW_LAMP = Path(__file__).resolve().parents[1] / "data" / "calibration" / "low-lamp"
-LOW_SIDE = LOW_LAMP.parent / "low-side"
+LOW_SIDE = LOW_LAMP.parent / "along-ranks"  # the bench's bench-38, as rendered
 REF = reference_layout(4, 4)  # rows 0..3 White's 1..4, rows 12..15 Black's 1..4
 
 
