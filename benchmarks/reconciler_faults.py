@@ -1,11 +1,14 @@
 """The robustness figures: generated games with injected faults, scored per move.
 
-    PYTHONPATH=. python benchmarks/reconciler_faults.py [GAMES] [--confident] [--blind]
+    PYTHONPATH=. python benchmarks/reconciler_faults.py [GAMES] [--confident] [--blind] [--still-looks]
 
 Each game has 2 % of squares misread and 10 % occluded frames, plus one fault family in
 turn (covered moves, lifts, takebacks, illegal actions). ``--confident`` makes misread squares
 keep almost no probability on the truth (a reader sure of its mistake). ``--blind`` runs the
 recovery family instead: now and then 3 to 5 moves are made while the camera sees nothing.
+``--still-looks`` reads a settled board again, marked still, whenever the device would
+(``companion.testing.faults.StillLooks``: after an unclear reading or new doubt, at most
+``STILL_LOOKS`` per board), so the referee's still-look rules run too.
 """
 
 from __future__ import annotations
@@ -19,14 +22,21 @@ from companion.testing.faults import run_games
 
 VARIANTS = ("classic", "classic", "classic", "storer", "rogers")
 
+STILL_LOOKS = 3
+"""Second looks per settled board at most with ``--still-looks``: the device reads a standing
+board again about once per ``hold_seconds`` (1 s) while the referee asks, and a player at a
+real table moves again after 4 s and more (``StabilityGate.look_again``)."""
+
 
 def main() -> None:
     games = int(next((a for a in sys.argv[1:] if a.isdigit()), "500"))
     confident = "--confident" in sys.argv
     families = ("blind",) if "--blind" in sys.argv else None
+    looks = STILL_LOOKS if "--still-looks" in sys.argv else 0
     started = time.perf_counter()
-    total = run_games(games, VARIANTS, confident=confident, families=families)
+    total = run_games(games, VARIANTS, confident=confident, families=families, still_looks=looks)
     what = (" (confident misreads)" if confident else "") + (" (blind stretches)" if families else "")
+    what += f" ({total.still_looks} still second looks)" if looks else ""
     print(f"{games} games, {total.moves} moves in {time.perf_counter() - started:.0f} s{what}")
     moves = max(total.moves, 1)
     for name in ("right", "flagged", "silent", "wrong"):

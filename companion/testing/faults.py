@@ -31,7 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from companion.reconciler.events import EventType
+from companion.device.vision_link import reports_new_doubt, unclear_reading
+from companion.reconciler.events import Event, EventType
 from companion.reconciler.reconciler import Reconciler
 from companion.reconciler.referee import Action, ActionKind, legal_code_index
 from companion.rules.game import Game
@@ -68,6 +69,7 @@ class Step:
     truth: tuple[str, ...]  # the moves on the board when this observation was taken
     fault: str | None = None  # the fault this step injects, if any
     expect: EventType | None = None  # the event the fault should cause
+    tops: Tops | None = None  # what the board showed (a still second look reads it again)
 
 
 @dataclass
@@ -76,6 +78,7 @@ class Stream:
     steps: list[Step]
     moves: tuple[str, ...]  # the game's moves at the end
     faults: Counter = field(default_factory=Counter)
+    rates: FaultRates = field(default_factory=FaultRates)  # a still second look misreads alike
 
 
 # ----- observations -------------------------------------------------------------------------
@@ -236,7 +239,7 @@ class StreamBuilder:
         # last reading (at least one: a reading is passed again only after something moved)
         observation = replace(observation, hidden=hands_between(self._seen, self.truth()))
         self._seen = self.truth()
-        self.steps.append(Step(observation, self.truth(), fault, expect))
+        self.steps.append(Step(observation, self.truth(), fault, expect, tops))
         if fault:
             self.faults[fault] += 1
 
@@ -292,7 +295,7 @@ class StreamBuilder:
                 quiet = False
         if not quiet:
             self.emit()
-        return Stream(self.variant, self.steps, self.truth(), self.faults)
+        return Stream(self.variant, self.steps, self.truth(), self.faults, self.rates)
 
     def lift(self, origin_name: str, fault: str, expect: EventType) -> None:
         origin = parse_square(origin_name)
@@ -348,15 +351,18 @@ def run_games(
     timer: Callable[[], float] | None = None,
     confident: bool = False,
     families: tuple[str, ...] | None = None,
+    still_looks: int = 0,
 ) -> RunResult:
-    """``count`` games, cycling through the fault families and the variants."""
+    """``count`` games, cycling through the fault families and the variants; ``still_looks``
+    as ``run_stream`` takes it (each game's second looks drawn from their own seed)."""
     total = RunResult()
     names = families or tuple(sorted(FAMILIES))
     for i in range(count):
         seed = first_seed + i
         variant = Variant.from_spec(variants[i % len(variants)])
         stream = make_stream(variant, seed, family_rates(names[i % len(names)], confident=confident))
-        total.add(run_stream(stream, make or Reconciler, timer or time.perf_counter))
+        looks = StillLooks(still_looks, random.Random(~seed))
+        total.add(run_stream(stream, make or Reconciler, timer or time.perf_counter, looks))
     return total
 
 
@@ -379,6 +385,7 @@ class RunResult:
     games: int = 0
     stuck: int = 0  # games whose end the reconciler did not reach (moves missing at the end)
     resyncs: int = 0
+    still_looks: int = 0  # still second looks fed (``StillLooks``)
     expected: Counter = field(default_factory=Counter)  # fault -> injected
     caught: Counter = field(default_factory=Counter)  # fault -> the expected event was emitted
     events: Counter = field(default_factory=Counter)
@@ -398,6 +405,7 @@ class RunResult:
             "games",
             "stuck",
             "resyncs",
+            "still_looks",
         ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.expected.update(other.expected)
@@ -420,14 +428,47 @@ class RunResult:
         return "; ".join(parts)
 
 
+@dataclass
+class StillLooks:
+    """Second looks at a board that stood still, made as the device makes them
+    (``ReaderObserver.judged``): after a reading the referee could not make out
+    (``unclear_reading``), or one that brought plies into doubt (``reports_new_doubt``) unless
+    it was itself a second look, the gate reads the unchanged board again and marks it
+    ``Observation.still``. ``most`` caps them per settled board: the device looks again about
+    every ``hold_seconds`` (1 s) only while the board stands, and players move every few
+    seconds. Each look is a fresh reading of the same tops with the stream's misread rates."""
+
+    most: int = 0  # 0: no second looks (the stream alone, as before)
+    rng: random.Random = field(default_factory=random.Random)
+
+    def wanted(self, events: list[Event], still: bool, made: int) -> bool:
+        """Whether the device would read the board again after ``events``."""
+        if made >= self.most:
+            return False
+        return any(unclear_reading(e) for e in events) or (
+            not still and any(reports_new_doubt(e) for e in events)
+        )
+
+    def look(self, step: Step, stream: Stream) -> Observation:
+        """A still second look at ``step``'s board: nothing moved, no hand since."""
+        assert step.tops is not None, "a still look needs the tops of the board it reads again"
+        seen = observe(step.tops, stream.variant, self.rng, stream.rates)
+        return replace(seen, hidden=0, still=True)
+
+
 def run_stream(
-    stream: Stream, make: Callable[[Variant], Reconciler], timer: Callable[[], float]
+    stream: Stream,
+    make: Callable[[Variant], Reconciler],
+    timer: Callable[[], float],
+    looks: StillLooks | None = None,
 ) -> RunResult:
     """Feed a stream to a fresh reconciler and score the game it holds at the end, ply by ply.
 
     A ``resync`` restarts the reconciler's game from the board: the moves it held before are
     scored as they were, the truth's moves up to the resync are unknown (flagged), and the
-    new game's moves are compared with the truth's from there."""
+    new game's moves are compared with the truth's from there. With ``looks``, a settled board
+    (not an occluded frame) is read again while the device would (``StillLooks``)."""
+    looks = looks or StillLooks()
     reconciler = make(stream.variant)
     result = RunResult(games=1)
     flagged = False
@@ -437,44 +478,50 @@ def run_stream(
     made: tuple[str, ...] = ()  # the moves on the board at the reading before
     counted: set[tuple[int, int, str | None]] = set()  # (resync, ply, move) wrong moves counted aligned
     for step in stream.steps:
-        started = timer()
-        events = reconciler.feed(step.observation)
-        result.seconds.append(timer() - started)
-        kinds = {e.type for e in events}
-        result.events.update(e.type for e in events)
-        if kinds & {EventType.NEEDS_ATTENTION, EventType.ILLEGAL, EventType.RESYNC}:
-            flagged = True
-        for event in events:
-            if event.type is EventType.RESYNC:
-                result.resyncs += 1
-                doubted |= {ply + len(before) for ply in event.detail.get("unsure", [])}
-                before = before + list(event.detail.get("record", []))
-                offset = len(step.truth)
-        if step.expect is not None:
-            result.expected[step.fault] += 1
-            if step.expect in kinds:
-                result.caught[step.fault] += 1
-        if EventType.MOVE in kinds:
-            unsure_now = getattr(reconciler, "unsure", {})
+        observation, made_looks = step.observation, 0
+        while True:
+            started = timer()
+            events = reconciler.feed(observation)
+            result.seconds.append(timer() - started)
+            kinds = {e.type for e in events}
+            result.events.update(e.type for e in events)
+            if kinds & {EventType.NEEDS_ATTENTION, EventType.ILLEGAL, EventType.RESYNC}:
+                flagged = True
             for event in events:
-                if event.type is EventType.MOVE and not _made(
-                    event.ply, event.move, step.truth[offset:], made[offset:]
-                ):
-                    if event.ply in unsure_now:
-                        result.shown_unsure += 1
-                    else:
-                        result.shown_wrong += 1
-            record = [m.text() for m in reconciler.game.moves]
-            for event in events:
-                if event.type is not EventType.MOVE or event.ply in unsure_now:
-                    continue
-                key = (result.resyncs, event.ply, event.move)
-                if key not in counted and _aligned_wrong(
-                    event.ply, event.move, record, step.truth[offset:], made[offset:]
-                ):
-                    counted.add(key)
-                    result.shown_wrong_aligned += 1
-        made = step.truth
+                if event.type is EventType.RESYNC:
+                    result.resyncs += 1
+                    doubted |= {ply + len(before) for ply in event.detail.get("unsure", [])}
+                    before = before + list(event.detail.get("record", []))
+                    offset = len(step.truth)
+            if step.expect is not None and not observation.still:
+                result.expected[step.fault] += 1
+                if step.expect in kinds:
+                    result.caught[step.fault] += 1
+            if EventType.MOVE in kinds:
+                unsure_now = getattr(reconciler, "unsure", {})
+                for event in events:
+                    if event.type is EventType.MOVE and not _made(
+                        event.ply, event.move, step.truth[offset:], made[offset:]
+                    ):
+                        if event.ply in unsure_now:
+                            result.shown_unsure += 1
+                        else:
+                            result.shown_wrong += 1
+                record = [m.text() for m in reconciler.game.moves]
+                for event in events:
+                    if event.type is not EventType.MOVE or event.ply in unsure_now:
+                        continue
+                    key = (result.resyncs, event.ply, event.move)
+                    if key not in counted and _aligned_wrong(
+                        event.ply, event.move, record, step.truth[offset:], made[offset:]
+                    ):
+                        counted.add(key)
+                        result.shown_wrong_aligned += 1
+            made = step.truth
+            if observation.occluded or not looks.wanted(events, observation.still, made_looks):
+                break
+            observation, made_looks = looks.look(step, stream), made_looks + 1
+            result.still_looks += 1
     result.withdrawn = getattr(reconciler, "corrections", 0)
     final = [m.text() for m in reconciler.game.moves]
     unsure = doubted | {len(before) + ply for ply in getattr(reconciler, "unsure", {})}

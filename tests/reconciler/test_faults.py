@@ -9,16 +9,20 @@ not known (missing, or held as unsure) must have been flagged.
 
 from __future__ import annotations
 
+import random
 import time
 from dataclasses import replace
 
 import pytest
 
-from companion.reconciler.events import EventType
+from companion.device.vision_link import reports_new_doubt, unclear_reading
+from companion.reconciler.events import Event, EventType
 from companion.reconciler.reconciler import Reconciler
 from companion.rules import PRESETS
+from companion.rules.variant import Variant
 from companion.testing.faults import (
     FaultRates,
+    StillLooks,
     _aligned_wrong,
     family_rates,
     make_stream,
@@ -26,6 +30,7 @@ from companion.testing.faults import (
     run_stream,
     score_record,
 )
+from companion.vision.observation import Observation
 
 GAMES = 500
 VARIANTS = ("classic", "classic", "classic", "storer", "rogers")
@@ -129,3 +134,46 @@ def test_wrong_when_announced_aligns_a_shifted_record() -> None:
     assert not _aligned_wrong(4, "3a1", record, truth, truth)
     assert not _aligned_wrong(6, "d4-a4", record, truth, truth)
     assert not _aligned_wrong(2, "4b2", record, truth, truth)
+
+
+class _Recording(Reconciler):
+    """A reconciler that keeps, per observation fed, whether it was still and what it said."""
+
+    def __init__(self, variant: Variant) -> None:
+        super().__init__(variant)
+        self.fed: list[tuple[bool, list[Event]]] = []
+
+    def feed(self, observation: Observation) -> list[Event]:
+        events = super().feed(observation)
+        self.fed.append((observation.still, events))
+        return events
+
+
+def test_still_looks_are_fed_where_the_device_looks_again() -> None:
+    """``StillLooks`` reads a settled board again, marked still, exactly after the readings the
+    device looks again at (``unclear_reading``, or new doubt on a look not itself still), so the
+    referee's still-look rule runs in the faulted games; without it none is fed."""
+    made: list[_Recording] = []
+
+    def make(variant: Variant) -> Reconciler:
+        made.append(_Recording(variant))
+        return made[-1]
+
+    stills = 0
+    for seed in range(12):
+        stream = make_stream(PRESETS["classic"], seed, family_rates("lift"))
+        plain = run_stream(stream, make, time.perf_counter)
+        assert plain.still_looks == 0 and not any(still for still, _ in made[-1].fed)
+        looked = run_stream(stream, make, time.perf_counter, StillLooks(3, random.Random(seed)))
+        fed = made[-1].fed
+        asked = [
+            any(unclear_reading(e) for e in events)
+            or (not still and any(reports_new_doubt(e) for e in events))
+            for still, events in fed
+        ]
+        for (still, _), before in zip(fed[1:], asked, strict=False):
+            assert not still or before  # a still look only where the device would look again
+        assert looked.still_looks == sum(still for still, _ in fed)
+        assert looked.wrong == 0 and looked.silent == 0, seed
+        stills += looked.still_looks
+    assert stills > 0
