@@ -22,7 +22,7 @@ from companion.device.scenario import Shot
 from companion.device.simulate import tops_of
 from companion.errors import CompanionError
 from companion.files import write_text_atomically
-from companion.reconciler.events import Event, EventType
+from companion.reconciler.events import Event, EventType, reports_new_doubt, unclear_reading
 from companion.rules.variant import Variant
 from companion.vision.calibration import Calibration, calibrate
 from companion.vision.gate import StabilityGate
@@ -178,23 +178,6 @@ def squares_in_doubt(
 
 NO_MOVE = "no move"
 """The reconciler's text for a path that plays nothing at a ply (its squares are the others')."""
-
-
-def unclear_reading(event: Event) -> bool:
-    """Whether ``event`` says the referee could not make out the reading it was given (a
-    ``needs-attention`` about the reading, not a report of plies in doubt: those it follows
-    the game with). A second look at the board, if it still stands, may tell: the referee
-    weighs it as the repeat it is (``reconciler/repeats.py``), and asks for help when it is
-    still unclear, a second or so later rather than at the next move."""
-    return event.type == EventType.NEEDS_ATTENTION and "unsure" not in event.detail
-
-
-def reports_new_doubt(event: Event) -> bool:
-    """Whether ``event`` reports plies that came into doubt (a ``needs-attention`` with
-    ``detail.unsure``: each doubt is said once). A second look at the board, if it stands
-    still, lets the referee ask the player to confirm what it shows (the repeat of an
-    untouched cup's reading cannot settle a size read 0.9 against 0.1 on its own)."""
-    return event.type == EventType.NEEDS_ATTENTION and "unsure" in event.detail
 
 
 def _kind(event: Event, doubt_known: bool) -> str:

@@ -132,3 +132,20 @@ class Event:
             timestamp=float(data.get("timestamp", 0.0)),
             detail=dict(data.get("detail", {})),
         )
+
+
+def unclear_reading(event: Event) -> bool:
+    """Whether ``event`` says the referee could not make out the reading it was given (a
+    ``needs-attention`` about the reading, not a report of plies in doubt: those it follows
+    the game with). A second look at the board, if it still stands, may tell: the referee
+    weighs it as the repeat it is (``reconciler/repeats.py``), and asks for help when it is
+    still unclear, a second or so later rather than at the next move."""
+    return event.type == EventType.NEEDS_ATTENTION and "unsure" not in event.detail
+
+
+def reports_new_doubt(event: Event) -> bool:
+    """Whether ``event`` reports plies that came into doubt (a ``needs-attention`` with
+    ``detail.unsure``: each doubt is said once). A second look at the board, if it stands
+    still, lets the referee ask the player to confirm what it shows (the repeat of an
+    untouched cup's reading cannot settle a size read 0.9 against 0.1 on its own)."""
+    return event.type == EventType.NEEDS_ATTENTION and "unsure" in event.detail

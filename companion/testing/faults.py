@@ -31,8 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from companion.device.vision_link import reports_new_doubt, unclear_reading
-from companion.reconciler.events import Event, EventType
+from companion.reconciler.events import Event, EventType, reports_new_doubt, unclear_reading
 from companion.reconciler.reconciler import Reconciler
 from companion.reconciler.referee import Action, ActionKind, legal_code_index
 from companion.rules.game import Game

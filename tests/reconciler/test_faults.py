@@ -15,8 +15,7 @@ from dataclasses import replace
 
 import pytest
 
-from companion.device.vision_link import reports_new_doubt, unclear_reading
-from companion.reconciler.events import Event, EventType
+from companion.reconciler.events import Event, EventType, reports_new_doubt, unclear_reading
 from companion.reconciler.reconciler import Reconciler
 from companion.rules import PRESETS
 from companion.rules.variant import Variant
