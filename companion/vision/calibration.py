@@ -134,7 +134,7 @@ refit beside those shadows leaves out of the cup."""
 TRAPPED_SHARE = 0.9
 """What a refit beside the other cups' shadows leaves out lies this much in their predicted
 shadow at least to be taken for shade hemmed in between rank neighbours
-(``_left_out_is_trapped_shade``): on bench-38 c1's white 3 leaves out 0.95 there. The 46
+(``left_out_is_trapped_shade``): on bench-38 c1's white 3 leaves out 0.95 there. The 46
 refits refused on the synthetic stress set's set-ups 1000-1119 lie 0.48-1.00 there (22 of
 them 0.9 or more, beside a lit part of the cup), bench-26's 0.38, bench-32's 0.83: this alone
 does not tell them."""
@@ -798,7 +798,7 @@ class BoardScene:
         other cups' shadows (``shaded_by_others``) taken for no cup where the part of it that
         leaves out reads as shadow, not cup (``_left_out_is_shadow``) or, given ``look`` (the
         frame's features padded as ``fg``: calibration's), is the shade hemmed in between rank
-        neighbours (``_left_out_is_trapped_shade``), and the cup shrinks by
+        neighbours (``left_out_is_trapped_shade``), and the cup shrinks by
         ``MIN_SHRINK_STEPS`` of the scan at least, neither from the largest radius tried nor to
         the least (where no edge stopped the fit, the shadow cannot be told from the rest).
 
@@ -831,7 +831,7 @@ class BoardScene:
             parts = _left_out_parts(spots[row], after, shaded[row], bare, beside)
             if parts is not None and (
                 _left_out_is_shadow(fg, parts)
-                or (look is not None and _left_out_is_trapped_shade(look, parts, shaded[row]))
+                or (look is not None and left_out_is_trapped_shade(look, parts, shaded[row]))
             ):
                 radii[row] = again[row]
         return radii
@@ -947,7 +947,7 @@ def _left_out_is_shadow(fg: np.ndarray, parts: tuple[np.ndarray, np.ndarray, np.
     return abs(left_out - shadow) < abs(left_out - cup)
 
 
-def _left_out_is_trapped_shade(
+def left_out_is_trapped_shade(
     look: np.ndarray, parts: tuple[np.ndarray, np.ndarray, np.ndarray], shaded: np.ndarray
 ) -> bool:
     """Whether what a refit leaves out (``_left_out_parts``: left out, cup, shadow) is wood in

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from companion.rules.square import WHITE
-from companion.vision.calibration import _left_out_is_trapped_shade, calibrate
+from companion.vision.calibration import calibrate, left_out_is_trapped_shade
 from companion.vision.sources import read_image
 
 ALONG_RANKS = Path(__file__).resolve().parents[1] / "data" / "calibration" / "along-ranks"
@@ -46,11 +46,11 @@ def parts_with(
 
 def test_shade_as_dark_as_open_shadow_beside_a_lighter_cup_is_trapped() -> None:
     look, parts, shaded = parts_with(-1.07, -0.33, -1.02)  # bench-38's c1, measured
-    assert _left_out_is_trapped_shade(look, parts, shaded)
+    assert left_out_is_trapped_shade(look, parts, shaded)
 
 
 def test_a_cups_own_body_or_open_wood_is_not_trapped_shade() -> None:
     look, parts, shaded = parts_with(-1.28, -1.25, -0.84)  # bench-32's black cup's own body
-    assert not _left_out_is_trapped_shade(look, parts, shaded)
+    assert not left_out_is_trapped_shade(look, parts, shaded)
     look, parts, shaded = parts_with(-1.07, -0.33, -1.02, in_shadow=0.5)  # half out of the shadow
-    assert not _left_out_is_trapped_shade(look, parts, shaded)
+    assert not left_out_is_trapped_shade(look, parts, shaded)
