@@ -112,11 +112,13 @@ def neighbourhood_scores(
 
     The nine windows are one strided view of ``field`` (C-contiguous float32), copied once
     into a matrix; the templates, a size a row (``SquareTemplates.by_size``: S x h*w), times
-    its transpose give the scores transposed (a view of them returned). This OpenBLAS sums
-    each score over the pixels as it does for the windows times the templates as columns
-    (h*w x S, ``SquareTemplates.flat``), to the bit (every square, both colours and 25 shifts
-    on frames-dev's dev-01: 2,400 products), at about four fifths of the CPU; with the columns'
-    array transposed as a view instead, the sums differ and cost more.
+    its transpose give the scores transposed (a view of them returned), the windows times the
+    templates as columns (h*w x S, ``SquareTemplates.flat``) at about four fifths of the CPU.
+    The two sum each score in an order OpenBLAS picks per processor: on an Intel Xeon the
+    same to the bit (every square, both colours and 25 shifts on frames-dev's dev-01: 2,400
+    products), on an AMD EPYC within float32 rounding (7.7e-7 of the sum of the terms' sizes
+    at most); with the columns' array transposed as a view instead, the sums differ more and
+    cost more.
     """
     row = field.strides[0]
     windows = np.ndarray(
