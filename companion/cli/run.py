@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
     if args.speak:
         config = replace(config, speech=replace(config.speech, enabled=True))
     simulate = _simulate(args, config)
-    _setup_logging(args.verbose, simulate)
+    setup_logging(args.verbose, simulate)
     if not is_gobblet_spec(args.variant or "classic"):
         raise CompanionError(
             f"the referee plays Gobblet, not {args.variant!r} (the camera does not count beans): "
@@ -157,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
         if address is not None:
             options.remote = Remote()
             options.linger = simulate  # the game ends; the page stays until Ctrl-C
-            server = _web_server(options, address, required=args.web is not None)
+            server = start_web_server(options, address, required=args.web is not None)
             if server is not None:
                 stack.enter_context(server)
                 stopping = " (Ctrl-C stops)" if simulate else ""
@@ -187,9 +187,10 @@ def parse_address(text: str) -> tuple[str, int]:
     return host, int(port)
 
 
-def _web_server(options: RunOptions, address: tuple[str, int], required: bool) -> WebServer | None:
+def start_web_server(options: RunOptions, address: tuple[str, int], required: bool) -> WebServer | None:
     """The page's server, listening. Asked for with --web, a server that cannot start is an
-    error; the service's (``[web]``) only says why in the journal: the referee runs without it."""
+    error; the service's (``[web]``) only says why in the journal: the referee runs without it.
+    Public: that choice is ``run``'s contract with the service, and is checked without a game."""
     from companion.web import WebServer, WebSettings  # only when asked: aiohttp is not light
 
     assert options.remote is not None
@@ -232,9 +233,10 @@ def _say(text: str) -> None:
     print(f"  say: {text}", flush=True)
 
 
-def _setup_logging(verbose: bool, simulate: bool) -> None:
+def setup_logging(verbose: bool, simulate: bool) -> None:
     """INFO to the journal on the device, each line with its priority (``journalctl -p
-    warning`` works); quieter in simulation, where the panel's lines are the story."""
+    warning`` works); quieter in simulation, where the panel's lines are the story. Public:
+    what the journal gets is the service's contract, checked without running a game."""
     level = logging.INFO if verbose or not simulate else logging.WARNING
     handler = logging.StreamHandler(sys.stderr)
     if under_journal():

@@ -230,6 +230,9 @@ class SearchBoard:
 
     def unmake(self, code: int, old_rid: int) -> None:
         """Undo the last ``make``, which played ``code`` and returned ``old_rid``."""
+        # make's lift and drop written out again the other way round (lift from ``to``, drop
+        # back on the origin), as Position.pop_code does: a call per lift and drop is what
+        # this board exists to avoid (the module docstring).
         seen = self.seen
         count = seen[self.hash] - 1
         if count:

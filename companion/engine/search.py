@@ -304,7 +304,7 @@ class Searcher:
         original_alpha = alpha
         best_score, best_code = -MATE - 1, 0
         index = 0
-        for code in self._staged(tt_move, ply):
+        for code in self.move_order(tt_move, ply):
             score = self._child(code, depth, alpha, beta, ply, index)
             index += 1
             if score > best_score:
@@ -353,7 +353,7 @@ class Searcher:
         parent_hash = key ^ ZOBRIST_BLACK_TO_MOVE
         completing = self.completing.get(own)
         if completing is None:
-            completing = self._line_squares(own)
+            completing = self.completing_squares(own)
         won = MATE - ply - 1  # the mover completes a line with this move
         lost = -(MATE - ply - 2)  # the opponent completes one with the next
         threat_squares = board.tables.threats
@@ -362,7 +362,7 @@ class Searcher:
         nodes = self.nodes
         original_alpha = alpha
         best_score, best_code = -MATE - 1, 0
-        for code in self._staged(tt_move, ply, True):
+        for code in self.move_order(tt_move, ply, True):
             # The leaf's colour bitboards and hash, read without changing the board: a leaf
             # that ends the game, repeats or is in the cache needs nothing else.
             to = code & square_mask
@@ -483,7 +483,7 @@ class Searcher:
 
     def _opponent_threatens(self) -> bool:
         board = self.board
-        return bool(self._line_squares(board.tops[board.turn ^ 1]))
+        return bool(self.completing_squares(board.tops[board.turn ^ 1]))
 
     def _check_limits(self) -> None:
         # The tables are also capped during a long search (memory: a Pi shares it with the
@@ -497,13 +497,16 @@ class Searcher:
 
     # ----- move ordering --------------------------------------------------------------------
 
-    def _staged(self, tt_move: int, ply: int, lazy: bool = False) -> Iterator[int]:
+    def move_order(self, tt_move: int, ply: int, lazy: bool = False) -> Iterator[int]:
         """Moves in the order of the module docstring: the hash move, tried before any move is
         generated, then blocks, killers and the rest by history. At the last ply (``lazy``)
         the rest is generated in stages too, since most of those nodes are cut off by their
         first move; above it, all of it is ordered as soon as the hash move is done (the
         subtrees of the first moves change the history, and the order must not depend on
-        that: a search is the same with or without the stages)."""
+        that: a search is the same with or without the stages).
+
+        Public, on the board of the last search (or ``score_moves``), so that the stages can
+        be checked against that order's plain definition from outside."""
         if tt_move:
             yield tt_move
         if lazy:
@@ -519,7 +522,7 @@ class Searcher:
         front."""
         board = self.board
         history = self.history[board.turn]
-        blocks = self._line_squares(board.tops[board.turn ^ 1])
+        blocks = self.completing_squares(board.tops[board.turn ^ 1])
         front = []
         if blocks:
             front = board.legal_codes(blocks)
@@ -545,11 +548,12 @@ class Searcher:
         """The root's order: the previous best first, then the staged order, of ``codes``
         only (a search restricted to some moves must not wander to the others)."""
         allowed = set(codes)
-        return [c for c in self._staged(first, ply) if c in allowed]
+        return [c for c in self.move_order(first, ply) if c in allowed]
 
-    def _line_squares(self, tops: int) -> int:
+    def completing_squares(self, tops: int) -> int:
         """Squares that would complete a line of W-1 of these tops (the board tables' threat
-        squares as one bitboard, kept by tops for the frontier's one look-up)."""
+        squares as one bitboard, kept by tops for the frontier's one look-up): the blocks that
+        ``move_order`` puts first, public with it."""
         squares = self.completing.get(tops)
         if squares is None:
             tables = self.board.tables

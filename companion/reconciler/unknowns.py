@@ -238,19 +238,20 @@ def _solved(
     key = (variant.spec, open_squares, base, placed)
     found = _SOLVED.get(key)
     if found is None:
-        found = _count_hypotheses(variant, open_squares, base, placed)
+        found = count_hypotheses(variant, open_squares, base, placed)
         if len(_SOLVED) >= _SOLVED_SIZE:
             _SOLVED.pop(next(iter(_SOLVED)))
         _SOLVED[key] = found
     return found  # shared: nothing changes a solution in place
 
 
-def _count_hypotheses(
+def count_hypotheses(
     variant: Variant, open_squares: tuple[tuple[Square, int], ...], base: Counts, placed: Counts
 ) -> tuple[int, dict[Square, Hidden], dict[Square, list[Hidden]]]:
     """``HiddenContents._solve``'s count, most likely hidden contents and options per square,
     from the grid of hidden counts (``_Grid``): its valid cells are those the squares can hide
-    and the external stacks can hold the rest of."""
+    and the external stacks can hold the rest of. Public: the count is this module's answer,
+    and is checked against every assignment listed one by one (``hidden_options``)."""
     grid = _Grid.of(variant, open_squares, base)
     # the stacks now and at the start (before the cups placed since were taken) must both
     # be what the variant's external stacks can hold
@@ -272,7 +273,7 @@ def warm_up(variant: Variant) -> None:
         _product_positions(bound)
     max_piece = variant.max_piece
     top = tuple(int(kind == max_piece - 1) for kind in range(2 * max_piece))
-    _count_hypotheses(variant, ((0, max_piece),) if max_piece > 1 else (), top, (0,) * (2 * max_piece))
+    count_hypotheses(variant, ((0, max_piece),) if max_piece > 1 else (), top, (0,) * (2 * max_piece))
 
 
 @cache
@@ -451,19 +452,21 @@ def _possible_with_bound(grid: _Grid, valid: np.ndarray, bound: int) -> list[Hid
         chosen = np.matmul(choices, left.reshape(left.shape[0], choices.shape[1], -1))
         left = chosen.reshape(-1, *left.shape[2:])
     found = left.ravel() > 0  # per choice of every size, in product order
-    positions = zip(_hidden_options(bound), _product_positions(bound), strict=True)
+    positions = zip(hidden_options(bound), _product_positions(bound), strict=True)
     return [option for option, at in positions if found[at]]
 
 
 @cache
-def _hidden_options(bound: int) -> tuple[Hidden, ...]:
-    """Every strictly growing stack of cups smaller than ``bound``, either colour, fewest first."""
+def hidden_options(bound: int) -> tuple[Hidden, ...]:
+    """Every strictly growing stack of cups smaller than ``bound``, either colour, fewest first:
+    what a square under a top of size ``bound`` may hide, in the order ``HiddenContents.options``
+    lists them (public for a caller that lists or checks them)."""
     return tuple(sorted(_product_options(bound), key=len))
 
 
 @cache
 def _product_options(bound: int) -> tuple[Hidden, ...]:
-    """The stacks of ``_hidden_options`` in product order: per size, smallest first, nothing,
+    """The stacks of ``hidden_options`` in product order: per size, smallest first, nothing,
     colour 0 or colour 1."""
     sizes = range(1, max(bound, 1))
     return tuple(
@@ -474,9 +477,9 @@ def _product_options(bound: int) -> tuple[Hidden, ...]:
 
 @cache
 def _product_positions(bound: int) -> tuple[int, ...]:
-    """Where each of ``_hidden_options(bound)`` stands in product order."""
+    """Where each of ``hidden_options(bound)`` stands in product order."""
     position = {option: at for at, option in enumerate(_product_options(bound))}
-    return tuple(position[option] for option in _hidden_options(bound))
+    return tuple(position[option] for option in hidden_options(bound))
 
 
 def reserves_for(variant: Variant, on_board: Counts) -> tuple[Reserve, Reserve] | None:

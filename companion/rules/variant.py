@@ -138,6 +138,14 @@ def _parse_stacks(value: str) -> tuple[Stack, ...]:
     return tuple(tuple(int(c) for c in part) for part in value.split("."))
 
 
+def _either(key: str, value: str, yes: str, no: str) -> bool:
+    """A two-way switch's value (``order=any|top``, ``touch=on|off``): whether it is ``yes``;
+    anything but the two is an error that names both."""
+    if value not in (yes, no):
+        raise VariantError(f"{key} must be {yes} or {no}, not {value!r}")
+    return value == yes
+
+
 class Switches(TypedDict, total=False):
     """The fields of ``Variant`` a spec's switches change."""
 
@@ -158,15 +166,11 @@ def _parse_switch(key: str, value: str) -> Switches:
         if key == "stacks":
             return {"stacks": _parse_stacks(value)}
         if key == "order":
-            if value not in ("any", "top"):
-                raise VariantError(f"order must be any or top, not {value!r}")
-            return {"any_order": value == "any"}
+            return {"any_order": _either(key, value, "any", "top")}
         if key == "gobble":
             return {"gobble_rule": GobbleRule(value)}
         if key == "touch":
-            if value not in ("on", "off"):
-                raise VariantError(f"touch must be on or off, not {value!r}")
-            return {"touch_rule": value == "on"}
+            return {"touch_rule": _either(key, value, "on", "off")}
     except ValueError as error:
         if isinstance(error, VariantError):
             raise

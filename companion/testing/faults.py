@@ -379,7 +379,7 @@ class RunResult:
     shown_wrong: int = 0  # moves announced as known that were not the truth (most then corrected)
     shown_unsure: int = 0  # moves not the truth when announced, but reported unsure at once
     shown_wrong_aligned: int = 0  # the same, each announced move aligned to the truth's moves
-    #                              (``_aligned_wrong``): every wrong move once, not the right moves
+    #                              (``wrong_once_aligned``): every wrong move once, not the right moves
     #                              after it that a shifted record puts at other plies
     games: int = 0
     stuck: int = 0  # games whose end the reconciler did not reach (moves missing at the end)
@@ -511,7 +511,7 @@ def run_stream(
                     if event.type is not EventType.MOVE or event.ply in unsure_now:
                         continue
                     key = (result.resyncs, event.ply, event.move)
-                    if key not in counted and _aligned_wrong(
+                    if key not in counted and wrong_once_aligned(
                         event.ply, event.move, record, step.truth[offset:], made[offset:]
                     ):
                         counted.add(key)
@@ -542,13 +542,14 @@ def _made(ply: int, move: str | None, truth: tuple[str, ...], before: tuple[str,
     return any(index < len(moves) and moves[index] == move for moves in (truth, before))
 
 
-def _aligned_wrong(
+def wrong_once_aligned(
     ply: int, move: str | None, record: list[str], truth: tuple[str, ...], before: tuple[str, ...]
 ) -> bool:
     """Whether a move announced at ``ply`` of the reconciler's game is wrong once the game it
     belongs to is aligned to the moves really made (as ``score_record`` aligns the final
     record): a move held where the truth has it, even at another ply because a stretch before
-    it was held one move short or long, is right; so is one made at the reading before."""
+    it was held one move short or long, is right; so is one made at the reading before.
+    Public beside ``score_record``: the two are the bench's scoring rules."""
     if _made(ply, move, truth, before):
         return False
     index = ply - 1

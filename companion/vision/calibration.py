@@ -1170,7 +1170,7 @@ def learn_outline_and_light(
     maps = edge_maps(ev.features, edge_pad(scene.view))
     outline = fit_outline(scene.view, maps, cups_at, scene.camera.centre, cups.max_piece)
     reads = reference_reads(scene, maps, matches, ref, cups, outline)
-    _check_reference_sizes(reads, scene.layout.size)
+    check_reference_sizes(reads, scene.layout.size)
     outline = replace(outline, region_trust=region_trust(list(reads.values())))
     placed = {row: (colour, size, matches[row].dy, matches[row].dx) for row, (colour, size) in ref.items()}
     seen = coverage(matches, bank, scene.view.shape, ev.pad)
@@ -1192,7 +1192,7 @@ def reference_reads(
     reader reads it: the region cue's size logits (its own colour, ``cups``' radii) and the
     edges' of ``outline``. A cup read as the other colour is left out: it says nothing of this
     one's sizes. The colours' region trust (``edges.region_trust``) and the check that each cup
-    is the size the layout puts there (``_check_reference_sizes``) are taken from these."""
+    is the size the layout puts there (``check_reference_sizes``) are taken from these."""
     rows = sorted(ref)
     centres = [np.array(scene.layout.square_centre(row)) for row in rows]
     bank = build_edge_bank(scene.view, centres, scene.camera.centre, outline, cups.max_piece)
@@ -1217,12 +1217,12 @@ def measured_size(region: np.ndarray, edge: np.ndarray) -> int | None:
     of a cup (pale cups on pale wood, a dark cup in dim light; that is what ``region_trust``
     weighs) and the edges where a shadow's edge lies on another size's circle. The two agree
     on a size other than the layout's only for a cup of that size: see
-    ``_check_reference_sizes``."""
+    ``check_reference_sizes``."""
     best = int(np.argmax(region)) + 1
     return best if int(np.argmax(edge)) + 1 == best else None
 
 
-def _check_reference_sizes(reads: dict[int, tuple[int, int, np.ndarray, np.ndarray]], size: int) -> None:
+def check_reference_sizes(reads: dict[int, tuple[int, int, np.ndarray, np.ndarray]], size: int) -> None:
     """Refuse a reference frame with a cup of the wrong size: one that both cues read as
     another size of its colour (``measured_size``), read with the radii fitted on that frame.
 
@@ -1241,7 +1241,9 @@ def _check_reference_sizes(reads: dict[int, tuple[int, int, np.ndarray, np.ndarr
     bench-31's dim black 2 (both cues 0.18 and 0.24 logits short of reading them a 2 and a 1).
     Where the cues differ the wrong cup passes, as before: there it cost readings, not
     sureness (those ten set-ups' boards read 1,177 of 1,280 squares, none wrong at 0.9 or more,
-    where 20 of those refused read 3 so; docs/vision.md)."""
+    where 20 of those refused read 3 so; docs/vision.md).
+
+    Public beside ``measured_size``: the rule is checked on given reads, without a frame."""
     squares = board_squares(size)
     for row, (colour, want, region, edge) in reads.items():
         seen = measured_size(region, edge)

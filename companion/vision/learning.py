@@ -196,7 +196,7 @@ class LabelledFrame:
     them is fitted, so that its radius does not grow into a neighbour nobody vouched for."""
     fits: BaseFits | None = None
     """The reader's base fits of this frame (``Reading.fits``), taken for where the cups stand
-    (``_feet``) while they still serve: the same frame against the same empty board and edge
+    (``where_cups_stand``) while they still serve: the same frame against the same empty board and edge
     templates (``BaseFits.serves``); measured again otherwise."""
 
     def without(self, rows: frozenset[int]) -> LabelledFrame:
@@ -313,7 +313,7 @@ class Learner:
         scene = BoardScene(now.layout, now.view, reader.camera, reader.background)
         f, ncc = reader.background.features(frame.rectified)
         mean_rate = 1.0 / (done + 1 + CALIBRATION_WEIGHT)
-        feet = _feet(reader, frame, f)
+        feet = where_cups_stand(reader, frame, f)
         relearned = base.learned is not None and base.learned.shadows is not None  # a new lamp
         cores = _cores(reader, frame, f, ncc, feet)
         pixels = _learned_pixels(now, f, cores, base.pixels, mean_rate, relearned, reader.background.level)
@@ -334,10 +334,11 @@ def _fit_counts(learned: Adaptation | None, cups: CupSet) -> list[list[int]]:
     ]
 
 
-def _feet(reader: BoardReader, frame: LabelledFrame, f: np.ndarray) -> dict[int, tuple[int, int]]:
+def where_cups_stand(reader: BoardReader, frame: LabelledFrame, f: np.ndarray) -> dict[int, tuple[int, int]]:
     """Where each labelled cup stands: row -> the shift (dy, dx) from its square's centre where
     its base fits best (``edges.base_fits``, as the reader places what cups explain), for the
-    cups whose base fit lies inside its search (``EdgeBank.found``); none without an outline."""
+    cups whose base fit lies inside its search (``EdgeBank.found``); none without an outline.
+    Public with ``what_cups_may_cover``: where learning holds a cup to be is checked on frames."""
     edges = reader.edges
     if edges is None:
         return {}
@@ -528,12 +529,12 @@ def _learned_cups(
         fitted = [raw[row] for row in rows if row in raw]  # (no edge found: the fit teaches nothing)
         if not fitted:
             continue
-        cups = _averaged_in(cups, calibrated, fits, colour, size, float(np.median(fitted)))
+        cups = radius_averaged_in(cups, calibrated, fits, colour, size, float(np.median(fitted)))
         for other, shown in _read_instead(frame, rows, raw).items():  # a ring away from what they showed
             ring = float(np.mean(np.diff(cups.radii[colour])))
             away = shown + (other - size) * ring
             if (away - cups.radii[colour][other - 1]) * (other - size) > 0:
-                cups = _averaged_in(cups, calibrated, fits, colour, other, away)
+                cups = radius_averaged_in(cups, calibrated, fits, colour, other, away)
     return cups, tuple(tuple(counts) for counts in fits)
 
 
@@ -665,12 +666,13 @@ def _to_fit(frame: LabelledFrame, fits: list[list[int]]) -> dict[tuple[int, int]
     return fitted
 
 
-def _averaged_in(
+def radius_averaged_in(
     cups: CupSet, calibrated: CupSet, fits: list[list[int]], colour: int, size: int, radius: float
 ) -> CupSet:
     """``cups`` with one size's radius averaged with a new fit ``radius`` as one more of the
     ``fits[colour][size - 1]`` it took in (``RADIUS_PRIOR_FITS``, ``RADIUS_MIN_RATE``), that
-    count raised when the step is taken (``_moved``)."""
+    count raised when the step is taken (``_moved``). Public: the rule a radius learns by,
+    checked on a run of given fits."""
     n = fits[colour][size - 1]
     rate = max(1.0 / (n + 1 + RADIUS_PRIOR_FITS), RADIUS_MIN_RATE)
     moved = _moved(cups, calibrated, colour, size, radius, rate)
@@ -714,7 +716,7 @@ def _learned_board(
     lamp moved, that patchwork read as cups on squares that had been covered (bench-03's light
     change, learned from its true labels: 100 of 112 squares right before, 74 after three
     frames)."""
-    covered = _covered(scene, now, frame, cups, feet)
+    covered = what_cups_may_cover(scene, now, frame, cups, feet)
     clear = int(2 * KEEP_CLEAR_MM * scene.view.scale) + 1
     holes = cv2.dilate(covered, np.ones((clear, clear), np.uint8))
     bare = holes == 0
@@ -737,7 +739,7 @@ def _learned_board(
     return np.clip(np.rint(board), 0, 255).astype(np.uint8)
 
 
-def _covered(
+def what_cups_may_cover(
     scene: BoardScene, now: Calibration, frame: LabelledFrame, cups: CupSet, feet: dict[int, tuple[int, int]]
 ) -> np.ndarray:
     """uint8 mask (1) of what the frame's cups may cover: each labelled cup's silhouette at its
@@ -746,7 +748,8 @@ def _covered(
     either colour. Drawn at the square's centre at the apparent radius alone, a cup standing
     off it, or a pale cup whose apparent radius learning had shrunk under a low lamp (the
     bench's bench-24: its white radii 0.8 times the calibration's), left part of its wall
-    outside, to be learned as bare wood, and a cup put there later read as board."""
+    outside, to be learned as bare wood, and a cup put there later read as board. Public:
+    what learning leaves out of the board it learns is checked on the mask itself."""
     covered = np.zeros(scene.view.shape, np.uint8)
     largest = [(row, colour, len(cups.radii[colour])) for row in frame.unknown for colour in (0, 1)]
     shown = [(row, colour, size) for row, (colour, size) in frame.tops.items()]

@@ -212,9 +212,11 @@ class OcclusionTest:
         grid: np.ndarray,
         light: Light | None = None,
         labels: tuple[Box, ...] = (),
+        wood_like: tuple[bool, bool] | None = None,
     ) -> None:
-        """``labels``: the markers' labels on the view (``HiddenMarks``), none without markers."""
-        self.pixels = pixels.for_occlusion()
+        """``labels``: the markers' labels on the view (``HiddenMarks``), none without markers;
+        ``wood_like``: ``pixels.wood_like()`` where the caller has it already (the reader)."""
+        self.pixels = pixels.for_occlusion(wood_like)
         """The pixel model less the cup colours that have the wood's look (``for_occlusion``)."""
         self.light = light
         h, w = background.shape[:2]

@@ -591,7 +591,7 @@ class PixelModel:
         )
         return light, dark
 
-    def for_occlusion(self) -> PixelModel:
+    def for_occlusion(self, wood_like: tuple[bool, bool] | None = None) -> PixelModel:
         """The model the occlusion test judges "board or not" with: this one, less the colours
         that have the wood's look (``wood_like``). Where a cup's colour is the wood's, its
         likeness says nothing about whether a pixel is still the board: on the vision bench's
@@ -600,8 +600,10 @@ class PixelModel:
         what is not board must depart from the board's own look (its colour along the shadow
         line, its brightness within the limits, its texture) or look like the other colour or
         like nothing learned; a hand of the cups' colour is left to the cues the colour does not
-        decide (the marks hidden, the markers' labels, ``surround.Surround``'s ``bright``)."""
-        left_out = self.wood_like()
+        decide (the marks hidden, the markers' labels, ``surround.Surround``'s ``bright``).
+        ``wood_like``: this model's ``wood_like()`` where the caller has worked it out (the
+        reader, for its own uses): worked out here otherwise."""
+        left_out = self.wood_like() if wood_like is None else wood_like
         return self if not any(left_out) else dataclasses.replace(self, left_out=left_out)
 
     def wood_look(self, f: np.ndarray) -> np.ndarray:

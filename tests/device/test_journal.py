@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import sys
 
-from companion.cli.run import _setup_logging
+from companion.cli.run import setup_logging
 from companion.device.journal import JournalFormatter, priority, under_journal
 
 
@@ -39,7 +39,7 @@ def test_run_under_systemd_prefixes_its_lines(monkeypatch, capsys):
     saved = (root.handlers[:], root.level)
     monkeypatch.setenv("JOURNAL_STREAM", "8:1")
     try:
-        _setup_logging(verbose=False, simulate=False)
+        setup_logging(verbose=False, simulate=False)
         logging.getLogger("gobblet-companion").info("started")
         logging.getLogger("gobblet-companion").warning("camera lost")
     finally:

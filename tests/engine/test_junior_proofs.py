@@ -52,14 +52,14 @@ def test_draws_are_proven_by_closed_sets_that_survive_an_independent_check(solve
     assert solver.cannot_win and solver.holds
     # the proven sets, checked afresh with nothing else known, lose no member
     fresh = JuniorSolver()
-    fresh._verify(set(solver.cannot_win), dict(solver.holds))
+    fresh.verify(set(solver.cannot_win), dict(solver.holds))
     assert fresh.cannot_win == solver.cannot_win and fresh.holds == solver.holds
     # and a broken set is caught: drop one defender's answer and its attackers fall too
     broken = JuniorSolver()
     holds = dict(solver.holds)
     dropped = next(ck for ck, chosen in holds.items() if chosen != -1)
     del holds[dropped]
-    broken._verify(set(solver.cannot_win), holds)
+    broken.verify(set(solver.cannot_win), holds)
     assert len(broken.cannot_win) < len(solver.cannot_win)
 
 

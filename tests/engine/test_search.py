@@ -164,12 +164,14 @@ def test_game_over_is_an_error():
 
 def test_staged_move_order_is_blocks_then_killers_then_history():
     """The lazily staged order equals the eager definition: every move sorted by history
-    (stable), blocks of the opponent's completing squares first, then the legal killers."""
+    (stable), blocks of the opponent's completing squares first, then the legal killers. Asked
+    on the board a search leaves at its root; the history and killers are set here."""
     rng = random.Random(14)
     searcher = Searcher(PRESETS["classic"])
     for position in positions_where("classic", lambda p: True, 40, seed=15, plies=(2, 30)):
-        searcher._prepare(position, Limits(depth=1), None)
+        searcher.search(position, Limits(depth=1))
         board = searcher.board
+        assert board.hash == position.hash  # back at the root
         codes = board.legal_codes()
         history = searcher.history[board.turn]
         for code in rng.sample(codes, min(len(codes), 8)):
@@ -178,12 +180,12 @@ def test_staged_move_order_is_blocks_then_killers_then_history():
         killers[:] = rng.sample([*codes, 12345], 2)  # 12345: a code from nowhere (illegal)
         tt_move = rng.choice([*codes, 0])
         expected = sorted((c for c in codes if c != tt_move), key=history.__getitem__, reverse=True)
-        blocks = searcher._line_squares(board.tops[board.turn ^ 1])
+        blocks = searcher.completing_squares(board.tops[board.turn ^ 1])
         front = [c for c in expected if blocks >> code_to(c) & 1]
         front += [k for k in killers if k in expected and k not in front]
         expected = ([tt_move] if tt_move else []) + front + [c for c in expected if c not in front]
-        assert list(searcher._staged(tt_move, 0, True)) == expected
-        assert list(searcher._staged(tt_move, 0)) == expected
+        assert list(searcher.move_order(tt_move, 0, True)) == expected
+        assert list(searcher.move_order(tt_move, 0)) == expected
 
 
 def test_a_search_restricted_to_some_moves_scores_only_those():

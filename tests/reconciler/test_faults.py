@@ -22,12 +22,12 @@ from companion.rules.variant import Variant
 from companion.testing.faults import (
     FaultRates,
     StillLooks,
-    _aligned_wrong,
     family_rates,
     make_stream,
     run_games,
     run_stream,
     score_record,
+    wrong_once_aligned,
 )
 from companion.vision.observation import Observation
 
@@ -129,10 +129,10 @@ def test_wrong_when_announced_aligns_a_shifted_record() -> None:
     the guessed move counts as wrong when it is announced."""
     truth = ("4a1", "4b2", "3c3", "a1-d4", "3a1", "2b1", "d4-a4")
     record = ["4a1", "4b2", "3c4", "3a1", "2b1", "d4-a4"]  # 3c3 a1-d4 held as 3c4
-    assert _aligned_wrong(3, "3c4", record, truth, truth)
-    assert not _aligned_wrong(4, "3a1", record, truth, truth)
-    assert not _aligned_wrong(6, "d4-a4", record, truth, truth)
-    assert not _aligned_wrong(2, "4b2", record, truth, truth)
+    assert wrong_once_aligned(3, "3c4", record, truth, truth)
+    assert not wrong_once_aligned(4, "3a1", record, truth, truth)
+    assert not wrong_once_aligned(6, "d4-a4", record, truth, truth)
+    assert not wrong_once_aligned(2, "4b2", record, truth, truth)
 
 
 class _Recording(Reconciler):

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from companion.errors import CompanionError
 from companion.reconciler.reconciler import Reconciler
-from companion.reconciler.unknowns import HiddenContents, _count_hypotheses, _hidden_options, reserves_for
+from companion.reconciler.unknowns import HiddenContents, count_hypotheses, hidden_options, reserves_for
 from companion.rules import PRESETS, Game, Move, Variant, parse_square
 from tests.budgets import property_test
 from tests.reconciler.helpers import observe
@@ -176,7 +176,7 @@ def every_valid_assignment(
         return min(counts) >= 0 and reserves_for(variant, tuple(counts)) is not None
 
     out = []
-    for assignment in product(*(_hidden_options(bound) for _, bound in open_squares)):
+    for assignment in product(*(hidden_options(bound) for _, bound in open_squares)):
         counts = list(base)
         for hidden in assignment:
             for color, size in hidden:
@@ -195,12 +195,12 @@ def test_the_count_agrees_with_every_assignment_listed(question: Question) -> No
     valid = every_valid_assignment(variant, open_squares, base, placed)
     if not valid:
         with pytest.raises(CompanionError):
-            _count_hypotheses(variant, open_squares, base, placed)
+            count_hypotheses(variant, open_squares, base, placed)
         return
-    count, best, options = _count_hypotheses(variant, open_squares, base, placed)
+    count, best, options = count_hypotheses(variant, open_squares, base, placed)
     assert count == len(valid)
     for i, (sq, bound) in enumerate(open_squares):
-        order = _hidden_options(bound)
+        order = hidden_options(bound)
         assert options[sq] == sorted({assignment[i] for assignment in valid}, key=order.index)
 
     # the most likely: the fewest hidden cups, then the smallest counts per colour and size,
@@ -211,7 +211,7 @@ def test_the_count_agrees_with_every_assignment_listed(question: Question) -> No
             for color, size in contents:
                 hidden[color * variant.max_piece + size - 1] += 1
         pairs = zip(open_squares, assignment, strict=True)
-        indices = [_hidden_options(bound).index(contents) for (_, bound), contents in pairs]
+        indices = [hidden_options(bound).index(contents) for (_, bound), contents in pairs]
         return sum(hidden), hidden, indices
 
     first = min(valid, key=rank)
@@ -225,14 +225,14 @@ def test_counts_past_two_to_the_63_are_exact() -> None:
     moku = PRESETS["moku"]
     open_squares = tuple((sq, 5) for sq in range(10)) + tuple((sq, 4) for sq in range(10, 20))
     base = (0, 0, 0, 5, 5, 0, 0, 0, 5, 5)
-    count = _count_hypotheses(moku, open_squares, base, (0,) * 10)[0]
+    count = count_hypotheses(moku, open_squares, base, (0,) * 10)[0]
     assert count > 2**63
     # what square 19 (a 4 on top) hides is known in turn: nothing is open there then
     total = 0
-    for hidden in _hidden_options(4):
+    for hidden in hidden_options(4):
         known = list(base)
         for color, size in hidden:
             known[color * 5 + size - 1] += 1
         with contextlib.suppress(CompanionError):  # (that much hidden there fits no hypothesis)
-            total += _count_hypotheses(moku, open_squares[:-1], tuple(known), (0,) * 10)[0]
+            total += count_hypotheses(moku, open_squares[:-1], tuple(known), (0,) * 10)[0]
     assert total == count

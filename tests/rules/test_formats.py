@@ -80,6 +80,8 @@ def test_variant_errors() -> None:
         ("classic:win=9", "win length"),
         ("classic:colour=red", "unknown variant switch"),
         ("classic:stacks=123", "largest on top"),
+        ("classic:order=all", "order must be any or top, not 'all'"),
+        ("classic:touch=yes", "touch must be on or off, not 'yes'"),
     ]:
         with pytest.raises(VariantError) as raised:
             Variant.from_spec(spec)

@@ -1,5 +1,6 @@
 """Learning under a new low lamp measures each labelled cup where its base stands, at its real
-size too (``learning._feet``, ``BoardScene.raw_radii``'s ``feet``, ``learning._covered``).
+size too (``learning.where_cups_stand``, ``BoardScene.raw_radii``'s ``feet``,
+``learning.what_cups_may_cover``).
 
 Under a strong low raking lamp a pale cup's shaded wall reads as shadowed wood and its lit side
 as cup, so the region cue's silhouette slides toward the lit side (``reader.PLACED_MM``). A
@@ -23,7 +24,14 @@ import pytest
 
 from companion.vision.calibration import BoardScene
 from companion.vision.edges import real_cups
-from companion.vision.learning import KEEP_CLEAR_MM, Learner, _covered, _feet, label, relit
+from companion.vision.learning import (
+    KEEP_CLEAR_MM,
+    Learner,
+    label,
+    relit,
+    what_cups_may_cover,
+    where_cups_stand,
+)
 from companion.vision.reader import BoardReader
 from companion.vision.sources import read_image
 from tests.shared_calibrations import frames_calibration
@@ -59,7 +67,7 @@ def test_what_a_cup_may_cover_holds_its_real_silhouette_where_it_stands() -> Non
     image = read_image(LAMP / "16b-move.jpg")
     rect = reader.rectified(image)
     frame = label(rect, truth("16b-move"), reader.read(image))
-    feet = _feet(reader, frame, reader.background.features(rect)[0])
+    feet = where_cups_stand(reader, frame, reader.background.features(rect)[0])
     assert len(feet) >= 4  # most cups' bases are found
     shrunk = calibration.cups
     for size in range(1, calibration.max_piece + 1):
@@ -67,10 +75,10 @@ def test_what_a_cup_may_cover_holds_its_real_silhouette_where_it_stands() -> Non
     scene = BoardScene(calibration.layout, calibration.view, reader.camera, reader.background)
     assert calibration.outline is not None
     real = real_cups(calibration.layout.square_mm, calibration.max_piece, calibration.outline)
-    standing = _covered(scene, reader.models, frame, real, feet) > 0
-    covered = _covered(scene, reader.models, frame, shrunk, feet) > 0
+    standing = what_cups_may_cover(scene, reader.models, frame, real, feet) > 0
+    covered = what_cups_may_cover(scene, reader.models, frame, shrunk, feet) > 0
     assert not (standing & ~covered).any()
-    before = _covered(scene, dataclasses.replace(reader.models, outline=None), frame, shrunk, {})
+    before = what_cups_may_cover(scene, dataclasses.replace(reader.models, outline=None), frame, shrunk, {})
     clear = int(2 * KEEP_CLEAR_MM * calibration.scale) + 1
     bare_before = cv2.dilate(before, np.ones((clear, clear), np.uint8)) == 0
     assert int((standing & bare_before).sum()) > 200

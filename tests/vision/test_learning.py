@@ -25,8 +25,8 @@ from companion.vision.learning import (
     LabelledFrame,
     Learner,
     SureFrames,
-    _averaged_in,
     label,
+    radius_averaged_in,
     tops_of,
 )
 from companion.vision.observation import Observation
@@ -172,7 +172,7 @@ def test_a_radius_converges_to_the_mean_of_its_fits() -> None:
     cups, fits = calibrated, [[0] * 4, [0] * 4]
     seen = []
     for fit in BENCH_19_FITS:
-        cups = _averaged_in(cups, calibrated, fits, 0, 4, fit)
+        cups = radius_averaged_in(cups, calibrated, fits, 0, 4, fit)
         seen.append(cups.radii[0][3])
     assert fits == [[0, 0, 0, len(BENCH_19_FITS)], [0] * 4]
     assert seen[-1] == pytest.approx(np.mean((26.02, *BENCH_19_FITS)), abs=0.05)  # (the floor on the last)

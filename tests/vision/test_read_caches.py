@@ -1,6 +1,6 @@
 """What a read keeps for later, and what must not go stale (issue 11: a read within budget).
 
-Learning from a frame needs where its cups' bases fit (``learning._feet``), which the reader
+Learning from a frame needs where its cups' bases fit (``learning.where_cups_stand``), which the reader
 measured when it read that frame (``Reading.fits``): taken from the read while they still serve
 (the same frame against the same empty board and edge templates), measured again once learning
 has replaced the empty board. A reader that learned reads with what it learned, as a fresh

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from companion.vision.pixels import PixelModel
 from companion.vision.reader import BoardReader
 from companion.vision.sources import read_image
 from companion.vision.surround import ARM_MM2
@@ -57,3 +58,20 @@ def test_the_occlusion_test_leaves_out_only_a_colour_with_the_woods_look() -> No
     assert with_white > -2.0 and without < with_white - 4.0
     other = bench_calibration("bench-03").pixels
     assert other.for_occlusion() is other
+
+
+def test_a_reader_works_out_the_woods_look_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reader's own uses and its occlusion test share one ``wood_like`` (each worked it
+    out for itself); that the test still leaves the white cups out, the hand-free boards'
+    reads above say."""
+    calibration = frames_calibration(WOOD)
+    asked: list[object] = []
+    measure = PixelModel.wood_like
+
+    def counted(pixels: PixelModel) -> tuple[bool, bool]:
+        asked.append(pixels)
+        return measure(pixels)
+
+    monkeypatch.setattr(PixelModel, "wood_like", counted)
+    BoardReader(calibration)
+    assert len(asked) == 1

@@ -1,5 +1,5 @@
 """A reference frame with a cup of the neighbouring size is refused, naming the square and the
-size the cup measures like (``calibration._check_reference_sizes``).
+size the cup measures like (``calibration.check_reference_sizes``).
 
 The bench's wrong-cup demos are the slip of taking a cup from a nested stack: bench-31's
 (``tests/data/wrongcup/bench-31-wrong-cup``: dim warm light, natural cups on walnut) has a
@@ -19,7 +19,7 @@ import pytest
 
 from companion.cli import main
 from companion.errors import CompanionError
-from companion.vision.calibration import _check_reference_sizes, calibrate, measured_size
+from companion.vision.calibration import calibrate, check_reference_sizes, measured_size
 from companion.vision.sources import read_image
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -53,14 +53,14 @@ def test_a_cup_both_cues_read_as_a_neighbouring_size_is_refused() -> None:
     with pytest.raises(
         CompanionError, match="the black cup on b4 measures like a black 1: set out the black 2"
     ):
-        _check_reference_sizes(reads(region=1, edge=1), 4)
+        check_reference_sizes(reads(region=1, edge=1), 4)
 
 
 @pytest.mark.parametrize(("region", "edge"), [(2, 2), (1, 2), (2, 1), (3, 1)])
 def test_a_cup_read_its_own_size_by_either_cue_is_kept(region: int, edge: int) -> None:
     """One cue alone misreads right cups (the region cue a dim or pale cup, the edges a shadow's
     edge on another size's circle): only both agreeing on another size refuses."""
-    _check_reference_sizes(reads(region, edge), 4)
+    check_reference_sizes(reads(region, edge), 4)
 
 
 def frames(folder: Path) -> tuple[np.ndarray, np.ndarray]:

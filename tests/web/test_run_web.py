@@ -137,7 +137,7 @@ def _address(process: subprocess.Popen) -> str:
 def test_a_busy_port_stops_run_web_but_not_the_service(tmp_path, monkeypatch) -> None:
     import socket
 
-    from companion.cli.run import _web_server
+    from companion.cli.run import start_web_server
     from companion.device.app import RunOptions
     from companion.device.config import DeviceConfig
     from companion.device.remote import Remote
@@ -157,6 +157,6 @@ def test_a_busy_port_stops_run_web_but_not_the_service(tmp_path, monkeypatch) ->
             remote=Remote(),
         )
         with pytest.raises(CompanionError, match="cannot listen"):
-            _web_server(options, address, required=True)
-        assert _web_server(options, address, required=False) is None
+            start_web_server(options, address, required=True)
+        assert start_web_server(options, address, required=False) is None
         assert options.remote is None  # the loop runs without a page

@@ -155,6 +155,8 @@ def has_line_move(k: int) -> bool:
     """``expand(k) is None`` without generating the moves: can the mover complete a line?
     Only the squares that complete a line with the mover's tops (after the lift, for a board
     move) are tried, so the leaves of the distance search cost a fraction of ``expand``."""
+    # expand's unpacking, written out again: shared as a helper (a call and a tuple), it cost
+    # this test 8-21 % more CPU on 1,617 positions of random junior games.
     mine = k & M27
     theirs = k >> 27
     a1, a2, a3 = mine & 511, mine >> 9 & 511, mine >> 18

@@ -25,7 +25,7 @@ so proof searches answer in well under a second:
   depth-first search without a depth limit that decides whether a side can force a line at
   all, a repeated position counting as a draw. Its "no forced win" answers are checked
   before they count: the positions it visited must contain a closed set in which the
-  defender always has a move back into the set (``JuniorSolver._verify``);
+  defender always has a move back into the set (``JuniorSolver.verify``);
 - a repeated position is a draw, as in the published analyses: a position on the current
   search path ends that line of play with no win for anyone. Values are those of the
   position alone, whatever the game's history (as in the published analyses, and what the
@@ -115,7 +115,7 @@ class JuniorSolver:
       depth limit, a repeated position counting as a draw: a depth-first AND/OR search in which
       a position on the current line counts as held (the defender may repeat). A "won" or
       "lost" answer of it never relies on that assumption, so it is proven outright; a "held"
-      answer is only a trial until ``_verify`` has checked that the trial answers contain a
+      answer is only a trial until ``verify`` has checked that the trial answers contain a
       closed set: every attacker move from a member leads to a member where the defender has a
       recorded move back into the set (or a line at once). The defender can then stay in the
       set for ever or win, so the attacker has no forced win, whatever the path. A draw is a
@@ -412,18 +412,22 @@ class JuniorSolver:
             else:
                 attack.add(ck)
                 del self._trial_cannot_win[ck]
-        self._verify(attack, hold)
+        self.verify(attack, hold)
         kind, ck = top
         if ck in (self.holds if kind else self.cannot_win):
             return CLOSED
         return 0
 
-    def _verify(self, attack: set[int], hold: dict[int, int]) -> None:
+    def verify(self, attack: set[int], hold: dict[int, int]) -> None:
         """Add to the proven tables the largest part of these trial answers that is closed
         together with them (a greatest fixpoint, recomputed from ``expand`` alone): every
         attacker move from a member of ``attack`` leads to a member of ``hold`` (or of the
         proven ``holds``), whose recorded move is legal and leads back into ``attack`` (or
-        the proven ``cannot_win``), or completes a line (-1)."""
+        the proven ``cannot_win``), or completes a line (-1).
+
+        Public because it trusts nothing but ``expand``: sets proven elsewhere (another
+        solver's ``cannot_win`` and ``holds``) can be checked afresh by a new solver, and
+        whatever fails the check is left out rather than believed."""
         replies: dict[int, set[int] | None] = {}
         for ck in attack:
             self._tick()
