@@ -574,19 +574,18 @@ class BoardReader:
         and a 3 read as board, and three white 4s read 3 (main: one)."""
         if not any(self._wood_like):
             return matches
-        squares = self.bank.squares
-        asked = [
-            row
-            for row, (m, sq) in enumerate(zip(matches, squares, strict=True))
-            if not self._departs(ev.features, m, sq)
-        ]
-        if not asked:
-            return matches
-        as_wood = self._as_wood(ev, [squares[row] for row in asked])
+        pixels = self.models.pixels
+        view = self.models.view.shape
+        fg = ev.fg[ev.pad : ev.pad + view[0], ev.pad : ev.pad + view[1]]
+        wood = cv2.copyMakeBorder(
+            pixels.as_wood(fg, ev.features, ev.texture), *(ev.pad,) * 4, cv2.BORDER_CONSTANT, value=0.0
+        )
+        as_wood = replace(ev, fg=wood, positive=at_least(wood, 0.0))
         out = list(matches)
-        for row in asked:
-            m = matches[row]
-            again = match_square(as_wood, squares[row], self.bank.offset)
+        for row, (m, sq) in enumerate(zip(matches, self.bank.squares, strict=True)):
+            if self._departs(ev.features, m, sq):
+                continue
+            again = match_square(as_wood, sq, self.bank.offset)
             if again.sizes.max() > 0:
                 floor = -SHADOW_DOUBT * SIZE_SURENESS * self._ring_px  # empty, but never sure of it
                 again = (
@@ -594,27 +593,6 @@ class BoardReader:
                 )
             out[row] = again
         return out
-
-    def _as_wood(self, ev: Evidence, squares: list[SquareTemplates]) -> Evidence:
-        """``ev`` with the wood's look taken for the unchanged wood (``PixelModel.as_wood``)
-        where matching ``squares`` reads: the box around their frames, each shifted by up to
-        the bank's reach and one pixel more (``matching.climb``'s neighbourhoods); zero outside
-        it, which they never read. Worked out over the whole board, as before, the readings
-        were the same to the bit; this step took 0.89-1.00 times its CPU on bench-37's frames
-        (a read 21 ms, this step about 1). Box by square was dearer (about 1.3 times): the
-        boxes overlap by twice the reach."""
-        view = self.models.view.shape
-        margin = self.bank.offset + 1
-        y0 = max(min(sq.top for sq in squares) - margin, 0)
-        x0 = max(min(sq.left for sq in squares) - margin, 0)
-        y1 = min(max(sq.top + sq.support.shape[0] for sq in squares) + margin, view[0])
-        x1 = min(max(sq.left + sq.support.shape[1] for sq in squares) + margin, view[1])
-        pad = ev.pad
-        fg = ev.fg[pad + y0 : pad + y1, pad + x0 : pad + x1]
-        part = self.models.pixels.as_wood(fg, ev.features[y0:y1, x0:x1], ev.texture[y0:y1, x0:x1])
-        borders = (pad + y0, pad + view[0] - y1, pad + x0, pad + view[1] - x1)
-        wood = cv2.copyMakeBorder(part, *borders, cv2.BORDER_CONSTANT, value=0.0)
-        return replace(ev, fg=wood, positive=at_least(wood, 0.0))
 
     def _departs(self, features: np.ndarray, match: SquareMatch, sq: SquareTemplates) -> bool:
         """Whether ``match`` found a cup that is no wood's noise: of a colour unlike the wood,
