@@ -77,6 +77,8 @@ class GamePath:
     crowded: frozenset[int] = frozenset()  # moves (indices) a path close to the best played otherwise
     #                                        when it was left out for want of room (``crowded_plies``)
     tainted: bool = False  # a later move made a doubted square show what was read there
+    spare_hands: frozenset[int] = frozenset()  # moves (indices) seen on a reading the board was
+    #                                  hidden for more often than they need (``hands_to_spare``)
     written_off: tuple[tuple[Square, int, int], ...] = ()  # squares its accounts wrote off as a
     #                                  lone misread: (square, what was read, readings that read
     #                                  it so), while every reading since read it so
@@ -199,7 +201,7 @@ def carry_doubts(child: GamePath, path: GamePath, e: Explanation, view: View, se
     if e.kind is Kind.TWO_MOVES and misread is not None:
         ok = False
     child.tainted = path.tainted
-    child.suspect, child.crowded = path.suspect, path.crowded
+    child.suspect, child.crowded, child.spare_hands = path.suspect, path.crowded, path.spare_hands
     child.unread, child.missed = unread_moves(child, path, e, view)
     child.unseen = path.unseen + UNSEEN_COST if e.kind is Kind.TWO_MOVES else max(path.unseen - 1, 0)
     reading = view.reading

@@ -42,6 +42,13 @@ from companion.vision.observation import Observation, class_count, class_index
 
 Tops = dict[Square, tuple[int, int]]
 
+ASKED = frozenset({EventType.NEEDS_ATTENTION, EventType.ILLEGAL, EventType.RESYNC, EventType.HELP})
+"""Events that tell the player the referee is not following: a game with one of them scores its
+moves not known as flagged, not silent. A help request is one (the alert LED and a beep), and
+often the only one: the request replaces the reading's ``needs-attention`` on the panel, and
+blind seeds 304 and 328 (a help request at once after moves made out of sight, to the end)
+were scored silent for it."""
+
 
 @dataclass(frozen=True)
 class FaultRates:
@@ -484,7 +491,7 @@ def run_stream(
             result.seconds.append(timer() - started)
             kinds = {e.type for e in events}
             result.events.update(e.type for e in events)
-            if kinds & {EventType.NEEDS_ATTENTION, EventType.ILLEGAL, EventType.RESYNC}:
+            if kinds & ASKED:
                 flagged = True
             for event in events:
                 if event.type is EventType.RESYNC:
