@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from companion.reconciler.events import Event, EventType, reports_new_doubt, unclear_reading
+from companion.reconciler.events import Event, EventType, looks_again
 from companion.reconciler.reconciler import Reconciler
 from companion.reconciler.referee import Action, ActionKind, legal_code_index
 from companion.rules.game import Game
@@ -449,11 +449,7 @@ class StillLooks:
 
     def wanted(self, events: list[Event], still: bool, made: int) -> bool:
         """Whether the device would read the board again after ``events``."""
-        if made >= self.most:
-            return False
-        return any(unclear_reading(e) for e in events) or (
-            not still and any(reports_new_doubt(e) for e in events)
-        )
+        return made < self.most and looks_again(events, still)
 
     def look(self, step: Step, stream: Stream) -> Observation:
         """A still second look at ``step``'s board: nothing moved, no hand since."""
