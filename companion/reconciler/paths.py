@@ -235,12 +235,13 @@ def written_off(
     moves back a reading), but a path that says the camera misread a square again and again
     and then moves a cup so that the square shows what the camera read explains the board
     away with a move: the readings were right, and the path had the board wrong. Such a path
-    is tainted, as one that explains a doubted square so is (``carry_doubts``). Two generated
+    is tainted, as one that explains a doubted square so is (``carry_doubts``). Generated
     games did so on still looks: a Black 3 read on c2 once, at a resync, read empty four
     times, then "moved" to d3 (blind seed 407); a White cup read on b1 twice where the path
-    had none, then "moved" there from under d3 (confident seed 446): wrong moves both. Read
-    so once is not enough: a misread that happens to show the next move's cup (a Black 4
-    read on d2 just before Black's 4d2) would taint the true path."""
+    had none, then "moved" there from under d3 (confident seed 446 on main b3f820f, after a
+    restart): wrong moves both. Read so once is not enough: a misread that happens to show
+    the next move's cup (a Black 4 read on d2 just before Black's 4d2) would taint the true
+    path."""
     reading, changes = view.reading, dict(e.changes)
     made_true = any(changes.get(sq) == read and n >= MISSED_READINGS for sq, read, n in path.written_off)
     kept = tuple(

@@ -440,9 +440,10 @@ def as_it_was(e: Explanation, path: GamePath) -> bool:
     taken back" for a path without 1a3) would count it in full where the path that read it
     first counts it as the repeat it is. A cup in the air is told by the lift of it again: "no
     change" from a path with a cup in the air says it was put back (the touch rule's cup that
-    must move), and the square it left then reads against the path, one lone misread a look;
-    on a lift-then-move of a generated game that put-back path, the one left, was later tainted
-    by the move that made the square show what was read (``paths.written_off``)."""
+    must move), and the square it left reads against the path. Told so, a still look at a cup
+    held in the air called an illegal action, or asked for help: in the generated game of
+    confident seed 446 the game then restarted from the board twice and held three wrong
+    moves."""
     if e.kind in (Kind.NO_CHANGE, Kind.AFTER_END):
         return True
     if e.kind is Kind.LIFT and path.lifted is not None:
