@@ -112,7 +112,7 @@ def hands_to_spare(chosen: GamePath, kept: list[GamePath]) -> None:
     move needs (``HANDS_TOLD``), on every kept path that plays it, as in doubt for good: the
     hands to spare may each have been a move, and moves out of sight can leave the board as
     one move leaves it (a cup moved twice, a cup placed and covered). Blind seed 243: White's
-    a1-b1, Black's 2a1 and White's a3-a1 (two White 4s) showed as a3-b1; reported in doubt
+    a1-b1, Black's 2a1 and White's a3-a1 showed as a3-b1 (the a1 stack looks the same); in doubt
     because of a misread elsewhere, then "settled" by a still look that read the misread
     square again. Nothing read later tells: the board is the same either way. A hand hovering
     over one move costs its ply this doubt, never a move."""
