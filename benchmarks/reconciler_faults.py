@@ -1,14 +1,16 @@
 """The robustness figures: generated games with injected faults, scored per move.
 
-    PYTHONPATH=. python benchmarks/reconciler_faults.py [GAMES] [--confident] [--blind] [--still-looks]
+    PYTHONPATH=. python benchmarks/reconciler_faults.py [GAMES] [--confident] [--blind] [--no-still-looks]
 
 Each game has 2 % of squares misread and 10 % occluded frames, plus one fault family in
 turn (covered moves, lifts, takebacks, illegal actions). ``--confident`` makes misread squares
 keep almost no probability on the truth (a reader sure of its mistake). ``--blind`` runs the
 recovery family instead: now and then 3 to 5 moves are made while the camera sees nothing.
-``--still-looks`` reads a settled board again, marked still, whenever the device would
-(``companion.testing.faults.StillLooks``: after an unclear reading or new doubt, at most
-``STILL_LOOKS`` per board), so the referee's still-look rules run too.
+A settled board is read again, marked still, whenever the device would
+(``companion.testing.faults.StillLooks``, by ``reconciler.events.looks_again``: after an
+unclear reading or new doubt, at most ``STILL_LOOKS`` per board), so the referee's still-look
+rules run as on the device. ``--no-still-looks`` feeds the stream alone, as the figures before
+2026-11-30 (still22) were measured; ``--still-looks`` is the default and still accepted.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from companion.testing.faults import run_games
 VARIANTS = ("classic", "classic", "classic", "storer", "rogers")
 
 STILL_LOOKS = 3
-"""Second looks per settled board at most with ``--still-looks``: the device reads a standing
+"""Second looks per settled board at most (none with ``--no-still-looks``): the device reads a standing
 board again about once per ``hold_seconds`` (1 s) while the referee asks, and a player at a
 real table moves again after 4 s and more (``StabilityGate.look_again``)."""
 
@@ -32,7 +34,7 @@ def main() -> None:
     games = int(next((a for a in sys.argv[1:] if a.isdigit()), "500"))
     confident = "--confident" in sys.argv
     families = ("blind",) if "--blind" in sys.argv else None
-    looks = STILL_LOOKS if "--still-looks" in sys.argv else 0
+    looks = 0 if "--no-still-looks" in sys.argv else STILL_LOOKS
     started = time.perf_counter()
     total = run_games(games, VARIANTS, confident=confident, families=families, still_looks=looks)
     what = (" (confident misreads)" if confident else "") + (" (blind stretches)" if families else "")

@@ -22,7 +22,7 @@ from companion.device.scenario import Shot
 from companion.device.simulate import tops_of
 from companion.errors import CompanionError
 from companion.files import write_text_atomically
-from companion.reconciler.events import Event, EventType, reports_new_doubt, unclear_reading
+from companion.reconciler.events import Event, EventType, looks_again, unclear_reading
 from companion.rules.variant import Variant
 from companion.vision.calibration import Calibration, calibrate
 from companion.vision.gate import StabilityGate
@@ -103,17 +103,16 @@ class ReaderObserver:
         (``Reconciler.unsure``): the squares they name, and where a cup from one of them was
         moved since (``squares_in_doubt``), are left out of what is learned, and a report of
         those plies no longer drops the frame. Without it, any report of doubt does. When the referee could
-        not make out the reading (``unclear_reading``), the gate takes a second look at the
-        board (``StabilityGate.look_again``)."""
+        not make out the reading, or plies came into doubt on a look not itself still
+        (``looks_again``), the gate takes a second look at the board (``StabilityGate.look_again``)."""
         self._follow(events)
         still = self.gate.stable is not None and self.gate.stable.still
         repeat = still and self._doubt_look  # (a look for the referee's doubts, not the reader's)
         self._doubt_look = False
-        if any(unclear_reading(e) for e in events):
-            self.gate.look_again()  # the referee could not make it out: it is read again
-        elif any(reports_new_doubt(e) for e in events) and not still:
-            self.gate.look_again()  # plies came into doubt: a still board may tell them (once)
-            self._doubt_look = True
+        if looks_again(events, still):
+            self.gate.look_again()  # unclear, or plies came into doubt: a still board may tell
+            # (a look for the doubts alone reads a board already learned from: not learned again)
+            self._doubt_look = not any(unclear_reading(e) for e in events)
         if self.learning is None or repeat:
             return False  # (a board already learned from is not learned from twice)
         doubt = squares_in_doubt(unsure or {}, self.moved) if unsure is not None else None

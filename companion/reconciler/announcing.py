@@ -85,8 +85,11 @@ class Announcer(PathTracker):
             return []
         suspect = frozenset().union(*(p.suspect for p in near))
         crowded = frozenset().union(*(p.crowded for p in near))
+        spare = frozenset().union(*(p.spare_hands for p in near))
         ply = self.game.ply
-        agreed_path = GamePath(shown.root, codes[:agreed], shown.score, suspect=suspect, crowded=crowded)
+        agreed_path = GamePath(
+            shown.root, codes[:agreed], shown.score, suspect=suspect, crowded=crowded, spare_hands=spare
+        )
         events = self._sync(agreed_path)
         if all(p.unseen > 0 for p in near) and any(e.type is EventType.MOVE for e in events):
             self._note_unseen(None, ply, late=True)

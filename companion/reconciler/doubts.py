@@ -130,6 +130,11 @@ def unsure_plies(
             unsure.setdefault(base_ply + i + 1, {code_text(shown.codes[i])}).add(
                 "another account, left out for want of room"
             )
+    for i in shown.spare_hands:
+        if i < len(shown.codes):
+            unsure.setdefault(base_ply + i + 1, {code_text(shown.codes[i])}).add(
+                "more moves made out of sight"
+            )
     if guard and len(shown.codes) >= guard:
         first = shown.codes[guard - 1]
         unsure.setdefault(guard, {code_text(first)}).add("the end of a move under way at the resync")

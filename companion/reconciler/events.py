@@ -14,6 +14,7 @@ keeps its own copy of the game (the game log) follows them and needs nothing els
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -149,3 +150,16 @@ def reports_new_doubt(event: Event) -> bool:
     still, lets the referee ask the player to confirm what it shows (the repeat of an
     untouched cup's reading cannot settle a size read 0.9 against 0.1 on its own)."""
     return event.type == EventType.NEEDS_ATTENTION and "unsure" in event.detail
+
+
+def looks_again(events: Sequence[Event], still: bool) -> bool:
+    """Whether the board, if it still stands, is read again after ``events``, the referee's
+    answer to a reading that was a still second look or not (``still``): after an unclear
+    reading (``unclear_reading``), and after one that brought plies into doubt
+    (``reports_new_doubt``) unless it was itself a still look (once: the reader does not learn
+    twice from one board). The device asks its gate for the look (``ReaderObserver.judged``)
+    and the faulted games feed one the same way (``testing.faults.StillLooks``): one rule, so
+    the bench's still looks are the device's."""
+    return any(unclear_reading(e) for e in events) or (
+        not still and any(reports_new_doubt(e) for e in events)
+    )

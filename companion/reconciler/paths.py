@@ -77,6 +77,11 @@ class GamePath:
     crowded: frozenset[int] = frozenset()  # moves (indices) a path close to the best played otherwise
     #                                        when it was left out for want of room (``crowded_plies``)
     tainted: bool = False  # a later move made a doubted square show what was read there
+    spare_hands: frozenset[int] = frozenset()  # moves (indices) seen on a reading the board was
+    #                                  hidden for more often than they need (``hands_to_spare``)
+    written_off: tuple[tuple[Square, int, int], ...] = ()  # squares its accounts wrote off as a
+    #                                  lone misread: (square, what was read, readings that read
+    #                                  it so), while every reading since read it so
     unread: frozenset[int] = frozenset()  # moves (indices) whose cup no reading has shown on its
     #                                       square (a cup of its colour read there) while on top
     missed: tuple[tuple[int, int], ...] = ()  # of those, (index, readings that read its square as
@@ -196,7 +201,7 @@ def carry_doubts(child: GamePath, path: GamePath, e: Explanation, view: View, se
     if e.kind is Kind.TWO_MOVES and misread is not None:
         ok = False
     child.tainted = path.tainted
-    child.suspect, child.crowded = path.suspect, path.crowded
+    child.suspect, child.crowded, child.spare_hands = path.suspect, path.crowded, path.spare_hands
     child.unread, child.missed = unread_moves(child, path, e, view)
     child.unseen = path.unseen + UNSEEN_COST if e.kind is Kind.TWO_MOVES else max(path.unseen - 1, 0)
     reading = view.reading
@@ -209,10 +214,44 @@ def carry_doubts(child: GamePath, path: GamePath, e: Explanation, view: View, se
                 child.suspect = child.suspect | frozenset(range(since, len(child.codes)))
     if path.faint and moved_away(e, path.faint):
         child.tainted = True
+    child.written_off, made_true = written_off(path, e, view, misread if ok else None)
+    if made_true:
+        child.tainted = True
     if not ok:
         since = len(path.codes)
         child.doubt = tuple((sq, reading[view.row[sq]], since) for sq in contradicting)
     child.faint = faint_cups(view, e, settings)
+
+
+def written_off(
+    path: GamePath, e: Explanation, view: View, misread: Square | None
+) -> tuple[tuple[tuple[Square, int, int], ...], bool]:
+    """The squares ``path`` wrote off as a lone misread (``fits`` allows one square read
+    against an account) that the reading ``e`` accounts for still reads so, with how many
+    readings have (``misread``, this account's own, counts one); and whether ``e`` makes one
+    read so ``MISSED_READINGS`` times show what was read there by a move.
+
+    A lone misread is no doubt (one reading in four has one: doubting each would hold most
+    moves back a reading), but a path that says the camera misread a square again and again
+    and then moves a cup so that the square shows what the camera read explains the board
+    away with a move: the readings were right, and the path had the board wrong. Such a path
+    is tainted, as one that explains a doubted square so is (``carry_doubts``). Generated
+    games did so on still looks: a Black 3 read on c2 once, at a resync, read empty four
+    times, then "moved" to d3 (blind seed 407); a White cup read on b1 twice where the path
+    had none, then "moved" there from under d3 (confident seed 446 on main b3f820f, after a
+    restart): wrong moves both. Read so once is not enough: a misread that happens to show
+    the next move's cup (a Black 4 read on d2 just before Black's 4d2) would taint the true
+    path."""
+    reading, changes = view.reading, dict(e.changes)
+    made_true = any(changes.get(sq) == read and n >= MISSED_READINGS for sq, read, n in path.written_off)
+    kept = tuple(
+        (sq, read, n + 1)
+        for sq, read, n in path.written_off
+        if sq not in changes and reading[view.row[sq]] == read
+    )
+    if misread is not None and all(sq != misread for sq, _, _ in kept):
+        kept += ((misread, int(reading[view.row[misread]]), 1),)
+    return kept, made_true
 
 
 def unread_moves(

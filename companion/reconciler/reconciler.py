@@ -107,6 +107,25 @@ UNPLAYABLE = (
 )
 
 
+def hands_to_spare(chosen: GamePath, kept: list[GamePath]) -> None:
+    """Mark the move ``chosen`` adds on a reading the board was hidden for more often than one
+    move needs (``HANDS_TOLD``), on every kept path that plays it, as in doubt for good: the
+    hands to spare may each have been a move, and moves out of sight can leave the board as
+    one move leaves it (a cup moved twice, a cup placed and covered). Blind seed 243: White's
+    a1-b1, Black's 2a1 and White's a3-a1 showed as a3-b1 (the a1 stack looks the same); in doubt
+    because of a misread elsewhere, then "settled" by a still look that read the misread
+    square again. Nothing read later tells: the board is the same either way. A hand hovering
+    over one move costs its ply this doubt, never a move."""
+    e, before = chosen.explanation, chosen.before
+    if e is None or before is None or e.kind is not Kind.MOVE:
+        return
+    played = len(chosen.codes)
+    index = frozenset(range(len(before.codes), played))
+    for path in kept:
+        if path.root == chosen.root and path.codes[:played] == chosen.codes:
+            path.spare_hands |= index
+
+
 class Reconciler(AttentionKeeper):
     """Turns the stream of stable observations into the game and referee events.
 
@@ -401,7 +420,7 @@ class Reconciler(AttentionKeeper):
                 return resynced
             clear = False
             self._unfit = max(self._unfit, RESYNC_AFTER)
-        wrong_side = self._wrong_side_after_unseen(chosen)
+        wrong_side = self._wrong_side_after_unseen(chosen, observation.hidden > HANDS_TOLD)
         if wrong_side and clear:
             resynced = self._resync(observation, likelihood, doubt_from=self._doubt_from())
             if resynced is not None:
@@ -413,6 +432,8 @@ class Reconciler(AttentionKeeper):
             if likelier is not None:
                 chosen, clear = likelier, True
         if clear and not wrong_side:
+            if observation.hidden > HANDS_TOLD:
+                hands_to_spare(chosen, kept)
             events = self._announce(chosen, margin)
             self._attention = None
             self._unclear_run = 0
@@ -555,20 +576,24 @@ class Reconciler(AttentionKeeper):
                 path.doubt = tuple(dict.fromkeys(path.doubt + doubt))
         return True
 
-    def _wrong_side_after_unseen(self, path: GamePath) -> bool:
+    def _wrong_side_after_unseen(self, path: GamePath, out_of_sight: bool = False) -> bool:
         """Whether ``path`` (the account about to be announced) has the side not to move act
         (an illegal action, or a lift of its cup) right after moves out of sight: announced
         and not yet followed by a move seen on its own, or about to be announced late on a
-        path that needed two moves at once lately. A cup moved twice out of sight looks like
-        one move, so one more move made out of sight is then as likely as the guessed moves
-        and an illegal action: rather ask than guess (the reconciler resynchronises)."""
+        path that needed two moves at once lately, or seen on a reading ``out_of_sight`` (the
+        board hidden more often than one action needs). A cup moved twice out of sight looks
+        like one move, so one more move made out of sight is then as likely as the guessed
+        moves and an illegal action: rather ask than guess (the reconciler resynchronises).
+        The reading's own hands were not asked: blind seed 146 (four moves, Black's c1-a1 and
+        a1-d1 with White's d2-d3 and d3-d2 between) was called an illegal c1-d1, one action
+        seen whole, and the next reading turned it into "1d1 c1-d1", two wrong moves."""
         e, before = path.explanation, path.before
         if e is None or before is None or e.action is None or e.kind not in (Kind.ILLEGAL, Kind.LIFT):
             return False
         if before.root != self._shown.root or before.pending is not None or self._resync_options:
             return False  # (right after a resync the side to move is open anyway)
         late = before.unseen > 0 and len(before.codes) > len(self._shown.codes)
-        if self._unseen_from is None and not late:
+        if self._unseen_from is None and not late and not out_of_sight:
             return False
         return e.action.color != self._goto(before.root, before.codes).turn
 

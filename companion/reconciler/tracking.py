@@ -434,10 +434,18 @@ class PathTracker:
 
 def as_it_was(e: Explanation, path: GamePath) -> bool:
     """Whether ``e`` leaves the board on ``path`` as it was: nothing happened, the same illegal
-    view the path waits to see put right, or a game over. A second look at a board nothing
-    touched (``Observation.still``) is told only so: the same reading again is a repeat, and
-    an account that reads it as news ("1a3, then taken back" for a path without 1a3) would
-    count it in full where the path that read it first counts it as the repeat it is."""
+    view the path waits to see put right, the cup the path has in the air still in the air, or
+    a game over. A second look at a board nothing touched (``Observation.still``) is told only
+    so: the same reading again is a repeat, and an account that reads it as news ("1a3, then
+    taken back" for a path without 1a3) would count it in full where the path that read it
+    first counts it as the repeat it is. A cup in the air is told by the lift of it again: "no
+    change" from a path with a cup in the air says it was put back (the touch rule's cup that
+    must move), and the square it left reads against the path. Told so, a still look at a cup
+    held in the air called an illegal action, or asked for help: in the generated game of
+    confident seed 446 the game then restarted from the board twice and held three wrong
+    moves."""
     if e.kind in (Kind.NO_CHANGE, Kind.AFTER_END):
         return True
-    return e.kind is Kind.ILLEGAL and path.pending is not None and e.action == path.pending
+    if e.kind is Kind.LIFT and path.lifted is not None:
+        return e.action is not None and e.action.origin == path.lifted
+    return e.kind in (Kind.ILLEGAL, Kind.LIFT) and path.pending is not None and e.action == path.pending

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from companion.reconciler.events import Event, EventType, reports_new_doubt, unclear_reading
+from companion.reconciler.events import Event, EventType, looks_again
 from companion.reconciler.reconciler import Reconciler
 from companion.reconciler.referee import Action, ActionKind, legal_code_index
 from companion.rules.game import Game
@@ -41,6 +41,13 @@ from companion.rules.variant import GobbleRule, Variant
 from companion.vision.observation import Observation, class_count, class_index
 
 Tops = dict[Square, tuple[int, int]]
+
+ASKED = frozenset({EventType.NEEDS_ATTENTION, EventType.ILLEGAL, EventType.RESYNC, EventType.HELP})
+"""Events that tell the player the referee is not following: a game with one of them scores its
+moves not known as flagged, not silent. A help request is one (the alert LED and a beep), and
+often the only one: the request replaces the reading's ``needs-attention`` on the panel, and
+blind seeds 304 and 328 (a help request at once after moves made out of sight, to the end)
+were scored silent for it."""
 
 
 @dataclass(frozen=True)
@@ -442,11 +449,7 @@ class StillLooks:
 
     def wanted(self, events: list[Event], still: bool, made: int) -> bool:
         """Whether the device would read the board again after ``events``."""
-        if made >= self.most:
-            return False
-        return any(unclear_reading(e) for e in events) or (
-            not still and any(reports_new_doubt(e) for e in events)
-        )
+        return made < self.most and looks_again(events, still)
 
     def look(self, step: Step, stream: Stream) -> Observation:
         """A still second look at ``step``'s board: nothing moved, no hand since."""
@@ -484,7 +487,7 @@ def run_stream(
             result.seconds.append(timer() - started)
             kinds = {e.type for e in events}
             result.events.update(e.type for e in events)
-            if kinds & {EventType.NEEDS_ATTENTION, EventType.ILLEGAL, EventType.RESYNC}:
+            if kinds & ASKED:
                 flagged = True
             for event in events:
                 if event.type is EventType.RESYNC:

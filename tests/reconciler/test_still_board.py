@@ -16,7 +16,9 @@ from dataclasses import replace
 from companion.reconciler.events import Event
 from companion.reconciler.reconciler import Reconciler
 from companion.rules import Game, Move
-from tests.reconciler.helpers import observe, played, reading, types
+from companion.rules.square import parse_square
+from companion.testing.faults import tops_of
+from tests.reconciler.helpers import observe, observe_tops, played, reading, types
 
 # White's stacks after these show a 1 (b1's stack), a 3 and a 4
 OPENING = "4a1 4d4 3a2 4d3 2b1 4d2"
@@ -57,6 +59,22 @@ def test_a_still_look_invents_no_move() -> None:
     assert types(reconciler.feed(between)) == ["needs-attention"]
     events = reconciler.feed(replace(between, still=True))
     assert moved(events) == [] and len(reconciler.game.moves) == len(OPENING.split())
+
+
+def test_a_cup_held_in_the_air_on_a_still_look_is_still_in_the_air() -> None:
+    # White lifts the 3 on a2 (the touch rule: it must move) and holds it while the board is
+    # read again. Told only by "no change", the path with the cup in the air said it was put
+    # back, a2 read against it (an illegal action was called on the still look); the lift
+    # again is the account that leaves its board as it was, and the move then is played.
+    reconciler, game = played("classic", OPENING)
+    tops = tops_of(game.position)
+    del tops[parse_square("a2")]
+    lifted = observe_tops(tops)
+    assert types(reconciler.feed(lifted)) == ["lifted"]
+    assert reconciler.feed(replace(lifted, still=True)) == []
+    assert reconciler._beam[0].lifted == parse_square("a2")
+    game.push(Move.from_text("a2-c3"))
+    assert types(reconciler.feed(observe(game.position))) == ["move"]
 
 
 LIKELY = {(0, 1): 0.8, None: 0.18, (0, 2): 0.02}  # a White 1 on b3, 2.45 nats ahead on a still look
