@@ -25,6 +25,7 @@ from companion.rules.square import board_squares, parse_square, square_name
 from companion.vision.cups import REFERENCE_DIAMETERS, REFERENCE_HEIGHTS
 from companion.vision.geometry import BoardLayout
 from companion.vision.markers import DICTIONARY
+from companion.vision.sampling import remap_linear
 from companion.vision.scalars import fill_normal
 
 Top = tuple[int, int] | None
@@ -506,21 +507,13 @@ class SceneRenderer:
         x0, y1 = self._texture_origin()
         k = TEXTURE_PX_PER_MM
         u, v = (mapx - x0) * k, (y1 - mapy) * k
-        albedo = cv2.remap(
-            self._texture,
-            u,
-            v,
-            cv2.INTER_LINEAR,
-            borderMode=cv2.BORDER_CONSTANT,
-            borderValue=tuple(float(c) for c in look.table),
-        )
+        albedo = remap_linear(self._texture, u, v, border=tuple(float(c) for c in look.table))
         sx, sy = self._shadow_origin()
-        lost = cv2.remap(
+        lost = remap_linear(
             self._shadow_mask(cups, blockers, shade),
             (mapx - sx) * SHADOW_PX_PER_MM,
             (sy - mapy) * SHADOW_PX_PER_MM,
-            cv2.INTER_LINEAR,
-            borderMode=cv2.BORDER_CONSTANT,
+            border=0.0,
         )
         direct = np.float32(look.direct * look.light_dir[2]) * (1 - lost)
         image = albedo * (
