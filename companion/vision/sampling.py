@@ -13,14 +13,19 @@ across versions already and stay OpenCV's.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
+
+Border = float | tuple[float, ...] | None
+"""Outside the image: its nearest edge pixel (None), or this value (one a channel)."""
 
 
 def remap_linear(
     image: np.ndarray,
     map_x: np.ndarray,
     map_y: np.ndarray,
-    border: float | tuple[float, ...] | None = None,
+    border: Border = None,
 ) -> np.ndarray:
     """``image`` (float32, H x W or H x W x C) sampled bilinearly at (``map_x``, ``map_y``).
 
@@ -31,39 +36,42 @@ def remap_linear(
     map_x = np.asarray(map_x, np.float32)
     map_y = np.asarray(map_y, np.float32)
     x0, y0 = np.floor(map_x), np.floor(map_y)
-    ax, ay = map_x - x0, map_y - y0
-    if image.ndim == 3:
-        ax, ay = ax[..., None], ay[..., None]
-    padded = _bordered(image, border)
-    h, w = image.shape[:2]
-    stride = w + 2 * PAD
-    # Beyond the image a neighbour is border whichever pixel of the pad it is: clipping
-    # keeps every index inside the pad and spares a mask.
-    left = np.clip(x0.astype(np.intp), -PAD, w) + PAD
-    top = np.clip(y0.astype(np.intp), -PAD, h) + PAD
-    first = top * stride + left
-    flat = padded.reshape(-1, *image.shape[2:])
-    upper = _blend(np.take(flat, first, axis=0), np.take(flat, first + 1, axis=0), ax)
-    lower = _blend(np.take(flat, first + stride, axis=0), np.take(flat, first + stride + 1, axis=0), ax)
+    ax, ay = _weights(map_x - x0, image.ndim), _weights(map_y - y0, image.ndim)
+    neighbour = _neighbours(image, x0.astype(np.intp), y0.astype(np.intp), border)
+    upper = _blend(neighbour(0, 0), neighbour(1, 0), ax)
+    lower = _blend(neighbour(0, 1), neighbour(1, 1), ax)
     return _blend(upper, lower, ay)
 
 
-PAD = 2
-"""Border pixels put around the image: a pixel's two neighbours are both outside from two on."""
+def _weights(fraction: np.ndarray, ndim: int) -> np.ndarray:
+    """A blend's weights in float64 (exact), shaped to scale every channel."""
+    return (fraction if ndim == 2 else fraction[..., None]).astype(np.float64)
 
 
-def _bordered(image: np.ndarray, border: float | tuple[float, ...] | None) -> np.ndarray:
-    """The image with ``PAD`` pixels of border on every side: its edge, or ``border``."""
-    pad = ((PAD, PAD), (PAD, PAD)) + ((0, 0),) * (image.ndim - 2)
-    if border is None:
-        return np.pad(image, pad, mode="edge")
-    padded = np.empty((image.shape[0] + 2 * PAD, image.shape[1] + 2 * PAD, *image.shape[2:]), np.float32)
-    padded[...] = np.asarray(border, np.float32)
-    padded[PAD:-PAD, PAD:-PAD] = image
-    return padded
+def _neighbours(
+    image: np.ndarray, left: np.ndarray, top: np.ndarray, border: Border
+) -> Callable[[int, int], np.ndarray]:
+    """A function (dx, dy) -> the image at (left + dx, top + dy), with the border outside."""
+    h, w = image.shape[:2]
+    flat = image.reshape(h * w, *image.shape[2:])
+    fill = None if border is None else np.asarray(border, np.float32)
+
+    def neighbour(dx: int, dy: int) -> np.ndarray:
+        x, y = left + dx, top + dy
+        values = np.take(flat, np.clip(y, 0, h - 1) * w + np.clip(x, 0, w - 1), axis=0)
+        if fill is not None:
+            outside = (x < 0) | (x >= w) | (y < 0) | (y >= h)
+            if outside.any():
+                values[outside] = fill
+        return values
+
+    return neighbour
 
 
 def _blend(a: np.ndarray, b: np.ndarray, t: np.ndarray) -> np.ndarray:
     """a + t·(b − a) with the difference in float32 and one rounding for the multiply-add,
-    as a fused multiply-add makes it (the product of two float32 is exact in float64)."""
-    return (t.astype(np.float64) * (b - a) + a).astype(np.float32)
+    as a fused multiply-add makes it (the product of two float32 is exact in float64; ``t``
+    is float64)."""
+    blended = t * (b - a)
+    blended += a
+    return blended.astype(np.float32)
