@@ -3,8 +3,8 @@
 ``cv2.remap`` with float maps and ``INTER_LINEAR`` is not the same function on every
 release: OpenCV 4.x (a Raspberry Pi's 4.11 among them) rounds each map coordinate to 1/32
 of a pixel and looks its weights up in a table, OpenCV 5.0 interpolates at the exact
-coordinate. On a float image the two differ by up to 7 % of a step between neighbours
-(docs/device.md#versions). The product's float remaps are made here instead, with OpenCV
+coordinate: a float image's values move by up to 1/64 of the step between two neighbouring
+pixels (docs/device.md#versions). The product's float remaps are made here instead, with OpenCV
 5.0's arithmetic (three linear blends, each one fused multiply-add rounded to float32), so
 the readings made with 5.0 stay what they were and a 4.x reads the same. Remaps of 8-bit
 frames with fixed-point maps (``convertMaps`` to ``CV_16SC2``, the reader's warp) agree
