@@ -25,6 +25,7 @@ from companion.rules.square import board_squares, parse_square, square_name
 from companion.vision.cups import REFERENCE_DIAMETERS, REFERENCE_HEIGHTS
 from companion.vision.geometry import BoardLayout
 from companion.vision.markers import DICTIONARY
+from companion.vision.sampling import remap_linear
 from companion.vision.scalars import fill_normal
 
 Top = tuple[int, int] | None
@@ -111,6 +112,7 @@ class SceneRenderer:
         self._pose()
         self._texture = self._board_texture()
         self._plane = self._plane_maps()
+        self._albedo = self._seen_texture()
         self._stack_cups = self._random_stacks() if self.stacks else []
         self._frame = 0
 
@@ -319,6 +321,15 @@ class SceneRenderer:
         self._rays = rays
         return plane[..., 0].astype(np.float32), plane[..., 1].astype(np.float32)
 
+    def _seen_texture(self) -> np.ndarray:
+        """The board's texture as the camera sees it, before any light: the same every frame."""
+        mapx, mapy = self._plane
+        x0, y1 = self._texture_origin()
+        k = TEXTURE_PX_PER_MM
+        return remap_linear(
+            self._texture, (mapx - x0) * k, (y1 - mapy) * k, border=tuple(float(c) for c in self.look.table)
+        )
+
     def _texture_origin(self) -> tuple[float, float]:
         return (-TABLE_MM, self.layout.grid_mm + TABLE_MM)
 
@@ -503,27 +514,15 @@ class SceneRenderer:
     ) -> np.ndarray:
         look = self.look
         mapx, mapy = self._plane
-        x0, y1 = self._texture_origin()
-        k = TEXTURE_PX_PER_MM
-        u, v = (mapx - x0) * k, (y1 - mapy) * k
-        albedo = cv2.remap(
-            self._texture,
-            u,
-            v,
-            cv2.INTER_LINEAR,
-            borderMode=cv2.BORDER_CONSTANT,
-            borderValue=tuple(float(c) for c in look.table),
-        )
         sx, sy = self._shadow_origin()
-        lost = cv2.remap(
+        lost = remap_linear(
             self._shadow_mask(cups, blockers, shade),
             (mapx - sx) * SHADOW_PX_PER_MM,
             (sy - mapy) * SHADOW_PX_PER_MM,
-            cv2.INTER_LINEAR,
-            borderMode=cv2.BORDER_CONSTANT,
+            border=0.0,
         )
         direct = np.float32(look.direct * look.light_dir[2]) * (1 - lost)
-        image = albedo * (
+        image = self._albedo * (
             look.ambient.astype(np.float32)[None, None, :]
             + direct[..., None] * look.direct_tint.astype(np.float32)[None, None, :]
         )
