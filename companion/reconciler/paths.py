@@ -171,18 +171,22 @@ def crowded_plies(kept: GamePath, rival: GamePath) -> frozenset[int]:
     out, and the cups' sizes it played were then "settled" the other way.)"""
     if rival.root != kept.root or kept.before is None:
         return frozenset()
-    history = len(kept.before.codes)
-    common = common_prefix(kept.codes, rival.codes)
-    if common >= history:
+    return moves_played_otherwise(kept.codes, rival.codes, len(kept.before.codes))
+
+
+def moves_played_otherwise(kept: Sequence[MoveCode], rival: Sequence[MoveCode], upto: int) -> frozenset[int]:
+    """The moves of ``kept`` (indices below ``upto``) that ``rival`` replaces or drops,
+    aligned as a diff, as ``doubts.unsure_plies`` reports a rival kept: not the moves it
+    agrees on again after them."""
+    common = common_prefix(kept, rival)
+    if common >= upto:
         return frozenset()
-    # aligned as a diff, as ``doubts.unsure_plies`` reports a rival kept: the moves it
-    # replaces or drops, not the ones it agrees on again after them
-    matcher = difflib.SequenceMatcher(None, kept.codes[common:], rival.codes[common:], autojunk=False)
+    matcher = difflib.SequenceMatcher(None, kept[common:], rival[common:], autojunk=False)
     return frozenset(
         i
         for tag, k0, k1, _, _ in matcher.get_opcodes()
         if tag != "equal"
-        for i in range(common + k0, min(common + k1, history))
+        for i in range(common + k0, min(common + k1, upto))
     )
 
 
