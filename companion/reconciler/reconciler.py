@@ -85,7 +85,7 @@ from companion.reconciler.referee import ActionKind
 from companion.reconciler.repeats import fresh_squares
 from companion.reconciler.resync import replayed_from, replayed_with_placement, restart_options
 from companion.reconciler.unknowns import HiddenContents, warm_up
-from companion.rules.codes import MoveCode
+from companion.rules.codes import MoveCode, code_to
 from companion.rules.game import Game
 from companion.rules.move import Move, Placement
 from companion.rules.position import Position
@@ -650,13 +650,14 @@ class Reconciler(AttentionKeeper):
         return self._settled(self._answered(events, closed), why)  # (moves said are answer enough)
 
     def _told_apart_by_no_board(self, best: GamePath) -> frozenset[int]:
-        """The moves of ``best`` (indices) that another line showing the same tops plays
-        otherwise: a line kept (or the announced one) with a ply in doubt played as one of the
-        moves said in doubt there, the moves after it as they were. Accepting what the camera
-        sees confirms the board, not which of the lines that show it was played, and the line
-        in doubt may have left the beam for want of room (bench-32: "2b3 ... b3-d1" and
-        "3b3 ... 2d1" show the same board once b2-b3 covers b3; accepting the second settled
-        its "2d1", a wrong move held to the end of the game)."""
+        """The moves of ``best`` (indices) that a line no longer kept plays otherwise while it
+        shows the same tops: a line kept (or the announced one) with a ply in doubt played as
+        one of the moves said in doubt there, the moves after it as they were. Accepting what
+        the camera sees confirms the board, not which of the lines that show it was played; a
+        line kept that shows it stays in the beam and in doubt (``unsure_plies``), but one left
+        out for want of room is gone (bench-32: "2b3 ... b3-d1" and "3b3 ... 2d1" show the
+        same board once b2-b3 covers b3; the first was crowded out, and accepting the second
+        settled its "2d1", a wrong move held to the end of the game)."""
         target = board_shows(self._goto(best.root, best.codes))[0]
         bases = {p.codes: p for p in [self._shown, *self._beam] if p.root == best.root and p.pending is None}
         out: frozenset[int] = frozenset()
@@ -666,7 +667,7 @@ class Reconciler(AttentionKeeper):
                 if not 0 <= i < len(codes):
                     continue
                 for line in self._lines_with(best.root, codes, i, texts):
-                    if board_shows(self._goto(best.root, line))[0] == target:
+                    if line not in bases and board_shows(self._goto(best.root, line))[0] == target:
                         out |= moves_played_otherwise(best.codes, line, len(best.codes))
         return out
 
@@ -682,10 +683,14 @@ class Reconciler(AttentionKeeper):
         self, root: int, codes: tuple[MoveCode, ...], at: int, texts: set[str]
     ) -> list[tuple[MoveCode, ...]]:
         """``codes`` with the move at index ``at`` replaced by each legal move named in
-        ``texts``, and the moves after it played again by their texts (a placement's reserve
-        stack may differ); lines where one of them is no longer legal are left out."""
+        ``texts`` or onto the same square (a doubt left out for want of room names no move,
+        and a doubt said and settled since was said with moves that are forgotten: the cup
+        read on that square is what was in doubt), and the moves after it played again by
+        their texts (a placement's reserve stack may differ); lines where one of them is no
+        longer legal are left out."""
         legal = self._goto(root, codes[:at]).legal_codes()
-        swaps = [c for c in legal if c != codes[at] and code_text(c) in texts]
+        to = code_to(codes[at])
+        swaps = [c for c in legal if c != codes[at] and (code_text(c) in texts or code_to(c) == to)]
         lines = [self._played_again(root, (*codes[:at], swap), codes[at + 1 :]) for swap in swaps]
         return [line for line in lines if line is not None]
 
