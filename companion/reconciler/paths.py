@@ -79,6 +79,8 @@ class GamePath:
     tainted: bool = False  # a later move made a doubted square show what was read there
     spare_hands: frozenset[int] = frozenset()  # moves (indices) seen on a reading the board was
     #                                  hidden for more often than they need (``hands_to_spare``)
+    alike: frozenset[int] = frozenset()  # moves (indices) a line no longer kept plays otherwise
+    #                                  while it shows the board the player accepted (``accept_board``)
     written_off: tuple[tuple[Square, int, int], ...] = ()  # squares its accounts wrote off as a
     #                                  lone misread: (square, what was read, readings that read
     #                                  it so), while every reading since read it so
@@ -206,6 +208,7 @@ def carry_doubts(child: GamePath, path: GamePath, e: Explanation, view: View, se
         ok = False
     child.tainted = path.tainted
     child.suspect, child.crowded, child.spare_hands = path.suspect, path.crowded, path.spare_hands
+    child.alike = path.alike
     child.unread, child.missed = unread_moves(child, path, e, view)
     child.unseen = path.unseen + UNSEEN_COST if e.kind is Kind.TWO_MOVES else max(path.unseen - 1, 0)
     reading = view.reading

@@ -638,7 +638,7 @@ class Reconciler(AttentionKeeper):
         if not shows:
             return None
         best, ply = shows[0], self.game.ply
-        best.crowded |= self._told_apart_by_no_board(best)
+        best.alike |= self._told_apart_by_no_board(best)
         why = SETTLED_BY_PLAYER if self._help is not None and self._help.confirm else SETTLED_BY_READINGS
         events = self._sync(best)
         if best.unseen > 0 and any(e.type is EventType.MOVE for e in events):
