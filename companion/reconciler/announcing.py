@@ -86,9 +86,16 @@ class Announcer(PathTracker):
         suspect = frozenset().union(*(p.suspect for p in near))
         crowded = frozenset().union(*(p.crowded for p in near))
         spare = frozenset().union(*(p.spare_hands for p in near))
+        alike = frozenset().union(*(p.alike for p in near))
         ply = self.game.ply
         agreed_path = GamePath(
-            shown.root, codes[:agreed], shown.score, suspect=suspect, crowded=crowded, spare_hands=spare
+            shown.root,
+            codes[:agreed],
+            shown.score,
+            suspect=suspect,
+            crowded=crowded,
+            spare_hands=spare,
+            alike=alike,
         )
         events = self._sync(agreed_path)
         if all(p.unseen > 0 for p in near) and any(e.type is EventType.MOVE for e in events):

@@ -120,21 +120,16 @@ def unsure_plies(
                     texts.add("no move")
                 else:
                     texts.update(others)
-    for i in shown.suspect:
-        if i < len(shown.codes):
-            unsure.setdefault(base_ply + i + 1, {code_text(shown.codes[i])}).add(
-                "read against the board when it was made"
-            )
-    for i in shown.crowded:
-        if i < len(shown.codes):
-            unsure.setdefault(base_ply + i + 1, {code_text(shown.codes[i])}).add(
-                "another account, left out for want of room"
-            )
-    for i in shown.spare_hands:
-        if i < len(shown.codes):
-            unsure.setdefault(base_ply + i + 1, {code_text(shown.codes[i])}).add(
-                "more moves made out of sight"
-            )
+    marked = (
+        (shown.suspect, "read against the board when it was made"),
+        (shown.crowded, "another account, left out for want of room"),
+        (shown.spare_hands, "more moves made out of sight"),
+        (shown.alike, "another line shows the same board"),
+    )
+    for indices, why in marked:
+        for i in indices:
+            if i < len(shown.codes):
+                unsure.setdefault(base_ply + i + 1, {code_text(shown.codes[i])}).add(why)
     if guard and len(shown.codes) >= guard:
         first = shown.codes[guard - 1]
         unsure.setdefault(guard, {code_text(first)}).add("the end of a move under way at the resync")

@@ -79,6 +79,8 @@ class GamePath:
     tainted: bool = False  # a later move made a doubted square show what was read there
     spare_hands: frozenset[int] = frozenset()  # moves (indices) seen on a reading the board was
     #                                  hidden for more often than they need (``hands_to_spare``)
+    alike: frozenset[int] = frozenset()  # moves (indices) a line no longer kept plays otherwise
+    #                                  while it shows the board the player accepted (``accept_board``)
     written_off: tuple[tuple[Square, int, int], ...] = ()  # squares its accounts wrote off as a
     #                                  lone misread: (square, what was read, readings that read
     #                                  it so), while every reading since read it so
@@ -171,18 +173,22 @@ def crowded_plies(kept: GamePath, rival: GamePath) -> frozenset[int]:
     out, and the cups' sizes it played were then "settled" the other way.)"""
     if rival.root != kept.root or kept.before is None:
         return frozenset()
-    history = len(kept.before.codes)
-    common = common_prefix(kept.codes, rival.codes)
-    if common >= history:
+    return moves_played_otherwise(kept.codes, rival.codes, len(kept.before.codes))
+
+
+def moves_played_otherwise(kept: Sequence[MoveCode], rival: Sequence[MoveCode], upto: int) -> frozenset[int]:
+    """The moves of ``kept`` (indices below ``upto``) that ``rival`` replaces or drops,
+    aligned as a diff, as ``doubts.unsure_plies`` reports a rival kept: not the moves it
+    agrees on again after them."""
+    common = common_prefix(kept, rival)
+    if common >= upto:
         return frozenset()
-    # aligned as a diff, as ``doubts.unsure_plies`` reports a rival kept: the moves it
-    # replaces or drops, not the ones it agrees on again after them
-    matcher = difflib.SequenceMatcher(None, kept.codes[common:], rival.codes[common:], autojunk=False)
+    matcher = difflib.SequenceMatcher(None, kept[common:], rival[common:], autojunk=False)
     return frozenset(
         i
         for tag, k0, k1, _, _ in matcher.get_opcodes()
         if tag != "equal"
-        for i in range(common + k0, min(common + k1, history))
+        for i in range(common + k0, min(common + k1, upto))
     )
 
 
@@ -202,6 +208,7 @@ def carry_doubts(child: GamePath, path: GamePath, e: Explanation, view: View, se
         ok = False
     child.tainted = path.tainted
     child.suspect, child.crowded, child.spare_hands = path.suspect, path.crowded, path.spare_hands
+    child.alike = path.alike
     child.unread, child.missed = unread_moves(child, path, e, view)
     child.unseen = path.unseen + UNSEEN_COST if e.kind is Kind.TWO_MOVES else max(path.unseen - 1, 0)
     reading = view.reading

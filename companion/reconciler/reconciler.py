@@ -68,12 +68,15 @@ from companion.reconciler.paths import (
     Candidate,
     GamePath,
     LineKey,
+    board_shows,
+    code_text,
     common_prefix,
     group_by_claim,
     lead,
     lead_past_side,
     lead_past_sizes,
     lead_past_unseen_cups,
+    moves_played_otherwise,
     presumed_lawful,
     reads_every_move,
     seen_missing,
@@ -82,6 +85,7 @@ from companion.reconciler.referee import ActionKind
 from companion.reconciler.repeats import fresh_squares
 from companion.reconciler.resync import replayed_from, replayed_with_placement, restart_options
 from companion.reconciler.unknowns import HiddenContents, warm_up
+from companion.rules.codes import MoveCode, code_to
 from companion.rules.game import Game
 from companion.rules.move import Move, Placement
 from companion.rules.position import Position
@@ -634,6 +638,7 @@ class Reconciler(AttentionKeeper):
         if not shows:
             return None
         best, ply = shows[0], self.game.ply
+        best.alike |= self._told_apart_by_no_board(best)
         why = SETTLED_BY_PLAYER if self._help is not None and self._help.confirm else SETTLED_BY_READINGS
         events = self._sync(best)
         if best.unseen > 0 and any(e.type is EventType.MOVE for e in events):
@@ -643,6 +648,65 @@ class Reconciler(AttentionKeeper):
         self._attention = None
         closed = self._close_help(accepted=True)
         return self._settled(self._answered(events, closed), why)  # (moves said are answer enough)
+
+    def _told_apart_by_no_board(self, best: GamePath) -> frozenset[int]:
+        """The moves of ``best`` (indices) that a line no longer kept plays otherwise while it
+        shows the same tops: a line kept (or the announced one) with a ply in doubt played as
+        one of the moves said in doubt there, the moves after it as they were. Accepting what
+        the camera sees confirms the board, not which of the lines that show it was played; a
+        line kept that shows it stays in the beam and in doubt (``unsure_plies``), but one left
+        out for want of room is gone (bench-32: "2b3 ... b3-d1" and "3b3 ... 2d1" show the
+        same board once b2-b3 covers b3; the first was crowded out, and accepting the second
+        settled its "2d1", a wrong move held to the end of the game)."""
+        target = board_shows(self._goto(best.root, best.codes))[0]
+        bases = {p.codes: p for p in [self._shown, *self._beam] if p.root == best.root and p.pending is None}
+        out: frozenset[int] = frozenset()
+        for ply, texts in self._doubted_moves().items():
+            i = ply - self._base_ply - 1
+            for codes in bases:
+                if not 0 <= i < len(codes):
+                    continue
+                for line in self._lines_with(best.root, codes, i, texts):
+                    if line not in bases and board_shows(self._goto(best.root, line))[0] == target:
+                        out |= moves_played_otherwise(best.codes, line, len(best.codes))
+        return out
+
+    def _doubted_moves(self) -> dict[int, set[str]]:
+        """Each ply in doubt now or said in doubt since it last settled, with the moves said
+        there (texts)."""
+        doubted = {ply: set(texts) for ply, texts in self._unsure.items()}
+        for ply, (_announced, texts) in self._said.items():
+            doubted.setdefault(ply, set()).update(texts)
+        return doubted
+
+    def _lines_with(
+        self, root: int, codes: tuple[MoveCode, ...], at: int, texts: set[str]
+    ) -> list[tuple[MoveCode, ...]]:
+        """``codes`` with the move at index ``at`` replaced by each legal move named in
+        ``texts`` or onto the same square (a doubt left out for want of room names no move,
+        and a doubt said and settled since was said with moves that are forgotten: the cup
+        read on that square is what was in doubt), and the moves after it played again by
+        their texts (a placement's reserve stack may differ); lines where one of them is no
+        longer legal are left out."""
+        legal = self._goto(root, codes[:at]).legal_codes()
+        to = code_to(codes[at])
+        swaps = [c for c in legal if c != codes[at] and (code_text(c) in texts or code_to(c) == to)]
+        lines = [self._played_again(root, (*codes[:at], swap), codes[at + 1 :]) for swap in swaps]
+        return [line for line in lines if line is not None]
+
+    def _played_again(
+        self, root: int, head: tuple[MoveCode, ...], rest: tuple[MoveCode, ...]
+    ) -> tuple[MoveCode, ...] | None:
+        """``head`` followed by the moves of ``rest`` found again by their texts; None when one
+        of them is not legal there."""
+        line = head
+        for code in rest:
+            text = code_text(code)
+            found = next((c for c in self._goto(root, line).legal_codes() if code_text(c) == text), None)
+            if found is None:
+                return None
+            line = (*line, found)
+        return line
 
     def _resync(
         self,
