@@ -124,7 +124,7 @@ DIRECT_SHIFTS = 25
 than by DFTs (``ShiftCorrelator._direct``): the rims' 5 x 5 at 1 px/mm, the bases' 13 x 13 not.
 Paired with the DFTs over frames-dev's reads (6 rims a read), edge scores took 1.24 ms a read
 against 1.55, every score and shift the same to the bit; the bases so, a 1.8 MB copy of windows
-a call, took match all from 4.90 to 6.23 ms (docs/benchmarks.md)."""
+a call, took match all from 4.90 to 6.23 ms (docs/vision.md, on a read's time)."""
 
 
 class ShiftCorrelator:
@@ -140,7 +140,7 @@ class ShiftCorrelator:
     step. Over every base and rim of frames-dev's reads (1,199 calls) and bench-03's boards
     (tests/vision/test_read_speed.py) every score and every shift came out the same to the
     bit, and every reading of the seen scenes with them (``benchmarks/vision_same.py``). A
-    read's base fits cost 21 % less with it, its rims 17 % (frames-dev, docs/benchmarks.md).
+    read's base fits cost 21 % less with it, its rims 17 % (frames-dev, measured when it was built).
 
     A search of at most ``DIRECT_SHIFTS`` shifts (the rims' at 1 px/mm) is scored directly
     instead (``_direct``): each shift's window of the field times every template, placed as

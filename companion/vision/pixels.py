@@ -174,7 +174,7 @@ def integer_box(image: np.ndarray, window: int, squared: bool = False) -> np.nda
     2^-33 (relatively, for windows up to 15) from where float32 rounding turns: the same
     numbers (every sum a window up to 15 can take, tests/vision/test_read_speed.py). The
     integer sums cost less than float ones and no float copy of the image is made (a 310 x
-    310 box: 151 µs against 197; docs/benchmarks.md). A window whose sums could reach 2^24
+    310 box: 151 µs against 197, measured when it was built). A window whose sums could reach 2^24
     is summed as floats."""
     top = 255**2 if squared or image.dtype == np.uint16 else 255
     if window * window * top >= 2**24:

@@ -488,7 +488,7 @@ class BoardReader:
 
         The lamp last fitted is tried first (``_lamp``): the light a moment ago is most likely
         the light now, and a fit costs about 14 ms of CPU (every direction and slope tried is
-        drawn for every cup; 34 ms before they were drawn together, docs/benchmarks.md). A
+        drawn for every cup; 34 ms before they were drawn together; docs/vision.md). A
         frame it does not clear is judged with its own, fitted once for the same cups under
         the same light (``FrameLamp``): a board under the new lamp that
         the lamp does not clear is read some twenty times while it stands (the vision bench's
