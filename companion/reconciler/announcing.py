@@ -13,7 +13,7 @@ from typing import Any
 from companion.reconciler.accounts import Explanation, Kind
 from companion.reconciler.decoder import fits
 from companion.reconciler.events import Event, EventType
-from companion.reconciler.paths import NEW_ROOT, GamePath, code_square_names, common_prefix
+from companion.reconciler.paths import NEW_ROOT, GamePath, LastingDoubts, code_square_names, common_prefix
 from companion.reconciler.referee import (
     Action,
     held_reason,
@@ -83,19 +83,9 @@ class Announcer(PathTracker):
         agreed = min(common_prefix(codes, p.codes) for p in near)
         if agreed <= len(shown.codes) or codes[: len(shown.codes)] != shown.codes:
             return []
-        suspect = frozenset().union(*(p.suspect for p in near))
-        crowded = frozenset().union(*(p.crowded for p in near))
-        spare = frozenset().union(*(p.spare_hands for p in near))
-        alike = frozenset().union(*(p.alike for p in near))
         ply = self.game.ply
         agreed_path = GamePath(
-            shown.root,
-            codes[:agreed],
-            shown.score,
-            suspect=suspect,
-            crowded=crowded,
-            spare_hands=spare,
-            alike=alike,
+            shown.root, codes[:agreed], shown.score, lasting=LastingDoubts.joined([p.lasting for p in near])
         )
         events = self._sync(agreed_path)
         if all(p.unseen > 0 for p in near) and any(e.type is EventType.MOVE for e in events):

@@ -120,16 +120,10 @@ def unsure_plies(
                     texts.add("no move")
                 else:
                     texts.update(others)
-    marked = (
-        (shown.suspect, "read against the board when it was made"),
-        (shown.crowded, "another account, left out for want of room"),
-        (shown.spare_hands, "more moves made out of sight"),
-        (shown.alike, "another line shows the same board"),
-    )
-    for indices, why in marked:
+    for why, indices in shown.lasting.by_why():
         for i in indices:
             if i < len(shown.codes):
-                unsure.setdefault(base_ply + i + 1, {code_text(shown.codes[i])}).add(why)
+                unsure.setdefault(base_ply + i + 1, {code_text(shown.codes[i])}).add(why.value)
     if guard and len(shown.codes) >= guard:
         first = shown.codes[guard - 1]
         unsure.setdefault(guard, {code_text(first)}).add("the end of a move under way at the resync")

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import difflib
 import functools
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
 from typing import TypeAlias
 
 import numpy as np
@@ -57,6 +58,56 @@ ScoringKey: TypeAlias = tuple[int, tuple[MoveCode, ...], bool]  # a line, and wh
 Accounts: TypeAlias = tuple[View, bool, list[Explanation]]  # a line's view, over, ranked accounts
 
 
+class Lasting(Enum):
+    """Why a move of a path stays unsure for good: the evidence that would tell it is gone, so
+    no later reading can settle it (unlike a rival path kept, which readings put behind). Each
+    value is the words the referee reports it with (``doubts.unsure_plies``); a new reason is
+    one member here and the one place that finds it (``GamePath.hold_unsure``)."""
+
+    SUSPECT = "read against the board when it was made"
+    """Made around a doubted square that a later move changed otherwise (``carry_doubts``)."""
+    CROWDED = "another account, left out for want of room"
+    """Played otherwise by a path close to the best left out of the beam (``crowded_plies``)."""
+    SPARE_HANDS = "more moves made out of sight"
+    """Seen on a reading the board was hidden for more often than it needs
+    (``reconciler.hands_to_spare``)."""
+    ALIKE = "another line shows the same board"
+    """Played otherwise by a line no longer kept that shows the board the player accepted
+    (``Reconciler._told_apart_by_no_board``)."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class LastingDoubts:
+    """A path's moves (indices) unsure for good, by why (``Lasting``). Immutable, so a child
+    path shares its parent's as they are (``carry_doubts``: the doubts outlive the readings
+    that raised them) and adding to one never touches the paths it came from."""
+
+    moves: Mapping[Lasting, frozenset[int]] = field(default_factory=dict)  # (a reason not in it: none)
+
+    def of(self, why: Lasting) -> frozenset[int]:
+        """The moves unsure for ``why``."""
+        return self.moves.get(why, frozenset())
+
+    def with_moves(self, why: Lasting, moves: frozenset[int]) -> LastingDoubts:
+        """These doubts and ``moves`` unsure for ``why`` too."""
+        return LastingDoubts({**self.moves, why: self.of(why) | moves})
+
+    def by_why(self) -> Iterator[tuple[Lasting, frozenset[int]]]:
+        """Each reason with its moves, in ``Lasting``'s order."""
+        for why in Lasting:
+            yield why, self.of(why)
+
+    @staticmethod
+    def joined(each: Sequence[LastingDoubts]) -> LastingDoubts:
+        """Every move unsure in any of ``each``, for each reason: what a path that several
+        agree on inherits from them (``Announcer._announce_agreed``)."""
+        return LastingDoubts({why: frozenset().union(*(d.of(why) for d in each)) for why in Lasting})
+
+
+NO_LASTING_DOUBTS = LastingDoubts()
+"""The doubts of a path none of whose moves is unsure for good (shared: they never change)."""
+
+
 @dataclass(slots=True, eq=False)
 class GamePath:
     """One way the game may have gone, and the referee's state at the latest reading."""
@@ -73,14 +124,8 @@ class GamePath:
     forfeit: Square | None = None  # touch rule: a cup lifted that had nowhere to go
     doubt: tuple[tuple[Square, int, int], ...] = ()  # squares a reading contradicted: (square, what it
     #                                  read, moves before that reading), not yet re-read
-    suspect: frozenset[int] = frozenset()  # moves (indices) made around a doubt that can no longer be checked
-    crowded: frozenset[int] = frozenset()  # moves (indices) a path close to the best played otherwise
-    #                                        when it was left out for want of room (``crowded_plies``)
+    lasting: LastingDoubts = NO_LASTING_DOUBTS  # moves (indices) unsure for good, by why
     tainted: bool = False  # a later move made a doubted square show what was read there
-    spare_hands: frozenset[int] = frozenset()  # moves (indices) seen on a reading the board was
-    #                                  hidden for more often than they need (``hands_to_spare``)
-    alike: frozenset[int] = frozenset()  # moves (indices) a line no longer kept plays otherwise
-    #                                  while it shows the board the player accepted (``accept_board``)
     written_off: tuple[tuple[Square, int, int], ...] = ()  # squares its accounts wrote off as a
     #                                  lone misread: (square, what was read, readings that read
     #                                  it so), while every reading since read it so
@@ -116,6 +161,11 @@ class GamePath:
 
     def line(self) -> LineKey:
         return (self.root, self.codes)
+
+    def hold_unsure(self, why: Lasting, moves: frozenset[int]) -> None:
+        """Hold ``moves`` (indices) unsure for good, for ``why``: the one way a lasting doubt
+        is added."""
+        self.lasting = self.lasting.with_moves(why, moves)
 
 
 def extend(
@@ -200,15 +250,14 @@ def carry_doubts(child: GamePath, path: GamePath, e: Explanation, view: View, se
     by a move of its own, or is contradicted there the same way again, is tainted: it
     explains the board away with made-up moves, and is never announced. A path whose
     next move changes a doubted square otherwise can never be checked there: its moves
-    since the doubtful reading are suspect (announced as unsure). Moves made out of sight
+    since the doubtful reading are suspect (``Lasting.SUSPECT``: announced as unsure). Moves made out of sight
     that fit only with a square read against them are two faults at once: the square is
     doubted too, so the next reading must confirm them before they are announced."""
     ok, contradicting, misread = fits(view, e, settings)
     if e.kind is Kind.TWO_MOVES and misread is not None:
         ok = False
     child.tainted = path.tainted
-    child.suspect, child.crowded, child.spare_hands = path.suspect, path.crowded, path.spare_hands
-    child.alike = path.alike
+    child.lasting = path.lasting
     child.unread, child.missed = unread_moves(child, path, e, view)
     child.unseen = path.unseen + UNSEEN_COST if e.kind is Kind.TWO_MOVES else max(path.unseen - 1, 0)
     reading = view.reading
@@ -218,7 +267,7 @@ def carry_doubts(child: GamePath, path: GamePath, e: Explanation, view: View, se
             if changes.get(sq) == read or (sq in contradicting and reading[view.row[sq]] == read):
                 child.tainted = True
             elif sq in changes:
-                child.suspect = child.suspect | frozenset(range(since, len(child.codes)))
+                child.hold_unsure(Lasting.SUSPECT, frozenset(range(since, len(child.codes))))
     if path.faint and moved_away(e, path.faint):
         child.tainted = True
     child.written_off, made_true = written_off(path, e, view, misread if ok else None)
@@ -316,11 +365,11 @@ def reads_every_move(path: GamePath, announced: GamePath) -> bool:
     """Whether every move ``path`` plays past what it shares with ``announced`` was shown by a
     reading: no cup unread (``unread``: placed and covered at once, put where none was seen),
     none made around a square read against the path that can no longer be checked
-    (``suspect``). Accepting what the camera sees never plays a path that explains it with
+    (``Lasting.SUSPECT``). Accepting what the camera sees never plays a path that explains it with
     moves no reading showed (bench-12 at 1f2c791: "2a3", covered at once by "d4-a3", for a
     White 4 on c4 the camera never saw)."""
     common = _shared_moves(path, announced)
-    return not any(common <= i < len(path.codes) for i in path.unread | path.suspect)
+    return not any(common <= i < len(path.codes) for i in path.unread | path.lasting.of(Lasting.SUSPECT))
 
 
 def faint_cups(view: View, e: Explanation, settings: Settings) -> tuple[tuple[Square, int], ...]:

@@ -67,6 +67,7 @@ from companion.reconciler.likelihood import Likelihood, most_two
 from companion.reconciler.paths import (
     Candidate,
     GamePath,
+    Lasting,
     LineKey,
     board_shows,
     code_text,
@@ -127,7 +128,7 @@ def hands_to_spare(chosen: GamePath, kept: list[GamePath]) -> None:
     index = frozenset(range(len(before.codes), played))
     for path in kept:
         if path.root == chosen.root and path.codes[:played] == chosen.codes:
-            path.spare_hands |= index
+            path.hold_unsure(Lasting.SPARE_HANDS, index)
 
 
 class Reconciler(AttentionKeeper):
@@ -638,7 +639,7 @@ class Reconciler(AttentionKeeper):
         if not shows:
             return None
         best, ply = shows[0], self.game.ply
-        best.alike |= self._told_apart_by_no_board(best)
+        best.hold_unsure(Lasting.ALIKE, self._told_apart_by_no_board(best))
         why = SETTLED_BY_PLAYER if self._help is not None and self._help.confirm else SETTLED_BY_READINGS
         events = self._sync(best)
         if best.unseen > 0 and any(e.type is EventType.MOVE for e in events):

@@ -19,6 +19,7 @@ from companion.reconciler.paths import (
     Accounts,
     Candidate,
     GamePath,
+    Lasting,
     LineKey,
     PathKey,
     ScoringKey,
@@ -315,7 +316,7 @@ class PathTracker:
         for rival in left_out:
             if rival.line() not in lines:
                 for child in out:
-                    child.crowded |= crowded_plies(child, rival)
+                    child.hold_unsure(Lasting.CROWDED, crowded_plies(child, rival))
         return out
 
     def _adopt_child(self, child: GamePath, path: GamePath, e: Explanation, view: View) -> None:

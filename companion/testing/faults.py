@@ -458,6 +458,90 @@ class StillLooks:
         return replace(seen, hidden=0, still=True)
 
 
+@dataclass
+class GameScore:
+    """The score of one game as its readings are fed (``run_stream``), kept as it goes: a
+    resync replaces the reconciler's game, so what it held before must be taken when it
+    happens, and whether a move was wrong when announced is known only then."""
+
+    figures: RunResult = field(default_factory=lambda: RunResult(games=1))
+    asked: bool = False  # attention was asked for: moves not known at the end are flagged, not silent
+    before: list[str] = field(default_factory=list)  # the record held before the last resync
+    doubted: set[int] = field(default_factory=set)  # its plies held as unsure then
+    offset: int = 0  # truth plies before the resynced game's start
+    made: tuple[str, ...] = ()  # the moves on the board at the reading before
+    counted: set[tuple[int, int, str | None]] = field(default_factory=set)  # (resync, ply, move)
+    #                                                 wrong moves counted aligned
+
+    def reading(
+        self, step: Step, seen: Observation, events: list[Event], reconciler: Reconciler, seconds: float
+    ) -> None:
+        """Score the events of one reading (``seen``: the step's own or a still look at it)."""
+        self.figures.seconds.append(seconds)
+        kinds = {e.type for e in events}
+        self.figures.events.update(e.type for e in events)
+        if kinds & ASKED:
+            self.asked = True
+        for event in events:
+            if event.type is EventType.RESYNC:
+                self._resync(event, step)
+        if step.expect is not None and not seen.still:  # (a fault is caught or not by its own reading)
+            self.figures.expected[step.fault] += 1
+            if step.expect in kinds:
+                self.figures.caught[step.fault] += 1
+        if EventType.MOVE in kinds:
+            self._announced(step, [e for e in events if e.type is EventType.MOVE], reconciler)
+        self.made = step.truth
+
+    def looked_again(self) -> None:
+        """Count a still second look fed (``StillLooks``)."""
+        self.figures.still_looks += 1
+
+    def _resync(self, event: Event, step: Step) -> None:
+        """Keep the record a resync ends (and its unsure plies); the truth's moves so far are
+        the new game's start."""
+        self.figures.resyncs += 1
+        self.doubted |= {ply + len(self.before) for ply in event.detail.get("unsure", [])}
+        self.before = self.before + list(event.detail.get("record", []))
+        self.offset = len(step.truth)
+
+    def _announced(self, step: Step, moves: list[Event], reconciler: Reconciler) -> None:
+        """Count the moves announced that were not made: as known (``shown_wrong``), or
+        reported unsure at once (``shown_unsure``); and those known ones wrong once the
+        reconciler's game is aligned to the truth (``shown_wrong_aligned``), each once."""
+        unsure_now = getattr(reconciler, "unsure", {})
+        truth, made = step.truth[self.offset :], self.made[self.offset :]
+        record = [m.text() for m in reconciler.game.moves]
+        for event in moves:
+            if not _made(event.ply, event.move, truth, made):
+                if event.ply in unsure_now:
+                    self.figures.shown_unsure += 1
+                else:
+                    self.figures.shown_wrong += 1
+            key = (self.figures.resyncs, event.ply, event.move)
+            if event.ply in unsure_now or key in self.counted:
+                continue
+            if wrong_once_aligned(event.ply, event.move, record, truth, made):
+                self.counted.add(key)
+                self.figures.shown_wrong_aligned += 1
+
+    def result(self, reconciler: Reconciler, truth: tuple[str, ...]) -> RunResult:
+        """The game's figures, its record at the end (``reconciler``'s, after the records the
+        resyncs ended) scored against the moves really made (``truth``)."""
+        figures = self.figures
+        figures.withdrawn = getattr(reconciler, "corrections", 0)
+        final = [m.text() for m in reconciler.game.moves]
+        unsure = self.doubted | {len(self.before) + ply for ply in getattr(reconciler, "unsure", {})}
+        figures.moves = len(truth)
+        figures.right, figures.wrong, unknown = score_record(self.before + final, list(truth), unsure)
+        figures.stuck = int(len(truth) > self.offset + len(final))
+        if self.asked:
+            figures.flagged = unknown
+        else:
+            figures.silent = unknown
+        return figures
+
+
 def run_stream(
     stream: Stream,
     make: Callable[[Variant], Reconciler],
@@ -468,74 +552,23 @@ def run_stream(
 
     A ``resync`` restarts the reconciler's game from the board: the moves it held before are
     scored as they were, the truth's moves up to the resync are unknown (flagged), and the
-    new game's moves are compared with the truth's from there. With ``looks``, a settled board
-    (not an occluded frame) is read again while the device would (``StillLooks``)."""
+    new game's moves are compared with the truth's from there (``GameScore``). With ``looks``,
+    a settled board (not an occluded frame) is read again while the device would
+    (``StillLooks``)."""
     looks = looks or StillLooks()
     reconciler = make(stream.variant)
-    result = RunResult(games=1)
-    flagged = False
-    before: list[str] = []  # the record held before the last resync
-    doubted: set[int] = set()  # its plies held as unsure then
-    offset = 0  # truth plies before the resynced game's start
-    made: tuple[str, ...] = ()  # the moves on the board at the reading before
-    counted: set[tuple[int, int, str | None]] = set()  # (resync, ply, move) wrong moves counted aligned
+    score = GameScore()
     for step in stream.steps:
-        observation, made_looks = step.observation, 0
+        observation, looked = step.observation, 0
         while True:
             started = timer()
             events = reconciler.feed(observation)
-            result.seconds.append(timer() - started)
-            kinds = {e.type for e in events}
-            result.events.update(e.type for e in events)
-            if kinds & ASKED:
-                flagged = True
-            for event in events:
-                if event.type is EventType.RESYNC:
-                    result.resyncs += 1
-                    doubted |= {ply + len(before) for ply in event.detail.get("unsure", [])}
-                    before = before + list(event.detail.get("record", []))
-                    offset = len(step.truth)
-            if step.expect is not None and not observation.still:
-                result.expected[step.fault] += 1
-                if step.expect in kinds:
-                    result.caught[step.fault] += 1
-            if EventType.MOVE in kinds:
-                unsure_now = getattr(reconciler, "unsure", {})
-                for event in events:
-                    if event.type is EventType.MOVE and not _made(
-                        event.ply, event.move, step.truth[offset:], made[offset:]
-                    ):
-                        if event.ply in unsure_now:
-                            result.shown_unsure += 1
-                        else:
-                            result.shown_wrong += 1
-                record = [m.text() for m in reconciler.game.moves]
-                for event in events:
-                    if event.type is not EventType.MOVE or event.ply in unsure_now:
-                        continue
-                    key = (result.resyncs, event.ply, event.move)
-                    if key not in counted and wrong_once_aligned(
-                        event.ply, event.move, record, step.truth[offset:], made[offset:]
-                    ):
-                        counted.add(key)
-                        result.shown_wrong_aligned += 1
-            made = step.truth
-            if observation.occluded or not looks.wanted(events, observation.still, made_looks):
+            score.reading(step, observation, events, reconciler, timer() - started)
+            if observation.occluded or not looks.wanted(events, observation.still, looked):
                 break
-            observation, made_looks = looks.look(step, stream), made_looks + 1
-            result.still_looks += 1
-    result.withdrawn = getattr(reconciler, "corrections", 0)
-    final = [m.text() for m in reconciler.game.moves]
-    unsure = doubted | {len(before) + ply for ply in getattr(reconciler, "unsure", {})}
-    truth = list(stream.moves)
-    result.moves = len(truth)
-    result.right, result.wrong, unknown = score_record(before + final, truth, unsure)
-    result.stuck = int(len(truth) > offset + len(final))
-    if flagged:
-        result.flagged = unknown
-    else:
-        result.silent = unknown
-    return result
+            observation, looked = looks.look(step, stream), looked + 1
+            score.looked_again()
+    return score.result(reconciler, stream.moves)
 
 
 def _made(ply: int, move: str | None, truth: tuple[str, ...], before: tuple[str, ...]) -> bool:

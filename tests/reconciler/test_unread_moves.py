@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from companion.reconciler.paths import GamePath, reads_every_move, seen_missing
+from companion.reconciler.paths import GamePath, Lasting, LastingDoubts, reads_every_move, seen_missing
 from companion.rules import Move
 from tests.reconciler.helpers import played, reading, types
 
@@ -112,7 +112,9 @@ def test_a_move_read_where_it_landed_is_read() -> None:
     announced = GamePath(0, (1, 2), 0.0)
     assert reads_every_move(GamePath(0, (1, 2, 3, 4), 0.0), announced)
     assert not reads_every_move(GamePath(0, (1, 2, 3, 4), 0.0, unread=frozenset({2})), announced)
-    assert not reads_every_move(GamePath(0, (1, 2, 3, 4), 0.0, suspect=frozenset({3})), announced)
+    assert not reads_every_move(
+        GamePath(0, (1, 2, 3, 4), 0.0, lasting=LastingDoubts({Lasting.SUSPECT: frozenset({3})})), announced
+    )
     # (moves already announced are not asked about again)
     assert reads_every_move(GamePath(0, (1, 2, 3), 0.0, unread=frozenset({1})), announced)
 
