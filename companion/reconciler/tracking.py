@@ -275,9 +275,11 @@ class PathTracker:
         per state, and at most ``PER_LINE`` per line of moves (the line's best referee
         states), ``settings.width`` paths of ``settings.lines`` lines at most; then the best
         line of each announced ply still in doubt that found no room (``RIVALS_KEPT`` at
-        most). A path within the margin of the best left out for want of room even then
-        leaves the plies it plays differently unsure on every path kept (``crowded_plies``):
-        nothing can tell them again."""
+        most): past the width, or within the margin and past the number of lines. A path
+        within the margin of the best left out for want of room even then leaves the plies it
+        plays differently unsure on every path kept (``crowded_plies``): nothing can tell them
+        again. (Such a line kept as a rival costs a scoring and loses nothing: its plies stay
+        unsure either way, and later readings, or a board the player accepts, can tell it.)"""
         candidates.sort(key=lambda c: c[0], reverse=True)
         best, best_plain = candidates[0][0], max(c[5] for c in candidates)
         floor = best - self.settings.keep
@@ -286,8 +288,10 @@ class PathTracker:
         lines: dict[LineKey, int] = {}
         out: list[GamePath] = []
         left_out: list[GamePath] = []  # lines close to the best with no room left for them
+        no_room: list[Candidate] = []  # new lines within the margin past the number of lines
         rest: list[Candidate] = []  # past the width
-        for at, (score, path, e, view, over, plain) in enumerate(candidates):
+        for at, candidate in enumerate(candidates):
+            score, path, e, view, over, plain = candidate
             if score < floor or len(out) == self.settings.width:
                 rest = candidates[at:]
                 break
@@ -306,9 +310,12 @@ class PathTracker:
                 lines[line] = lines.get(line, 0) + 1
                 self._adopt_child(child, path, e, view)
                 out.append(child)
-            elif score >= close:
+                continue
+            if score >= close:
                 left_out.append(child)
-        out += self._rivals_crowded_out(rest, best, lines)
+                if line not in lines:
+                    no_room.append(candidate)
+        out += self._rivals_crowded_out(no_room + rest, best, lines)
         for score, path, e, view, over, _ in rest:
             if score < close:
                 break
@@ -333,7 +340,11 @@ class PathTracker:
         it doubts is settled by readings that put its line behind, never by a beam crowded
         with the leader's own variants (an illegal placement pending, a lift, a move doubted
         on the next square): that would settle a size the reader misreads on every frame
-        (bench-26's ply 10, "3d1" for 4d1, 3.5 nats behind when it fell out)."""
+        (bench-26's ply 10, "3d1" for 4d1, 3.5 nats behind when it fell out). Nor is a line
+        within the margin lost when the leader's other lines take the number of lines while
+        places are free (bench-32's "2b3 ... b3-d1", 3.0 nats behind six lines of "3b3" and
+        "4b3": accepting the board it showed later played "3b3 ... 2d1", a 3 held hidden
+        under b3's 4)."""
         out: list[GamePath] = []
         shown = self._shown
         for score, path, e, view, over, plain in rest:

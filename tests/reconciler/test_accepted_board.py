@@ -2,17 +2,24 @@
 
 bench-32 (seen): White's 2 on b3 read a 3, moved to d1 and read a 3 there, then b3 covered.
 "2b3 ... b3-d1" and "3b3 ... 2d1" (the 3 left on b3, a 2 placed on d1) show the same tops once
-b3 is covered; the true line had been left out of the beam for want of room, so accepting
-played the other and settled its "2d1": a wrong move held to the end of the game. A ply on
-which the lines that show the accepted board differ stays in doubt, whichever line is played.
+b3 is covered. On an AMD EPYC the true line had been left out of the beam: six lines of the
+leader's ("3b3" with 4d1, 2d1, an illegal 3d1, ...) took the room, 3.0 nats ahead of it, and a
+rival line was kept only past the width, never past the number of lines. Accepting played the
+other line, its "2d1" settled: a wrong move held to the end of the game. Now a rival within the
+margin left out by the number of lines keeps its place as one left out by the width does, and
+accepting plays the true line; when no room is left even for rivals, a ply on which the lines
+that show the accepted board differ stays in doubt, whichever line is played.
 
-The same here on a small beam (2 lines, 3 paths), which crowds the true line out as bench-32's
-many sizes in doubt did."""
+The same here on a small beam (2 lines, 3 paths), which leaves no room for the true line as
+bench-32's many sizes in doubt did."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
+from companion.reconciler import tracking
 from companion.reconciler.accounts import Settings
 from companion.rules import Move
 from tests.reconciler.helpers import played, reading, types
@@ -29,8 +36,26 @@ PLAYED = [  # (the move, what the camera reads where it misreads)
 ]
 
 
-def test_accepting_a_board_two_lines_show_leaves_the_plies_they_differ_on_unsure() -> None:
-    reconciler, game = played("classic", OPENING, settings=Settings(lines=2, width=3))
+SMALL = Settings(lines=2, width=3)
+
+
+def test_a_line_in_doubt_keeps_its_place_when_the_leader_s_lines_take_the_room() -> None:
+    # b3-d1 read: the leader's "3b3 3d2 b3-d1" and "3b3 3d2 2d1" are the two lines; "2b3 3d2
+    # b3-d1", 2.2 nats behind, was left out and "ply 7 was 3b3" said settled by the room alone
+    reconciler, game = played("classic", OPENING, settings=SMALL)
+    said = []
+    for text, misread in PLAYED[:3]:
+        game.push(Move.from_text(text))
+        said += reconciler.feed(reading(game, misread))
+    assert "settled" not in types(said)
+    assert "2b3" in reconciler.unsure.get(7, ())  # the line itself, not "left out for want of room"
+
+
+def test_accepting_a_board_two_lines_show_leaves_the_plies_they_differ_on_unsure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(tracking, "RIVALS_KEPT", 0)  # no room past the beam's: the true line left out
+    reconciler, game = played("classic", OPENING, settings=SMALL)
     for text, misread in PLAYED:
         game.push(Move.from_text(text))
         reconciler.feed(reading(game, misread))
