@@ -60,13 +60,14 @@ SPREAD_FLOOR = 0.05
 (a pale cup on pale wood in shade) say little. On 12 stress set-ups 0.05 kept every size the
 cues moved rightly and moved one fewer wrongly than no floor."""
 CLEAR_RIM_CAP = 2.0
-"""In ``size_shares`` a rim whose sizes' scores spread wider than ``SPREAD_FLOOR`` weighs
-``RIM_WEIGHT`` times its spread over the floor, up to this: a rim twice as clear as the floor
-weighs as much as the base (``BASE_WEIGHT``). The floor makes faint rims say little; a clear
-one said no more than a rim just at the floor. On the bench's bench-31 (natural cups on
-walnut, the lamp moved at 07b) the white 4s on a1 and d2 read as 3s on every board under the
-new lamp, their rims clear (spreads 0.09-0.12) and saying 4 by 0.6-0.95 of them, their bases
-tied (a1: 0.128 against 0.126): docs/vision.md, "A clear rim"."""
+"""For a colour whose rims calibration found clear (``CupOutline.clear_rims``), ``size_shares``
+weighs a rim whose sizes' scores spread wider than ``SPREAD_FLOOR`` ``RIM_WEIGHT`` times its
+spread over the floor, up to this: a rim twice as clear as the floor weighs as much as the base
+(``BASE_WEIGHT``). The floor makes faint rims say little; a clear one said no more than a rim
+at the floor. On the bench's bench-31 (natural cups on walnut, the lamp moved at 07b) the white
+4s on a1 and d2 read as 3s on every board under the new lamp, their rims clear (spreads
+0.086-0.12, the 4 ahead of the 3 by 0.6-0.95 of them) and their bases tied (a1: 0.128 for the 3
+against 0.126): docs/vision.md, "A clear rim"."""
 EDGE_FLOOR = 0.02
 """Added to the gradient's magnitude before dividing the oriented strength by it: weaker
 gradients (noise, log-ratio units per pixel) count for little."""
@@ -790,11 +791,12 @@ def clear_rims(cups: Sequence[tuple[int, int, np.ndarray]]) -> tuple[bool, bool]
     size, rim scores) each, every cup of the colour with its own size's rim leading every other
     size's by ``SPREAD_FLOOR`` or more. A colour with no reference cups has no clear rims.
 
-    A rim's score leans the same way on every cup of a board where something else than the
-    cup's top lies on one size's circle: the stress set's stress-1081 (dark cups, dim rough
-    light) has its black rims say 4 for the reference black 1 and 2 and for its black 3s in the
-    game, clear ones (spreads 0.11-0.14), where the calibration already trusts neither cue much.
-    """
+    Where a colour's rims are not to be taken at their word, they lean the same way on the
+    reference cups as in the game: the stress set's stress-1081 (dark cups, dim rough light)
+    has its black rims misread the reference black 1 and 2 (leads -0.043 and -0.015) and say 4
+    for its black 3s in the game as clearly as bench-31's white rims say 4 (spreads 0.11-0.14);
+    weighed by their clarity they read 16 of its squares a size large (docs/vision.md, "A clear
+    rim")."""
     clear = []
     for colour in (0, 1):
         leads = [_lead(rim, size) for c, size, rim in cups if c == colour]
