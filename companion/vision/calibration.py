@@ -32,6 +32,7 @@ from companion.vision.edges import (
     CupOutline,
     EdgeMaps,
     build_edge_bank,
+    clear_rims,
     edge_logits,
     edge_maps,
     edge_pad,
@@ -1169,9 +1170,9 @@ def learn_outline_and_light(
     cups_at = {row: (size, (matches[row].dy, matches[row].dx)) for row, (_, size) in ref.items()}
     maps = edge_maps(ev.features, edge_pad(scene.view))
     outline = fit_outline(scene.view, maps, cups_at, scene.camera.centre, cups.max_piece)
-    reads = reference_reads(scene, maps, matches, ref, cups, outline)
+    reads, rims = reference_reads(scene, maps, matches, ref, cups, outline)
     check_reference_sizes(reads, scene.layout.size)
-    outline = replace(outline, region_trust=region_trust(list(reads.values())))
+    outline = replace(outline, region_trust=region_trust(list(reads.values())), clear_rims=clear_rims(rims))
     placed = {row: (colour, size, matches[row].dy, matches[row].dx) for row, (colour, size) in ref.items()}
     seen = coverage(matches, bank, scene.view.shape, ev.pad)
     grow = np.ones((int(2 * BOARD_DILATE_MM * scene.view.scale) + 1,) * 2, np.uint8)
@@ -1187,17 +1188,19 @@ def reference_reads(
     ref: dict[int, tuple[int, int]],
     cups: CupSet,
     outline: CupOutline,
-) -> dict[int, tuple[int, int, np.ndarray, np.ndarray]]:
+) -> tuple[dict[int, tuple[int, int, np.ndarray, np.ndarray]], list[tuple[int, int, np.ndarray]]]:
     """Row -> (colour, size, region logits, edge logits) of each reference cup read as the
     reader reads it: the region cue's size logits (its own colour, ``cups``' radii) and the
-    edges' of ``outline``. A cup read as the other colour is left out: it says nothing of this
-    one's sizes. The colours' region trust (``edges.region_trust``) and the check that each cup
-    is the size the layout puts there (``check_reference_sizes``) are taken from these."""
+    edges' of ``outline``; and the same cups' (colour, size, rim scores). A cup read as the
+    other colour is left out: it says nothing of this one's sizes. The colours' region trust
+    (``edges.region_trust``), whether their rims are clear (``edges.clear_rims``) and the check
+    that each cup is the size the layout puts there (``check_reference_sizes``) are taken from
+    these."""
     rows = sorted(ref)
     centres = [np.array(scene.layout.square_centre(row)) for row in rows]
     bank = build_edge_bank(scene.view, centres, scene.camera.centre, outline, cups.max_piece)
     ring_px = cups.ring_px(scene.view.scale)
-    reads = {}
+    reads, rims = {}, []
     for k, row in enumerate(rows):
         colour, size = ref[row]
         match = matches[row]
@@ -1205,7 +1208,8 @@ def reference_reads(
             continue
         base, rim = edge_scores(maps, bank, k, match.dy, match.dx)
         reads[row] = (colour, size, size_logits([match], ring_px)[0], edge_logits(base, rim)[0])
-    return reads
+        rims.append((colour, size, rim))
+    return reads, rims
 
 
 def measured_size(region: np.ndarray, edge: np.ndarray) -> int | None:

@@ -59,6 +59,15 @@ SPREAD_FLOOR = 0.05
 """A spread of scores below this (log-ratio units per pixel) counts as this much: faint edges
 (a pale cup on pale wood in shade) say little. On 12 stress set-ups 0.05 kept every size the
 cues moved rightly and moved one fewer wrongly than no floor."""
+CLEAR_RIM_CAP = 2.0
+"""For a colour whose rims calibration found clear (``CupOutline.clear_rims``), ``size_shares``
+weighs a rim whose sizes' scores spread wider than ``SPREAD_FLOOR`` ``RIM_WEIGHT`` times its
+spread over the floor, up to this: a rim twice as clear as the floor weighs as much as the base
+(``BASE_WEIGHT``). The floor makes faint rims say little; a clear one said no more than a rim
+at the floor. On the bench's bench-31 (natural cups on walnut, the lamp moved at 07b) the white
+4s on a1 and d2 read as 3s on every board under the new lamp, their rims clear (spreads
+0.086-0.12, the 4 ahead of the 3 by 0.6-0.95 of them) and their bases tied (a1: 0.128 for the 3
+against 0.126): docs/vision.md, "A clear rim"."""
 EDGE_FLOOR = 0.02
 """Added to the gradient's magnitude before dividing the oriented strength by it: weaker
 gradients (noise, log-ratio units per pixel) count for little."""
@@ -86,6 +95,9 @@ class CupOutline:
     """Per colour (white, black), the weight of the region cue's size logits against these
     edges' (``region_trust``): 1 where the region cue reads the reference cups' sizes, less on
     a board where it misreads them."""
+    clear_rims: tuple[bool, bool] = (False, False)
+    """Per colour, whether its rims read every reference cup's size clearly (``clear_rims``),
+    so that a clear rim may weigh more than a faint one in ``size_shares``."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -93,16 +105,23 @@ class CupOutline:
             "rim_ratio": self.rim_ratio,
             "rim_height": self.rim_height,
             "region_trust": list(self.region_trust),
+            "clear_rims": list(self.clear_rims),
         }
 
     @classmethod
     def from_json(cls, data: Any) -> CupOutline:
         """The outline in a calibration file; one from before ``region_trust`` trusts both
-        colours' region cue fully, as the reader then did."""
+        colours' region cue fully, and one from before ``clear_rims`` weighs no rim more for
+        being clear, as the reader then did."""
         try:
             white, black = (float(v) for v in data.get("region_trust", (1.0, 1.0)))
+            clear_white, clear_black = data.get("clear_rims", (False, False))
             outline = cls(
-                float(data["scale"]), float(data["rim_ratio"]), float(data["rim_height"]), (white, black)
+                float(data["scale"]),
+                float(data["rim_ratio"]),
+                float(data["rim_height"]),
+                (white, black),
+                (clear_white, clear_black),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise CompanionError("calibration file: the cups' outline is malformed") from error
@@ -111,6 +130,7 @@ class CupOutline:
             and 0 < outline.rim_ratio <= 1
             and 0 < outline.rim_height <= 1
             and all(0 <= t <= 1 for t in outline.region_trust)
+            and all(isinstance(clear, bool) for clear in outline.clear_rims)
         ):
             raise CompanionError("calibration file: the cups' outline is malformed")
         return outline
@@ -657,9 +677,24 @@ def shortfall(scores: np.ndarray) -> np.ndarray:
     return (scores - scores.max(axis=1, keepdims=True)) / spread[:, None]
 
 
-def edge_logits(base: np.ndarray, rim: np.ndarray) -> np.ndarray:
-    """The edge cue's logits per size (rows: squares), to add to the region cue's."""
-    return BASE_WEIGHT * shortfall(base) + RIM_WEIGHT * shortfall(rim)
+def edge_logits(base: np.ndarray, rim: np.ndarray, clear: np.ndarray | None = None) -> np.ndarray:
+    """The edge cue's logits per size (rows: squares), to add to the region cue's; where
+    ``clear`` (per row) the rim weighed by its spread (``rim_weights``)."""
+    rim_weight = RIM_WEIGHT if clear is None else np.where(clear, rim_weights(rim), RIM_WEIGHT)[:, None]
+    return BASE_WEIGHT * shortfall(base) + rim_weight * shortfall(rim)
+
+
+def rim_spreads(rim: np.ndarray) -> np.ndarray:
+    """How far apart each row's rim scores lie, best less worst."""
+    rim = np.atleast_2d(rim)
+    return rim.max(axis=1) - rim.min(axis=1)
+
+
+def rim_weights(rim: np.ndarray) -> np.ndarray:
+    """Each row's rim weight where its colour's rims are clear (``CupOutline.clear_rims``):
+    ``RIM_WEIGHT`` times its spread over ``SPREAD_FLOOR``, from 1 (at or under the floor) up
+    to ``CLEAR_RIM_CAP``."""
+    return RIM_WEIGHT * np.clip(rim_spreads(rim) / SPREAD_FLOOR, 1.0, CLEAR_RIM_CAP)
 
 
 def size_shares(
@@ -668,6 +703,7 @@ def size_shares(
     rim: np.ndarray,
     softening: float = 1.0,
     trust: np.ndarray | None = None,
+    clear: np.ndarray | None = None,
 ) -> np.ndarray:
     """How each square's cup probability splits between sizes (rows sum to 1), from the
     region cue's logits and the edge scores (all N x S); ``softening`` divides the edges'
@@ -688,15 +724,27 @@ def size_shares(
     calibration saw the region cue misread this colour's sizes on the reference cups, and a rim
     too faint to tell sizes apart (its spread under ``SPREAD_FLOOR``) does not stop the base
     from moving a size.
+
+    ``clear`` (per row; none when None): the calibration saw this colour's rims read every
+    reference cup's size by ``SPREAD_FLOOR`` or more (``CupOutline.clear_rims``). There a rim
+    whose own spread is over the floor weighs by it (``rim_weights``), and the base need not
+    score the size moved to above the region cue's where the edges' logits together do: a pale
+    cup's foot can be no edge at all (docs/vision.md, "A clear rim"), its base circles tied.
     """
     trust = np.ones(len(region)) if trust is None else np.asarray(trust, dtype=np.float64)
+    clear_rim = rim_spreads(rim) >= SPREAD_FLOOR
+    if clear is not None:
+        clear = np.asarray(clear, dtype=bool) & clear_rim
     alone = _softmax(region)
-    both = _softmax(trust[:, None] * region + edge_logits(base, rim) / softening)
+    edges = edge_logits(base, rim, clear)
+    both = _softmax(trust[:, None] * region + edges / softening)
     rows = np.arange(len(both))
     best, was = both.argmax(axis=1), alone.argmax(axis=1)
-    faint = (trust < 1.0) & (rim.max(axis=1) - rim.min(axis=1) < SPREAD_FLOOR)
-    rim_agrees = (rim[rows, best] > rim[rows, was]) | faint
-    moved = (best != was) & (base[rows, best] > base[rows, was]) & rim_agrees
+    rim_agrees = (rim[rows, best] > rim[rows, was]) | ((trust < 1.0) & ~clear_rim)
+    base_agrees = base[rows, best] > base[rows, was]
+    if clear is not None:
+        base_agrees |= clear & (edges[rows, best] > edges[rows, was])
+    moved = (best != was) & base_agrees & rim_agrees
     return np.where(moved[:, None], _capped(both, alone.max(axis=1)), alone)
 
 
@@ -736,6 +784,24 @@ def region_trust(cups: Sequence[tuple[int, int, np.ndarray, np.ndarray]]) -> tup
         best = max(worst)
         weights.append(max(w for w, m in zip(TRUST_SCAN, worst, strict=True) if m == best))
     return weights[0], weights[1]
+
+
+def clear_rims(cups: Sequence[tuple[int, int, np.ndarray]]) -> tuple[bool, bool]:
+    """Per colour (white, black), whether its rims read the reference cups clearly: (colour,
+    size, rim scores) each, every cup of the colour with its own size's rim leading every other
+    size's by ``SPREAD_FLOOR`` or more. A colour with no reference cups has no clear rims.
+
+    Where a colour's rims are not to be taken at their word, they lean the same way on the
+    reference cups as in the game: the stress set's stress-1081 (dark cups, dim rough light)
+    has its black rims misread the reference black 1 and 2 (leads -0.043 and -0.015) and say 4
+    for its black 3s in the game as clearly as bench-31's white rims say 4 (spreads 0.11-0.14);
+    weighed by their clarity they read 16 of its squares a size large (docs/vision.md, "A clear
+    rim")."""
+    clear = []
+    for colour in (0, 1):
+        leads = [_lead(rim, size) for c, size, rim in cups if c == colour]
+        clear.append(bool(leads) and min(leads) >= SPREAD_FLOOR)
+    return clear[0], clear[1]
 
 
 def _lead(logits: np.ndarray, size: int) -> float:

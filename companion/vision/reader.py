@@ -292,6 +292,7 @@ class BoardReader:
             self.bank = build_bank(c.layout, c.view, camera.centre, c.cups)
             self._bank_key = bank_key
         self._region_trust = (1.0, 1.0) if c.outline is None else c.outline.region_trust
+        self._clear_rims = (False, False) if c.outline is None else c.outline.clear_rims
         outline_key = (tuple(camera.centre.tolist()), c.outline)
         if self._outline_key != outline_key:  # learning changes neither: kept across adopt()
             self.edges: EdgeBank | None = None
@@ -893,6 +894,11 @@ class BoardReader:
         cap = LAMP_REGION_TRUST if lamp_moved else 1.0
         return np.array([min(self._region_trust[m.colour], cap) for m in matches])
 
+    def _clear(self, matches: list[SquareMatch]) -> np.ndarray:
+        """Whether the calibration found each match's colour's rims clear
+        (``CupOutline.clear_rims``: ``edges.size_shares`` then weighs a clear rim more)."""
+        return np.array([self._clear_rims[m.colour] for m in matches], dtype=bool)
+
     def _probabilities(
         self,
         matches: list[SquareMatch],
@@ -922,7 +928,7 @@ class BoardReader:
         if edges is not None:
             if placed is not None and placed is not matches:  # (no cup sized anew: the same)
                 sizes = size_logits(placed, self._ring_px, softening)
-            p[:, 1:] = (1.0 - p[:, :1]) * size_shares(sizes, *edges, softening, trust)
+            p[:, 1:] = (1.0 - p[:, :1]) * size_shares(sizes, *edges, softening, trust, self._clear(matches))
         areas = np.array(
             [sq.areas[m.colour, m.size - 1] for m, sq in zip(matches, self.bank.squares, strict=True)]
         )
