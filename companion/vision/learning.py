@@ -234,10 +234,19 @@ def label(
     return frame
 
 
+NEAR_TIE = 0.8
+"""A cup read right whose second reading, its colour at a neighbouring size, is this share of
+the first's probability at least was all but read as that size (``taken_for``): bench-26's c1
+black 3 on 10b, 0.413 / 0.445 = 0.93 on OpenCV 4.11. Taking any second reading of a cup under
+``SURE_READING`` pushed sizes read clearly right: bench-03's black 4 on a3 at 0.963 (its 3 at
+0.019) after the lamp moved pushed the black 3 down, away from the lamp's scale."""
+
+
 def taken_for(seen: Observation, row: int, top: tuple[int, int]) -> int | None:
     """The other size of ``top``'s colour the reading ``seen`` took the cup on ``row`` for: the
-    size it read there, or, where it read the cup right but not sure (under ``SURE_READING``),
-    its second reading when that is the cup's colour at a neighbouring size; None otherwise.
+    size it read there, or, where it read the cup right by a hair (its second reading the
+    cup's colour at a neighbouring size, ``NEAR_TIE`` as likely at least), that size; None
+    otherwise.
 
     A cup read right by a hair was all but read as its neighbour: bench-26's c1 black 3,
     with the black sizes calibration once made too large, read as a 2 at 0.445 on OpenCV
@@ -247,12 +256,15 @@ def taken_for(seen: Observation, row: int, top: tuple[int, int]) -> int | None:
     seen_top = seen.top(row)
     if seen_top is not None and seen_top[0] == top[0] and seen_top[1] != top[1]:
         return seen_top[1]
-    if seen_top != top or seen.confidence(row) >= SURE_READING:
+    if seen_top != top:
         return None
     others = seen.probabilities[row].copy()
     others[class_index(top, seen.max_piece)] = -np.inf
-    second = class_top(int(np.argmax(others)), seen.max_piece)
-    return second[1] if second is not None and second[0] == top[0] and abs(second[1] - top[1]) == 1 else None
+    second = int(np.argmax(others))
+    if others[second] < NEAR_TIE * seen.confidence(row):
+        return None
+    near = class_top(second, seen.max_piece)
+    return near[1] if near is not None and near[0] == top[0] and abs(near[1] - top[1]) == 1 else None
 
 
 def tops_of(position: ShowsTops, size: int) -> dict[int, tuple[int, int]]:
