@@ -796,12 +796,11 @@ class BoardScene:
     ) -> dict[int, float]:
         """``raw_radii`` (over ``RADIUS_SCAN``, those in ``feet`` where they stand; ``plain``
         when the caller has them already) of each cup in ``cups_at``, fitted again with the
-        other cups' shadows (``shaded_by_others``) taken for no cup where the part of it that
-        leaves out reads as shadow, not cup (``_left_out_is_shadow``) or, given ``look`` (the
-        frame's features padded as ``fg``: calibration's), is the shade hemmed in between rank
-        neighbours (``left_out_is_trapped_shade``), and the cup shrinks by
+        other cups' shadows (``shaded_by_others``) taken for no cup, where the cup shrinks by
         ``MIN_SHRINK_STEPS`` of the scan at least, neither from the largest radius tried nor to
-        the least (where no edge stopped the fit, the shadow cannot be told from the rest).
+        the least (where no edge stopped the fit, the shadow cannot be told from the rest): to
+        the least radius from that refit up (``shrunk_beside_shadows``) whose silhouette leaves
+        out only what reads as shadow.
 
         Under a low lamp each cup throws a long shadow over its neighbours' squares, and
         shadowed wood can read partly as cup (darkened, it drifts toward a dark cup's colour):
@@ -827,15 +826,62 @@ class BoardScene:
             unstopped = again[row] < least + step or plain[row] > most - step
             if unstopped or again[row] > plain[row] - (MIN_SHRINK_STEPS - 0.5) * step:
                 continue
-            muted = np.where(shaded[row], np.minimum(fg, 0.0), fg).astype(np.float32)
-            after = self.placed(muted, pad, cups.with_radius(*top, again[row]), {row: top})[row]
-            parts = _left_out_parts(spots[row], after, shaded[row], bare, beside)
+            shrunk = self.shrunk_beside_shadows(
+                fg,
+                pad,
+                cups,
+                (row, top),
+                (again[row], plain[row]),
+                (spots[row], shaded[row], bare, beside),
+                look,
+            )
+            radii[row] = plain[row] if shrunk is None else shrunk
+        return radii
+
+    def shrunk_beside_shadows(
+        self,
+        fg: np.ndarray,
+        pad: int,
+        cups: CupSet,
+        cup: tuple[int, tuple[int, int]],
+        fits: tuple[float, float],
+        around: tuple[tuple[int, int, np.ndarray], np.ndarray, np.ndarray, np.ndarray],
+        look: np.ndarray | None,
+    ) -> float | None:
+        """The least radius, from the cup's refit beside the others' shadows up by the scan's
+        step while it still shrinks the cup by ``MIN_SHRINK_STEPS`` (``fits``: the refit's and
+        the plain fit's), whose silhouette, placed on the evidence with those shadows taken for
+        no cup, leaves out of the plain fit's (``around``: it placed, the shadows, the bare
+        board, the ``BESIDE_MM`` kernel) only what reads as shadow, not cup
+        (``_left_out_is_shadow``) or, given ``look`` (the frame's features padded as ``fg``:
+        calibration's), the shade hemmed in between rank neighbours
+        (``left_out_is_trapped_shade``); None where none does.
+
+        The refit's own radius alone was a knife edge: where it cuts into the cup's body, what
+        it leaves out is part body and part shadow, and reads halfway. bench-26's reference
+        black 3 (plain 26.2 mm, refit 20.2; the game's black 3s fit 21.8) left out a part
+        whose mean evidence lay 0.07 of the cup-to-shadow span nearer the shadow through
+        OpenCV 5.0's ``warpPerspective``, 0.03 nearer the cup through 4.11's: a 6 mm fit,
+        and three boards' c1, turned on the warp's last grey level. Stepping up from the
+        refit, each silhouette leaves out less of the body; on 4.11 21.2 mm is the first whose
+        left-out part reads as shadow, and where the verdict turns on a hair the fit moves by
+        one step of the scan, not all the way back."""
+        row, top = cup
+        before, shaded, bare, beside = around
+        refit, plain = fits
+        muted = np.where(shaded, np.minimum(fg, 0.0), fg).astype(np.float32)
+        step = RADIUS_SCAN[2]
+        radius = refit
+        while radius <= plain - (MIN_SHRINK_STEPS - 0.5) * step:
+            after = self.placed(muted, pad, cups.with_radius(*top, radius), {row: top})[row]
+            parts = _left_out_parts(before, after, shaded, bare, beside)
             if parts is not None and (
                 _left_out_is_shadow(fg, parts)
-                or (look is not None and left_out_is_trapped_shade(look, parts, shaded[row]))
+                or (look is not None and left_out_is_trapped_shade(look, parts, shaded))
             ):
-                radii[row] = again[row]
-        return radii
+                return radius
+            radius += step
+        return None
 
     def fit_radii(
         self, fg: np.ndarray, pad: int, cups: CupSet, ref: dict[int, tuple[int, int]]

@@ -47,7 +47,7 @@ from companion.vision.cups import CupSet
 from companion.vision.edges import BaseFits, edge_maps, real_cups
 from companion.vision.marks import HIDDEN_MM2
 from companion.vision.matching import best_shift, evidence
-from companion.vision.observation import Observation, class_index
+from companion.vision.observation import Observation, class_index, class_top
 from companion.vision.pixels import MIN_CUP_SIGMA, Background, Gaussian, PixelModel, blurred, log_image
 from companion.vision.reader import STILL_SECONDS, BoardReader, Reading, moderate
 from companion.vision.shadows import (
@@ -225,17 +225,46 @@ def label(
         for row in range(seen.probabilities.shape[0])
         if seen.top(row) != tops.get(row) or seen.confidence(row) < SURE_READING
     )
-    read_as = {
-        row: seen_top[1]
-        for row, top in tops.items()
-        if (seen_top := seen.top(row)) is not None and seen_top[0] == top[0] and seen_top[1] != top[1]
-    }
+    read_as = {row: size for row, top in tops.items() if (size := taken_for(seen, row, top)) is not None}
     frame = LabelledFrame(rectified, tops, misread, read_as=read_as, fits=fits).without(unknown)
     for row in unknown:  # the reader's cup where it saw a larger one than the referee's guess
         seen_top = seen.top(row)
         if seen_top is not None and seen_top[1] > frame.beside.get(row, (0, 0))[1]:
             frame.beside[row] = seen_top
     return frame
+
+
+NEAR_TIE = 0.8
+"""A cup read right whose second reading, its colour at a neighbouring size, is this share of
+the first's probability at least was all but read as that size (``taken_for``): bench-26's c1
+black 3 on 10b, 0.413 / 0.445 = 0.93 on OpenCV 4.11. Taking any second reading of a cup under
+``SURE_READING`` pushed sizes read clearly right: bench-03's black 4 on a3 at 0.963 (its 3 at
+0.019) after the lamp moved pushed the black 3 down, away from the lamp's scale."""
+
+
+def taken_for(seen: Observation, row: int, top: tuple[int, int]) -> int | None:
+    """The other size of ``top``'s colour the reading ``seen`` took the cup on ``row`` for: the
+    size it read there, or, where it read the cup right by a hair (its second reading the
+    cup's colour at a neighbouring size, ``NEAR_TIE`` as likely at least), that size; None
+    otherwise.
+
+    A cup read right by a hair was all but read as its neighbour: bench-26's c1 black 3,
+    with the black sizes calibration once made too large, read as a 2 at 0.445 on OpenCV
+    5.0 (0.363 for the 3) and as a 3 at 0.445 on 4.11 (0.413 for the 2), on the same frame.
+    Taken only when read wrong, the 2 was pushed a ring away on one release and not on the
+    other, and eight plies on c1 read right on one and as a 2 on the other."""
+    seen_top = seen.top(row)
+    if seen_top is not None and seen_top[0] == top[0] and seen_top[1] != top[1]:
+        return seen_top[1]
+    if seen_top != top:
+        return None
+    others = seen.probabilities[row].copy()
+    others[class_index(top, seen.max_piece)] = -np.inf
+    second = int(np.argmax(others))
+    if others[second] < NEAR_TIE * seen.confidence(row):
+        return None
+    near = class_top(second, seen.max_piece)
+    return near[1] if near is not None and near[0] == top[0] and abs(near[1] - top[1]) == 1 else None
 
 
 def tops_of(position: ShowsTops, size: int) -> dict[int, tuple[int, int]]:

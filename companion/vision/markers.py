@@ -26,9 +26,19 @@ QUIET_MM = 4.0
 
 
 def _detector() -> cv2.aruco.ArucoDetector:
-    """Sub-pixel corners: a marker corner off by half a pixel tilts the whole board plane."""
+    """Sub-pixel corners: a marker corner off by half a pixel tilts the whole board plane.
+
+    A marker's cells decode as on OpenCV 4.x (a Pi's 4.11) everywhere: a bit is white when
+    more than half its cell is. OpenCV 4.14 and later count a cell within
+    ``validBitIdThreshold`` (0.49) of half white wrong whichever bit it should be, and as
+    DICT_4X4_50 corrects no bit, a small blurred marker with one cell exactly half white was
+    found on 4.11 and missed on 5.0 (the stress set's seeds 1005, 1022, 1031 and 1044 among
+    the first 61; 1030 on both). At 0.5 only such a cell, meant white, still counts wrong on
+    4.x and not on 5.0."""
     params = cv2.aruco.DetectorParameters()
     params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    if hasattr(params, "validBitIdThreshold"):  # (OpenCV 4.14 and later)
+        params.validBitIdThreshold = 0.5
     return cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(DICTIONARY), params)
 
 

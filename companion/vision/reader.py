@@ -27,7 +27,7 @@ from companion.vision.edges import (
     rim_scores,
     size_shares,
 )
-from companion.vision.geometry import Camera, camera_with_focal
+from companion.vision.geometry import Camera, camera_with_focal, fit_homography
 from companion.vision.markers import QUIET_MM, detect_markers, marker_correspondences
 from companion.vision.marks import HIDDEN_MM2, LABEL_ALIKE, Box
 from companion.vision.matching import (
@@ -376,7 +376,7 @@ class BoardReader:
         if shift <= MOVE_TOLERANCE_PX:
             return False
         board_pts, image_pts = marker_correspondences(found, c.layout)
-        homography, _ = cv2.findHomography(board_pts, image_pts, 0)
+        homography = fit_homography(board_pts, image_pts)
         if homography is None:
             return False
         camera = camera_with_focal(

@@ -57,7 +57,11 @@ def test_long_low_light_shadows_are_not_taken_for_a_hand(setup_for, rng):
 
 
 def test_small_blurred_markers_are_found_at_calibration():
-    r = SceneRenderer(1005, stress=True)  # board small in the frame, focus blur ~1 px
+    """Seed 1030's board is small in the frame, its focus blur about 1 px: the plain pass
+    misses a marker there on OpenCV 4.11 and 5.0 alike, the thorough one finds all four.
+    (Seed 1005, used here before, missed one only on 5.0, by its stricter bit rule: see
+    ``test_a_half_white_marker_cell_decodes_as_on_every_opencv``.)"""
+    r = SceneRenderer(1030, stress=True)
     image = r.empty()
     assert len(detect_markers(image)) < 4
     found = detect_markers(image, thorough=True)
@@ -67,6 +71,18 @@ def test_small_blurred_markers_are_found_at_calibration():
         assert (
             np.abs(np.sort(found[marker_id], axis=0) - np.sort(truth, axis=0)).max() < 2.0
         )  # sub-pixel refinement is rough on a blurred 20 px marker
+
+
+def test_a_half_white_marker_cell_decodes_as_on_every_opencv():
+    """Seed 1005's small blurred marker 0 has a cell exactly half white (8 of its 16 samples).
+    OpenCV 4.x takes such a cell for black (a bit is white when more than half its pixels
+    are) and finds the marker in the plain pass; 5.0 counts it wrong either way by default
+    (``validBitIdThreshold`` 0.49) and, DICT_4X4_50 correcting no bit, rejected the marker,
+    leaving it to the thorough pass's upscaled frame (other corners: a Pi's calibration
+    parted from the tested one). ``markers._detector`` sets the threshold to 0.5: the
+    plain pass finds all four on both."""
+    r = SceneRenderer(1005, stress=True)
+    assert sorted(detect_markers(r.empty())) == list(r.layout.marker_ids)
 
 
 @pytest.mark.slow
