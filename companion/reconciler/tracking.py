@@ -328,7 +328,7 @@ class PathTracker:
 
     def _adopt_child(self, child: GamePath, path: GamePath, e: Explanation, view: View) -> None:
         """What a kept child carries from its parent: doubts, what it shows, its repeats."""
-        carry_doubts(child, path, e, view, self.settings)
+        carry_doubts(child, path, e, view, self.settings, self._still)
         self._weigh_child(child, path, e, view)
 
     def _rivals_crowded_out(

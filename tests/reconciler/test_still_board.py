@@ -14,10 +14,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from companion.reconciler.events import Event
+from companion.reconciler.paths import code_text
 from companion.reconciler.reconciler import Reconciler
 from companion.rules import Game, Move
 from companion.rules.square import parse_square
 from companion.testing.faults import tops_of
+from companion.vision.observation import Observation
 from tests.reconciler.helpers import observe, observe_tops, played, reading, types
 
 # White's stacks after these show a 1 (b1's stack), a 3 and a 4
@@ -144,3 +146,39 @@ def test_a_move_legal_only_on_the_likelier_history_is_played_on_a_still_look() -
     assert moved(events) == ["3b1"] and "help" not in types(events)
     assert [m.text() for m in reconciler.game.moves] == [m.text() for m in game.moves]
     assert 6 in reconciler.unsure and "no move" in reconciler.unsure[6]
+
+
+# bench-39 to ply 14, then White moves its 4 from c4 to a3, read there as a 3
+BENCH_39 = "4d2 4a2 4c4 3b4 c4-c1 2c2 d2-c4 4d3 c4-c2 b4-a4 c1-c4 4d1 4d2 a4-b2"
+PALE_FOUR = {(0, 3): 0.42, (0, 2): 0.37, (0, 1): 0.14, (0, 4): 0.04, None: 0.03}
+
+
+def pale_four_on_a3() -> tuple[Reconciler, Game, Observation]:
+    """bench-39's referee after ply 14, the true game after c4-a3, and its reading of a3."""
+    reconciler, game = played("classic", BENCH_39)
+    game.push(Move.from_text("c4-a3"))
+    return reconciler, game, reading(game, {"a3": PALE_FOUR})
+
+
+def test_a_still_look_repeating_a_misread_does_not_condemn_the_move() -> None:
+    # c4-a3 leaves a3 read against it by 2.3 nats (past a misread), on the square it
+    # changes: a3 is doubted. The still look reads it the same way: the same misread of
+    # the same cup, not a second contradiction. Counted as one, it tainted the true line for
+    # good; the next board (a3 read right, Black's a2-b2 made) then found it untainted
+    reconciler, game, misread = pale_four_on_a3()
+    assert moved(reconciler.feed(misread)) == []
+    assert moved(reconciler.feed(replace(misread, still=True))) == []
+    game.push(Move.from_text("a2-b2"))
+    events = reconciler.feed(observe(game.position))
+    assert moved(events) == ["c4-a3", "a2-b2"]
+    assert [m.text() for m in reconciler.game.moves] == [m.text() for m in game.moves]
+
+
+def test_a_misread_repeated_after_a_change_still_condemns_the_move() -> None:
+    # the same misread on a reading that is news (not a still look) is the second
+    # contradiction it always was: the line that needs it is not announced from it
+    reconciler, _game, misread = pale_four_on_a3()
+    reconciler.feed(misread)
+    reconciler.feed(misread)
+    lines = [path for path in reconciler._beam if path.codes and code_text(path.codes[-1]) == "c4-a3"]
+    assert lines and all(path.tainted for path in lines)
