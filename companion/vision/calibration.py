@@ -830,10 +830,15 @@ class BoardScene:
                 fg,
                 pad,
                 cups,
-                (row, top),
-                (again[row], plain[row]),
-                (spots[row], shaded[row], bare, beside),
-                look,
+                row,
+                top,
+                refit=again[row],
+                plain=plain[row],
+                plain_spot=spots[row],
+                shaded=shaded[row],
+                bare=bare,
+                beside=beside,
+                look=look,
             )
             radii[row] = plain[row] if shrunk is None else shrunk
         return radii
@@ -843,16 +848,22 @@ class BoardScene:
         fg: np.ndarray,
         pad: int,
         cups: CupSet,
-        cup: tuple[int, tuple[int, int]],
-        fits: tuple[float, float],
-        around: tuple[tuple[int, int, np.ndarray], np.ndarray, np.ndarray, np.ndarray],
+        row: int,
+        top: tuple[int, int],
+        *,
+        refit: float,
+        plain: float,
+        plain_spot: tuple[int, int, np.ndarray],
+        shaded: np.ndarray,
+        bare: np.ndarray,
+        beside: np.ndarray,
         look: np.ndarray | None,
     ) -> float | None:
-        """The least radius, from the cup's refit beside the others' shadows up by the scan's
-        step while it still shrinks the cup by ``MIN_SHRINK_STEPS`` (``fits``: the refit's and
-        the plain fit's), whose silhouette, placed on the evidence with those shadows taken for
-        no cup, leaves out of the plain fit's (``around``: it placed, the shadows, the bare
-        board, the ``BESIDE_MM`` kernel) only what reads as shadow, not cup
+        """The least radius of the cup ``top`` on ``row``, from its ``refit`` beside the others'
+        shadows up by the scan's step while it still shrinks the cup from its ``plain`` fit by
+        ``MIN_SHRINK_STEPS``, whose silhouette, placed on the evidence with those shadows
+        (``shaded``) taken for no cup, leaves out of the plain fit's silhouette (``plain_spot``; ``bare``:
+        the board no cup covers; ``beside``: the ``BESIDE_MM`` kernel) only what reads as shadow, not cup
         (``_left_out_is_shadow``) or, given ``look`` (the frame's features padded as ``fg``:
         calibration's), the shade hemmed in between rank neighbours
         (``left_out_is_trapped_shade``); None where none does.
@@ -866,15 +877,12 @@ class BoardScene:
         refit, each silhouette leaves out less of the body; on 4.11 21.2 mm is the first whose
         left-out part reads as shadow, and where the verdict turns on a hair the fit moves by
         one step of the scan, not all the way back."""
-        row, top = cup
-        before, shaded, bare, beside = around
-        refit, plain = fits
         muted = np.where(shaded, np.minimum(fg, 0.0), fg).astype(np.float32)
         step = RADIUS_SCAN[2]
         radius = refit
         while radius <= plain - (MIN_SHRINK_STEPS - 0.5) * step:
             after = self.placed(muted, pad, cups.with_radius(*top, radius), {row: top})[row]
-            parts = _left_out_parts(before, after, shaded, bare, beside)
+            parts = _left_out_parts(plain_spot, after, shaded, bare, beside)
             if parts is not None and (
                 _left_out_is_shadow(fg, parts)
                 or (look is not None and left_out_is_trapped_shade(look, parts, shaded))
