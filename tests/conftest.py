@@ -4,7 +4,8 @@ test session (a calibration costs about half a second of CPU), whoever asks firs
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable
+import logging
+from collections.abc import Callable, Iterator
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -79,3 +80,20 @@ def _frames_of_their_own() -> None:
     another order (pytest-xdist's workers)."""
     for setup in SETUPS.values():
         setup.renderer.restart(CALIBRATION_FRAMES)
+
+
+@pytest.fixture(autouse=True)
+def _root_logger_restored() -> Iterator[None]:
+    """A command run in-process (``run``, ``cups``) sets up logging as the service does, with a
+    stream handler on the stderr pytest captured for that test; left in place, a device thread
+    that logs a line after the test has ended writes to a closed stream ("Logging error: I/O
+    operation on closed file"). Each test takes away the plain stream handlers it left on the
+    root logger (pytest's own are subclasses, added and removed by pytest per phase) and its
+    level."""
+    root = logging.getLogger()
+    level = root.level
+    yield
+    for handler in root.handlers[:]:
+        if type(handler) is logging.StreamHandler:
+            root.removeHandler(handler)
+    root.setLevel(level)
