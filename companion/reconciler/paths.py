@@ -286,12 +286,9 @@ def carry_doubts(
     child.written_off, made_true = written_off(path, e, view, misread if ok else None)
     if made_true:
         child.tainted = True
-    if not ok:
-        since = len(path.codes)
-        child.doubt = tuple((sq, reading[view.row[sq]], since) for sq in contradicting)
-    if held:
-        doubted = {sq for sq, _, _ in held}
-        child.doubt = held + tuple(d for d in child.doubt if d[0] not in doubted)
+    raised = () if ok else tuple((sq, reading[view.row[sq]], len(path.codes)) for sq in contradicting)
+    kept = {sq for sq, _, _ in held}
+    child.doubt = held + tuple(d for d in raised if d[0] not in kept)
     child.faint = faint_cups(view, e, settings)
 
 
