@@ -13,6 +13,9 @@ same circles, none of them in the reader:
   empty board (a cup hides the wood's grain and grid lines, whatever its colour);
 - ``grain``: the step in the share of the empty board's own gradients (grain, grid lines)
   still there, pixel by pixel, after the local change of light (``grain_kept``);
+- ``distance flanks``: the reader's step again, each circle judged by the weakest third of its
+  facing half (``FACING_DEG`` / 1.5 wide each): a smaller circle hugging a larger foot shares
+  its edge where it faces the camera and leaves it on the flanks;
 - ``shade ridge``: the contact shade, a ridge of darkness (``-m``) at the circle against the
   larger of the two sides ``RIDGE_MM`` away.
 
@@ -85,28 +88,32 @@ def grain_kept(gray: np.ndarray, empty: np.ndarray) -> np.ndarray:
     return cv2.blur(agree * weight, (3, 3)) / (cv2.blur(weight, (3, 3)) + 0.2)
 
 
-def cue_fields(ev: Evidence, gray: np.ndarray, empty: np.ndarray) -> dict[str, tuple[np.ndarray, bool]]:
-    """Each cue's map over the view and whether it is scored as a ridge (else a step)."""
+def cue_fields(ev: Evidence, gray: np.ndarray, empty: np.ndarray) -> dict[str, tuple[np.ndarray, str]]:
+    """Each cue's map over the view and how its circles are scored (``arc_scores``)."""
     f = ev.features
+    distance = np.sqrt((f * f).sum(axis=2))
     return {
-        "distance": (np.sqrt((f * f).sum(axis=2)), False),
-        "texture": (1.0 - np.clip(ev.texture, 0.0, 1.0), False),
-        "grain": (-grain_kept(gray, empty), False),
-        "shade ridge": (-f[..., 0], True),
+        "distance": (distance, "step"),
+        "distance flanks": (distance, "flanks"),
+        "texture": (1.0 - np.clip(ev.texture, 0.0, 1.0), "step"),
+        "grain": (-grain_kept(gray, empty), "step"),
+        "shade ridge": (-f[..., 0], "ridge"),
     }
 
 
 def arc_scores(
-    field: np.ndarray, reader: BoardReader, centre: np.ndarray, radii: list[float], ridge: bool
+    field: np.ndarray, reader: BoardReader, centre: np.ndarray, radii: list[float], kind: str
 ) -> list[float]:
-    """Each size's best score over shifts of its circle about ``centre`` (board mm)."""
+    """Each size's best score over shifts of its circle about ``centre`` (board mm): the mean
+    step (``kind`` "step") or ridge ("ridge") along the facing half, or the step's mean over
+    the weakest third of it ("flanks")."""
     view, camera = reader.models.view, reader.camera.centre
     towards = np.arctan2(camera[1] - centre[1], camera[0] - centre[0])
     angles = towards + np.radians(np.linspace(-FACING_DEG, FACING_DEG, ARC_POINTS))
     normals = np.stack([np.cos(angles), np.sin(angles)], axis=1)
     steps = np.arange(-BASE_REACH_MM, BASE_REACH_MM + 1e-9, SHIFT_MM)
     shifts = np.stack([a.ravel() for a in np.meshgrid(steps, steps)], axis=1)
-    width = RIDGE_MM if ridge else STEP_MM
+    width = RIDGE_MM if kind == "ridge" else STEP_MM
     h, w = field.shape
     scores = []
     for radius in radii:
@@ -114,8 +121,12 @@ def arc_scores(
             _sampled(field, view.to_pixels, centre + shifts[:, None, :] + r * normals[None], h, w)
             for r in (radius - width, radius, radius + width)
         )
-        arc = on - np.maximum(inner, outer) if ridge else inner - outer
-        scores.append(float(arc.mean(axis=1).max()))
+        arc = on - np.maximum(inner, outer) if kind == "ridge" else inner - outer
+        if kind == "flanks":
+            per_shift = np.min([part.mean(axis=1) for part in np.array_split(arc, 3, axis=1)], axis=0)
+        else:
+            per_shift = arc.mean(axis=1)
+        scores.append(float(per_shift.max()))
     return scores
 
 
@@ -150,7 +161,7 @@ def scene_scores(scene: BenchScene) -> Iterator[CupScores]:
             if truth is None:
                 continue
             centre = np.array(c.layout.square_centre(row))
-            cues = {cue: arc_scores(f, reader, centre, radii, ridge) for cue, (f, ridge) in fields.items()}
+            cues = {cue: arc_scores(f, reader, centre, radii, kind) for cue, (f, kind) in fields.items()}
             yield CupScores(scene.name, frame.name, frame.kind, name, truth, observation.top(name), cues)
 
 
@@ -187,7 +198,7 @@ def summary(cups: list[CupScores], cue: str) -> str:
         for s in (3, 4)
     )
     return (
-        f"{cue:12s} reference own size leads"
+        f"{cue:15s} reference own size leads"
         f" W {reference[0][1]}/{reference[0][0]} B {reference[1][1]}/{reference[1][0]}"
         f" | 3 vs 4 right: {counts} | on misread 3<->4 {misread[1]}/{misread[0]}"
         f" | read right, cue says the other {read_right[1]}/{read_right[0]}"
@@ -212,7 +223,7 @@ def by_lead(cups: list[CupScores], cue: str, colour: int) -> str:
         lead = abs(margin) / max(max(scores) - min(scores), SPREAD_FLOOR)
         band = bands[int(np.searchsorted(LEAD_BANDS, lead, side="right")) - 1]
         band[0], band[1] = band[0] + 1, band[1] + (margin > 0)
-    return f"{cue:12s} {'WB'[colour]} by lead " + "  ".join(
+    return f"{cue:15s} {'WB'[colour]} by lead " + "  ".join(
         f">={low:.1f} {right}/{n}" for low, (n, right) in zip(LEAD_BANDS, bands, strict=True)
     )
 
@@ -226,7 +237,7 @@ def main() -> None:
     for cue in cups[0].cues if cups else ():
         print(summary(cups, cue))
     for cue in cups[0].cues if cups else ():
-        print(by_lead(cups, cue, 0), "|", by_lead(cups, cue, 1)[13:])
+        print(by_lead(cups, cue, 0), "|", by_lead(cups, cue, 1)[16:])
     if args.json:
         Path(args.json).write_text(json.dumps([asdict(cup) for cup in cups]))
 
