@@ -14,7 +14,7 @@ same circles, none of them in the reader:
 - ``grain``: the step in the share of the empty board's own gradients (grain, grid lines)
   still there, pixel by pixel, after the local change of light (``grain_kept``);
 - ``distance flanks``: the reader's step again, each circle judged by the weakest third of its
-  facing half (``FACING_DEG`` / 1.5 wide each): a smaller circle hugging a larger foot shares
+  facing half (60 degrees each): a smaller circle hugging a larger foot shares
   its edge where it faces the camera and leaves it on the flanks;
 - ``shade ridge``: the contact shade, a ridge of darkness (``-m``) at the circle against the
   larger of the two sides ``RIDGE_MM`` away.
@@ -25,7 +25,8 @@ truth shows (the reference frame's too) each size's circle is scored at its best
 ``edges.BASE_REACH_MM`` of the square's centre. Printed per cue: the reference cups whose own
 size leads every other (what a calibration could test the cue on), how often the cue puts a
 true 3 or 4 above the other of the two (per colour), on the cups the reader reads a size off
-between 3 and 4, and on those it reads right (where the cue says the other size).
+between 3 and 4, and on those it reads right (where the cue says the other size); then, per
+colour, how often it is right by how far it leads (``by_lead``).
 """
 
 from __future__ import annotations
