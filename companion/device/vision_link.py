@@ -148,31 +148,81 @@ def squares_in_doubt(
     unsure: Mapping[int, Sequence[str]], moved: Mapping[int, Sequence[str]]
 ) -> frozenset[str] | None:
     """The squares whose top depends on which of the referee's paths is right: those its moves
-    in doubt name, and those a cup was moved on to since from a square in doubt (it carries
-    the doubt along). A ply since that every path plays alike and that moves no cup in doubt
-    (a cup from the reserve, a cup from a sure square) leaves its squares sure: its cup is the
-    same on every path. Counting every square touched since the first ply in doubt, as was
-    done before, kept the bench's bench-26 from learning its misread black 3 on c1 (placed at
-    ply 6, a ply after one left in doubt until ply 11) for most of the game. None when it
-    cannot be told (a ply in doubt with an alternative that names no square, such as another
-    start, or a ply since not followed): then the whole board is in doubt."""
+    in doubt name, and those a cup in doubt was moved on to since (it carries the doubt along).
+    Each square's cups since the first ply in doubt are followed (``_CupsInDoubt``): a cup from
+    the reserve is the same on every path, and so is a cup moved from a square whose top was
+    sure, wherever it goes; a square a ply in doubt named stays in doubt below whatever covers it.
+    Counting every square touched since the first ply in doubt, as was done before, kept the
+    bench's bench-26 from learning its misread black 3 on c1 (placed at ply 6, a ply after one
+    left in doubt until ply 11) for most of the game. Carrying the doubt along with any cup that
+    left a square once in doubt kept bench-39's c2 in doubt for the rest of its game (ply 3's cup
+    left c4 at ply 5; the sure white 4 that ply 7 put on c4 went on to c2 at ply 9), so that
+    nothing the referee was sure of there, from ply 12 on, was ever compared or learned. None
+    when it cannot be told (a ply in doubt with an alternative that names no square, such as
+    another start, or a ply since not followed): then the whole board is in doubt."""
     if not unsure:
         return frozenset()
-    squares: set[str] = set()
-    for texts in unsure.values():
-        for text in texts:
-            named = SQUARE_NAME.findall(text)
-            if not named and text != NO_MOVE:
-                return None
-            squares.update(named)
+    cups = _CupsInDoubt()
     first, last = min(unsure), max([*unsure, *moved])
     for ply in range(first, last + 1):
-        if ply not in moved and ply not in unsure:
+        if ply in unsure:
+            named = _named(unsure[ply])
+            if named is None:
+                return None
+            cups.doubt(named | set(moved.get(ply, ())))
+        elif ply in moved:
+            cups.play(moved[ply])
+        else:
             return None
-        touched = moved.get(ply, ())
-        if ply in unsure or (len(touched) > 1 and touched[0] in squares):
-            squares.update(touched)
-    return frozenset(squares)
+    return cups.tops_in_doubt()
+
+
+def _named(texts: Sequence[str]) -> set[str] | None:
+    """The squares a ply's moves in doubt name; None when one names none (another start)."""
+    squares: set[str] = set()
+    for text in texts:
+        named = SQUARE_NAME.findall(text)
+        if not named and text != NO_MOVE:
+            return None
+        squares.update(named)
+    return squares
+
+
+class _CupsInDoubt:
+    """Whether each square's top is in doubt, cup by cup, since the first ply in doubt: the
+    cups put on a square since (each one sure or in doubt) over what it held then (sure, unless
+    a ply in doubt named it: then all of it is, whatever covers it later)."""
+
+    def __init__(self) -> None:
+        self.stacks: dict[str, list[bool]] = {}  # square -> its cups since, bottom first: in doubt?
+        self.below: set[str] = set()  # squares whose cups under those are in doubt
+
+    def doubt(self, squares: set[str]) -> None:
+        """A ply in doubt named ``squares``: which cups they hold now depends on the path."""
+        self.below |= squares
+        for square in squares:
+            self.stacks.pop(square, None)
+
+    def play(self, squares: Sequence[str]) -> None:
+        """A ply every path plays alike: a cup from the reserve onto ``squares[0]`` (sure), or
+        from ``squares[0]`` onto ``squares[1]`` (as sure as it was there)."""
+        if len(squares) == 1:
+            self.stacks.setdefault(squares[0], []).append(False)
+        elif len(squares) > 1:
+            self.stacks.setdefault(squares[1], []).append(self._take(squares[0]))
+
+    def _take(self, square: str) -> bool:
+        """Lift ``square``'s top: whether it was in doubt."""
+        stack = self.stacks.get(square)
+        return stack.pop() if stack else square in self.below
+
+    def tops_in_doubt(self) -> frozenset[str]:
+        """The squares whose top is in doubt now."""
+        covered = {square for square, stack in self.stacks.items() if stack}
+        return frozenset(
+            {square for square in self.below if square not in covered}
+            | {square for square, stack in self.stacks.items() if stack and stack[-1]}
+        )
 
 
 NO_MOVE = "no move"

@@ -67,6 +67,25 @@ def test_the_squares_in_doubt_are_the_alternatives_and_where_their_cups_went() -
     assert squares_in_doubt({9: ["c3-b2", "no move"]}, moved) == {"c3", "b2"}
 
 
+def test_a_cup_carries_doubt_only_when_it_is_the_cup_in_doubt() -> None:
+    """bench-39 after ply 12: only ply 3 (3c4 or 4c4) is in doubt. Its cup went c4-c1 at ply 5
+    and back c1-c4 at ply 11; the white 4 that d2-c4 put over c4's empty square at ply 7 (ply 1's,
+    sure) went on to c2 at ply 9. c2's top is the same on every path, and so is c1's once the
+    cup in doubt left it; c4 holds it again. Carried along with any cup that left c4, the doubt
+    kept c2 out of what was learned and checked for the rest of the game."""
+    moved = {
+        3: ("c4",), 4: ("b4",), 5: ("c4", "c1"), 6: ("c2",), 7: ("d2", "c4"), 8: ("d3",),
+        9: ("c4", "c2"), 10: ("b4", "a4"), 11: ("c1", "c4"), 12: ("d1",),
+    }  # fmt: skip
+    assert squares_in_doubt({3: ["3c4", "4c4"]}, moved) == {"c4"}
+    assert squares_in_doubt({3: ["3c4", "4c4"]}, {k: v for k, v in moved.items() if k < 10}) == {"c1", "c4"}
+    # a sure cup over a square in doubt hides it until it leaves: the square's top is in doubt again
+    assert squares_in_doubt({3: ["3c4", "4c4"]}, {3: ("c4",), 4: ("d1",), 5: ("d1", "c4")}) == frozenset()
+    assert squares_in_doubt(
+        {3: ["3c4", "4c4"]}, {3: ("c4",), 4: ("d1",), 5: ("d1", "c4"), 6: ("c4", "a1")}
+    ) == {"c4"}
+
+
 @pytest.mark.parametrize(
     "unsure",
     [
