@@ -209,6 +209,23 @@ class Reading:
         )
 
 
+def lamp_lit(cups: list[CastingCup], field: np.ndarray) -> list[CastingCup]:
+    """The cups whose shadows, cast by the lamp of the board in use, the occlusion test's first
+    judgement takes for board (``OcclusionTest.judge``): all of them while the margin's light
+    ``field`` shows that board's light, none once it says the light changed (``light_changed``).
+
+    That lamp's shadows are where it threw them; under another light they fall elsewhere or
+    not at all, and what is dark where they were predicted is no shadow of theirs. On the
+    vision bench's bench-31 (the light changes at frame 07) a black 4 held over the margin on
+    11a-hand lay where the calibration's lamp would throw d2's white 4's shadow: lifted as that
+    shadow it read as board (0 mm² of the margin against 296 judged without it, 150 a hand),
+    and the hand was missed. Whether the calibration learned a lamp at all had turned on the
+    last grey levels of its warp (the shadows' fit landing on darkened board 0.612 of the time
+    against 0.580, the limit 0.6). A changed light is judged again with the lamp the frame
+    itself shows (``BoardReader._under_frame_lamp``), the calibration's when it shows none."""
+    return [] if light_changed(field) else cups
+
+
 def moderate(cover: Occlusion) -> bool:
     """Flagged by evidence a still shadow or a changed light can give, short of a hand's.
 
@@ -415,7 +432,7 @@ class BoardReader:
         free = cv2.bitwise_not(cv2.dilate(self._explained(sized, standing, ev.pad), SQUARE_5))
         fg = ev.fg[ev.pad : ev.pad + view.shape[0], ev.pad : ev.pad + view.shape[1]]
         cups = casting_cups(found_cups(standing), c.layout, c.scale, c.cups)
-        cover = self._occlusion.judge(ev.features, ev.texture, rect, free, fg, cups, gray)
+        cover = self._occlusion.judge(ev.features, ev.texture, rect, free, fg, lamp_lit(cups, ev.light), gray)
         changed = self._markers_changed(gray)
         if not changed:  # (a marker out of view flags the frame whatever the lamp)
             cover = self._under_frame_lamp(cover, ev, rect, free, (matches, standing), cups)
