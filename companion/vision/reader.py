@@ -56,6 +56,7 @@ from companion.vision.shadows import (
     in_shadow,
     learn_shadows,
     light_changed,
+    light_seen,
     same_light,
 )
 from companion.vision.stillness import StillClock
@@ -210,9 +211,10 @@ class Reading:
 
 
 def lamp_lit(cups: list[CastingCup], field: np.ndarray) -> list[CastingCup]:
-    """The cups whose shadows, cast by the lamp of the board in use, the occlusion test's first
-    judgement takes for board (``OcclusionTest.judge``): all of them while the margin's light
-    ``field`` shows that board's light, none once it says the light changed (``light_changed``).
+    """The cups whose shadows, cast by the lamp in use, the occlusion test's first judgement
+    takes for board (``OcclusionTest.judge``): all of them while the margin's light ``field``
+    (against the board that lamp was learned with, ``BoardReader._board_of_lamp``) shows that
+    board's light, none once it says the light changed (``light_changed``).
 
     That lamp's shadows are where it threw them; under another light they fall elsewhere or
     not at all, and what is dark where they were predicted is no shadow of theirs. On the
@@ -278,7 +280,25 @@ class BoardReader:
         self._marker_refs = [gray.ravel()[m] - gray.ravel()[m].mean() for m in self._marker_masks]
         self._still = StillClock()  # on the 2 mm map of the board plane
         self._lamp: FrameLamp | None = None  # the lamp last fitted to a frame (``_under_frame_lamp``)
+        self._lamp_board = self._board_of_lamp()
         self._set_camera(camera, markers)
+
+    def _board_of_lamp(self) -> Background:
+        """The empty board the lamp in use was learned with: the board in use, unless learning
+        relit the board (``learning._learned_board``) while the calibration's lamp stays in use
+        (no lamp learned again, ``learning.relit``): then the calibration's own."""
+        learned = self.calibration.learned
+        if self.models.shadows is None or learned is None or learned.shadows is not None:
+            return self._background
+        return self.calibration.comparison()
+
+    def _light_since_lamp(self, ev: Evidence, rect: np.ndarray) -> np.ndarray:
+        """The margin's light field (``Background.light_field``) of the frame ``rect`` against
+        the board the lamp in use was learned with (``_board_of_lamp``); ``ev.light`` when
+        that is the board in use."""
+        if self._lamp_board is self._background:
+            return ev.light
+        return light_seen(self._lamp_board, rect)
 
     def adopt(self, calibration: Calibration) -> None:
         """Read with ``calibration``'s models from now on (what was learned, or forgotten),
@@ -432,7 +452,8 @@ class BoardReader:
         free = cv2.bitwise_not(cv2.dilate(self._explained(sized, standing, ev.pad), SQUARE_5))
         fg = ev.fg[ev.pad : ev.pad + view.shape[0], ev.pad : ev.pad + view.shape[1]]
         cups = casting_cups(found_cups(standing), c.layout, c.scale, c.cups)
-        cover = self._occlusion.judge(ev.features, ev.texture, rect, free, fg, lamp_lit(cups, ev.light), gray)
+        lit = lamp_lit(cups, self._light_since_lamp(ev, rect))
+        cover = self._occlusion.judge(ev.features, ev.texture, rect, free, fg, lit, gray)
         changed = self._markers_changed(gray)
         if not changed:  # (a marker out of view flags the frame whatever the lamp)
             cover = self._under_frame_lamp(cover, ev, rect, free, (matches, standing), cups)

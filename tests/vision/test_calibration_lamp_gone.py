@@ -11,10 +11,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from companion.vision.learning import LabelledFrame, Learner
 from companion.vision.reader import BoardReader, lamp_lit
 from companion.vision.shadows import CastingCup, lit_otherwise
 from companion.vision.sources import read_image
-from tests.shared_calibrations import LAMP_GONE, frames_calibration
+from tests.shared_calibrations import LAMP_GONE, frame_truth, frames_calibration, square_row
 
 
 @pytest.fixture(scope="module")
@@ -37,6 +38,22 @@ def test_a_hand_holding_a_cup_where_the_calibration_lamp_threw_a_shadow_is_flagg
     reading = reader.read_details(changed_light(reader, "11a-hand"))
     assert reading.observation.occluded
     assert reading.band_area_mm2 > 150.0  # the held cup over the margin, not board
+
+
+def test_after_the_board_is_relit_by_learning_the_calibration_lamp_still_casts_nothing() -> None:
+    """Learning from a board under the new light relights the board in use but keeps the
+    calibration's lamp (no lamp learned again): the frame's light is the board's now, not the
+    lamp's, and the hand stays flagged."""
+    reader = BoardReader(frames_calibration(LAMP_GONE))
+    board = read_image(LAMP_GONE / "10b-move.jpg")
+    reading = reader.read_details(board)
+    tops = {square_row(name): top for name, top in frame_truth(LAMP_GONE, "10b-move").items()}
+    Learner(reader).learn(LabelledFrame(reader.rectified(board), tops, fits=reading.fits))
+    learned = reader.calibration.learned
+    assert learned is not None and learned.shadows is None  # the board relit, the lamp kept
+    hand = read_image(LAMP_GONE / "11a-hand.jpg")
+    assert not lit_otherwise(reader.background, reader.rectified(hand))  # the board's light
+    assert reader.read(hand).occluded
 
 
 def test_a_board_under_the_changed_light_still_reads_hand_free(reader: BoardReader) -> None:
