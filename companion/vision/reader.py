@@ -210,11 +210,12 @@ class Reading:
         )
 
 
-def lamp_lit(cups: list[CastingCup], field: np.ndarray) -> list[CastingCup]:
+def lamp_lit(cups: list[CastingCup], field: np.ndarray | None) -> list[CastingCup]:
     """The cups whose shadows, cast by the lamp in use, the occlusion test's first judgement
     takes for board (``OcclusionTest.judge``): all of them while the margin's light ``field``
-    (against the board that lamp was learned with, ``BoardReader._board_of_lamp``) shows that
-    board's light, none once it says the light changed (``light_changed``).
+    (against the board the calibration's lamp was learned with, ``BoardReader._board_of_lamp``;
+    None for a lamp learned during the game) shows that board's light, none once it says the
+    light changed (``light_changed``).
 
     That lamp's shadows are where it threw them; under another light they fall elsewhere or
     not at all, and what is dark where they were predicted is no shadow of theirs. On the
@@ -225,7 +226,7 @@ def lamp_lit(cups: list[CastingCup], field: np.ndarray) -> list[CastingCup]:
     last grey levels of its warp (the shadows' fit landing on darkened board 0.612 of the time
     against 0.580, the limit 0.6). A changed light is judged again with the lamp the frame
     itself shows (``BoardReader._under_frame_lamp``), the calibration's when it shows none."""
-    return [] if light_changed(field) else cups
+    return [] if field is not None and light_changed(field) else cups
 
 
 def moderate(cover: Occlusion) -> bool:
@@ -283,19 +284,25 @@ class BoardReader:
         self._lamp_board = self._board_of_lamp()
         self._set_camera(camera, markers)
 
-    def _board_of_lamp(self) -> Background:
-        """The empty board the lamp in use was learned with: the board in use, unless learning
-        relit the board (``learning._learned_board``) while the calibration's lamp stays in use
-        (no lamp learned again, ``learning.relit``): then the calibration's own."""
+    def _board_of_lamp(self) -> Background | None:
+        """The empty board the calibration's lamp was learned with, while that lamp is in use:
+        the board in use, or the calibration's own once learning relit the board in use
+        (``learning._learned_board``) and learned no lamp. None for a lamp learned during the
+        game (``learning.relit``): learned under the light a frame showed, the board in use
+        left as it was, it has no board of its own, and its shadows are cast as before."""
         learned = self.calibration.learned
-        if self.models.shadows is None or learned is None or learned.shadows is not None:
+        if learned is not None and learned.shadows is not None:
+            return None
+        if learned is None or self.models.shadows is None:
             return self._background
         return self.calibration.comparison()
 
-    def _light_since_lamp(self, ev: Evidence, rect: np.ndarray) -> np.ndarray:
+    def _light_since_lamp(self, ev: Evidence, rect: np.ndarray) -> np.ndarray | None:
         """The margin's light field (``Background.light_field``) of the frame ``rect`` against
-        the board the lamp in use was learned with (``_board_of_lamp``); ``ev.light`` when
-        that is the board in use."""
+        the board the lamp in use was learned with (``_board_of_lamp``): ``ev.light`` when that
+        is the board in use; None for a lamp learned during the game."""
+        if self._lamp_board is None:
+            return None
         if self._lamp_board is self._background:
             return ev.light
         return light_seen(self._lamp_board, rect)

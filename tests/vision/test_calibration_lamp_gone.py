@@ -65,3 +65,4 @@ def test_the_calibration_lamp_casts_only_under_its_own_light() -> None:
     gains = np.zeros(3, np.float32)  # the margin's light field: one gain per channel
     assert lamp_lit(cups, gains) == cups
     assert lamp_lit(cups, gains + 0.2) == []  # the light changed
+    assert lamp_lit(cups, None) == cups  # a lamp learned during the game, under the light now
