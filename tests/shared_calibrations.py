@@ -26,7 +26,7 @@ BENCH = Path(__file__).resolve().parent / "data" / "bench"
 LONG_SHADOWS = Path(__file__).resolve().parent / "data" / "shadows" / "bench-26" / "frames"
 """bench-26's calibration frames and two game frames: a lamp 0.42 m up at one side."""
 PALE_SHADOWS = Path(__file__).resolve().parent / "data" / "shadows" / "bench-32" / "frames"
-"""bench-32's calibration frames and three game frames: natural cups on pale maple, a lamp low
+"""bench-32's calibration frames and four game frames: natural cups on pale maple, a lamp low
 beyond the board's far side throwing shadows about a square long."""
 LAMP_GONE = Path(__file__).resolve().parent / "data" / "shadows" / "bench-31" / "frames"
 """bench-31's calibration frames, a board and a hand under the light it changes to from frame

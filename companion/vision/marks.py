@@ -57,6 +57,10 @@ within ``LOCAL_MM`` of such shade are not used. The light's smooth fall-off acro
 FADED = 0.4
 """Marks are hidden where the frame's contrast energy over a patch is below this squared times
 the empty board's: the contrast amplitude lost by more than half."""
+OWN_FADE = 1.0
+"""When marks would be hidden over more than ``HIDDEN_MM2``, they are judged again against the
+board's own fade: the median patch's energy ratio (now over the empty board's), when under this,
+scales the empty board's energy before ``FADED`` is applied (``_hidden_against_own``)."""
 HIDDEN_MM2 = 200.0
 """A connected patch of hidden marks larger than this (mm²) means a hand, whatever its colour.
 The hands the colour tests miss hid 1,246 mm² (bench-11's pale fist) and 1,527 and 1,840 mm²
@@ -134,7 +138,16 @@ class HiddenMarks:
     def _free(self, free: np.ndarray) -> np.ndarray:
         return compare_with(self._shrunk(free), 255, cv2.CMP_EQ)
 
-    def _hidden(self, contrast: np.ndarray, free: np.ndarray) -> np.ndarray:
+    def _hidden(self, contrast: np.ndarray, free: np.ndarray, fade: float = 1.0) -> np.ndarray:
+        """uint8 mask (255) of the patches judged whose contrast energy is below ``FADED``
+        squared times the empty board's, that times ``fade``."""
+        now, before, judged = self._energies(contrast, free)
+        faded = cv2.compare(now, np.multiply(before, np.float32(FADED**2 * fade)), cv2.CMP_LT)
+        return cv2.bitwise_and(judged, faded, dst=judged)
+
+    def _energies(self, contrast: np.ndarray, free: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The contrast energy over each ``WINDOW_MM`` patch of the marks no cup found covers,
+        now and on the empty board, and where a patch is judged (uint8, 255)."""
         open_ = cv2.multiply(self.near, free, scale=1.0 / 255, dtype=cv2.CV_32F)
         now = cv2.multiply(contrast, contrast)
         now = cv2.multiply(now, open_, dst=now)
@@ -142,9 +155,32 @@ class HiddenMarks:
         size = (self.window, self.window)
         now = cv2.boxFilter(now, cv2.CV_32F, size, normalize=False)
         before = cv2.boxFilter(before, cv2.CV_32F, size, normalize=False)
-        judged = compare_with(before, MIN_MARKS * self.scale**2, cv2.CMP_GT)
-        faded = cv2.compare(now, np.multiply(before, np.float32(FADED**2), out=before), cv2.CMP_LT)
-        return cv2.bitwise_and(judged, faded, dst=judged)
+        return now, before, compare_with(before, MIN_MARKS * self.scale**2, cv2.CMP_GT)
+
+    def _hidden_mm2(self, contrast: np.ndarray, free: np.ndarray) -> float:
+        """``hidden_mm2`` of a frame's contrast: over ``HIDDEN_MM2``, judged again against the
+        board's own fade (``own_fade``).
+
+        A lamp that adds light (not only multiplies it) lowers every mark's log contrast alike:
+        under the vision bench's bench-38's high warm lamp the grid lines are 0.63-0.73 of the
+        wood's grey against 0.37-0.39 at calibration, every judged patch's amplitude ratio has a
+        median of 0.43-0.44 (5th percentile 0.34), and a third of the board's patches fell under
+        ``FADED`` in one piece (4,402-5,811 mm²). A hand hides the marks under it against the
+        rest of the board, which keeps the board's own fade."""
+        largest = self._largest(self._hidden(contrast, free))
+        if largest <= HIDDEN_MM2:
+            return largest
+        fade = self.own_fade(contrast, free)
+        return largest if fade >= OWN_FADE else self._largest(self._hidden(contrast, free, fade))
+
+    def own_fade(self, contrast: np.ndarray, free: np.ndarray) -> float:
+        """The board's own fade: the median over the judged patches of their contrast energy
+        now over the empty board's (1.0 when no patch is judged)."""
+        now, before, judged = self._energies(contrast, free)
+        inside = judged > 0
+        if not inside.any():
+            return 1.0
+        return float(np.median(now[inside] / before[inside]))
 
     def _shrunk(self, image: np.ndarray) -> np.ndarray:
         if self.step == 1:
@@ -158,12 +194,12 @@ class HiddenMarks:
         unexplained by cups (the total of all patches when that is at most ``HIDDEN_MM2``).
         A hand hides them in one piece; what else hides them (a grid line's stretch between
         two dark cups in deep shade, just outside their silhouettes) comes in scraps."""
-        return self._largest(self.hidden(gray, free))
+        return self._hidden_mm2(self.contrast(self._shrunk(gray)), self._free(free))
 
     def seen(self, gray: np.ndarray, free: np.ndarray) -> tuple[float, float]:
         """``hidden_mm2`` and ``labels_alike`` of one frame, its contrast taken once."""
         contrast, free = self.contrast(self._shrunk(gray)), self._free(free)
-        return self._largest(self._hidden(contrast, free)), self._alike(contrast, free)
+        return self._hidden_mm2(contrast, free), self._alike(contrast, free)
 
     def labels_alike(self, gray: np.ndarray, free: np.ndarray) -> float:
         """How much the least alike of the markers' labels still shows its pattern: the

@@ -107,6 +107,15 @@ unexplained, the lines decided the fist test (0.05-0.18 over its 0 on 20b, 21b, 
 lamp fitted). At 0.95, 20b stays flagged; at 0.8, as at 0.9, it passes (-0.01). Used only on
 frames judged again under a changed light (``OcclusionTest.under``)."""
 
+SHADED_AT_CALIBRATION = 0.05
+"""A pixel of the empty board more than this (log) below the lit board was in shade at
+calibration (``OcclusionTest.was_shaded``), the grid included."""
+LIT_LOOK_LOG = 0.1
+LIT_LOOK_SPREADS = 3.0
+"""Within this much log brightness, and this many of the board's colour spreads
+(``chroma_sigma``), of this frame's margin lit at calibration, a pixel shows the lit board's look
+(``OcclusionTest._lit_again``)."""
+
 SHEEN_SMOOTH_MM = LIT_SMOOTH_MM
 """The empty board's colour, for its sheen (``OcclusionTest.sheen``), smoothed over about 4 mm as
 the lit board is: the grain and the grid lines are no sheen."""
@@ -175,6 +184,7 @@ class _Seen:
     unit: np.ndarray
     f: np.ndarray
     ncc: np.ndarray
+    lit_again: np.ndarray
     free: tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
 
 
@@ -237,6 +247,12 @@ class OcclusionTest:
         self.brighter = level > lit
         """Where the empty board was brighter than its lit board: where a highlight may lie."""
         self.forgiven[self.grid > 0] = 0.0
+        self.was_shaded = lit - level > SHADED_AT_CALIBRATION
+        """Where the empty board lay in shade at calibration, the grid included: where a shadow
+        gone may show the lit board (``_lit_again``)."""
+        self._lit_margin = (self._on_band > 0) & ~self.was_shaded
+        self._empty_look = chroma(shrink(log_image(blurred(background, scale)), self.shape))
+        """The empty board's (m, q1, q2) per map pixel, as the frames' features see it."""
         self.bg_unit = cv2.LUT(shrink(background, self.shape), _INVERSE_SQUARE).mean(axis=2)
         self.window = odd_window(UNEXPLAINED_MM * self.scale)
         self.fist_window = odd_window(FIST_MM * self.scale)
@@ -340,6 +356,7 @@ class OcclusionTest:
         keep = sigma / cv2.sqrt(at_least(unit * np.float32(NOISE_GREY**2), float(sigma * sigma)))
         calm = cv2.merge([m, line1 + (q1 - line1) * keep, line2 + (q2 - line2) * keep])
         fg = self.pixels.colour_fg(calm)
+        fg = np.where(seen.lit_again, at_most(fg, 0.0), fg)
         texture = cv2.LUT(texture_bin(ncc), self.texture_lut)
         if shadow is not None:  # where the shade drowns the grain, texture cannot say "cup"
             faint = cv2.multiply(self.grain, cv2.exp(at_most(f[..., 0], 0.0))) < FAINT_GRAIN
@@ -407,9 +424,30 @@ class OcclusionTest:
             return self._seen[1]
         now = cv2.LUT(shrink(rect, self.shape), _INVERSE_SQUARE)
         unit = cv2.transform(now, np.full((1, 3), 1 / 3, np.float32)) + self.bg_unit
-        seen = _Seen(unit, shrink(f, self.shape), shrink(ncc, self.shape))
+        small = shrink(f, self.shape)
+        seen = _Seen(unit, small, shrink(ncc, self.shape), self._lit_again(small))
         self._seen = (key, seen)
         return seen
+
+    def _lit_again(self, f: np.ndarray) -> np.ndarray:
+        """Where the board, shaded at calibration (``was_shaded``), now shows the lit board's
+        look: within ``LIT_LOOK_LOG`` in brightness and ``LIT_LOOK_SPREADS`` colour spreads of
+        this frame's margin lit at calibration (its median), on the map ``f`` (the features).
+
+        The brightening a shadow gone leaves is forgiven only along the shadow line (``evidence``),
+        but a shade's hue is about the same at 0.3 deep as at 1.3: on the vision bench's bench-38
+        (the reserve stacks' shadows across the margin and the d-file's edge at calibration, then
+        gone as Black plays from them) the margin there shows the lit margin's own colour (BGR
+        139, 160, 176 against 138, 160, 176 lit at calibration) while 5.3-5.8 spreads are left
+        off the line, and the boards read as an arm. A hand shows its own look, not the lit
+        board's, wherever it lies."""
+        if not self._lit_margin.any():
+            return np.zeros(self.shape, bool)
+        look = self._empty_look + f
+        off = look - np.median(look[self._lit_margin], axis=0).astype(np.float32)
+        spread = np.float32(LIT_LOOK_SPREADS * self.pixels.chroma_sigma)
+        near = (np.abs(off[..., 0]) <= LIT_LOOK_LOG) & (off[..., 1] ** 2 + off[..., 2] ** 2 <= spread**2)
+        return near & self.was_shaded
 
     def _frame_free(
         self, f: np.ndarray, ncc: np.ndarray, rect: np.ndarray, free: np.ndarray

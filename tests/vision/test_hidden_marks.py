@@ -31,6 +31,16 @@ def all_free(gray: np.ndarray) -> np.ndarray:
     return np.full(gray.shape, 255, np.uint8)
 
 
+def crossing_disc() -> np.ndarray:
+    """uint8 mask (255) of a disc 60 mm across over a grid crossing of bench-11's empty board."""
+    _, gray, scale = empty_board()
+    c = bench_calibration("bench-11")
+    centre = np.round(c.view.to_pixels(np.array([c.layout.grid_corners()[0] + 60.0]))[0]).astype(int)
+    disc = np.zeros(gray.shape, np.uint8)
+    cv2.circle(disc, (int(centre[0]), int(centre[1])), round(30 * scale), 255, -1)
+    return disc
+
+
 def test_a_pale_fist_the_colour_of_the_board_is_flagged() -> None:
     """bench-11's fist over the d-file's edge (03a-hand): skin close to the birch board's colour, no
     arm across the margin. The colour evidence stays under every limit; the grid lines and
@@ -100,13 +110,23 @@ def test_a_patch_of_the_boards_own_colour_hides_its_marks_unless_a_cup_explains_
     and grain under it read hidden (only patches that showed marks are judged: plain wood with
     faint grain is not, so about a third of the disc here). Where the cups found cover it
     (``free`` 0) nothing is."""
-    marks, gray, scale = empty_board()
-    c = bench_calibration("bench-11")
-    centre = np.round(c.view.to_pixels(np.array([c.layout.grid_corners()[0] + 60.0]))[0]).astype(int)
-    radius = round(30 * scale)
-    disc = np.zeros(gray.shape, np.uint8)
-    cv2.circle(disc, (int(centre[0]), int(centre[1])), radius, 255, -1)
+    marks, gray, _ = empty_board()
+    disc = crossing_disc()
     covered = gray.copy()
     covered[disc > 0] = int(np.median(gray))
     assert 2 * HIDDEN_MM2 < marks.hidden_mm2(covered, all_free(gray)) < np.pi * 35.0**2
     assert marks.hidden_mm2(covered, cv2.bitwise_not(cv2.dilate(disc, np.ones((9, 9), np.uint8)))) == 0
+
+
+def test_a_lamp_that_adds_light_leaves_the_marks_in_view_but_not_a_patch_over_them() -> None:
+    """A lamp that adds light (half the board's light and 100 grey levels more, as bench-38's high
+    warm lamp lifts its grid lines from 0.37 to about 0.7 of the wood's grey) lowers every mark's
+    log contrast alike: all of the board's patches fell under ``FADED`` (22,375 mm² on main).
+    Against the board's own fade (``own_fade``) none is hidden; a disc of the board's colour
+    60 mm across under the same lamp still hides its marks."""
+    marks, gray, _ = empty_board()
+    lamp = np.clip(gray * np.float32(0.5) + np.float32(100), 0, 255).astype(np.uint8)
+    assert marks.own_fade(marks.contrast(marks._shrunk(lamp)), marks._free(all_free(gray))) < 0.3
+    assert marks.hidden_mm2(lamp, all_free(gray)) < HIDDEN_MM2 / 4
+    lamp[crossing_disc() > 0] = int(np.median(lamp))
+    assert marks.hidden_mm2(lamp, all_free(gray)) > 2 * HIDDEN_MM2
