@@ -110,7 +110,11 @@ stress-16 02, stress-29 08 and 09), and no light one."""
 SHADOW_DOUBT = float(np.log(12.0))
 """A square whose cup the shadows explain away reads empty at no more than 0.75 (every size's
 logit at least -log 12 against empty's 0): a faint real cup in a shadow can lose its cup that
-way (a white 1 on the stress set), and the referee must not take that reading as sure."""
+way (a white 1 on the stress set), and the referee must not take that reading as sure. After
+the shadow's rematch the doubt lifts no size above the shadowed match's own score: a size that
+match ruled out is no faint cup, and lifted to the others' share it kept the referee from telling
+a cup moved away from a fresh one put down (bench-38's b4 after b4-a4: a white 4 at 0.12, 0.05
+now, beside empty's 0.46-0.50; see docs/vision.md)."""
 UNLIKE_SHARE = 0.9
 """A cup found with more than this share of its silhouette unlike its colour
 (``occlusion.unlike_share``) explains nothing to the occlusion test. Set on the stress set: a
@@ -716,7 +720,8 @@ class BoardReader:
         if rematched.sizes.max() > 0:
             return None
         floor = -SHADOW_DOUBT * SIZE_SURENESS * self._ring_px  # empty, but never sure of it
-        return dataclasses.replace(rematched, sizes=np.maximum(rematched.sizes, floor))
+        doubt = np.minimum(floor, match.sizes)  # (no size surer than the shadowed match had it)
+        return dataclasses.replace(rematched, sizes=np.maximum(rematched.sizes, doubt))
 
     def _held_still(self, gray: np.ndarray, timestamp: float) -> float:
         """Seconds the picture has held still up to ``timestamp`` (``stillness.StillClock``), on
