@@ -60,7 +60,7 @@ the empty board's: the contrast amplitude lost by more than half."""
 OWN_FADE = 1.0
 """When marks would be hidden over more than ``HIDDEN_MM2``, they are judged again against the
 board's own fade: the median patch's energy ratio (now over the empty board's), when under this,
-scales the empty board's energy before ``FADED`` is applied (``_hidden_against_own``)."""
+scales the empty board's energy before ``FADED`` is applied (``_hidden_mm2``)."""
 HIDDEN_MM2 = 200.0
 """A connected patch of hidden marks larger than this (mm²) means a hand, whatever its colour.
 The hands the colour tests miss hid 1,246 mm² (bench-11's pale fist) and 1,527 and 1,840 mm²
@@ -84,6 +84,22 @@ cup on a corner square leans over it in the picture)."""
 PIXELS_PER_MM = 1.0
 """The marks are compared on a view of about a pixel per mm at least (a finer view is shrunk
 by a whole factor): the blur takes finer detail out anyway."""
+
+
+def _faded(now: np.ndarray, before: np.ndarray, judged: np.ndarray, fade: float = 1.0) -> np.ndarray:
+    """uint8 mask (255) of the patches ``judged`` whose energy ``now`` is below ``FADED`` squared
+    times ``before``, that times ``fade`` (``HiddenMarks._energies``; none of them changed)."""
+    faded = cv2.compare(now, np.multiply(before, np.float32(FADED**2 * fade)), cv2.CMP_LT)
+    return cv2.bitwise_and(judged, faded, dst=faded)
+
+
+def _median_fade(now: np.ndarray, before: np.ndarray, judged: np.ndarray) -> float:
+    """The median over the patches ``judged`` of their energy ``now`` over ``before`` (1.0 when
+    none is judged): ``HiddenMarks.own_fade``."""
+    inside = judged > 0
+    if not inside.any():
+        return 1.0
+    return float(np.median(now[inside] / before[inside]))
 
 
 class HiddenMarks:
@@ -138,12 +154,10 @@ class HiddenMarks:
     def _free(self, free: np.ndarray) -> np.ndarray:
         return compare_with(self._shrunk(free), 255, cv2.CMP_EQ)
 
-    def _hidden(self, contrast: np.ndarray, free: np.ndarray, fade: float = 1.0) -> np.ndarray:
+    def _hidden(self, contrast: np.ndarray, free: np.ndarray) -> np.ndarray:
         """uint8 mask (255) of the patches judged whose contrast energy is below ``FADED``
-        squared times the empty board's, that times ``fade``."""
-        now, before, judged = self._energies(contrast, free)
-        faded = cv2.compare(now, np.multiply(before, np.float32(FADED**2 * fade)), cv2.CMP_LT)
-        return cv2.bitwise_and(judged, faded, dst=judged)
+        squared times the empty board's."""
+        return _faded(*self._energies(contrast, free))
 
     def _energies(self, contrast: np.ndarray, free: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The contrast energy over each ``WINDOW_MM`` patch of the marks no cup found covers,
@@ -167,20 +181,17 @@ class HiddenMarks:
         median of 0.43-0.44 (5th percentile 0.34), and a third of the board's patches fell under
         ``FADED`` in one piece (4,402-5,811 mm²). A hand hides the marks under it against the
         rest of the board, which keeps the board's own fade."""
-        largest = self._largest(self._hidden(contrast, free))
+        energies = self._energies(contrast, free)
+        largest = self._largest(_faded(*energies))
         if largest <= HIDDEN_MM2:
             return largest
-        fade = self.own_fade(contrast, free)
-        return largest if fade >= OWN_FADE else self._largest(self._hidden(contrast, free, fade))
+        fade = _median_fade(*energies)
+        return largest if fade >= OWN_FADE else self._largest(_faded(*energies, fade))
 
     def own_fade(self, contrast: np.ndarray, free: np.ndarray) -> float:
         """The board's own fade: the median over the judged patches of their contrast energy
         now over the empty board's (1.0 when no patch is judged)."""
-        now, before, judged = self._energies(contrast, free)
-        inside = judged > 0
-        if not inside.any():
-            return 1.0
-        return float(np.median(now[inside] / before[inside]))
+        return _median_fade(*self._energies(contrast, free))
 
     def _shrunk(self, image: np.ndarray) -> np.ndarray:
         if self.step == 1:
