@@ -263,7 +263,6 @@ class OcclusionTest:
         spread = cv2.boxFilter(grey * grey, cv2.CV_32F, (window, window)) - mean * mean
         self.grain = shrink(cv2.sqrt(at_least(spread, 0.0)), self.shape)
         self.marks = HiddenMarks(cv2.cvtColor(background, cv2.COLOR_BGR2GRAY), scale, labels)
-        self._empty = (background, scale)  # for the sheen, worked out on first use
 
     def _lit_board(self, background: np.ndarray, board: np.ndarray) -> tuple[np.ndarray, float]:
         """The empty board's log brightness per map pixel (smoothed over ``LIT_SMOOTH_MM``)
@@ -283,11 +282,9 @@ class OcclusionTest:
         taken for a sheen, a stain's 0.019 let a lone fist through on the stress set (stress-12,
         frame 11: 160 -> 144 mm² of the margin, 0.028 darker than the lit board there). A
         highlight gone under another lamp takes the pixel back toward the board's colour by as
-        much (``_sheen_gone``). Worked out on the first frame judged under a changed light (3 ms
-        at 640x480): frames under the calibration's light never need it."""
-        background, scale = self._empty
-        small = shrink(log_image(blurred(background, scale)), self.shape)
-        colour = cv2.GaussianBlur(chroma(small)[..., 1:], (0, 0), SHEEN_SMOOTH_MM * self.scale)
+        much (``_sheen_gone``). Worked out on the first frame judged under a changed light, from
+        the empty board's look (``_empty_look``): frames under the calibration's light never need it."""
+        colour = cv2.GaussianBlur(self._empty_look[..., 1:], (0, 0), SHEEN_SMOOTH_MM * self.scale)
         wood = np.median(colour[cv2.bitwise_or(self._on_band, self._on_grid) > 0], axis=0)
         sheen = (colour - wood.astype(np.float32)).astype(np.float32)
         sheen[~self.brighter] = 0.0
