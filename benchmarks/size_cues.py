@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.vision_bench import DEFAULT_FRAMES, SURE, calibrate_from, find_scenes, load_scene
+from benchmarks.vision_bench import DEFAULT_FRAMES, SURE, calibrate_from, error_kind, find_scenes, load_scene
 from companion.vision.edges import SPREAD_FLOOR, rim_spreads, size_shares
 from companion.vision.matching import Evidence, SquareMatch, match_at, size_logits
 from companion.vision.observation import Top
@@ -64,19 +64,18 @@ class SquareCues:
     softening: float  # the reader's temperature factor on this frame (``ROUGH_SOFTENING``)
 
 
+Matches = list[SquareMatch]
+Edges = tuple[np.ndarray, np.ndarray] | None
+"""The edge cue's (base, rim) scores per square and size, as the reader passes them on."""
+
+
 class CueReader(BoardReader):
     """A reader that keeps, per read, the cues its probabilities were made from."""
 
     own_feet: tuple[np.ndarray, np.ndarray] | None
     cues: dict[str, np.ndarray]
 
-    def _placed(
-        self,
-        ev: Evidence,
-        matches: list[SquareMatch],
-        edges: tuple[np.ndarray, np.ndarray] | None,
-        feet: np.ndarray | None,
-    ) -> list[SquareMatch]:
+    def _placed(self, ev: Evidence, matches: Matches, edges: Edges, feet: np.ndarray | None) -> Matches:
         self.own_feet = None if feet is None else self._at_own_feet(ev, matches, feet)
         return super()._placed(ev, matches, edges, feet)
 
@@ -95,11 +94,11 @@ class CueReader(BoardReader):
 
     def _probabilities(
         self,
-        matches: list[SquareMatch],
+        matches: Matches,
         trust: np.ndarray,
         softening: float = 1.0,
-        edges: tuple[np.ndarray, np.ndarray] | None = None,
-        placed: list[SquareMatch] | None = None,
+        edges: Edges = None,
+        placed: Matches | None = None,
     ) -> np.ndarray:
         region = size_logits(matches, self._ring_px, softening)
         self.cues = {
@@ -110,7 +109,7 @@ class CueReader(BoardReader):
             "softening": np.full(len(matches), softening),
         }
         if edges is not None:
-            self.cues.update(base=edges[0].copy(), rim=edges[1].copy())  # (the reader reuses them)
+            self.cues.update(base=edges[0], rim=edges[1])
         return super()._probabilities(matches, trust, softening, edges, placed)
 
 
@@ -210,14 +209,11 @@ def reread(sq: SquareCues, shares: Shares) -> tuple[Top, float]:
 
 
 def kind(sq: SquareCues) -> str:
-    t, r = sq.truth, sq.read
-    if t is None:
-        return "empty read as a cup"
-    if r is None:
-        return "a cup read empty"
-    if t[0] != r[0]:
-        return "colour"
-    return f"{('white', 'black')[t[0]]} {t[1]} read {r[1]}"
+    """What was read wrong (``vision_bench.error_kind``), a size as truth and reading."""
+    coarse = error_kind(sq.truth, sq.read)
+    if sq.truth is None or sq.read is None or coarse == "colour":
+        return coarse
+    return f"{('white', 'black')[sq.truth[0]]} {sq.truth[1]} read {sq.read[1]}"
 
 
 def error_text(sq: SquareCues) -> str:
