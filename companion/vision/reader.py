@@ -298,14 +298,15 @@ class BoardReader:
         board of its own, and its shadows are cast as before.
 
         Under the calibration's light learning does not relight the board but refreshes the
-        wood's look, part of the way to the frames', and that board is the lamp's as much as
-        the calibration's was, and closer to the frames. Judged against the calibration's
-        board instead, the vision bench's bench-26 (a lamp 0.42 m up at one side, the light
-        never changed) read its last board as under another light: a third of the margin lay
-        in the cups' shadows, and against the calibration's noisier board the margin's light
-        field bent to a range of 0.50 in log (0.02 against the board in use), the lamp's
-        shadows went unforgiven (4,248 mm² of the margin) while the board in use said the
-        light had not changed, and the board was never seen stable."""
+        wood's look, part of the way to the frames': that board is the lamp's as much as the
+        calibration's was, and closer to the frames. Judged against the calibration's board
+        instead, the vision bench's bench-26 (a lamp 0.42 m up at one side, the light never
+        changed) read its last board as under another light: a third of the margin lay in the
+        cups' shadows, and where the reserve cups' shadows lay at calibration it was brighter,
+        so the margin's light field bent to a range of 0.50 in log (one gain against the board
+        in use); the lamp's shadows went unforgiven (4,248 mm² of the margin) while the board
+        in use said the light had not changed and no lamp was fitted to the frame, and that
+        board was never seen stable (docs/vision.md, "The board of the calibration's lamp")."""
         learned = self.calibration.learned
         if learned is not None and learned.shadows is not None:
             return None
