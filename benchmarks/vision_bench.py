@@ -612,9 +612,17 @@ class GameResult:
 
     def longest(self, shown: list[Showing], end_time: float, strict: bool = False) -> dict | None:
         """The longest stretch lost, in seconds of stable frames (``stable_seconds``), then
-        plies; ``board_seconds`` is the time boards stood still, the reader's blind frames in."""
+        plies; ``board_seconds`` is the time boards stood still, the reader's blind frames in.
+
+        A stretch never back outranks every stretch that came back: a game that ends off track
+        (say its last boards were never seen stable, which are no stable seconds) is the
+        referee lost for good, however short the stretch measures."""
         best = None
         blind = tuple(self.blind)
+
+        def rank(item: dict) -> tuple[bool, float, int]:
+            return (not item["back"], item["stable_seconds"], item["plies"])
+
         for s in self.strict if strict else self.stretches:
             end = s.end if s.end is not None else end_time
             seconds = stable_seconds(shown, s.start, end, blind, self.step)
@@ -627,7 +635,7 @@ class GameResult:
                 "back": s.end is not None,
                 "reason": s.reason,
             }
-            if best is None or (seconds, plies) > (best["stable_seconds"], best["plies"]):
+            if best is None or rank(item) > rank(best):
                 best = item
         return best
 

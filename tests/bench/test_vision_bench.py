@@ -107,6 +107,23 @@ def test_a_stretch_runs_from_the_first_judgement_off_track_to_the_next_on_track(
     assert longest["stable_seconds"] == pytest.approx(10.0) and not longest["back"]  # 10 s to the end
 
 
+def test_a_game_that_ends_off_track_is_never_back_however_short_its_last_stretch(bench: ModuleType) -> None:
+    # the last boards never seen stable are no stable seconds: a stretch back after 8 s must
+    # not hide that the game ended behind the truth
+    result = bench.GameResult(moves=4)
+    tracker = bench.LostTracker(result)
+    tracker.observed(2.0, 1, None, False)
+    tracker.observed(10.0, 2, None, True)
+    shown = [bench.Showing(bench.BenchFrame("m", "move", Path("m"), {}, ()), 0.0, 20.0)]
+    assert result.longest(shown, 20.0)["back"]
+    unseen = bench.Showing(bench.BenchFrame("u", "move", Path("u"), {}, ()), 18.0, 2.0)
+    tracker.showing_ended(unseen, False, False)
+    longest = result.longest(shown, 20.0)
+    assert not longest["back"] and longest["stable_seconds"] == pytest.approx(0.0)
+    assert longest["reason"] == "the board was never seen stable"
+    assert bench.lost_text(longest).endswith("(never back)")
+
+
 def test_a_report_of_plies_in_doubt_is_judged_by_the_game_not_counted_lost(bench: ModuleType) -> None:
     # the referee plays on and says an earlier ply is in doubt: it asks nothing of the player,
     # so it is on track while its game is the truth's (a strict tracker counts it lost)
