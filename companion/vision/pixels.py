@@ -224,19 +224,16 @@ class Background:
         flat = np.flatnonzero(band)
         sample = flat[:: max(1, len(flat) // GAIN_SAMPLES)]
         h, w = band.shape
-        log = log_image(blurred(image, scale))
         ys, xs = np.divmod(sample, w)
-        terms = _field_terms(xs / w * 2 - 1, ys / h * 2 - 1)
-        lit = lit_wood(log.reshape(-1, 3).take(sample, axis=0).astype(np.float64), terms)
-        sample, terms = sample[lit], terms[lit]
         grid = (np.arange(GAIN_GRID) + 0.5) / GAIN_GRID
         gy, gx = np.meshgrid(grid * h, grid * w, indexing="ij")
+        terms = _field_terms(xs / w * 2 - 1, ys / h * 2 - 1)
         return cls(
             image,
             scale,
             band,
             sample,
-            log,
+            log_image(blurred(image, scale)),
             gray,
             mean,
             dev,
@@ -256,7 +253,17 @@ class Background:
         robust estimate (a shadow or a sleeve on the margin bends a quadratic a little)."""
         values = self.band_values(diff)
         gain = median_rows(values.T.copy())  # each channel's median, its samples side by side
-        coef = band_fit(values, self.band_basis, self.band_basis_t, gain)
+        coef = np.zeros((GAIN_TERMS, 3))
+        coef[0] = gain  # the first round: one gain, as robust as can be
+        for _ in range(GAIN_ROUNDS):
+            error = np.abs(values - self.band_basis @ coef)
+            resid = error[:, 0] + error[:, 1] + error[:, 2]
+            spread = float(median_rows(resid[None, :].copy())[0])
+            keep = resid <= GAIN_TRIM * max(1.4826 * spread, GAIN_MIN_SPREAD)
+            if keep.sum() < 4 * GAIN_TERMS:
+                break
+            weighted = self.band_basis_t * keep  # the normal equations, 6 x 6: lstsq costs more
+            coef = np.linalg.solve(weighted @ self.band_basis + RIDGE, weighted @ values)
         field = (self.grid_basis @ coef).astype(np.float32).reshape(GAIN_GRID, GAIN_GRID, 3)
         if float(np.ptp(field, axis=(0, 1)).max()) <= UNEVEN:
             return gain
@@ -348,56 +355,6 @@ def median_rows(rows: np.ndarray) -> np.ndarray:
     if n % 2:
         return rows[:, half].copy()
     return (rows[:, :half].max(axis=1) + rows[:, half]) / 2
-
-
-def band_fit(values: np.ndarray, basis: np.ndarray, basis_t: np.ndarray, gain: np.ndarray) -> np.ndarray:
-    """The light field's coefficients (``GAIN_TERMS``, 3) fitted to the band's ``values``
-    (samples, 3) with the field's terms at each sample (``basis`` and its transpose): from one
-    gain per channel, refitted ``GAIN_ROUNDS`` times on the samples within ``GAIN_TRIM`` robust
-    spreads of the last fit (``Background.light_field``)."""
-    coef = np.zeros((GAIN_TERMS, 3))
-    coef[0] = gain  # the first round: one gain, as robust as can be
-    for _ in range(GAIN_ROUNDS):
-        resid, limit = _fit_residual(values, basis, coef)
-        keep = resid <= limit
-        if keep.sum() < 4 * GAIN_TERMS:
-            break
-        weighted = basis_t * keep  # the normal equations, 6 x 6: lstsq costs more
-        coef = np.linalg.solve(weighted @ basis + RIDGE, weighted @ values)
-    return coef
-
-
-def _fit_residual(values: np.ndarray, basis: np.ndarray, coef: np.ndarray) -> tuple[np.ndarray, float]:
-    """Each sample's residual from the field ``coef`` (summed over the channels, absolute) and
-    the trim's limit on it: ``GAIN_TRIM`` robust spreads, at least ``GAIN_MIN_SPREAD``'s."""
-    error = np.abs(values - basis @ coef)
-    resid = error[:, 0] + error[:, 1] + error[:, 2]
-    spread = float(median_rows(resid[None, :].copy())[0])
-    return resid, GAIN_TRIM * max(1.4826 * spread, GAIN_MIN_SPREAD)
-
-
-def lit_wood(log: np.ndarray, terms: np.ndarray) -> np.ndarray:
-    """Which of the empty board's band samples (their ``log``, (samples, 3), and the light
-    field's ``terms`` there) show the wood lit, as the light falls smoothly over the board: all
-    but those darker than the board's own field (``band_fit``) by more than its trim allows,
-    the shade something beside the board threw on the margin when it was taken.
-
-    The light field compares a frame's margin with the empty board's, and a shade that was there
-    and is gone reads as light come since. On the vision bench's bench-26 (a lamp low at one side)
-    the reserve cups stood beside the board at calibration and threw three long shadows across
-    one margin; once the big ones were played those strips read brighter, the cups on the board
-    threw theirs over a third of the margin, and the field bent to a range of 0.50 in log: the
-    light changed, where it had not (docs/vision.md, "The calibration's own shade"). A lit
-    margin's samples lie within 0.07 of its own field (the 1st percentile below, summed over
-    the channels: the seen bench's scenes); shade lies 0.7 to 3.9 below. Kept all when fewer than
-    a field's worth would be left."""
-    gain = median_rows(log.T.copy())
-    basis_t = np.ascontiguousarray(terms.T)
-    coef = band_fit(log, terms, basis_t, gain)
-    error = log - terms @ coef
-    _, limit = _fit_residual(log, terms, coef)
-    lit = error.sum(axis=1) >= -limit
-    return lit if lit.sum() >= 4 * GAIN_TERMS else np.ones(len(log), bool)
 
 
 def _field_terms(x: np.ndarray, y: np.ndarray) -> np.ndarray:
