@@ -1,13 +1,13 @@
-"""The calibration's own shade is left out of the margin's light field (``pixels.lit_wood``):
-a shadow the empty board's margin carried at calibration, and no longer carries, is not light
-come since.
+"""The calibration's own shade is left out of the judgement whether the light changed
+(``pixels.lit_wood``, ``Background.light_judged``): a shadow the empty board's margin carried
+at calibration, and no longer carries, is not light come since.
 
 The bench's bench-26 (``tests/data/shadows/bench-26``: a lamp 0.42 m up at one side) was
 calibrated with the reserve cups standing beside the board, their three long shadows across
 its left margin. By its last board (18b) the big reserves are played: those strips read
 brighter than the empty board, the board's cups throw their shadows over a third of the margin,
 and the light field fitted to all of it bent to a range of 0.50 in log, "the light changed",
-where it had not."""
+where it had not, and the region cue was trusted less on that board (``LAMP_REGION_TRUST``)."""
 
 from __future__ import annotations
 
