@@ -51,6 +51,7 @@ class Evidence:
     features: np.ndarray  # unpadded (m, q1, q2) per pixel, for the occlusion test
     texture: np.ndarray  # unpadded texture correlation with the empty board
     light: np.ndarray  # the light's change on the margin the features were corrected for
+    judged: np.ndarray  # that change judged on the margin's lit wood (``Background.light_judged``)
 
 
 def rectify(image: np.ndarray, view: RectifiedView, camera: Camera) -> np.ndarray:
@@ -71,12 +72,12 @@ def evidence(
     the brightness of a cup's wall trusted less where the frame is lit unevenly since
     ``background`` (``lit_unevenly``: a lamp moved; ``LAMP_BRIGHTNESS_SPREAD``). ``gray``: the
     frame in grey, when the caller has it (``pixels.grey``)."""
-    f, ncc, light = background.seen(rectified, gray)
+    f, ncc, light, judged = background.seen(rectified, gray)
     fg, colour = model.log_odds(f, ncc, background.level, within, lit_unevenly(light))
     if pad:
         fg = cv2.copyMakeBorder(fg, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0.0)
         colour = cv2.copyMakeBorder(colour, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0.0)
-    return Evidence(fg, colour, at_least(fg, 0.0), pad, f, ncc, light)
+    return Evidence(fg, colour, at_least(fg, 0.0), pad, f, ncc, light, judged)
 
 
 def best_shift(

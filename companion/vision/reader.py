@@ -171,7 +171,7 @@ class FrameLamp:
     """The lamp last fitted to a frame (``BoardReader.lamp_seen``; where that frame's shadows
     were not clear, the one before, or None), with the board and the light it was fitted
     under: the cups found (row, colour, size) and the margin's light field
-    (``Evidence.light``)."""
+    (``Evidence.judged``)."""
 
     board: frozenset[tuple[int, int, int]]
     field: np.ndarray
@@ -317,12 +317,12 @@ class BoardReader:
 
     def _light_since_lamp(self, ev: Evidence, rect: np.ndarray) -> np.ndarray | None:
         """The margin's light field (``Background.light_field``) of the frame ``rect`` against
-        the board the lamp in use was learned with (``_board_of_lamp``): ``ev.light`` when that
+        the board the lamp in use was learned with (``_board_of_lamp``): ``ev.judged`` when that
         is the board in use; None for a lamp learned during the game."""
         if self._lamp_board is None:
             return None
         if self._lamp_board is self._background:
-            return ev.light
+            return ev.judged
         return light_seen(self._lamp_board, rect)
 
     def adopt(self, calibration: Calibration) -> None:
@@ -471,7 +471,7 @@ class BoardReader:
         matches = self._departing(ev, self._outside_shadows(ev, matches))
         edges, feet = self._edge_scores(ev, fits, matches)
         placed = self._placed(ev, matches, edges, feet)
-        trust = self._trust(matches, lit_unevenly(ev.light))
+        trust = self._trust(matches, lit_unevenly(ev.judged))
         sized = self._sized(self._explaining(ev.features, placed), edges, trust)
         standing = self._standing(sized, edges, feet)
         free = cv2.bitwise_not(cv2.dilate(self._explained(sized, standing, ev.pad), SQUARE_5))
@@ -525,7 +525,7 @@ class BoardReader:
     ) -> Occlusion:
         """``cover`` judged again under the light this frame shows (``OcclusionTest.under``),
         when it flagged the frame and the margin says the light changed since the board in use
-        (``shadows.light_changed`` of ``Evidence.light``): the cups' shadows cast by the lamp
+        (``shadows.light_changed`` of ``Evidence.judged``): the cups' shadows cast by the lamp
         fitted to this frame (``lamp_seen``), and the board's own pattern in view taken for
         board. Kept only where that clears the frame (else ``cover`` as it was).
 
@@ -551,7 +551,7 @@ class BoardReader:
         lamp's shadows are clear, the calibration's lamp is judged with."""
         if not cover.occluded or not self._light_may_clear(cover):
             return cover
-        field = ev.light
+        field = ev.judged
         if not light_changed(field):
             return cover
         last = self._lamp
@@ -726,7 +726,7 @@ class BoardReader:
         y1, x1 = min(sq.top + h + reach, shadow.shape[0]), min(sq.left + w + reach, shadow.shape[1])
         lifted = c.shadows.lift(ev.features[y0:y1, x0:x1], shadow[y0:y1, x0:x1])
         level = self._background.level_at((slice(y0, y1), slice(x0, x1)))
-        fg, colour = c.pixels.log_odds(lifted, ev.texture[y0:y1, x0:x1], level, None, lit_unevenly(ev.light))
+        fg, colour = c.pixels.log_odds(lifted, ev.texture[y0:y1, x0:x1], level, None, lit_unevenly(ev.judged))
         again = replace(ev, fg=ev.fg.copy(), colour=ev.colour.copy(), positive=ev.positive.copy())
         window = (slice(y0 + ev.pad, y1 + ev.pad), slice(x0 + ev.pad, x1 + ev.pad))
         again.fg[window], again.colour[window], again.positive[window] = fg, colour, np.maximum(fg, 0)

@@ -75,7 +75,8 @@ def test_a_board_learned_under_the_calibration_light_keeps_its_lamp() -> None:
     """bench-26 (a lamp 0.42 m up at one side; the light never changes) learned from three
     boards: learning refreshed the board in use under the calibration's light, and it stays the
     lamp's board. On 18b-move, the last, a third of the margin lies in the cups' shadows;
-    against the calibration's board the margin's light field bends as if the light had changed,
+    against the calibration's board the margin's light field bent as if the light had changed
+    (until the calibration's own shade was left out of it: ``test_calibration_shade.py``),
     against the board in use it does not. Judged against the calibration's board, the lamp's
     shadows were left out while the board in use said the light had not changed, so no lamp
     fitted to the frame was tried either: 3,584 mm² of the margin, flagged, and in the bench's
@@ -84,7 +85,6 @@ def test_a_board_learned_under_the_calibration_light_keeps_its_lamp() -> None:
     learned = reader.calibration.learned
     assert learned is not None and learned.shadows is None  # the calibration's lamp in use
     last = read_image(LONG_SHADOWS / "18b-move.jpg")
-    assert lit_otherwise(reader.calibration.comparison(), reader.rectified(last))
     assert not lit_otherwise(reader.background, reader.rectified(last))
     reading = reader.read_details(last)
     assert not reading.observation.occluded
