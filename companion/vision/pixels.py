@@ -268,7 +268,7 @@ class Background:
         The features are still corrected by the field of every sample (``light_field``): where
         the calibration's shade lifts, the margin there and the squares it fell on read
         brighter, and a field bent towards them takes some of that in as light. Left out of the
-        correction too (branch margin26), bench-26's last board was flagged (612 mm² of the
+        correction too (tried), bench-26's last board was flagged (612 mm² of the
         margin, the lifted reserve shade) and bench-38 flagged two boards more
         (docs/vision.md, "The calibration's own shade out of the light field")."""
         if self.lit_rows is None:
