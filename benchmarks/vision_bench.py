@@ -3,7 +3,7 @@
     PYTHONPATH=. python benchmarks/vision_bench.py [SCENE ...] [--frames DIR] [--json FILE]
         [--look-class C] [--resolution 640x480] [--no-replay] [--no-demos]
         [--fps 5] [--board-seconds 4] [--hand-seconds 1.5] [--frame-noise S]
-        [--misjudge COLOUR:SIZE:FACTOR]
+        [--misjudge COLOUR:SIZE:FACTOR] [--read-right SCENE/FRAME:SQUARE ...]
 
 Scenes are folders in frames-dev's layout (rendered by ``benchmarks/render_bench/render.py``
 into ``/work/bench-data``, or ``$BENCH_DATA``; a scene may also be given as a path). Each is
@@ -41,7 +41,9 @@ also calibrated from that companion's reference frame, in which the user put one
 wrong size (the calibration then misjudges that size). ``--misjudge white:2:1.15`` edits every
 calibration instead: the learned apparent radius of that colour and size times the factor; a
 factor that takes the size past a neighbour is refused for that scene (calibration failed), as
-``calibrate`` and ``Calibration.load`` refuse such a set.
+``calibrate`` and ``Calibration.load`` refuse such a set. ``--read-right
+bench-32/12b-move:b3`` (repeatable) has the replay's reader read that square of that frame as
+the truth has it (``ReadRight``): what mending a misread would buy the referee.
 
 Figures are printed as a summary table (per scene, per look class, per resolution, overall);
 ``--json FILE`` (``-`` for stdout) writes them all for machines.
@@ -75,7 +77,7 @@ from companion.reconciler.events import Event, EventType
 from companion.reconciler.reconciler import Reconciler
 from companion.rules import COLOR_NAMES, Game, Move, Variant
 from companion.rules.position import Position
-from companion.rules.square import parse_color, square_name
+from companion.rules.square import parse_color, parse_square, square_name
 from companion.testing.faults import score_record
 from companion.vision.calibration import Calibration, calibrate, size_order_problem
 from companion.vision.gate import StabilityGate
@@ -225,6 +227,49 @@ class Misjudgement:
         if problem is not None:
             raise CompanionError(f"--misjudge: {problem}, a calibration the device refuses")
         return dataclasses.replace(calibration, cups=misjudged)
+
+
+@dataclass(frozen=True)
+class ReadRight:
+    """One misread mended by hand for the replay (``--read-right SCENE/FRAME:SQUARE``): every
+    reading of that frame the replay's reader makes gives that square's true class the
+    probability it gave its top, and its top the true class's (the two exchanged; a square
+    whose top is the truth's is left as read). What mending a misread would buy the referee,
+    measured before anyone builds the mend: on bench-32 the white 2 read a 3 on 12b-15b was
+    the longest stretch lost, but with those four squares read right the referee was still lost
+    15.6 s over another ply, whose cup another shadow made a size large too (docs/vision.md)."""
+
+    scene: str
+    frame: str
+    square: str
+
+    @classmethod
+    def parse(cls, spec: str) -> ReadRight:
+        scene, _, rest = spec.partition("/")
+        frame, _, square = rest.partition(":")
+        try:
+            parse_square(square)
+        except CompanionError:
+            square = ""
+        if not scene or not frame or not square:
+            raise CompanionError(
+                f"--read-right {spec!r}: expected SCENE/FRAME:SQUARE, e.g. bench-32/12b-move:b3"
+            )
+        return cls(scene, frame, square)
+
+    def __str__(self) -> str:
+        return f"{self.scene}/{self.frame}:{self.square}"
+
+
+def read_right(observation: Observation, tops: dict[str, Top], squares: tuple[str, ...]) -> Observation:
+    """``observation`` with each of ``squares`` given its true class (``tops``, the frame's
+    truth) as its top: the probabilities of the class read and the true class exchanged."""
+    p = observation.probabilities.copy()
+    for square in squares:
+        row = observation.row(square)
+        true, read = class_index(tops.get(square), observation.max_piece), int(np.argmax(p[row]))
+        p[row, [true, read]] = p[row, [read, true]]
+    return dataclasses.replace(observation, probabilities=p)
 
 
 # ----- reading every frame ----------------------------------------------------------------------
@@ -707,8 +752,18 @@ class WatchedReader(BoardReader):
 
     occluded = False
 
+    def __init__(self, calibration: Calibration, mended: dict[str, tuple[str, ...]] | None = None) -> None:
+        super().__init__(calibration)
+        self.mended = mended or {}
+        """Squares read right by hand, by frame name (``ReadRight``)."""
+        self.showing: BenchFrame | None = None
+        """The frame the camera shows (set by the replay before each read)."""
+
     def read_details(self, image: np.ndarray, timestamp: float = 0.0) -> Reading:
         reading = super().read_details(image, timestamp)
+        squares = None if self.showing is None else self.mended.get(self.showing.name)
+        if squares and self.showing is not None:
+            reading.observation = read_right(reading.observation, self.showing.tops, squares)
         self.occluded = reading.observation.occluded
         return reading
 
@@ -765,13 +820,14 @@ def replay(
     frame_noise: float,
     player: Player | None = None,
     learn: bool = True,
+    mended: dict[str, tuple[str, ...]] | None = None,
 ) -> tuple[GameResult, list[Showing]]:
     """The scene's frames shown to the device's own observer (a fresh reader and stability
     gate, ``vision_link.reader_observer``) and a fresh reconciler, on the camera's clock. After
     each stable observation the observer's ``judged(events, position, unsure)`` is called when it has
     one, as the device loop does, so a reader that learns during the game learns here too."""
     clock = [0.0]
-    reader = WatchedReader(calibration)
+    reader = WatchedReader(calibration, mended)
     observe = reader_observer(reader, StabilityGate(), clock=lambda: clock[0], learn=learn)
     judged = getattr(observe, "judged", None)
     reconciler = Reconciler(scene.variant)
@@ -844,6 +900,7 @@ def replay(
         image = images[frame.name]
         if frame_noise > 0:
             image = np.clip(image + noise.normal(0, frame_noise, image.shape), 0, 255).astype(np.uint8)
+        reader.showing = frame
         stable = observe(image, t)
         if frame.kind != "hand" and reader.occluded:
             result.blind.append(t)
@@ -991,12 +1048,22 @@ def run_scene(scene: BenchScene, source: BenchScene | None, args: argparse.Names
             args.frame_noise,
             None if args.player == "none" else Player(args.answer_seconds),
             not args.no_learning,
+            mended_squares(scene, args.read_right),
         )
         run.replay_seconds = time.perf_counter() - started
         end = shown[-1].start + shown[-1].seconds
         run.longest = run.game.longest(shown, end)
         run.longest_strict = run.game.longest(shown, end, strict=True)
     return run
+
+
+def mended_squares(scene: BenchScene, mends: list[ReadRight]) -> dict[str, tuple[str, ...]]:
+    """The squares ``--read-right`` mends in ``scene``'s replay, by frame name."""
+    squares: dict[str, tuple[str, ...]] = {}
+    for mend in mends:
+        if mend.scene == scene.name:
+            squares[mend.frame] = (*squares.get(mend.frame, ()), mend.square)
+    return squares
 
 
 def companions(root: Path, scene: BenchScene) -> list[BenchScene]:
@@ -1284,6 +1351,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--misjudge", metavar="COLOUR:SIZE:FACTOR", help="scale one learned cup size in every calibration"
     )
+    parser.add_argument(
+        "--read-right",
+        metavar="SCENE/FRAME:SQUARE",
+        action="append",
+        default=[],
+        help="the replay's reader reads that square of that frame as the truth has it (repeatable): "
+        "what mending a misread would buy the referee",
+    )
     parser.add_argument("--show-errors", action="store_true", help="list every wrong square")
     parser.add_argument(
         "--no-learning", action="store_true", help="the replay's reader does not learn during the game"
@@ -1291,11 +1366,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.fps <= 0 or args.board_seconds <= 0 or args.hand_seconds <= 0 or args.frame_noise < 0:
         parser.error("--fps, --board-seconds and --hand-seconds must be positive, --frame-noise 0 or more")
-    if args.misjudge:
-        try:
+    try:
+        if args.misjudge:
             args.misjudge = Misjudgement.parse(args.misjudge)
-        except CompanionError as error:
-            parser.error(str(error))
+        args.read_right = [ReadRight.parse(spec) for spec in args.read_right]
+    except CompanionError as error:
+        parser.error(str(error))
     return args
 
 
@@ -1317,6 +1393,17 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"vision_bench: no complete scenes in {args.frames}; render them with "
             "benchmarks/render_bench/render.py (see docs/vision-bench.md)",
+            file=sys.stderr,
+        )
+        return 2
+    unknown = [
+        m
+        for m in args.read_right
+        if not any(s.name == m.scene and any(f.name == m.frame for f in s.frames) for s in scenes)
+    ]
+    if unknown:
+        print(
+            f"vision_bench: --read-right: no frame {unknown[0].scene}/{unknown[0].frame} here",
             file=sys.stderr,
         )
         return 2
@@ -1342,7 +1429,12 @@ def main(argv: list[str] | None = None) -> int:
         "command": " ".join(sys.argv),
         "seconds": round(time.perf_counter() - started, 1),
         "options": {
-            k: v if isinstance(v, int | float | str | list | None) else str(v) for k, v in vars(args).items()
+            k: [str(x) for x in v]
+            if isinstance(v, list)
+            else v
+            if isinstance(v, int | float | str | None)
+            else str(v)
+            for k, v in vars(args).items()
         },
         "scenes": [r.figures() for r in runs],
         "totals": {

@@ -58,6 +58,7 @@ from companion.vision.shadows import (
     learn_shadows,
     light_changed,
     light_seen,
+    lit_otherwise,
     same_light,
 )
 from companion.vision.stillness import StillClock
@@ -310,16 +311,29 @@ class BoardReader:
 
     def _board_of_lamp(self) -> Background | None:
         """The empty board the calibration's lamp was learned with, while that lamp is in use:
-        the board in use, or the calibration's own once learning relit the board in use
-        (``learning._learned_board``) and learned no lamp. None for a lamp learned during the
-        game (``learning.relit``): learned under the light a frame showed, the board in use
-        left as it was, it has no board of its own, and its shadows are cast as before."""
+        the board in use while its margin shows the calibration's light, the calibration's own
+        once learning relit the board in use under another light (``learning._learned_board``)
+        and learned no lamp. None for a lamp learned during the game (``learning.relit``):
+        learned under the light a frame showed, the board in use left as it was, it has no
+        board of its own, and its shadows are cast as before.
+
+        Under the calibration's light learning does not relight the board but refreshes the
+        wood's look, part of the way to the frames': that board is the lamp's as much as the
+        calibration's was, and closer to the frames. Judged against the calibration's board
+        instead, the vision bench's bench-26 (a lamp 0.42 m up at one side, the light never
+        changed) read its last board as under another light: a third of the margin lay in the
+        cups' shadows, and where the reserve cups' shadows lay at calibration it was brighter,
+        so the margin's light field bent to a range of 0.50 in log (one gain against the board
+        in use); the lamp's shadows went unforgiven (4,248 mm² of the margin) while the board
+        in use said the light had not changed and no lamp was fitted to the frame, and that
+        board was never seen stable (docs/vision.md, "The board of the calibration's lamp")."""
         learned = self.calibration.learned
         if learned is not None and learned.shadows is not None:
             return None
         if learned is None or self.models.shadows is None:
             return self._background
-        return self.calibration.comparison()
+        calibrated = self.calibration.comparison()
+        return calibrated if lit_otherwise(calibrated, learned.background) else self._background
 
     def _light_since_lamp(self, ev: Evidence, rect: np.ndarray) -> np.ndarray | None:
         """The margin's light field (``Background.light_field``) of the frame ``rect`` against

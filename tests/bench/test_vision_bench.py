@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
 
+import numpy as np
 import pytest
 
 from companion.errors import CompanionError
@@ -265,3 +266,52 @@ def test_each_request_is_followed_as_the_player_meets_it(bench: ModuleType) -> N
     totals = bench.request_totals(result.requests)
     assert totals["requests"] == 2 and totals["confirm"] == 1 and totals["accepted"] == 1
     assert totals["confirm_settled_alone"] == 1 and totals["open_seconds_max"] == 3.0
+
+
+def test_a_square_read_right_by_hand_takes_the_top_the_reader_gave_its_misread(bench: ModuleType) -> None:
+    """``--read-right``: the true class and the class read exchange their probabilities on the
+    square named (bench-32's white 2 on b3 on 12b, read W3 0.39 / W2 0.20 / W4 0.19); a square
+    already read right, and every other square, stay as read."""
+    from companion.vision.observation import Observation
+
+    p = np.zeros((16, 9))
+    p[:, 0] = 1.0
+    seen = Observation(4, 4, p, False)
+    b3 = seen.row("b3")
+    p[b3] = [0.002, 0.034, 0.20, 0.39, 0.19, 0.007, 0.043, 0.085, 0.05]
+    p[seen.row("d1")] = [0.0, 0.1, 0.5, 0.35, 0.05, 0.0, 0.0, 0.0, 0.0]
+    mended = bench.read_right(seen, {"b3": (0, 2), "d1": (0, 2)}, ("b3", "d1"))
+    assert mended.top("b3") == (0, 2) and mended.confidence("b3") == pytest.approx(0.39)
+    assert mended.probabilities[b3, class_index((0, 3), 4)] == pytest.approx(0.20)
+    others = np.delete(mended.probabilities, b3, axis=0)
+    np.testing.assert_array_equal(others, np.delete(p, b3, axis=0))  # d1, read right, as read
+    assert seen.top("b3") == (0, 3)  # (the reading itself kept)
+
+
+@pytest.mark.parametrize("spec", ["bench-32/12b-move", "12b-move:b3", "bench-32/12b-move:z9", "bench-32/:b3"])
+def test_a_square_to_read_right_names_its_scene_frame_and_square(bench: ModuleType, spec: str) -> None:
+    mend = bench.ReadRight.parse("bench-32/12b-move:b3")
+    assert mend == bench.ReadRight("bench-32", "12b-move", "b3") and str(mend) == "bench-32/12b-move:b3"
+    with pytest.raises(CompanionError, match="SCENE/FRAME:SQUARE"):
+        bench.ReadRight.parse(spec)
+
+
+@pytest.mark.slow  # a calibration and two reads: about 2 s of CPU
+def test_the_replays_reader_reads_right_only_the_frame_shown(bench: ModuleType) -> None:
+    """The committed bench-32 13b (``tests/data/shadows/bench-32``): the reader told to read b3
+    right there reads its white 2 as the truth has it while 13b is shown, with the top the
+    reader gave b3, and reads it as any reader does while another frame is shown."""
+    from companion.vision.sources import read_image
+    from tests.shared_calibrations import PALE_SHADOWS, frame_truth, frames_calibration
+
+    image = read_image(PALE_SHADOWS / "13b-move.jpg")
+    truth = frame_truth(PALE_SHADOWS, "13b-move")
+    shown = frame(bench, "13b-move", tops=truth)
+    plain = bench.WatchedReader(frames_calibration(PALE_SHADOWS)).read(image)
+    reader = bench.WatchedReader(frames_calibration(PALE_SHADOWS), {"13b-move": ("b3",)})
+    reader.showing = frame(bench, "12b-move", tops=truth)
+    np.testing.assert_array_equal(reader.read(image).probabilities, plain.probabilities)
+    reader.showing = shown
+    mended = reader.read(image)
+    assert mended.top("b3") == truth["b3"] == (0, 2)
+    assert mended.confidence("b3") == pytest.approx(plain.confidence("b3"))
