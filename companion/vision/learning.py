@@ -60,6 +60,10 @@ from companion.vision.shadows import (
 )
 from companion.vision.templates import MAX_OFFSET_MM
 
+HAND_STAYS_SECONDS = 3.0
+"""Longer than a hand stays over a still board: a board the reader keeps flagging covered
+while the picture holds still this long is asked of the calibration's own models
+(``ObserverLearning._covered_for_good``)."""
 SURE_KINDS = frozenset({"move", "win", "loss", "draw", "settled"})
 """Event kinds of a batch the referee is sure of; a batch needs a move to count as a label.
 Not ``cleared`` (a request to confirm what the camera reads closed, nothing put right): the
@@ -1028,6 +1032,13 @@ class LearningCheck:
             alone, tops, unknown
         ) and label_log_likelihood(seen, tops, unknown) < label_log_likelihood(alone, tops, unknown)
 
+    def sees_free(self, reader: BoardReader, frame: np.ndarray, timestamp: float) -> bool:
+        """Whether the calibration's own models see ``frame`` free of a hand: every marker in
+        view and no cover beyond what a still shadow or a changed light gives (``moderate``),
+        as the reader in use takes a board held still for ``STILL_SECONDS``."""
+        alone = self._calibrated(reader).read_details(frame, timestamp)
+        return not alone.markers_changed and moderate(alone.cover)
+
     def _calibrated(self, reader: BoardReader) -> BoardReader:
         """A reader of the calibration's own models (made again when the calibration is another)."""
         now = reader.calibration
@@ -1052,6 +1063,7 @@ class ObserverLearning:
         self._fits: BaseFits | None = None  # the last stable frame's, as the reader found them
         self._relit_since: float | None = None  # when the picture last learned from settled
         self._relit = False  # relearned since the last verdict: the calibration to save changed
+        self._covered_since: float | None = None  # when the picture last found covered settled
 
     def seen(self, frame: np.ndarray, reading: Reading) -> bool:
         """Every frame read: when the picture has held still (``STILL_SECONDS``: a hand moves,
@@ -1064,6 +1076,8 @@ class ObserverLearning:
         (the vision bench's bench-10), and refusing them would leave the board covered for
         good; a hand the new shadows do not explain gives the lamp back."""
         self._seen_with = self.learner.reader.calibration
+        if self._covered_for_good(frame, reading):
+            return True
         if reading.still_seconds < STILL_SECONDS or reading.markers_changed:
             return False
         if reading.hidden_area_mm2 > HIDDEN_MM2:  # a hand held still hides the marks; light does not
@@ -1084,6 +1098,33 @@ class ObserverLearning:
             reader.adopt(before)  # the new lamp does not explain what covered the board: a hand
             return False
         self._forget_old_light(lit)
+        self._relit = True
+        return True
+
+    def _covered_for_good(self, frame: np.ndarray, reading: Reading) -> bool:
+        """Drop what was learned when it keeps a still board covered longer than a hand stays
+        (``HAND_STAYS_SECONDS``) where the calibration's own models see it free: the referee
+        never sees that board, and no sure frame comes to check learning on (``LearningCheck``
+        compares only frames announced sure). Asked once each time the picture settles. On
+        the vision bench's bench-38, sure from 04b on, learning 11b's and 12b's frames under the
+        warm lamp added at 11b made the margin read 872-900 mm² and 14b-17b a fist of
+        +0.92-0.95: its last four boards never reached the referee. A hand held still is a
+        hand to the calibration too (its marks hidden, its fist), and is left flagged. True
+        when learning went back (the calibration to save changed)."""
+        reader = self.learner.reader
+        if reader.calibration.learned is None or not reading.observation.occluded:
+            return False
+        if reading.markers_changed or reading.still_seconds < HAND_STAYS_SECONDS:
+            return False
+        since = round(reading.observation.timestamp - reading.still_seconds, 3)
+        if since == self._covered_since:  # once for each time the picture settles
+            return False
+        self._covered_since = since
+        if not self.check.sees_free(reader, frame, reading.observation.timestamp):
+            return False
+        self.learner.forget()
+        self.sure.doubted()
+        self.check.went_back += 1
         self._relit = True
         return True
 
