@@ -1,12 +1,12 @@
-"""Learning that keeps a still, hand-free board covered goes back; a hand held still stays a
-hand (``learning.ObserverLearning._covered_for_good``).
+"""Learning that keeps a still, hand-free board covered goes back on what covers it; a hand
+held still stays a hand (``learning.ObserverLearning._covered_for_good``).
 
 On the vision bench's bench-38 the models learned under the warm lamp added at 11b read the
 margin and a fist over 14b-17b however still the board stood, and the referee never saw its
 last four boards. Here the learning is bench-38's board learned from a warmer 04b (its truth
 as the calibration reads it) and moved ``OVERSHOOT`` times as far, which reads the still 04b
-as covered (the margin's band some 3,700 mm², a fist of +2.5) where the calibration reads it
-free. ``06a-hand.jpg`` is bench-38's hand over the board two plies on (bench-data, 2026-11-30,
+as covered (the margin's band some 3,700 mm², a fist of +2.5) where the calibration's board
+reads it free. ``06a-hand.jpg`` is bench-38's hand over the board two plies on (bench-data, 2026-11-30,
 not re-encoded): the calibration sees it too (the band some 2,600 mm²)."""
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import numpy as np
 
 from companion.rules.square import board_squares, square_name
 from companion.vision.calibration import Calibration, calibrate
-from companion.vision.learning import HAND_STAYS_SECONDS, Learner, ObserverLearning, label
-from companion.vision.reader import BoardReader
+from companion.vision.learning import Learner, ObserverLearning, label
+from companion.vision.reader import STILL_SECONDS, BoardReader
 from companion.vision.sources import read_image
 
 ALONG_RANKS = Path(__file__).resolve().parents[1] / "data" / "calibration" / "along-ranks"
@@ -76,15 +76,18 @@ def held_still(name: str, seconds: float) -> tuple[BoardReader, ObserverLearning
     return reader, learning, flagged
 
 
-def test_a_still_board_learning_keeps_covered_is_seen_again() -> None:
-    reader, learning, flagged = held_still("04b-move", HAND_STAYS_SECONDS + 2.0)
+def test_a_still_board_learning_keeps_covered_goes_back_on_the_board_learned() -> None:
+    reader, learning, flagged = held_still("04b-move", STILL_SECONDS + 2.0)
     assert flagged[0]  # what was learned covers the board
-    assert reader.calibration.learned is None and learning.check.went_back == 1
-    assert not flagged[-1]  # seen free again, still flagged for no longer than a hand stays
-    assert sum(flagged) * STEP <= HAND_STAYS_SECONDS + STEP
+    learned = reader.calibration.learned
+    assert learned is not None and learning.check.went_back == 1
+    assert learned.background is reader.calibration.background  # the board's look went back
+    assert learned.pixels is overlearned().learned.pixels  # ... and nothing else
+    assert not flagged[-1]  # seen free again, flagged no longer than a hand moves
+    assert sum(flagged) * STEP <= STILL_SECONDS + STEP
 
 
 def test_a_hand_held_still_stays_a_hand() -> None:
-    reader, learning, flagged = held_still("06a-hand", HAND_STAYS_SECONDS + 2.0)
+    reader, learning, flagged = held_still("06a-hand", STILL_SECONDS + 2.0)
     assert all(flagged)
-    assert reader.calibration.learned is not None and learning.check.went_back == 0
+    assert reader.calibration is overlearned() and learning.check.went_back == 0
