@@ -1127,12 +1127,13 @@ class ObserverLearning:
         (the calibration's own models hide 202-206 mm² of marks on 14b-16b, over
         ``HIDDEN_MM2``). A hand held still is a hand to every one of them (its marks hidden,
         its fist: bench-38's 12a reads a margin of 2,300-2,700 mm² with each) and stays
-        flagged. True when learning went back (the calibration to save changed)."""
+        flagged; a frame flagged though its cover reads free (an arm beside the board) is not
+        asked. True when learning went back (the calibration to save changed)."""
         reader = self.learner.reader
         if reader.calibration.learned is None or not reading.observation.occluded:
             return False
-        if reading.markers_changed or reading.still_seconds < STILL_SECONDS:
-            return False
+        if reading.markers_changed or reading.still_seconds < STILL_SECONDS or free(reading):
+            return False  # (an arm beside the board flags it too, whatever was learned)
         since = round(reading.observation.timestamp - reading.still_seconds, 3)
         if since == self._covered_since:  # once for each time the picture settles
             return False
