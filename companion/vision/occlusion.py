@@ -426,6 +426,12 @@ class OcclusionTest:
         self._seen = (key, seen)
         return seen
 
+    def lit_again(self, f: np.ndarray, ncc: np.ndarray, rect: np.ndarray) -> np.ndarray:
+        """Where the board shaded at calibration shows the lit board's look in the frame of
+        features ``f``, texture ``ncc`` and picture ``rect`` (``_lit_again``), on the map:
+        worked out once a frame, with the judgement of that frame (``_frame``)."""
+        return self._frame(f, ncc, rect).lit_again
+
     def _lit_again(self, f: np.ndarray) -> np.ndarray:
         """Where the board, shaded at calibration (``was_shaded``), now shows the lit board's
         look: within ``LIT_LOOK_LOG`` in brightness and ``LIT_LOOK_SPREADS`` colour spreads of

@@ -11,6 +11,7 @@ the reader finds them again, rebuilds its geometry and flags the observation ``m
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import cv2
@@ -111,11 +112,9 @@ stress-16 02, stress-29 08 and 09), and no light one."""
 SHADOW_DOUBT = float(np.log(12.0))
 """A square whose cup the shadows explain away reads empty at no more than 0.75 (every size's
 logit at least -log 12 against empty's 0): a faint real cup in a shadow can lose its cup that
-way (a white 1 on the stress set), and the referee must not take that reading as sure. After
-the shadow's rematch the doubt lifts no size above the shadowed match's own score: a size that
-match ruled out is no faint cup, and lifted to the others' share it kept the referee from telling
-a cup moved away from a fresh one put down (bench-38's b4 after b4-a4: a white 4 at 0.12, 0.05
-now, beside empty's 0.46-0.50; see docs/vision.md)."""
+way (a white 1 on the stress set), and the referee must not take that reading as sure. The
+doubt goes to the sizes as the square matched without the shadow ranks them, none surer than
+the shadowed match had it (``shadow_doubt``)."""
 UNLIKE_SHARE = 0.9
 """A cup found with more than this share of its silhouette unlike its colour
 (``occlusion.unlike_share``) explains nothing to the occlusion test. Set on the stress set: a
@@ -232,6 +231,27 @@ def lamp_lit(cups: list[CastingCup], field: np.ndarray | None) -> list[CastingCu
     against 0.580, the limit 0.6). A changed light is judged again with the lamp the frame
     itself shows (``BoardReader._under_frame_lamp``), the calibration's when it shows none."""
     return [] if field is not None and light_changed(field) else cups
+
+
+def shadow_doubt(first: np.ndarray, again: np.ndarray, unit: float) -> np.ndarray:
+    """Each size's least score (``SquareMatch.sizes``; ``unit`` of it a logit) on a square whose
+    cup was explained away: ``first`` its match, ``again`` its match with the explanation taken
+    for board, where no cup is left (``SHADOW_DOUBT``).
+
+    The doubt is a faint real cup the explanation took away, as much of it as every size at
+    -``SHADOW_DOUBT`` held (empty at 0.75 at most), shared between the sizes as ``again`` ranks
+    them (alike where it reads them alike, as every size once was), and no size surer than
+    ``first`` had it (a size the match with the explanation ruled out is no faint cup). Each
+    size at the same doubt held a cup the shadow-free square reads as board by 10 rings at a
+    twelfth of empty, a tenth of it on a frame read rough: bench-38's b4, vacated under a long
+    shadow, read a white 4 at 0.05-0.12 beside empty's 0.46-0.50, and the referee could not tell
+    the 4 moved away from a fresh one put down beside it (docs/vision.md). The doubt stays whole:
+    the real cups the stress set's shadows took away were faint 1s, and their squares' shadow-free
+    smallest size read as board by as much as empty squares' did (0.6-2.9 rings against 1.2-4.5)."""
+    logits = again / unit
+    shares = logits - logits.max() - np.log(np.exp(logits - logits.max()).sum())
+    doubt = (np.log(len(again)) - SHADOW_DOUBT + shares) * unit
+    return np.minimum(doubt, first)
 
 
 def moderate(cover: Occlusion) -> bool:
@@ -468,13 +488,18 @@ class BoardReader:
         seeds = None if fits is None else fits.seeds
         reads: list[Reads] = []
         matches = match_apart(ev, self.bank, match_all(ev, self.bank, seeds, reads), seeds, reads)
-        matches = self._departing(ev, self._outside_shadows(ev, matches))
+        found = self._outside_shadows(ev, matches)
+        relit = self._outside_lit_shade(ev, rect, found)
+        matches = self._departing(ev, relit)
         edges, feet = self._edge_scores(ev, fits, matches)
         placed = self._placed(ev, matches, edges, feet)
         trust = self._trust(matches, lit_unevenly(ev.judged))
         sized = self._sized(self._explaining(ev.features, placed), edges, trust)
         standing = self._standing(sized, edges, feet)
-        free = cv2.bitwise_not(cv2.dilate(self._explained(sized, standing, ev.pad), SQUARE_5))
+        explained = self._explained(sized, standing, ev.pad)
+        if relit is not found:  # (the lit board's look took a cup found for it)
+            explained = cv2.max(explained, self._lit_shade(found, relit, ev.pad))
+        free = cv2.bitwise_not(cv2.dilate(explained, SQUARE_5))
         fg = ev.fg[ev.pad : ev.pad + view.shape[0], ev.pad : ev.pad + view.shape[1]]
         cups = casting_cups(found_cups(standing), c.layout, c.scale, c.cups)
         lit = lamp_lit(cups, self._light_since_lamp(ev, rect))
@@ -711,30 +736,89 @@ class BoardReader:
         cup lies mostly in them and none is left; else None."""
         c = self.models
         assert c.shadows is not None
+        shadows = c.shadows
         shadow = np.zeros(c.view.shape, np.uint8)
         for hull in hulls:
             cv2.fillConvexPoly(shadow, hull, 255, cv2.LINE_8, SUBPIXEL)
+        return self._rematch_as_board(
+            ev, row, match, shadow > 0, lambda f, inside: shadows.lift(f, inside * 255)
+        )
+
+    def _outside_lit_shade(
+        self, ev: Evidence, rect: np.ndarray, matches: list[SquareMatch]
+    ) -> list[SquareMatch]:
+        """The matches again, each cup found lying mostly (``SHADOW_SHARE``) where the empty
+        board lay in shade at calibration and this frame shows the lit board's look there
+        (``OcclusionTest.lit_again``) matched once more with those pixels taken for the board
+        (the features of the empty board: the wood's own look, lit); a square left with no cup
+        reads empty, never sure of it (``shadow_doubt``).
+
+        A shade at calibration gone (a reserve stack beside the board, moved) leaves the wood
+        brighter than the empty board, which the colour model calls a pale cup: on the bench's
+        bench-38 d2, empty, read a white 1 or 2 at 0.41-0.46 from 03b on (0.86-1.0 of its
+        silhouette lit again, its grain showing, 0.25-0.58), and every help request lit it
+        while the board had it empty. A real pale cup there keeps its match: the lit board's
+        look covered 0-0.42 of each real cup's silhouette on the same boards, and where the
+        colour is taken away its texture (a cup hides the grain) still says cup."""
+        view = self.models.view.shape
+        lit = self._occlusion.lit_again(ev.features, ev.texture, rect)
+        if not lit.any():
+            return matches
+        lit = cv2.resize(lit.astype(np.uint8), (view[1], view[0]), interpolation=cv2.INTER_NEAREST) > 0
+        out = list(matches)
+        for row, match in enumerate(matches):
+            if match.sizes.max() > 0:
+                again = self._rematch_as_board(ev, row, match, lit, lambda f, inside: f * ~inside[..., None])
+                out[row] = match if again is None else again
+        return matches if all(a is b for a, b in zip(out, matches, strict=True)) else out
+
+    def _lit_shade(self, found: list[SquareMatch], lit: list[SquareMatch], pad: int) -> np.ndarray:
+        """What the lit board's look where the shade lay explains (uint8 mask, 255): the
+        silhouettes of the cups ``found`` that ``_outside_lit_shade`` took for it (``lit``, its
+        matches: another match there). The occlusion test takes that look for board by its
+        colour, but not by its texture (against a board shaded at calibration the lit grain
+        correlates poorly), nor the grid line lit again, whose ink has no lit wood's look: on
+        bench-38 the d-file's edge beside d2 read 180-196 mm² of the grid and a fist of +0.38
+        to +0.42 on 05b-07b once no cup explained it (main: 0-20 mm², -0.98 to -0.45)."""
+        taken = [
+            f if f is not m else dataclasses.replace(f, sizes=np.minimum(f.sizes, 0.0))
+            for f, m in zip(found, lit, strict=True)
+        ]
+        return coverage(taken, self.bank, self.models.view.shape, pad)
+
+    def _rematch_as_board(
+        self,
+        ev: Evidence,
+        row: int,
+        match: SquareMatch,
+        mask: np.ndarray,
+        as_board: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    ) -> SquareMatch | None:
+        """The square matched on evidence whose features ``as_board(features, inside)`` takes
+        for board where ``mask`` (bool, the view) is set, if its cup lies mostly
+        (``SHADOW_SHARE``) there and none is left, empty but never sure of it
+        (``shadow_doubt``); else None."""
         sq = self.bank.squares[row]
         h, w = sq.support.shape
         y, x = sq.top + match.dy, sq.left + match.dx
         seen = sq.masks[match.colour, match.size - 1] > 0
-        inside = shadow[max(y, 0) : y + h, max(x, 0) : x + w] > 0
+        inside = mask[max(y, 0) : y + h, max(x, 0) : x + w]
         if inside.shape != seen.shape or inside[seen].mean() < SHADOW_SHARE:
             return None
         reach = self.bank.offset + 1
         y0, x0 = max(sq.top - reach, 0), max(sq.left - reach, 0)
-        y1, x1 = min(sq.top + h + reach, shadow.shape[0]), min(sq.left + w + reach, shadow.shape[1])
-        lifted = c.shadows.lift(ev.features[y0:y1, x0:x1], shadow[y0:y1, x0:x1])
+        y1, x1 = min(sq.top + h + reach, mask.shape[0]), min(sq.left + w + reach, mask.shape[1])
+        taken = as_board(ev.features[y0:y1, x0:x1], mask[y0:y1, x0:x1])
         level = self._background.level_at((slice(y0, y1), slice(x0, x1)))
-        fg, colour = c.pixels.log_odds(lifted, ev.texture[y0:y1, x0:x1], level, None, lit_unevenly(ev.judged))
+        c = self.models
+        fg, colour = c.pixels.log_odds(taken, ev.texture[y0:y1, x0:x1], level, None, lit_unevenly(ev.judged))
         again = replace(ev, fg=ev.fg.copy(), colour=ev.colour.copy(), positive=ev.positive.copy())
         window = (slice(y0 + ev.pad, y1 + ev.pad), slice(x0 + ev.pad, x1 + ev.pad))
         again.fg[window], again.colour[window], again.positive[window] = fg, colour, np.maximum(fg, 0)
         rematched = match_square(again, sq, self.bank.offset)
         if rematched.sizes.max() > 0:
             return None
-        floor = -SHADOW_DOUBT * SIZE_SURENESS * self._ring_px  # empty, but never sure of it
-        doubt = np.minimum(floor, match.sizes)  # (no size surer than the shadowed match had it)
+        doubt = shadow_doubt(match.sizes, rematched.sizes, SIZE_SURENESS * self._ring_px)
         return dataclasses.replace(rematched, sizes=np.maximum(rematched.sizes, doubt))
 
     def _held_still(self, gray: np.ndarray, timestamp: float) -> float:
