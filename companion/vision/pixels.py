@@ -259,11 +259,11 @@ class Background:
         robust estimate (a shadow or a sleeve on the margin bends a quadratic a little)."""
         return self._field(self.band_values(diff), self.band_basis, self.band_basis_t)
 
-    def light_judged(self, diff: np.ndarray, field: np.ndarray) -> np.ndarray:
+    def light_judged(self, diff: np.ndarray, field: np.ndarray | None = None) -> np.ndarray:
         """The light's change, as ``light_field``, judged on the band samples that showed the wood
         lit on this board (``lit_wood``): what says whether the light changed
-        (``shadows.light_changed``). ``field``: ``light_field`` of the same ``diff``, which it is
-        where no sample lay in shade.
+        (``shadows.light_changed``). ``field``: ``light_field`` of the same ``diff`` when the
+        caller has it, which it is where no sample lay in shade.
 
         The features are still corrected by the field of every sample (``light_field``): where
         the calibration's shade lifts, the margin there and the squares it fell on read
@@ -272,10 +272,16 @@ class Background:
         margin, the lifted reserve shade) and bench-38 flagged two boards more
         (docs/vision.md, "The calibration's own shade out of the light field")."""
         if self.lit_rows is None:
-            return field
-        rows = self.lit_rows
-        basis = self.band_basis[rows]
-        return self._field(self.band_values(diff)[rows], basis, np.ascontiguousarray(basis.T))
+            return self.light_field(diff) if field is None else field
+        basis, basis_t = self._lit_basis
+        return self._field(self.band_values(diff)[self.lit_rows], basis, basis_t)
+
+    @cached_property
+    def _lit_basis(self) -> tuple[np.ndarray, np.ndarray]:
+        """The field's terms at the lit band samples (``lit_rows``) and their transpose,
+        contiguous: ``band_basis`` and ``band_basis_t`` for ``light_judged``."""
+        basis = self.band_basis[self.lit_rows]
+        return basis, np.ascontiguousarray(basis.T)
 
     def _field(self, values: np.ndarray, basis: np.ndarray, basis_t: np.ndarray) -> np.ndarray:
         """``light_field`` of the band samples' ``values`` with the field's terms there."""

@@ -473,7 +473,7 @@ def light_seen(background: Background, rectified: np.ndarray) -> np.ndarray:
     """The light's change ``rectified`` (a frame on the board plane) shows on its margin since
     the board ``background`` was learned, judged on its lit wood (``Background.light_judged``)."""
     diff = cv2.subtract(log_image(blurred(rectified, background.scale)), background.log)
-    return background.light_judged(diff, background.light_field(diff))
+    return background.light_judged(diff)
 
 
 def same_light(field: np.ndarray, other: np.ndarray) -> bool:
