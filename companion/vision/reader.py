@@ -6,6 +6,10 @@ The frame is flagged occluded when something that is neither board nor a cup lie
 board margin (an arm must cross it to reach the grid), covers a marker, or fills a large part
 of the grid unexplained by the cups found. When the markers no longer sit where they were,
 the reader finds them again, rebuilds its geometry and flags the observation ``moved``.
+
+A caller that measures the size cues, or weighs them another way, asks for them:
+``read_traced`` returns with the reading each square's cues as the reader combined them
+(``trace.py``: a ``CueTrace`` per square). A plain read builds none of it.
 """
 
 from __future__ import annotations
