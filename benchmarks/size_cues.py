@@ -5,11 +5,11 @@
 Each scene (a name under ``--frames``, as ``vision_bench.py`` finds them, or a folder) is
 calibrated from its own ``00-empty`` and ``01-reference`` frames and each of its hand-free game
 frames read once by a fresh reader, as the bench's reading pass does. For every square the
-reader's own size cues are kept as its probabilities used them (``BoardReader._probabilities``):
-the region cue's size logits as matched and as placed (``_placed``), the edge cue's base and
-rim scores, the colour's region trust and clear rims, and one cue the reader does not use, each
-size's silhouette scored where that size's own base circle fits best (``match_at`` at its foot,
-in the region cue's logits: "own feet"). Printed:
+reader's own size cues are kept as its probabilities used them (``BoardReader.read_traced``,
+``companion/vision/trace.py``): the region cue's size logits as matched and as placed, the edge
+cue's base and rim scores, the colour's region trust and clear rims, and one cue the reader does
+not use, each size's silhouette scored where that size's own base circle fits best
+(``ReadTrace.scored_at`` its foot, in the region cue's logits: "own feet"). Printed:
 
 - the wrong squares grouped by kind (truth against reading), largest group first, and with
   ``--errors`` each one's cue values;
@@ -36,11 +36,12 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.vision_bench import DEFAULT_FRAMES, SURE, calibrate_from, error_kind, find_scenes, load_scene
-from companion.vision.edges import SPREAD_FLOOR, rim_spreads, size_shares
-from companion.vision.matching import Evidence, SquareMatch, match_at, size_logits
+from companion.vision.edges import SPREAD_FLOOR, rim_spreads
+from companion.vision.matching import size_logits
 from companion.vision.observation import Top
 from companion.vision.reader import PLACED_MM, BoardReader
 from companion.vision.sources import read_image
+from companion.vision.trace import CueTrace, ReadTrace
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,80 +53,62 @@ class SquareCues:
     read: Top
     confidence: float
     occluded: bool
-    probabilities: np.ndarray  # [empty, white 1..S, black 1..S]
-    region: np.ndarray  # the region cue's size logits as matched
-    placed: np.ndarray  # ... as ``_placed`` gave them to the size shares
-    own_feet: np.ndarray  # each size scored where its own base fits, in the same logits
+    cues: CueTrace  # the size cues as the reader weighed them
+    own_feet: np.ndarray  # each size scored where its own base fits, in the region cue's logits
     feet_mm: np.ndarray  # how far each size's base lies from where the region cue matched
-    base: np.ndarray
-    rim: np.ndarray
-    trust: float
-    clear: bool
-    softening: float  # the reader's temperature factor on this frame (``ROUGH_SOFTENING``)
+
+    @property
+    def probabilities(self) -> np.ndarray:  # [empty, white 1..S, black 1..S]
+        return self.cues.probabilities
+
+    @property
+    def region(self) -> np.ndarray:  # the region cue's size logits as matched
+        return self.cues.region
+
+    @property
+    def placed(self) -> np.ndarray:  # ... as placed (where far from its base: ``PLACED_MM``)
+        return self.cues.placed
+
+    @property
+    def base(self) -> np.ndarray:
+        assert self.cues.base is not None  # (``scene_cues`` keeps only traces with edges)
+        return self.cues.base
+
+    @property
+    def rim(self) -> np.ndarray:
+        assert self.cues.rim is not None
+        return self.cues.rim
 
 
-Matches = list[SquareMatch]
-Edges = tuple[np.ndarray, np.ndarray] | None
-"""The edge cue's (base, rim) scores per square and size, as the reader passes them on."""
-
-
-class CueReader(BoardReader):
-    """A reader that keeps, per read, the cues its probabilities were made from."""
-
-    own_feet: tuple[np.ndarray, np.ndarray] | None
-    cues: dict[str, np.ndarray]
-
-    def _placed(self, ev: Evidence, matches: Matches, edges: Edges, feet: np.ndarray | None) -> Matches:
-        self.own_feet = None if feet is None else self._at_own_feet(ev, matches, feet)
-        return super()._placed(ev, matches, edges, feet)
-
-    def _at_own_feet(
-        self, ev: Evidence, matches: list[SquareMatch], feet: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Each size's score with its silhouette where its own base fits (N x S, size logits)
-        and that foot's distance in mm from where the region cue matched the square."""
-        scores, mm = np.zeros(feet.shape[:2]), np.zeros(feet.shape[:2])
-        for row, m in enumerate(matches):
-            for size, (dy, dx) in enumerate(feet[row].tolist()):
-                scores[row, size] = match_at(ev, self.bank.squares[row], m.colour, dy, dx).sizes[size]
-                mm[row, size] = np.hypot(m.dy - dy, m.dx - dx) / self.models.scale
-        scored = [dataclasses.replace(m, sizes=s) for m, s in zip(matches, scores, strict=True)]
-        return size_logits(scored, self._ring_px), mm
-
-    def _probabilities(
-        self,
-        matches: Matches,
-        trust: np.ndarray,
-        softening: float = 1.0,
-        edges: Edges = None,
-        placed: Matches | None = None,
-    ) -> np.ndarray:
-        region = size_logits(matches, self._ring_px, softening)
-        self.cues = {
-            "region": region,
-            "placed": region if placed is None else size_logits(placed, self._ring_px, softening),
-            "trust": np.asarray(trust),
-            "clear": self._clear(matches),
-            "softening": np.full(len(matches), softening),
-        }
-        if edges is not None:
-            self.cues.update(base=edges[0], rim=edges[1])
-        return super()._probabilities(matches, trust, softening, edges, placed)
+def at_own_feet(trace: ReadTrace, row: int) -> tuple[np.ndarray, np.ndarray]:
+    """Square ``row``'s score for each size with its silhouette where its own base fits (in the
+    region cue's size logits, unsoftened) and that foot's distance in mm from where the region
+    cue matched the square: a cue the reader does not use, scored on the read's own evidence."""
+    cues = trace.squares[row]
+    m = cues.match
+    assert cues.feet is not None
+    feet = cues.feet.tolist()
+    scored = [trace.scored_at(row, m.colour, dy, dx).sizes[size] for size, (dy, dx) in enumerate(feet)]
+    mm = [np.hypot(m.dy - dy, m.dx - dx) / trace.scale for dy, dx in feet]
+    own = size_logits([dataclasses.replace(m, sizes=np.array(scored, dtype=float))], trace.ring_px)[0]
+    return own, np.array(mm)
 
 
 def scene_cues(folder: Path) -> list[SquareCues]:
-    """Every square of the scene's hand-free game frames, read by a fresh ``CueReader``."""
+    """Every square of the scene's hand-free game frames, read by a fresh reader with its cues
+    traced (``BoardReader.read_traced``)."""
     scene = load_scene(folder)
-    reader = CueReader(calibrate_from(scene))
+    reader = BoardReader(calibrate_from(scene))
     out = []
     for frame in scene.game_frames:
         if frame.kind == "hand":
             continue
-        obs = reader.read(read_image(str(frame.path)))
-        c, own = reader.cues, reader.own_feet
-        if own is None or "base" not in c:
+        reading, trace = reader.read_traced(read_image(str(frame.path)))
+        obs = reading.observation
+        if any(cues.base is None for cues in trace.squares):
             raise SystemExit(f"{scene.name}: no outline in the calibration, no edge cue to weigh")
         for row, (name, top) in enumerate(obs.tops().items()):
+            own, mm = at_own_feet(trace, row)
             out.append(
                 SquareCues(
                     f"{scene.name}/{frame.name} {name}",
@@ -133,16 +116,9 @@ def scene_cues(folder: Path) -> list[SquareCues]:
                     top,
                     obs.confidence(name),
                     obs.occluded,
-                    obs.probabilities[row],
-                    c["region"][row],
-                    c["placed"][row],
-                    own[0][row],
-                    own[1][row],
-                    c["base"][row],
-                    c["rim"][row],
-                    float(c["trust"][row]),
-                    bool(c["clear"][row]),
-                    float(c["softening"][row]),
+                    trace.squares[row],
+                    own,
+                    mm,
                 )
             )
     return out
@@ -155,20 +131,21 @@ Shares = Callable[[SquareCues], np.ndarray]
 
 def as_read(sq: SquareCues) -> np.ndarray:
     """The reader's own size shares."""
-    return _shares(sq, sq.placed)
+    return sq.cues.reweighed()
 
 
 def faint_rim_abstains(sq: SquareCues) -> np.ndarray:
     """``size_shares`` with a rim under ``SPREAD_FLOOR`` never stopping the base from moving a
     size, whatever the colour's region trust: the reader lets it only where that trust is below
     1, so such a square is weighed with its trust a hair under 1 (1e-9: the sum is the same)."""
-    trust = sq.trust if rim_spreads(sq.rim)[0] >= SPREAD_FLOOR else min(sq.trust, 1.0 - 1e-9)
-    return _shares(dataclasses.replace(sq, trust=trust), sq.placed)
+    trust = sq.cues.trust
+    faint = rim_spreads(sq.rim)[0] < SPREAD_FLOOR
+    return sq.cues.reweighed(trust=min(trust, 1.0 - 1e-9) if faint else trust)
 
 
 def own_feet_mean(sq: SquareCues) -> np.ndarray:
     """Each size sized on the mean of its score as matched and where its own base fits."""
-    return _shares(sq, (sq.region + sq.own_feet) / 2)
+    return sq.cues.reweighed(placed=(sq.region + sq.own_feet) / 2)
 
 
 def own_feet_far(sq: SquareCues) -> np.ndarray:
@@ -184,11 +161,6 @@ WEIGHINGS: dict[str, Shares] = {
     "own feet, mean": own_feet_mean,
     f"own feet, mean at {PLACED_MM:g} mm": own_feet_far,
 }
-
-
-def _shares(sq: SquareCues, region: np.ndarray) -> np.ndarray:
-    trust, clear = np.array([sq.trust]), np.array([sq.clear])
-    return size_shares(region[None], sq.base[None], sq.rim[None], sq.softening, trust, clear)[0]
 
 
 def reread(sq: SquareCues, shares: Shares) -> tuple[Top, float]:
@@ -221,8 +193,8 @@ def error_text(sq: SquareCues) -> str:
         f"{cue} [{_values(getattr(sq, cue))}]" for cue in ("region", "placed", "own_feet", "base", "rim")
     )
     flagged = " [occluded]" if sq.occluded else ""
-    clear = " clear" if sq.clear else ""
-    return f"  {sq.where}: {kind(sq)} ({sq.confidence:.2f}){flagged} {cues} trust {sq.trust:.2f}{clear}"
+    clear = " clear" if sq.cues.clear else ""
+    return f"  {sq.where}: {kind(sq)} ({sq.confidence:.2f}){flagged} {cues} trust {sq.cues.trust:.2f}{clear}"
 
 
 def _values(values: np.ndarray) -> str:

@@ -6,6 +6,10 @@ The frame is flagged occluded when something that is neither board nor a cup lie
 board margin (an arm must cross it to reach the grid), covers a marker, or fills a large part
 of the grid unexplained by the cups found. When the markers no longer sit where they were,
 the reader finds them again, rebuilds its geometry and flags the observation ``moved``.
+
+A caller that measures the size cues, or weighs them another way, asks for them:
+``read_traced`` returns with the reading each square's cues as the reader combined them
+(``trace.py``: a ``CueTrace`` per square). A plain read builds none of it.
 """
 
 from __future__ import annotations
@@ -13,11 +17,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import cv2
 import numpy as np
 
 from companion.errors import CompanionError
+from companion.rules.square import board_squares, square_name
 from companion.vision.calibration import BOARD_DILATE_MM, Calibration, check_frame, grid_mask
 from companion.vision.edges import (
     BaseFits,
@@ -64,6 +70,7 @@ from companion.vision.shadows import (
 from companion.vision.stillness import StillClock
 from companion.vision.surround import Surround
 from companion.vision.templates import SquareTemplates, TemplateBank, build_bank
+from companion.vision.trace import CueTrace, ReadTrace
 
 COLOUR_SURENESS = 0.5
 """The same for the mean light-versus-dark log-odds inside the silhouette."""
@@ -163,6 +170,26 @@ MARKER_MIN_CORRELATION = 0.6
 """Correlation with its calibration view below which a marker counts as moved or covered."""
 MOVE_TOLERANCE_PX = 1.5
 SQUARE_5 = np.ones((5, 5), np.uint8)
+
+
+class Weighed(NamedTuple):
+    """What ``BoardReader._probabilities`` made of a read's cues: the probabilities, and for a
+    trace (``read_traced``) the values they came from (rows: squares)."""
+
+    probabilities: np.ndarray
+    region: np.ndarray  # the region cue's size logits as matched
+    placed: np.ndarray  # the size logits the shares start from (``_placed``)
+    shares: np.ndarray | None  # the edges' size shares (``edges.size_shares``); None: no edge cue
+    white: np.ndarray  # the colour cue's share of each size given to White
+
+    def shares_of(self, row: int) -> np.ndarray:
+        """How square ``row``'s cup probability split between the sizes: the edges' shares, or
+        without an edge cue the region cue's alone (each size's probability over the cup's)."""
+        if self.shares is not None:
+            return self.shares[row]
+        s = (self.probabilities.shape[1] - 1) // 2
+        sizes = self.probabilities[row, 1 : s + 1] + self.probabilities[row, s + 1 :]
+        return sizes / max(float(sizes.sum()), 1e-300)
 
 
 @dataclass(frozen=True)
@@ -464,18 +491,31 @@ class BoardReader:
         return self.read_details(image, timestamp).observation
 
     def read_details(self, image: np.ndarray, timestamp: float = 0.0) -> Reading:
+        return self._read(image, timestamp, traced=False)[0]
+
+    def read_traced(self, image: np.ndarray, timestamp: float = 0.0) -> tuple[Reading, ReadTrace]:
+        """``read_details`` with the size cues it weighed, square by square (``trace.py``): for
+        probes that measure the cues or weigh them another way. Reads as ``read_details`` does
+        (the same reading, the reader left in the same state)."""
+        reading, trace = self._read(image, timestamp, traced=True)
+        assert trace is not None  # (asked for)
+        return reading, trace
+
+    def _read(self, image: np.ndarray, timestamp: float, traced: bool) -> tuple[Reading, ReadTrace | None]:
         image = check_frame(image, "the frame")
-        reading = self._read_once(image, timestamp)
+        reading, trace = self._read_once(image, timestamp, traced)
         if reading.markers_changed and self.markers and self.relocate(image):
-            again = self._read_once(image, timestamp)
+            again, trace = self._read_once(image, timestamp, traced)
             obs = again.observation
             again.observation = Observation(
                 obs.size, obs.max_piece, obs.probabilities, obs.occluded, True, timestamp
             )
-            return again
-        return reading
+            return again, trace
+        return reading, trace
 
-    def _read_once(self, image: np.ndarray, timestamp: float) -> Reading:
+    def _read_once(
+        self, image: np.ndarray, timestamp: float, traced: bool
+    ) -> tuple[Reading, ReadTrace | None]:
         c = self.models
         view = c.view
         rect = self._rectify(image)
@@ -507,14 +547,14 @@ class BoardReader:
         changed = self._markers_changed(gray)
         if not changed:  # (a marker out of view flags the frame whatever the lamp)
             cover = self._under_frame_lamp(cover, ev, rect, free, (matches, standing), cups)
-        probabilities = self._probabilities(
-            matches, trust, ROUGH_SOFTENING if cover.rough else 1.0, edges, placed
-        )
+        softening = ROUGH_SOFTENING if cover.rough else 1.0
+        weighed = self._probabilities(matches, trust, softening, edges, placed)
         still = self._held_still(gray, timestamp)
         beside, arm = self._beside(image, timestamp)
         occluded = changed > 0 or arm or (cover.occluded and not (still >= STILL_SECONDS and moderate(cover)))
-        obs = Observation(c.size, c.max_piece, probabilities, bool(occluded), False, timestamp)
-        return Reading(
+        obs = Observation(c.size, c.max_piece, weighed.probabilities, bool(occluded), False, timestamp)
+        trace = self._traced(ev, matches, (edges, feet), trust, softening, weighed) if traced else None
+        reading = Reading(
             obs,
             matches,
             cover.band_mm2,
@@ -528,6 +568,43 @@ class BoardReader:
             fits,
             beside,
         )
+        return reading, trace
+
+    def _traced(
+        self,
+        ev: Evidence,
+        matches: list[SquareMatch],
+        edge_cue: tuple[tuple[np.ndarray, np.ndarray] | None, np.ndarray | None],
+        trust: np.ndarray,
+        softening: float,
+        weighed: Weighed,
+    ) -> ReadTrace:
+        """The size cues one read weighed (``read_traced``), from the values it computed:
+        ``edge_cue`` the edge cue's (base, rim) scores and each size's best base shift
+        (``_edge_scores``), ``weighed`` what ``_probabilities`` made of them."""
+        edges, feet = edge_cue
+        base, rim = (None, None) if edges is None else edges
+        clear = self._clear(matches)
+        names = [square_name(sq) for sq in board_squares(self.models.size)]
+        squares = tuple(
+            CueTrace(
+                name,
+                m,
+                weighed.region[row],
+                weighed.placed[row],
+                None if base is None else base[row],
+                None if rim is None else rim[row],
+                None if feet is None else feet[row],
+                float(trust[row]),
+                bool(clear[row]),
+                softening,
+                weighed.shares_of(row),
+                float(weighed.white[row]),
+                weighed.probabilities[row],
+            )
+            for row, (name, m) in enumerate(zip(names, matches, strict=True))
+        )
+        return ReadTrace(squares, ev, self.bank, self._ring_px, self.models.scale)
 
     def _beside(self, image: np.ndarray, timestamp: float) -> tuple[float, bool]:
         """An arm reaching in beside the board, out of the rectified view (``surround.py``): its
@@ -1045,8 +1122,9 @@ class BoardReader:
         softening: float = 1.0,
         edges: tuple[np.ndarray, np.ndarray] | None = None,
         placed: list[SquareMatch] | None = None,
-    ) -> np.ndarray:
-        """Class probabilities [empty, white 1..S, black 1..S] per square from its match.
+    ) -> Weighed:
+        """Class probabilities [empty, white 1..S, black 1..S] per square from its match, with
+        the size logits and shares they were made of (``Weighed``).
 
         Sizes compete with "empty" (score 0) through a softmax, each score counted in units of
         ``SIZE_SURENESS`` times the typical ring between adjacent sizes; the colour's mean
@@ -1060,14 +1138,16 @@ class BoardReader:
         evidence reads rough. ``trust`` (per square) weighs the region cue's size logits against
         the edges' (``_trust``).
         """
-        sizes = size_logits(matches, self._ring_px, softening)
-        logits = np.concatenate([np.zeros((len(matches), 1)), sizes], axis=1)
+        region = size_logits(matches, self._ring_px, softening)
+        logits = np.concatenate([np.zeros((len(matches), 1)), region], axis=1)
         p = np.exp(logits - logits.max(axis=1, keepdims=True))
         p /= p.sum(axis=1, keepdims=True)
+        sizes, shares = region, None
         if edges is not None:
             if placed is not None and placed is not matches:  # (no cup sized anew: the same)
                 sizes = size_logits(placed, self._ring_px, softening)
-            p[:, 1:] = (1.0 - p[:, :1]) * size_shares(sizes, *edges, softening, trust, self._clear(matches))
+            shares = size_shares(sizes, *edges, softening, trust, self._clear(matches))
+            p[:, 1:] = (1.0 - p[:, :1]) * shares
         areas = np.array(
             [sq.areas[m.colour, m.size - 1] for m, sq in zip(matches, self.bank.squares, strict=True)]
         )
@@ -1076,4 +1156,4 @@ class BoardReader:
         )
         p_white = (1.0 / (1.0 + np.exp(-np.clip(colour, -50, 50))))[:, None]
         out = np.concatenate([p[:, :1], p[:, 1:] * p_white, p[:, 1:] * (1 - p_white)], axis=1)
-        return out / out.sum(axis=1, keepdims=True)
+        return Weighed(out / out.sum(axis=1, keepdims=True), region, sizes, shares, p_white[:, 0])
