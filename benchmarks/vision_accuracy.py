@@ -175,7 +175,7 @@ def score(scene: Scene, tally: Tally) -> None:
                     "sizes": m.sizes.tolist(),
                     "colour": m.colour,
                     "colour_log_odds": m.colour_log_odds,
-                    "ring_px": reader._ring_px,
+                    "ring_px": reader.models.cups.ring_px(reader.models.scale),
                     "area": float(reader.bank.squares[obs.row(name)].areas[m.colour, m.size - 1]),
                 }
             )
