@@ -817,8 +817,11 @@ def fit_weight(fitted: list[float], radius: float) -> float:
     (b1 on the board's edge beside a black 4, their shadows over the margin read as cup), and
     34.50 and 28.50 after ply 19; each counted as a whole fit, the radius went 27.03 -> 27.86
     -> 28.47 mm and c4's white 4 read 0.61 after ply 21 (the referee lost 3.8 s / 1 ply).
-    Weighed (a standard error of 3.25 and 3.0 mm against 1.1: 0.10 and 0.11 fits), they move it
-    a tenth as far."""
+    Weighed (standard errors of 3.25 and 3.0 mm against a scatter of 1.1: 0.09 and 0.12 fits),
+    they took it 27.11 -> 27.21 -> 27.36 mm, and the referee took d3-c4 at once (lost 1.2 s /
+    0 plies). Cups that agree as frames do (standard errors up to 0.75 mm) count for 0.6-1
+    fits; bench-26, 32 and 38 have frames whose cups disagree as much (seven sizes at 0.09-0.19
+    fits), and play as before."""
     if len(fitted) < 2:
         return 1.0
     scatter = FIT_SCATTER * radius
