@@ -532,8 +532,9 @@ def _learned_cups(
 ) -> tuple[CupSet, tuple[tuple[float, ...], ...]]:
     """Each (colour, size) on the board: its apparent radius fitted on each of its cups the
     reader got wrong or doubted (beside the other cups' shadows where the calibration knows the
-    lamp, as calibration fits them), the median of those fits averaged in with the fits it took
-    in before (``fits``, counted on and returned: the
+    lamp, as calibration fits them), the median of those fits averaged in, worth as many fits as
+    they agree (``fits_averaged_in``), with the fits it took in before (``fits``, counted on and
+    returned: the
     radius converges to their mean, ``RADIUS_PRIOR_FITS``), within ``RADIUS_BOUNDS`` of the
     calibration's and in size order.
 
