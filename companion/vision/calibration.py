@@ -176,13 +176,14 @@ class Adaptation:
     shadows: ShadowModel | None = None
     """Where tonight's lamp throws the cups' shadows, learned again after the light changed
     (``learning.relit``); None: the calibration's."""
-    fits: tuple[tuple[int, ...], ...] = ()
+    fits: tuple[tuple[float, ...], ...] = ()
     """Per colour and size, how many frames' fits the radius in ``cups`` has taken in under
     the light in use, a frame that showed the size read right counting as a fit at its radius
-    (``learning._learned_cups``: the next fit counts for one more); emptied when the lamp is
+    (``learning._learned_cups``: the next fit counts for as many as its frame's cups agree,
+    ``learning.fit_weight``, at most one); emptied when the lamp is
     learned again (``learning.relit``) and in files from before it was kept: none yet."""
 
-    def fit_count(self, colour: int, size: int) -> int:
+    def fit_count(self, colour: int, size: int) -> float:
         """How many fits the radius of ``colour``'s ``size`` has taken in (``fits``)."""
         return self.fits[colour][size - 1] if self.fits else 0
 
@@ -210,7 +211,7 @@ class Adaptation:
             background,
             int(data["frames"]),
             None if data.get("shadows") is None else ShadowModel.from_json(data["shadows"]),
-            tuple(tuple(int(n) for n in counts) for counts in data.get("radius_fits", ())),
+            tuple(tuple(float(n) for n in counts) for counts in data.get("radius_fits", ())),
         )
 
 

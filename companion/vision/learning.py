@@ -88,6 +88,11 @@ moved 35 % of the way toward each, as before, the radius followed the last fit (
 RADIUS_MIN_RATE = 0.1
 """... but never by less than this: over many games a radius still follows a cup set that
 wears or a camera moved a little, the last ten fits or so weighing most."""
+FIT_SCATTER = 0.04
+"""How far one sure frame's fit of a size strays from the next frame's, as a fraction of its
+radius: the bench's bench-19, whose white 4 read right all game, fitted it 24.6-27.5 mm on ten
+sure frames, 1.03 mm (0.040 of 26.0) about their mean. A frame's fit counts as one fit of that
+scatter, less where the frame's own cups of the size disagree (``fit_weight``)."""
 CALIBRATION_WEIGHT = 2
 """The colour models are the running mixture of the calibration's (worth this many frames) and
 every sure frame's: a mixture widens to cover each colour's looks across the board (a cup's
@@ -380,10 +385,10 @@ class Learner:
         reader.adopt(replace(base, learned=learned))
 
 
-def _fit_counts(learned: Adaptation | None, cups: CupSet) -> list[list[int]]:
+def _fit_counts(learned: Adaptation | None, cups: CupSet) -> list[list[float]]:
     """How many fits each (colour, size)'s radius in use has taken in, to count on from."""
     return [
-        [0 if learned is None else learned.fit_count(colour, size) for size in range(1, len(r) + 1)]
+        [0.0 if learned is None else learned.fit_count(colour, size) for size in range(1, len(r) + 1)]
         for colour, r in enumerate(cups.radii)
     ]
 
@@ -521,14 +526,15 @@ def _learned_cups(
     frame: LabelledFrame,
     pixels: PixelModel,
     calibrated: CupSet,
-    fits: list[list[int]],
+    fits: list[list[float]],
     feet: dict[int, tuple[int, int]],
     relearned: bool = False,
-) -> tuple[CupSet, tuple[tuple[int, ...], ...]]:
+) -> tuple[CupSet, tuple[tuple[float, ...], ...]]:
     """Each (colour, size) on the board: its apparent radius fitted on each of its cups the
     reader got wrong or doubted (beside the other cups' shadows where the calibration knows the
-    lamp, as calibration fits them), the median of those fits averaged in with the fits it took
-    in before (``fits``, counted on and returned: the
+    lamp, as calibration fits them), the median of those fits averaged in, worth as many fits as
+    they agree (``fits_averaged_in``), with the fits it took in before (``fits``, counted on and
+    returned: the
     radius converges to their mean, ``RADIUS_PRIOR_FITS``), within ``RADIUS_BOUNDS`` of the
     calibration's and in size order.
 
@@ -588,12 +594,13 @@ def _learned_cups(
         fitted = [raw[row] for row in rows if row in raw]  # (no edge found: the fit teaches nothing)
         if not fitted:
             continue
-        cups = radius_averaged_in(cups, calibrated, fits, colour, size, float(np.median(fitted)))
+        cups = fits_averaged_in(cups, calibrated, fits, colour, size, fitted)
         for other, shown in _read_instead(frame, rows, raw).items():  # a ring away from what they showed
             ring = float(np.mean(np.diff(cups.radii[colour])))
-            away = shown + (other - size) * ring
+            away = float(np.median(shown)) + (other - size) * ring
             if (away - cups.radii[colour][other - 1]) * (other - size) > 0:
-                cups = radius_averaged_in(cups, calibrated, fits, colour, other, away)
+                weight = fit_weight(shown, cups.radii[colour][other - 1])
+                cups = radius_averaged_in(cups, calibrated, fits, colour, other, away, weight)
     if relearned:
         cups = _followed(cups, now.cups, calibrated, fits, groups)
     return cups, tuple(tuple(counts) for counts in fits)
@@ -603,7 +610,7 @@ def _followed(
     cups: CupSet,
     before: CupSet,
     calibrated: CupSet,
-    fits: list[list[int]],
+    fits: list[list[float]],
     groups: dict[tuple[int, int], list[int]],
 ) -> CupSet:
     """``cups`` with each size no fit has moved under the lamp learned again (its count in
@@ -651,15 +658,15 @@ def _stopped(raw: dict[int, float], cups_at: dict[int, tuple[int, int]], cups: C
     }
 
 
-def _read_instead(frame: LabelledFrame, rows: list[int], raw: dict[int, float]) -> dict[int, float]:
+def _read_instead(frame: LabelledFrame, rows: list[int], raw: dict[int, float]) -> dict[int, list[float]]:
     """Each other size that cups of one size (``rows``) were read as (``LabelledFrame.read_as``)
-    -> the median of those cups' fits (``raw``; cups with no fit left out)."""
+    -> those cups' fits (``raw``; cups with no fit left out)."""
     shown: dict[int, list[float]] = {}
     for row in rows:
         other = frame.read_as.get(row)
         if other is not None and row in raw:
             shown.setdefault(other, []).append(raw[row])
-    return {other: float(np.median(fits)) for other, fits in shown.items()}
+    return shown
 
 
 def _own_radii(
@@ -748,7 +755,7 @@ def _sector_sums(fg: np.ndarray, top: int, left: int, template: np.ndarray, sect
     )
 
 
-def _to_fit(frame: LabelledFrame, fits: list[list[int]]) -> dict[tuple[int, int], list[int]]:
+def _to_fit(frame: LabelledFrame, fits: list[list[float]]) -> dict[tuple[int, int], list[int]]:
     """The labelled cups of each (colour, size) to fit its size on ((colour, size) -> rows):
     those the reader got wrong or doubted (``LabelledFrame.misread``); each size the frame
     shows read right and sure only is counted in ``fits`` as one more fit at its radius in use."""
@@ -767,18 +774,60 @@ def _to_fit(frame: LabelledFrame, fits: list[list[int]]) -> dict[tuple[int, int]
 
 
 def radius_averaged_in(
-    cups: CupSet, calibrated: CupSet, fits: list[list[int]], colour: int, size: int, radius: float
+    cups: CupSet,
+    calibrated: CupSet,
+    fits: list[list[float]],
+    colour: int,
+    size: int,
+    radius: float,
+    weight: float = 1.0,
 ) -> CupSet:
-    """``cups`` with one size's radius averaged with a new fit ``radius`` as one more of the
-    ``fits[colour][size - 1]`` it took in (``RADIUS_PRIOR_FITS``, ``RADIUS_MIN_RATE``), that
-    count raised when the step is taken (``_moved``). Public: the rule a radius learns by,
-    checked on a run of given fits."""
+    """``cups`` with one size's radius averaged with a new fit ``radius`` worth ``weight`` fits
+    (``fit_weight``) among the ``fits[colour][size - 1]`` it took in (``RADIUS_PRIOR_FITS``,
+    ``RADIUS_MIN_RATE`` times the weight), that count raised by the weight when the step is
+    taken (``_moved``). Public: the rule a radius learns by, checked on a run of given fits."""
     n = fits[colour][size - 1]
-    rate = max(1.0 / (n + 1 + RADIUS_PRIOR_FITS), RADIUS_MIN_RATE)
+    rate = max(weight / (n + RADIUS_PRIOR_FITS + weight), RADIUS_MIN_RATE * weight)
     moved = _moved(cups, calibrated, colour, size, radius, rate)
     if moved is not cups:
-        fits[colour][size - 1] = n + 1
+        fits[colour][size - 1] = n + weight
     return moved
+
+
+def fits_averaged_in(
+    cups: CupSet, calibrated: CupSet, fits: list[list[float]], colour: int, size: int, fitted: list[float]
+) -> CupSet:
+    """``cups`` with one size's radius averaged with one frame's fits of it (``fitted``, one per
+    cup): their median, worth as many fits as they agree (``fit_weight``). Public: the rule a
+    radius learns a frame by, checked on given fits."""
+    weight = fit_weight(fitted, cups.radii[colour][size - 1])
+    return radius_averaged_in(cups, calibrated, fits, colour, size, float(np.median(fitted)), weight)
+
+
+def fit_weight(fitted: list[float], radius: float) -> float:
+    """How many fits one frame's fits of a size (``fitted``, one per cup, their median taken
+    in) count for, at most one: a fit's scatter (``FIT_SCATTER`` of ``radius``, the radius in
+    use) against that scatter plus the squared standard error of the frame's own fits (their
+    spread over the root of their number; one cup shows no spread and counts as one fit).
+
+    This is how sure the frame is of where the size lies, so that a step moves a radius only as
+    far as its evidence holds. Two cups of a size that disagree by far more than frames do say
+    that at least one of them is fitted on something else (a shadow, a neighbour's light), and
+    their median, for two their mean, lies between: the vision bench's bench-24, its lamp
+    learned again at 16b, fitted its white 4 on b1 and b2 at 34.42 and 27.92 mm after ply 18
+    (b1 on the board's edge beside a black 4, their shadows over the margin read as cup), and
+    34.50 and 28.50 after ply 19; each counted as a whole fit, the radius went 27.03 -> 27.86
+    -> 28.47 mm and c4's white 4 read 0.61 after ply 21 (the referee lost 3.8 s / 1 ply).
+    Weighed (standard errors of 3.25 and 3.0 mm against a scatter of 1.1: 0.09 and 0.12 fits),
+    they took it 27.11 -> 27.21 -> 27.36 mm, and the referee took d3-c4 at once (lost 1.2 s /
+    0 plies). Cups that agree as frames do (standard errors up to 0.75 mm) count for 0.6-1
+    fits; bench-26, 32 and 38 have frames whose cups disagree as much (seven sizes at 0.09-0.19
+    fits), and play as before."""
+    if len(fitted) < 2:
+        return 1.0
+    scatter = FIT_SCATTER * radius
+    error = float(np.std(fitted, ddof=1)) / np.sqrt(len(fitted))
+    return float(scatter**2 / (scatter**2 + error**2))
 
 
 def _moved(cups: CupSet, calibrated: CupSet, colour: int, size: int, radius: float, rate: float) -> CupSet:

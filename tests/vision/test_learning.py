@@ -25,6 +25,8 @@ from companion.vision.learning import (
     LabelledFrame,
     Learner,
     SureFrames,
+    fit_weight,
+    fits_averaged_in,
     label,
     radius_averaged_in,
     tops_of,
@@ -178,6 +180,32 @@ def test_a_radius_converges_to_the_mean_of_its_fits() -> None:
     assert seen[-1] == pytest.approx(np.mean((26.02, *BENCH_19_FITS)), abs=0.05)  # (the floor on the last)
     assert max(seen[2:]) - min(seen[2:]) < 0.35  # main: 1.0 mm
     assert min(seen) > 26.0  # main: 25.6
+
+
+BENCH_24_FRAMES = ((34.42, 27.92), (34.50, 28.50))
+"""The white 4's fits on b1 and b2 on the two sure frames after plies 18 and 19 of the vision
+bench's bench-24, its lamp learned again at 16b (b1, on the board's edge beside a black 4,
+fits their shadows over the margin as cup)."""
+
+
+def test_a_frame_whose_cups_disagree_moves_a_radius_as_far_as_they_agree() -> None:
+    """Each frame's median counted as a whole fit took bench-24's white 4 from 27.03 mm (three
+    fits since the lamp) to 27.86 and 28.47, and c4's white 4 then read 0.61: the two cups'
+    fits, 6 mm apart where frames scatter 1 mm, are as unsure as that, and count for a tenth of
+    a fit each. One cup, or cups that agree, still count as one fit."""
+    calibrated = CupSet.default(60.0).with_radius(0, 4, 26.73)
+    cups, fits = calibrated.with_radius(0, 4, 27.03), [[0.0, 0.0, 0.0, 3.0], [0.0] * 4]
+    for fitted in BENCH_24_FRAMES:
+        cups = fits_averaged_in(cups, calibrated, fits, 0, 4, list(fitted))
+    assert cups.radii[0][3] < 27.4  # each as one fit: 27.86, then 28.47
+    assert 3.1 < fits[0][3] < 3.4  # the two frames weigh a fifth of a fit together
+
+    agreeing = [fit_weight(fitted, 27.0) for fitted in ([28.0], [27.9, 28.1], [27.22, 26.22])]
+    assert agreeing[0] == 1.0 and agreeing[1] > 0.98 and agreeing[2] > 0.8
+    one, same = ([[0.0] * 4, [0.0] * 4] for _ in range(2))
+    assert fits_averaged_in(calibrated, calibrated, one, 0, 4, [28.0]).radii[0][3] == pytest.approx(
+        radius_averaged_in(calibrated, calibrated, same, 0, 4, 28.0).radii[0][3]
+    )
 
 
 @pytest.mark.slow
