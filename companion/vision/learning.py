@@ -1082,9 +1082,9 @@ class ObserverLearning:
 
         The gate takes that one: it is the frame as the models kept read it, and the board's
         stable period starts with it, not a frame later. On the vision bench's bench-38 the
-        board after the 14th ply is shown 2.8 s; learning goes back on its 9th frame (1.6 s
-        still) and the gate's second of agreeing frames began on the 10th, which was the
-        next board's time (never seen stable); begun on the 9th it ends on the 14th's last.
+        board 14b is shown 2.8 s (14 frames); learning goes back on its 9th (still 1.6 s), and
+        the gate's second of agreeing frames, begun on the 10th, would have ended on the next
+        board's first (14b was never seen stable); begun on the 9th it ends on 14b's last.
 
         Otherwise, when the picture has held still (``STILL_SECONDS``: a hand moves, light
         does not), every marker is in view and the board's marks are (a hand held still
