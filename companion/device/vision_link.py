@@ -76,7 +76,7 @@ class ReaderObserver:
             log.warning("unreadable frame: %s", error)
             return None
         if self.learning is not None:
-            self.learning.seen(frame, reading)
+            reading = self.learning.seen(frame, reading)  # (read again if learning went back)
         stable = self.gate.feed(timestamp, reading.observation)
         if stable is None:
             return None

@@ -1125,43 +1125,57 @@ class ObserverLearning:
         self._relit = False  # relearned since the last verdict: the calibration to save changed
         self._covered_since: float | None = None  # when the picture last found covered settled
 
-    def seen(self, frame: np.ndarray, reading: Reading) -> bool:
-        """Every frame read: when the picture has held still (``STILL_SECONDS``: a hand moves,
-        light does not), every marker is in view and the board's marks are (a hand held still
+    def seen(self, frame: np.ndarray, reading: Reading) -> Reading:
+        """Every frame read (``reading``, with the models in use): the reading the frame stands
+        as, read again when learning went back on what kept it covered (``_covered_for_good``).
+
+        The gate takes that one: it is the frame as the models kept read it, and the board's
+        stable period starts with it, not a frame later. On the vision bench's bench-38 the
+        board 14b is shown 2.8 s (14 frames); learning goes back on its 9th (still 1.6 s), and
+        the gate's second of agreeing frames, begun on the 10th, would have ended on the next
+        board's first (14b was never seen stable); begun on the 9th it ends on 14b's last.
+
+        Otherwise, when the picture has held still (``STILL_SECONDS``: a hand moves, light
+        does not), every marker is in view and the board's marks are (a hand held still
         hides them, light does not), the cups' shadows are learned again under the light it
-        shows, if that changed (``relit``): once each time the picture settles. True when they
-        were. A frame that shows more than light can (``reader.moderate``: a patch over the
-        margin or the grid as large as a hand's) keeps the new lamp only if, read again with
-        it, it no longer does: a low lamp's long shadows can look like a hand at first sight
-        (the vision bench's bench-10), and refusing them would leave the board covered for
-        good; a hand the new shadows do not explain gives the lamp back."""
+        shows, if that changed (``relit``): once each time the picture settles. A frame that
+        shows more than light can (``reader.moderate``: a patch over the margin or the grid
+        as large as a hand's) keeps the new lamp only if, read again with it, it no longer
+        does: a low lamp's long shadows can look like a hand at first sight (the vision
+        bench's bench-10), and refusing them would leave the board covered for good; a hand
+        the new shadows do not explain gives the lamp back."""
         self._seen_with = self.learner.reader.calibration
-        if self._covered_for_good(frame, reading):
-            return True
+        again = self._covered_for_good(frame, reading)
+        if again is not None:
+            return again
+        self._relearn_lamp(frame, reading)
+        return reading
+
+    def _relearn_lamp(self, frame: np.ndarray, reading: Reading) -> None:
+        """``seen``'s lamp learned again under a changed light (``relit``), when it applies."""
         if reading.still_seconds < STILL_SECONDS or reading.markers_changed:
-            return False
+            return
         if reading.hidden_area_mm2 > HIDDEN_MM2:  # a hand held still hides the marks; light does not
-            return False
+            return
         since = round(reading.observation.timestamp - reading.still_seconds, 3)
         if since == self._relit_since:  # once for each time the picture settles
-            return False
+            return
         self._relit_since = since
         reader = self.learner.reader
         calibration = relit(reader, reader.rectified(frame), reading)
         if calibration is None:
-            return False
+            return
         before, lit = reader.calibration, reader.background
         reader.adopt(calibration)
         if not moderate(reading.cover) and not moderate(
             reader.read_details(frame, reading.observation.timestamp).cover
         ):
             reader.adopt(before)  # the new lamp does not explain what covered the board: a hand
-            return False
+            return
         self._forget_old_light(lit)
         self._relit = True
-        return True
 
-    def _covered_for_good(self, frame: np.ndarray, reading: Reading) -> bool:
+    def _covered_for_good(self, frame: np.ndarray, reading: Reading) -> Reading | None:
         """Go back on what was learned when it keeps a still board covered (flagged once the
         picture has held still ``STILL_SECONDS``: a hand moves, and from then on the reader
         takes a shadow's or a light's evidence for board) where models learned less see it
@@ -1177,26 +1191,28 @@ class ObserverLearning:
         ``HIDDEN_MM2``). A hand held still is a hand to every one of them (its marks hidden,
         its fist: bench-38's 12a reads a margin of 2,300-2,700 mm² with each) and stays
         flagged; a frame flagged though its cover reads free (an arm beside the board) is not
-        asked. True when learning went back (the calibration to save changed)."""
+        asked. When learning went back (the calibration to save changed): the frame read with
+        the models kept; else None."""
         reader = self.learner.reader
         if reader.calibration.learned is None or not reading.observation.occluded:
-            return False
+            return None
         if reading.markers_changed or reading.still_seconds < STILL_SECONDS or free(reading):
-            return False  # (an arm beside the board flags it too, whatever was learned)
+            return None  # (an arm beside the board flags it too, whatever was learned)
         since = round(reading.observation.timestamp - reading.still_seconds, 3)
         if since == self._covered_since:  # once for each time the picture settles
-            return False
+            return None
         self._covered_since = since
         before = reader.calibration
         for back in _learned_less(before):
             reader.adopt(back)
-            if free(reader.read_details(frame, reading.observation.timestamp)):
+            again = reader.read_details(frame, reading.observation.timestamp)
+            if free(again):
                 self.sure.doubted()
                 self.check.went_back += 1
                 self._relit = True
-                return True
+                return again
         reader.adopt(before)
-        return False
+        return None
 
     def _forget_old_light(self, lit: Background) -> None:
         """Drop the frame waiting for its confirmation if it shows the light of ``lit``, the

@@ -7,7 +7,12 @@ last four boards. Here the learning is bench-38's board learned from a warmer 04
 as the calibration reads it) and moved ``OVERSHOOT`` times as far, which reads the still 04b
 as covered (the margin's band some 3,700 mm², a fist of +2.5) where the calibration's board
 reads it free. ``06a-hand.jpg`` is bench-38's hand over the board two plies on (bench-data, 2026-11-30,
-not re-encoded): the calibration sees it too (the band some 2,600 mm²)."""
+not re-encoded): the calibration sees it too (the band some 2,600 mm²).
+
+The device's observer hands the stability gate the frame read again with what learning kept,
+so a board so covered is seen stable a second after learning went back: bench-38's 14b, shown
+2.8 s at the bench's 5 frames a second, was never seen stable while the gate's second began a
+frame later."""
 
 from __future__ import annotations
 
@@ -17,8 +22,10 @@ from pathlib import Path
 
 import numpy as np
 
+from companion.device.vision_link import reader_observer
 from companion.rules.square import board_squares, square_name
 from companion.vision.calibration import Calibration, calibrate
+from companion.vision.gate import StabilityGate
 from companion.vision.learning import Learner, ObserverLearning, label
 from companion.vision.reader import STILL_SECONDS, BoardReader
 from companion.vision.sources import read_image
@@ -113,3 +120,16 @@ def test_a_board_flagged_for_what_learning_does_not_read_keeps_learning() -> Non
     learned, kept = reader.calibration.learned, learned_warmer().learned
     assert learned is not None and kept is not None and learning.check.went_back == 0
     assert learned.background is kept.background  # (the lamp may be learned again: ``seen``)
+
+
+def test_a_board_learning_went_back_on_is_seen_stable_a_second_later() -> None:
+    """Shown 2.8 s at 5 frames a second (14 frames, as bench-38's 14b), the overlearned 04b
+    reaches the referee: learning goes back on the frame still ``STILL_SECONDS`` (1.6 s), and
+    the gate's second of agreeing frames starts there, ending on the last frame shown."""
+    gate = StabilityGate()
+    observe = reader_observer(BoardReader(overlearned()), gate, clock=lambda: 0.0)
+    image, fps, shown = frame("04b-move"), 5, 14
+    assert (shown - 1) / fps < STILL_SECONDS + 1 / fps + gate.hold_seconds  # (a frame later: too late)
+    stable = [k for k in range(shown) if observe(image, k / fps) is not None]
+    assert observe.learning is not None and observe.learning.check.went_back == 1
+    assert stable == [shown - 1]
