@@ -296,7 +296,7 @@ def sizes_read(seen: Observation, row: int, top: tuple[int, int]) -> np.ndarray 
 LEAN_RATE = 1.0
 """How far one sure frame moves a square's size lean: by this times the gap between the size
 labelled there and the size the reading expected (``learned_leans``)."""
-LEAN_BOUND = 1.5
+LEAN_BOUND = 1.0
 """A square's size lean stays within this (log-odds per size step): a prior shift with a cap,
 not a lock. A size changed on that square (a gobble) whose evidence is clear still reads."""
 
