@@ -303,21 +303,21 @@ not a lock. A size changed on that square (a gobble) whose evidence is clear sti
 
 def learned_leans(leans: np.ndarray | None, frame: LabelledFrame, squares: int) -> np.ndarray | None:
     """The squares' size leans (``Adaptation.size_leans``) one step toward what ``frame``
-    shows: on each labelled cup's square, its colour's lean moved by ``LEAN_RATE`` times the
-    labelled size less the size the reading expected there (the mean of ``sizes_seen``), within
-    ``LEAN_BOUND``; None while none was learned and the frame teaches none.
+    shows: on the square of each labelled cup the reader took for its neighbour (read as
+    another size of its colour, or right by a hair, ``LabelledFrame.read_as``), its colour's
+    lean moved by ``LEAN_RATE`` times the labelled size less the size the reading expected
+    there (the mean of ``sizes_seen``), within ``LEAN_BOUND``; None while none was learned and
+    the frame teaches none. A cup read right teaches nothing: learned from every cup read below
+    ``SURE_READING``, the vision bench's bench-38 leant a4 and d3, whose white 4s read right at
+    0.67-0.91, to the cap toward the larger, and a largest cup's reading, which can only fall
+    short of its size, leans its square toward the larger on every frame.
 
-    This is a per-square bias on the sizes fitted by likelihood: the step is the gradient, in
-    the lean, of the log-probability the reading gave the labelled size, so a size read right
-    and sure moves it by nothing, and a square whose cups keep reading toward a neighbouring
-    size (a camera angle, a neighbour's light) is leant back toward the size the referee was
-    sure of, part of the way each frame, less as the reading comes right."""
+    The step is the gradient, in the lean, of the log-probability the reading gave the
+    labelled size (a per-square bias fitted by likelihood): a square whose cups keep reading as
+    a neighbouring size (a camera angle, a neighbour's light) is leant back toward the size the
+    referee was sure of, the more the further the reading was off."""
     moved = np.zeros((squares, 2)) if leans is None else leans.copy()
-    doubted = {
-        row: shares
-        for row, shares in frame.sizes_seen.items()
-        if frame.misread is None or row in frame.misread
-    }
+    doubted = {row: shares for row, shares in frame.sizes_seen.items() if row in frame.read_as}
     for row, shares in doubted.items():
         colour, size = frame.tops[row]
         expected = float(np.dot(shares, np.arange(1, len(shares) + 1)))
