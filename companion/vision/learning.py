@@ -309,7 +309,7 @@ def learned_leans(leans: np.ndarray | None, frame: LabelledFrame, squares: int) 
     there (the mean of ``sizes_seen``), within ``LEAN_BOUND``; None while none was learned and
     the frame teaches none. A cup read right teaches nothing: learned from every cup read below
     ``SURE_READING``, the vision bench's bench-38 leant a4 and d3, whose white 4s read right at
-    0.67-0.91, to the cap toward the larger, and a largest cup's reading, which can only fall
+    0.48-0.91, to the cap toward the larger, and a largest cup's reading, which can only fall
     short of its size, leans its square toward the larger on every frame.
 
     The step is the gradient, in the lean, of the log-probability the reading gave the

@@ -67,7 +67,7 @@ def test_a_size_read_right_teaches_no_lean() -> None:
     """Only a cup read as its neighbour (or right by a hair, ``NEAR_TIE``) teaches. A largest
     cup's reading can only fall short of its size: learned from every cup, a white 4 read right
     at 0.995 leant its square toward the larger by 0.005 a frame without end; learned from every
-    cup read below 0.99, bench-38's white 4s on a4 and d3, read right at 0.67-0.91, leant both
+    cup read below 0.99, bench-38's white 4s on a4 and d3, read right at 0.48-0.91, leant both
     squares to the cap toward the larger, and its referee, surer of d3, lost the game from the
     board it never saw stable (12 / 4 / 0, not main's 14 / 2 / 0)."""
     four_sure = sure_frame(read_between(0.005, 0.995), {"c2": (0, 4)})
