@@ -182,6 +182,11 @@ class Adaptation:
     (``learning._learned_cups``: the next fit counts for as many as its frame's cups agree,
     ``learning.fit_weight``, at most one); emptied when the lamp is
     learned again (``learning.relit``) and in files from before it was kept: none yet."""
+    size_leans: np.ndarray | None = None
+    """Per square (``board_squares`` order) and colour, how far that colour's sizes read there
+    lean toward the larger (log-odds per size step, ``learning.learned_leans``; negative: toward
+    the smaller), learned from the sizes sure frames showed there; None: none learned (and in
+    files from before it was kept)."""
 
     def fit_count(self, colour: int, size: int) -> float:
         """How many fits the radius of ``colour``'s ``size`` has taken in (``fits``)."""
@@ -198,6 +203,8 @@ class Adaptation:
             data["shadows"] = self.shadows.to_json()
         if self.fits:
             data["radius_fits"] = [list(counts) for counts in self.fits]
+        if self.size_leans is not None:
+            data["size_leans"] = [[float(lean) for lean in square] for square in self.size_leans]
         return data
 
     @classmethod
@@ -212,7 +219,19 @@ class Adaptation:
             int(data["frames"]),
             None if data.get("shadows") is None else ShadowModel.from_json(data["shadows"]),
             tuple(tuple(float(n) for n in counts) for counts in data.get("radius_fits", ())),
+            _size_leans(data.get("size_leans")),
         )
+
+
+def _size_leans(data: Any) -> np.ndarray | None:
+    """The learned size leans of a file (``Adaptation.size_leans``): a finite number per square
+    and colour, or none."""
+    if data is None:
+        return None
+    leans = np.array(data, dtype=np.float64)
+    if leans.ndim != 2 or leans.shape[1] != 2 or not np.all(np.isfinite(leans)):
+        raise CompanionError("the learned size leans are not one number per square and colour")
+    return leans
 
 
 def _png_text(image: np.ndarray) -> str:
@@ -377,6 +396,8 @@ class Calibration:
             problem = size_order_problem(learned.cups)
             if problem is not None:
                 raise CompanionError(f"{source} is corrupt (learned: {problem}); run calibrate again")
+            if learned.size_leans is not None and len(learned.size_leans) != layout.size**2:
+                raise CompanionError(f"{source} is corrupt (learned size leans); run calibrate again")
         # files from before the edge cue, or the shadow model, have none
         outline = _optional_part(data, "outline", CupOutline.from_json, source)
         shadows = _optional_part(data, "shadows", ShadowModel.from_json, source)

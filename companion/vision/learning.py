@@ -201,6 +201,10 @@ class LabelledFrame:
     """The cups that may stand on the ``unknown`` rows (the referee's guess, or the reader's
     where it saw a larger one): never learned, only explained away when a labelled cup beside
     them is fitted, so that its radius does not grow into a neighbour nobody vouched for."""
+    sizes_seen: dict[int, np.ndarray] = field(default_factory=dict)
+    """Labelled cups the reader took for a cup of their colour: row -> how it split that
+    colour's probability between the sizes (summing to 1), what the square's size lean is
+    learned from (``learned_leans``)."""
     fits: BaseFits | None = None
     """The reader's base fits of this frame (``Reading.fits``), taken for where the cups stand
     (``where_cups_stand``) while they still serve: the same frame against the same empty board and edge
@@ -213,8 +217,14 @@ class LabelledFrame:
         tops = {row: top for row, top in self.tops.items() if row not in rows}
         moved = {row: top for row, top in self.tops.items() if row in rows}
         read_as = {row: size for row, size in self.read_as.items() if row not in rows}
+        sizes_seen = {row: shares for row, shares in self.sizes_seen.items() if row not in rows}
         return replace(
-            self, tops=tops, unknown=self.unknown | rows, read_as=read_as, beside={**self.beside, **moved}
+            self,
+            tops=tops,
+            unknown=self.unknown | rows,
+            read_as=read_as,
+            sizes_seen=sizes_seen,
+            beside={**self.beside, **moved},
         )
 
 
@@ -233,7 +243,9 @@ def label(
         if seen.top(row) != tops.get(row) or seen.confidence(row) < SURE_READING
     )
     read_as = {row: size for row, top in tops.items() if (size := taken_for(seen, row, top)) is not None}
-    frame = LabelledFrame(rectified, tops, misread, read_as=read_as, fits=fits).without(unknown)
+    sizes_seen = {row: s for row, top in tops.items() if (s := sizes_read(seen, row, top)) is not None}
+    frame = LabelledFrame(rectified, tops, misread, read_as=read_as, sizes_seen=sizes_seen, fits=fits)
+    frame = frame.without(unknown)
     for row in unknown:  # the reader's cup where it saw a larger one than the referee's guess
         seen_top = seen.top(row)
         if seen_top is not None and seen_top[1] > frame.beside.get(row, (0, 0))[1]:
@@ -272,6 +284,51 @@ def taken_for(seen: Observation, row: int, top: tuple[int, int]) -> int | None:
         return None
     near = class_top(second, seen.max_piece)
     return near[1] if near is not None and near[0] == top[0] and abs(near[1] - top[1]) == 1 else None
+
+
+def sizes_read(seen: Observation, row: int, top: tuple[int, int]) -> np.ndarray | None:
+    """How the reading ``seen`` split ``top``'s colour's probability between its sizes on
+    ``row`` (summing to 1), when it took the square for a cup of that colour; None otherwise
+    (an empty square or the other colour read there says nothing about the sizes' lean)."""
+    seen_top = seen.top(row)
+    if seen_top is None or seen_top[0] != top[0]:
+        return None
+    first = class_index((top[0], 1), seen.max_piece)
+    shares = seen.probabilities[row, first : first + seen.max_piece].astype(np.float64)
+    return shares / shares.sum()
+
+
+LEAN_RATE = 1.0
+"""How far one sure frame moves a square's size lean: by this times the gap between the size
+labelled there and the size the reading expected (``learned_leans``)."""
+LEAN_BOUND = 1.0
+"""A square's size lean stays within this (log-odds per size step): a prior shift with a cap,
+not a lock. A size changed on that square (a gobble) whose evidence is clear still reads."""
+
+
+def learned_leans(leans: np.ndarray | None, frame: LabelledFrame, squares: int) -> np.ndarray | None:
+    """The squares' size leans (``Adaptation.size_leans``) one step toward what ``frame``
+    shows: on the square of each labelled cup the reader took for its neighbour (read as
+    another size of its colour, or right by a hair, ``LabelledFrame.read_as``), its colour's
+    lean moved by ``LEAN_RATE`` times the labelled size less the size the reading expected
+    there (the mean of ``sizes_seen``), within ``LEAN_BOUND``; None while none was learned and
+    the frame teaches none. A cup read right teaches nothing: learned from every cup read below
+    ``SURE_READING``, the vision bench's bench-38 leant a4 and d3, whose white 4s read right at
+    0.48-0.91, to the cap toward the larger, and a largest cup's reading, which can only fall
+    short of its size, leans its square toward the larger on every frame.
+
+    The step is the gradient, in the lean, of the log-probability the reading gave the
+    labelled size (a per-square bias fitted by likelihood): a square whose cups keep reading as
+    a neighbouring size (a camera angle, a neighbour's light) is leant back toward the size the
+    referee was sure of, the more the further the reading was off."""
+    moved = np.zeros((squares, 2)) if leans is None else leans.copy()
+    doubted = {row: shares for row, shares in frame.sizes_seen.items() if row in frame.read_as}
+    for row, shares in doubted.items():
+        colour, size = frame.tops[row]
+        expected = float(np.dot(shares, np.arange(1, len(shares) + 1)))
+        step = LEAN_RATE * (size - expected)
+        moved[row, colour] = np.clip(moved[row, colour] + step, -LEAN_BOUND, LEAN_BOUND)
+    return None if leans is None and not doubted else moved
 
 
 def tops_of(position: ShowsTops, size: int) -> dict[int, tuple[int, int]]:
@@ -381,7 +438,8 @@ class Learner:
         )
         background = _learned_board(scene, now, frame, f, cups, rate, feet)
         shadows = None if base.learned is None else base.learned.shadows
-        learned = Adaptation(cups, pixels, background, done + 1, shadows, fits)
+        leans = learned_leans(None if base.learned is None else base.learned.size_leans, frame, now.size**2)
+        learned = Adaptation(cups, pixels, background, done + 1, shadows, fits, leans)
         reader.adopt(replace(base, learned=learned))
 
 

@@ -329,6 +329,8 @@ class BoardReader:
             self._wood_like,
         )
         self._ring_px = c.cups.ring_px(c.scale)
+        learned = self.calibration.learned
+        self._size_leans = None if learned is None else learned.size_leans
         gray = cv2.cvtColor(self.calibration.background, cv2.COLOR_BGR2GRAY).astype(np.float32)
         self._marker_refs = [gray.ravel()[m] - gray.ravel()[m].mean() for m in self._marker_masks]
         self._still = StillClock()  # on the 2 mm map of the board plane
@@ -1156,4 +1158,25 @@ class BoardReader:
         )
         p_white = (1.0 / (1.0 + np.exp(-np.clip(colour, -50, 50))))[:, None]
         out = np.concatenate([p[:, :1], p[:, 1:] * p_white, p[:, 1:] * (1 - p_white)], axis=1)
-        return Weighed(out / out.sum(axis=1, keepdims=True), region, sizes, shares, p_white[:, 0])
+        out /= out.sum(axis=1, keepdims=True)
+        if self._size_leans is not None:
+            out = leaned(out, self._size_leans)
+        return Weighed(out, region, sizes, shares, p_white[:, 0])
+
+
+def leaned(probabilities: np.ndarray, leans: np.ndarray) -> np.ndarray:
+    """Class probabilities [empty, white 1..S, black 1..S] per square with each colour's sizes
+    on each square leant by ``leans`` (squares x colours, log-odds per size step:
+    ``Adaptation.size_leans``, learned where sure frames showed a square read a size toward its
+    neighbour, ``learning.learned_leans``). Only how a colour's probability splits between its
+    sizes moves: whether the square holds a cup, and of which colour, stay as read, so a lean
+    never makes a cup or an empty square, and a size whose evidence is clear keeps it."""
+    sizes = (probabilities.shape[1] - 1) // 2
+    out = probabilities.copy()
+    steps = np.arange(sizes, dtype=np.float64)
+    for colour in (0, 1):
+        part = out[:, 1 + colour * sizes : 1 + (colour + 1) * sizes]
+        total = part.sum(axis=1, keepdims=True)
+        tilted = part * np.exp(leans[:, colour : colour + 1] * steps)
+        part[:] = tilted * (total / np.maximum(tilted.sum(axis=1, keepdims=True), 1e-300))
+    return out
