@@ -223,11 +223,15 @@ class OcclusionTest:
         light: Light | None = None,
         labels: tuple[Box, ...] = (),
         wood_like: tuple[bool, bool] | None = None,
+        calibrated: PixelModel | None = None,
     ) -> None:
         """``labels``: the markers' labels on the view (``HiddenMarks``), none without markers;
-        ``wood_like``: ``pixels.wood_like()`` where the caller has it already (the reader)."""
-        self.pixels = pixels.for_occlusion(wood_like)
-        """The pixel model less the cup colours that have the wood's look (``for_occlusion``)."""
+        ``wood_like``: ``pixels.wood_like()`` where the caller has it already (the reader);
+        ``calibrated``: the calibration's own pixel model, when ``pixels`` was learned since."""
+        judged = pixels if calibrated is None else pixels.no_nearer_wood(calibrated)
+        self.pixels = judged.for_occlusion(wood_like)
+        """The pixel model less the cup colours that have the wood's look (``for_occlusion``),
+        none learned nearer the wood than the calibration's (``no_nearer_wood``)."""
         self.light = light
         h, w = background.shape[:2]
         step = max(1, round(MAP_MM * scale))

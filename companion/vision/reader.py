@@ -327,6 +327,7 @@ class BoardReader:
             None if c.shadows is None else (c.shadows, c.view),
             tuple(self._box(region) for region in self._marker_masks),
             self._wood_like,
+            self.calibration.pixels,
         )
         self._ring_px = c.cups.ring_px(c.scale)
         learned = self.calibration.learned
