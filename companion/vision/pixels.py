@@ -665,8 +665,8 @@ class PixelModel:
 
     def wood_like(self) -> tuple[bool, bool]:
         """Whether the light and the dark cups' colours have the wood's own look (``WOOD_LIKE``),
-        measured on the calibration's models: their Gaussians' density at the unchanged wood
-        against the board's. Always false for the default models."""
+        measured on this model (the reader's models in use, learned or not): their Gaussians'
+        density at the unchanged wood against the board's. Always false for the default models."""
         light, dark = (likeness > WOOD_LIKE for likeness in self.wood_likeness())
         return light, dark
 
