@@ -883,7 +883,7 @@ def fit_weight(fitted: list[float], radius: float) -> float:
     fits), and play as before."""
     if len(fitted) < 2:
         return 1.0
-    scatter = FIT_SCATTER * radius
+    scatter = max(FIT_SCATTER * radius, 1e-9)  # (a radius of 0 would make it 0 / 0)
     error = float(np.std(fitted, ddof=1)) / np.sqrt(len(fitted))
     return float(scatter**2 / (scatter**2 + error**2))
 

@@ -57,11 +57,16 @@ class CueTrace:
     softening: float
     """The frame's temperature factor (``reader.ROUGH_SOFTENING`` on a frame read rough)."""
     shares: np.ndarray
-    """How the square's cup probability split between the sizes."""
+    """How the square's cup probability split between the sizes: the edges' shares, before
+    the square's learned size lean; without an edge cue, worked out from ``probabilities``
+    (after it)."""
     white: float
     """The colour cue's share of each size's probability given to White."""
     probabilities: np.ndarray
-    """The reading's row for the square: [empty, white 1..S, black 1..S]."""
+    """The reading's row for the square: [empty, white 1..S, black 1..S], after the square's
+    learned size lean (``reader.leaned``, ``Adaptation.size_leans``), which ``shares``,
+    ``white`` and ``reweighed`` leave out: where something was leant they do not give these
+    back. A fresh calibration has no lean."""
 
     @property
     def weights(self) -> dict[str, float]:

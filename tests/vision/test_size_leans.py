@@ -69,7 +69,7 @@ def test_a_size_read_right_teaches_no_lean() -> None:
     at 0.995 leant its square toward the larger by 0.005 a frame without end; learned from every
     cup read below 0.99, bench-38's white 4s on a4 and d3, read right at 0.48-0.91, leant both
     squares to the cap toward the larger, and its referee, surer of d3, lost the game from the
-    board it never saw stable (12 / 4 / 0, not main's 14 / 2 / 0)."""
+    board it never saw stable (12 / 4 / 0, against 14 / 2 / 0 learning from near ties only)."""
     four_sure = sure_frame(read_between(0.005, 0.995), {"c2": (0, 4)})
     four_doubted = sure_frame(read_between(0.2, 0.8), {"c2": (0, 4)})
     assert lean_after([four_sure] * 200) is None and lean_after([four_doubted] * 20) is None
