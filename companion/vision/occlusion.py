@@ -226,10 +226,11 @@ class OcclusionTest:
         calibrated: PixelModel | None = None,
     ) -> None:
         """``labels``: the markers' labels on the view (``HiddenMarks``), none without markers;
-        ``wood_like``: ``pixels.wood_like()`` where the caller has it already (the reader);
+        ``wood_like``: ``pixels.wood_like()`` where the caller has it already (the reader),
+        worked out again on the colours judged with when any went back to the calibration's;
         ``calibrated``: the calibration's own pixel model, when ``pixels`` was learned since."""
         judged = pixels if calibrated is None else pixels.no_nearer_wood(calibrated)
-        self.pixels = judged.for_occlusion(wood_like)
+        self.pixels = judged.for_occlusion(wood_like if judged is pixels else None)
         """The pixel model less the cup colours that have the wood's look (``for_occlusion``),
         none learned nearer the wood than the calibration's (``no_nearer_wood``)."""
         self.light = light
