@@ -1106,6 +1106,12 @@ def free(reading: Reading) -> bool:
     return not reading.markers_changed and moderate(reading.cover)
 
 
+def _settled_at(reading: Reading) -> float:
+    """When the picture ``reading`` shows last settled (held still since; to the millisecond):
+    what ``ObserverLearning`` asks each of its questions once for."""
+    return round(reading.observation.timestamp - reading.still_seconds, 3)
+
+
 def _learned_less(now: Calibration) -> list[Calibration]:
     """What a reader that learned (``now``) can go back to, the least taken away first: what
     was learned with the board's look, the colour models or the cups' sizes back to the
@@ -1215,7 +1221,7 @@ class ObserverLearning:
             return
         if reading.hidden_area_mm2 > HIDDEN_MM2:  # a hand held still hides the marks; light does not
             return
-        since = round(reading.observation.timestamp - reading.still_seconds, 3)
+        since = _settled_at(reading)
         if since == self._relit_since:  # once for each time the picture settles
             return
         self._relit_since = since
@@ -1256,7 +1262,7 @@ class ObserverLearning:
             return None
         if reading.markers_changed or reading.still_seconds < STILL_SECONDS or free(reading):
             return None  # (an arm beside the board flags it too, whatever was learned)
-        since = round(reading.observation.timestamp - reading.still_seconds, 3)
+        since = _settled_at(reading)
         if since == self._covered_since:  # once for each time the picture settles
             return None
         self._covered_since = since

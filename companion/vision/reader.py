@@ -859,7 +859,8 @@ class BoardReader:
         colour, but not by its texture (against a board shaded at calibration the lit grain
         correlates poorly), nor the grid line lit again, whose ink has no lit wood's look: on
         bench-38 the d-file's edge beside d2 read 180-196 mm² of the grid and a fist of +0.38
-        to +0.42 on 05b-07b once no cup explained it (main: 0-20 mm², -0.98 to -0.45)."""
+        to +0.42 on 05b-07b once no cup explained it (0-20 mm² and -0.98 to -0.45 while a
+        phantom white 1 read there did)."""
         taken = [
             f if f is not m else dataclasses.replace(f, sizes=np.minimum(f.sizes, 0.0))
             for f, m in zip(found, lit, strict=True)
