@@ -951,7 +951,7 @@ def _learned_board(
         change, lit = light_change(diff, field, lit_wood, LIGHT_SMOOTHING_MM * scene.view.scale)
         wide = _wide_change(diff, field, lit_wood, scene.view.scale)  # under the cups themselves
         change = _under_cups(change, wide, holes, scene.view.scale)
-        change = _shade_lifted(change, diff, bare & shaded, shaded, scene.view.scale)
+        change = lifted_shade(change, diff, bare & shaded, shaded, scene.view.scale)
         gain = cv2.exp(np.clip(change, -LIGHT_BOUND, LIGHT_BOUND).astype(np.float32))
         np.multiply(board, gain, out=board)
     else:  # the same light: cups' shadows and bounced light would only leak into a relit board
@@ -967,7 +967,7 @@ def board_shade(board: np.ndarray, scale: float) -> np.ndarray:
     the shadows the hidden marks leave out (``marks.shade``), grown by ``SHADE_EDGE_MM``.
 
     The light's change is measured on the lit wood beside that shade, not in it, and the shade
-    itself follows the frame only where it shows lifted (``_shade_lifted``). A shadow at
+    itself follows the frame only where it shows lifted (``lifted_shade``). A shadow at
     calibration (the reserve cups' standing beside the board) is the calibration lamp's, and a
     new lamp may leave it anywhere from as deep to gone: on the vision bench's bench-38 (a low
     lamp at one side, then a high warm one from 11b on) the reserves' shade on the margin rose
@@ -982,7 +982,7 @@ def board_shade(board: np.ndarray, scale: float) -> np.ndarray:
     return cv2.dilate(marks_shade(grey, scale), np.ones((edge, edge), np.uint8)) > 0
 
 
-def _shade_lifted(
+def lifted_shade(
     change: np.ndarray, diff: np.ndarray, seen: np.ndarray, shaded: np.ndarray, scale: float
 ) -> np.ndarray:
     """The light's ``change`` where the board in use lies in its own shade (``shaded``) taken
@@ -994,8 +994,10 @@ def _shade_lifted(
     change stands.
 
     Kept at the lit wood's change, bench-38's shade stayed in the board learned from its first
-    frame under the new lamp (11b), whose grain the frame's lit maple does not show: the texture
-    said "not board" there, and 13b still read 200 mm² of the margin (0 now)."""
+    frame under the new lamp (11b), whose texture the frame's lit maple does not show, and 13b
+    read 132 mm² of the margin, under the 150 by little (0 lifted). What the lift shows may be
+    marks the shade hid at calibration (docs/vision.md, "The board learned under the added
+    lamp")."""
     sums, weight = _gaussian_sums(diff, seen, LOOK_SMOOTHING_MM * scale)
     own = sums / np.maximum(weight, np.float32(1e-3))[..., None]
     lifted = shaded & (weight > LIGHT_MIN_WEIGHT) & (own.mean(axis=2) > change.mean(axis=2))
