@@ -307,7 +307,7 @@ def written_off(
     is tainted, as one that explains a doubted square so is (``carry_doubts``). Generated
     games did so on still looks: a Black 3 read on c2 once, at a resync, read empty four
     times, then "moved" to d3 (blind seed 407); a White cup read on b1 twice where the path
-    had none, then "moved" there from under d3 (confident seed 446 on main b3f820f, after a
+    had none, then "moved" there from under d3 (confident seed 446, after a
     restart): wrong moves both. Read so once is not enough: a misread that happens to show
     the next move's cup (a Black 4 read on d2 just before Black's 4d2) would taint the true
     path."""

@@ -112,7 +112,7 @@ OWN_COLOUR_SHARE = 0.8
 (``BoardScene.square_colours``): clear of the lines between squares."""
 LEVEL_SHARE = 1.0
 """How much of the board's own change of colour across the grid the colour vote takes for sheen
-(``levelled``): all of it. Over the seen scenes' 1,260 cups, scored on main's matches before the
+(``levelled``): all of it. Over the seen scenes' 1,260 cups, scored on the matches of the time, before the
 reader's softening, shares of 0, 0.25, 0.5, 0.75 and 1 left 9, 6, 6, 6 and 6 cups the wrong
 colour and 25, 20, 16, 13 and 12 within 2 logits; none takes bench-03's and bench-24's under
 their moved lamps right."""
@@ -598,7 +598,7 @@ def levelled(background: Background, layout: BoardLayout, view: RectifiedView) -
     not the cups. Taken as all sheen, as ``BoardScene.unclear_elsewhere`` takes it; where the
     wood's light falls on the cups too, both colours' cups darken alike, and which of the two
     a cup is hardly moves (bench-26, a low lamp at one side: 6 colour votes within 2 logits
-    before, 1 after, on main's matches)."""
+    before, 1 after, on the matches of the time)."""
     size = layout.size
     grid = square_colours(background, layout, view).reshape(size, size, 3)
     grid = (LEVEL_SHARE * (grid - grid.mean(axis=(0, 1)))).astype(np.float32)

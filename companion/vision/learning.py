@@ -130,8 +130,8 @@ the brighter half of the noise: on the bench's bench-19 (dim warm light) the pix
 were 0.02-0.03 brighter in log than the bare board as a whole (0.00), a third of that learned
 at every step, and the board so brightened made a white 4 on b2 read as a 3 (0.53) at ply 9:
 the referee followed the 3 and was lost 11 s (never, not learning). Judged on 3 mm, the pixels
-learned are within 0.01 of the bare board's mean and the game is never lost (on 1.5 mm, over
-main 601a02d: lost 2.3 s)."""
+learned are within 0.01 of the bare board's mean and the game is never lost (on 1.5 mm: lost
+2.3 s)."""
 SHADE_EDGE_MM = 2.0
 """The board's own shade (``board_shade``) is grown by this much: its penumbra, beyond where
 the smoothed brightness crosses the shade's limit, is neither lit wood nor a light to measure.

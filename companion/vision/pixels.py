@@ -630,7 +630,7 @@ class PixelModel:
     on d1, and a white 4 on a4 was 0.45 darker, its shaded side at the black cups' mean; it
     read as a black 4 (0.86). Levelled, every colour decision of the seen scenes but those
     under a lamp moved since calibration was right (bench-28's three wrong cups right, and 25
-    within 2 logits before the reader's softening down to 12, on main's matches)."""
+    within 2 logits before the reader's softening down to 12, on the matches of the time)."""
     left_out: tuple[bool, bool] = (False, False)
     """The light and the dark cups' colours the cup-versus-board vote leaves out (``for_occlusion``):
     the occlusion test's own model on a board whose cups have the wood's colour (``wood_like``).

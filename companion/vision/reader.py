@@ -134,7 +134,7 @@ WOOD_DEPARTURE = 0.55
 found where less than this share of its silhouette departs from the wood's own look
 (``occlusion.departing_share``) may be the wood's noise read as a cup: the square is matched
 again with the wood's look taken for the unchanged wood (``PixelModel.as_wood``). On the vision
-bench's bench-37 (main's matches, every board and the reference) the 19 empty squares read as
+bench's bench-37 (the matches before this rematch, every board and the reference) the 19 empty squares read as
 white cups departed over 0.14-0.46 of their silhouettes, every real cup over 0.67 or more (its
 white 1 0.73, white 2 0.74, white 3s 0.70, white 4s 0.75, black cups 0.67-0.99)."""
 UNLIKE_RINGS = SHADOW_REMATCH_RINGS
@@ -145,8 +145,8 @@ white, flagged two hand-free frames). The fists' cups scored 8 to 18 rings."""
 PLACED_MM = 8.0
 """A cup whose silhouette the region cue placed this far or farther from where its base stands
 is sized where it stands as well (``BoardReader._placed``). Cups stand within a few mm of where
-their bases fit. Over the bench's development scenes and the committed ones (2,434 cups read on
-main 1f2c791) the two places lie within 3 mm for 63 % of the cups and 8 mm or more apart for
+their bases fit. Over the bench's development scenes and the committed ones (2,434 cups read
+when this was set) the two places lie within 3 mm for 63 % of the cups and 8 mm or more apart for
 6 %; there the region cue's best size is right for 89 of 148 cups (94 % over all cups), the
 size scored where the base stands for 120."""
 LAMP_REGION_TRUST = 0.5
@@ -156,7 +156,7 @@ frame whose light changed unevenly since the board in use (a lamp moved, dimmed 
 pixels cup, against apparent radii learned under the calibration's lamp; a new lamp moves that
 edge (a glossy wall lit unlike the wood, a shadow or the shade at a dark cup's foot tinted
 unlike the calibration's shadows) by about half the step between sizes, while the base circle,
-placed by the camera pose, does not move. Measured on main 7564619 over the bench's three scenes
+placed by the camera pose, does not move. Measured, when this was set, over the bench's three scenes
 whose lamp changes (bench-03, bench-10, bench-24; every cup of every board, the calibration's
 models): under the calibration's lamp the region cue picks the right size for 93 of 93 cups,
 the base for 86; under the new lamp the region cue for 121 of 164, the base for 144 (bench-10's

@@ -84,7 +84,7 @@ def test_the_outline_keeps_its_clear_rims_and_an_old_file_has_none() -> None:
 @pytest.mark.slow  # a calibration and a read: about 3 s of CPU
 def test_bench_31s_white_4s_under_the_new_lamp_read_as_4s() -> None:
     """bench-31's 07b, calibrated under the first lamp: the white rims are clear, the black
-    ones not; a1's and d2's white 4s read as 4s (on main fec5cd6: 3s at 0.93 and 0.55) and every
+    ones not; a1's and d2's white 4s read as 4s (before the fix: 3s at 0.93 and 0.55) and every
     square as the truth."""
     calibration, observation = frame_read(LAMP, "07b-move")
     assert calibration.outline is not None

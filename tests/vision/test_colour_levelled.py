@@ -5,7 +5,7 @@ A glossy board's sheen brightens the wood and not the cups. The vision bench's b
 natural cups on walnut, 1280x960; ``tests/data/sheen/bench-28``: its calibration frames and one
 game frame) has its empty board 0.43 brighter (log) on a4 than on d1, where the reference
 white 4 stands: the white 4 on a4 (06b) read 0.45 darker than that, its shaded side at the black
-cups' mean, and read as a black 4 at 0.86 (main 31019f4).
+cups' mean, and read as a black 4 at 0.86 (before the fix).
 """
 
 from __future__ import annotations

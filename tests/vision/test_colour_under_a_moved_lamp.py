@@ -5,7 +5,7 @@ How bright a cup's wall is against the wood is the lamp's doing: the vision benc
 lamp moves behind the cups from frame 07 on. The white 4 on b4 then shows the camera its shaded
 wall, 0.41-0.45 darker than the reference white cups, nearer the black model's brightness than
 the white's (whose spread under the soft light is 0.14), while its colour is the white cups':
-it read as a black 4 on five boards (0.51-0.57 on main 38069c9), and the white 4 moved to c4
+it read as a black 4 on five boards (0.51-0.57 before the fix), and the white 4 moved to c4
 on 13b as a black 4 too (0.34). On a frame lit unevenly since the board in use, the colour vote
 widens each colour's brightness spread to ``LAMP_BRIGHTNESS_SPREAD``, so the colour axes decide
 where brightness no longer can.
@@ -41,7 +41,7 @@ def test_only_the_brightness_spread_widens() -> None:
 @pytest.mark.slow  # a calibration and three reads: about 3 s of CPU
 @pytest.mark.parametrize(("frame", "square"), [("07b-move", "b4"), ("09b-move", "b4"), ("13b-move", "c4")])
 def test_a_white_4_in_its_shade_reads_white(frame: str, square: str) -> None:
-    """Under the moved lamp the white 4 reads as a white 4 (main 38069c9: a black 4 at 0.56,
+    """Under the moved lamp the white 4 reads as a white 4 (before the fix: a black 4 at 0.56,
     0.55 and 0.34), and every square of the board as the truth."""
     calibration, observation = frame_read(FRAMES, frame)
     row = observation.probabilities[square_row(square)]

@@ -38,7 +38,7 @@ LATER = "17b-move"
 
 LARGE_BLACK_RADII = (14.985, 19.945, 23.105, 30.465)
 LARGE_BLACK_HEIGHTS = (31.413, 40.173, 45.786, 59.735)
-"""bench-26's black cups as calibration learned them on main ff9a216, before the reference
+"""bench-26's black cups as calibration learned them before the reference
 fits at the top of the radius scan were left out of the set's line: its black 4 fitted the
 scan's top (34.3 mm) and tilted the line, every black cup a little large (the game's black 3s
 fit 21.7 mm, its 2s 18.0)."""

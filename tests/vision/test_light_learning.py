@@ -214,7 +214,7 @@ def test_bench_03_learns_its_white_cups_under_its_moved_lamp() -> None:
     """bench-03's lamp moves after calibration, and its pale white 4 on b4 shows its shaded
     wall. Read with the calibration's models, every square of its seven boards under the lamp
     is right: the colour vote widens the brightness spread on a frame lit unevenly
-    (``pixels.LAMP_BRIGHTNESS_SPREAD``; main 38069c9 read b4 and 13b's c4 black, 106 of 112).
+    (``pixels.LAMP_BRIGHTNESS_SPREAD``; before the fix it read b4 and 13b's c4 black, 106 of 112).
     One sure frame learned (its true tops, as a sure referee gives them) adopts the white cups'
     look under the new lamp, their brightness spread about twice the calibration's (0.29
     against 0.14) around much the same mean, which the refit counts as changed (before it,

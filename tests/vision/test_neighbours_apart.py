@@ -5,7 +5,7 @@ The evidence says "cup" for any cup, so where the cups beside a square lean or c
 search, its larger silhouettes score them too. The vision bench's bench-05 (yellow and red cups
 on cherry, 1280x960; ``tests/data/crowded/bench-05``: its calibration frames and one game frame)
 has a yellow 3 on b4 with a yellow 4 leaning in from b3 and a red 4 from a4: the 4's silhouette
-slid 9 mm onto them and read best, a white 4 at 0.98 (main 601a02d).
+slid 9 mm onto them and read best, a white 4 at 0.98 (before the fix).
 """
 
 from __future__ import annotations

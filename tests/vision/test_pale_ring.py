@@ -10,7 +10,7 @@ the two sizes leading there climbed, and the 2 climbed onto the crescent 11 mm f
 centre while the 4 was never scored where it stands. The 4's knob is a circle the size of a
 white 1's base, which the base cue took for the 1's foot, inside the 4's base. So b2 read a
 white 1 and the 4's outline, left unexplained, flagged the board as covered
-(main e1b141f: 05b a white 1 at 0.38, 14b at 0.53, both boards covered)."""
+(before the fix: 05b a white 1 at 0.38, 14b at 0.53, both boards covered)."""
 
 from __future__ import annotations
 

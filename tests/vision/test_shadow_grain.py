@@ -5,7 +5,7 @@ The bench's bench-32 (``tests/data/shadows/bench-32``: natural cups on pale mapl
 beyond the board's far side): the white 4 on c1 throws its shadow about a square long across d1,
 and that shade, the wood's colour a little darker, reads as a white cup of 4-5 rings between
 sizes, over the 3 under which a cup in another's shadow was matched again with the shadow taken
-for board. On main 124517b d1 read a white 4 at 0.60, 0.52 and 0.48 on 06b, 07b and 13b, and
+for board. Before the fix d1 read a white 4 at 0.60, 0.52 and 0.48 on 06b, 07b and 13b, and
 the referee asked for help over it on every board from 03b to 07b. Its grain shows (median
 texture correlation 0.27, 0.32, 0.25 over the silhouette); a cup hides it.
 """

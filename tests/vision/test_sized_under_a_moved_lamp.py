@@ -36,7 +36,7 @@ def test_a_gain_is_even_light_and_a_field_is_a_lamp_moved() -> None:
 @pytest.mark.slow  # a calibration and a read: about 2 s of CPU
 def test_a_black_2_under_the_new_lamp_reads_as_a_2() -> None:
     """bench-24's 24b: the black 2 on c2, its foot's shade read as cup under the new lamp, reads
-    as a black 2 (on main 7564619: a black 3 at 0.61), and no square reads otherwise than the
+    as a black 2 (before the fix: a black 3 at 0.61), and no square reads otherwise than the
     truth (on main c2 alone was wrong)."""
     calibration, observation = frame_read(LAMP, "24b-move")
     k = square_row("c2")

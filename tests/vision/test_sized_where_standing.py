@@ -42,7 +42,7 @@ def truth(name: str) -> dict[int, tuple[int, int]]:
 )
 def test_a_pale_4_dragged_off_its_base_reads_as_a_4(name: str, square: str) -> None:
     """Each of these white 4s is matched 8 mm or more from where its base stands (the lamp
-    moved the region cue); read, its most likely class is a white 4 (on main 1f2c791: a white 3
+    moved the region cue); read, its most likely class is a white 4 (before the fix: a white 3
     on 16b b1, 24b b1 and 24b b2)."""
     calibration = frames_calibration(LAMP)
     reading = BoardReader(calibration).read_details(read_image(LAMP / f"{name}.jpg"))

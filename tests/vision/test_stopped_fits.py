@@ -9,7 +9,7 @@ comes out at the scan's top, the scan's radius and not the cup's. The bench's be
 top, 34.3 mm (its real radius is 26.1; its white 1 and 2 fit there too, and stay: the whites
 would keep only two fits). Fitted into the line it tilted it for every size: the black 3 came
 out 23.1 mm, where the game's black 3s fit 21.7, and c1's black 3 read as a 2 on every board
-after ply 6 (main ff9a216: 12 boards at 0.43-0.48).
+after ply 6 (before the fix: 12 boards at 0.43-0.48).
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ def test_a_fit_at_the_bottom_of_the_scan_stays_its_own() -> None:
 @pytest.mark.slow  # a calibration and three reads: about 2 s of CPU
 @pytest.mark.parametrize("name", ["09b-move", "10b-move", "17b-move"])
 def test_bench_26s_black_cups_read_their_sizes(name: str) -> None:
-    """Every square of these bench-26 boards reads right: c1's black 3 (a 2 on main ff9a216, at
+    """Every square of these bench-26 boards reads right: c1's black 3 (a 2 before the fix, at
     0.43-0.46) and on 17b a2's black 4 (a 3 at 0.62)."""
     observation = BoardReader(long_shadows_calibration()).read(read_image(LONG_SHADOWS / f"{name}.jpg"))
     truth = frame_truth(LONG_SHADOWS, name)

@@ -5,7 +5,7 @@ The bench's wrong-cup demos are the slip of taking a cup from a nested stack: be
 (``tests/data/wrongcup/bench-31-wrong-cup``: dim warm light, natural cups on walnut) has a
 black 1 on b4 where the layout wants the black 2, bench-11's (``tests/data/bench``) a white 1 on
 b1. Calibrated anyway, bench-31's game read 12 squares wrong at 0.9 or more and the referee
-held three wrong moves (main 124517b): the wrong cup's radius, smoothed with the set's others,
+held three wrong moves (before the fix): the wrong cup's radius, smoothed with the set's others,
 spoiled the other colour's sizes too. Both cues, the region's and the edges', read the wrong
 cup as the size it is; on a right reference they never agree on another size.
 """
