@@ -48,9 +48,18 @@ from companion.vision.calibration import (
 from companion.vision.cups import CupSet
 from companion.vision.edges import BaseFits, edge_maps, real_cups
 from companion.vision.marks import HIDDEN_MM2
+from companion.vision.marks import shade as marks_shade
 from companion.vision.matching import best_shift, evidence
 from companion.vision.observation import Observation, class_index, class_top
-from companion.vision.pixels import MIN_CUP_SIGMA, Background, Gaussian, PixelModel, blurred, log_image
+from companion.vision.pixels import (
+    MIN_CUP_SIGMA,
+    Background,
+    Gaussian,
+    PixelModel,
+    blurred,
+    log_image,
+    odd_window,
+)
 from companion.vision.reader import STILL_SECONDS, BoardReader, Reading, moderate
 from companion.vision.shadows import (
     ShadowModel,
@@ -123,6 +132,10 @@ at every step, and the board so brightened made a white 4 on b2 read as a 3 (0.5
 the referee followed the 3 and was lost 11 s (never, not learning). Judged on 3 mm, the pixels
 learned are within 0.01 of the bare board's mean and the game is never lost (on 1.5 mm: lost
 2.3 s)."""
+SHADE_EDGE_MM = 2.0
+"""The board's own shade (``board_shade``) is grown by this much: its penumbra, beyond where
+the smoothed brightness crosses the shade's limit, is neither lit wood nor a light to measure.
+Not grown, bench-38's 13b hid 82 mm² of marks along the shade's old edges (6 grown)."""
 LIGHT_SMOOTHING_MM = 12.0
 """Spread of the Gaussian that turns the bare board's change into the light's change under the
 cups: a lamp's fall-off varies over tens of millimetres, a cup's contact shadow over a few."""
@@ -933,9 +946,12 @@ def _learned_board(
     if light_changed(field):
         if now.shadows is not None:  # the lamp in use: learned again under it (``relit``)
             bare &= _shadowed(scene, now.shadows, frame, cups) == 0
-        change, lit = light_change(diff, field, bare, LIGHT_SMOOTHING_MM * scene.view.scale)
-        wide = _wide_change(diff, field, bare, scene.view.scale)  # under the cups themselves
+        shaded = board_shade(now.background, scene.view.scale)
+        lit_wood = bare & ~shaded  # (the board's own shade is no measure of the light)
+        change, lit = light_change(diff, field, lit_wood, LIGHT_SMOOTHING_MM * scene.view.scale)
+        wide = _wide_change(diff, field, lit_wood, scene.view.scale)  # under the cups themselves
         change = _under_cups(change, wide, holes, scene.view.scale)
+        change = lifted_shade(change, diff, bare & shaded, shaded, scene.view.scale)
         gain = cv2.exp(np.clip(change, -LIGHT_BOUND, LIGHT_BOUND).astype(np.float32))
         np.multiply(board, gain, out=board)
     else:  # the same light: cups' shadows and bounced light would only leak into a relit board
@@ -944,6 +960,48 @@ def _learned_board(
     seen = frame.rectified.astype(np.float32)
     board[lit] += rate * (seen[lit] - board[lit])  # the wood's own look, part of the way
     return np.clip(np.rint(board), 0, 255).astype(np.uint8)
+
+
+def board_shade(board: np.ndarray, scale: float) -> np.ndarray:
+    """Where the board in use (``board``, BGR on the board plane) lies in its own shade (bool):
+    the shadows the hidden marks leave out (``marks.shade``), grown by ``SHADE_EDGE_MM``.
+
+    The light's change is measured on the lit wood beside that shade, not in it, and the shade
+    itself follows the frame only where it shows lifted (``lifted_shade``). A shadow at
+    calibration (the reserve cups' standing beside the board) is the calibration lamp's, and a
+    new lamp may leave it anywhere from as deep to gone: on the vision bench's bench-38 (a low
+    lamp at one side, then a high warm one from 11b on) the reserves' shade on the margin rose
+    1.22 in log on 11b (median; 0.60-1.46 from the 10th to the 90th percentile), the lit margin
+    0.43 (0.25-0.50). Averaged together over ``LIGHT_SMOOTHING_MM`` they relit the lit wood
+    beside the shade too bright (by 0.31, 0.23 and 0.13 in blue, green and red, the median over
+    a 16 by 96 mm strip of the right margin; all three channels at the 255 ceiling over 44 % of
+    it, 1.9 % of the view) and left dark smudges in the shade, and the boards learned so read
+    the margin as an arm (13b 876 mm², 14b 860; 88 and 100 with the calibration's board)."""
+    grey = cv2.cvtColor(board, cv2.COLOR_BGR2GRAY)
+    edge = odd_window(2 * SHADE_EDGE_MM * scale)
+    return cv2.dilate(marks_shade(grey, scale), np.ones((edge, edge), np.uint8)) > 0
+
+
+def lifted_shade(
+    change: np.ndarray, diff: np.ndarray, seen: np.ndarray, shaded: np.ndarray, scale: float
+) -> np.ndarray:
+    """The light's ``change`` where the board in use lies in its own shade (``shaded``) taken
+    from the frame's own ``diff`` there (averaged over the ``seen`` pixels, its bare shade,
+    within about ``LOOK_SMOOTHING_MM``) wherever that lifts the shade more than the lit wood's
+    change does: a shadow at calibration gone, or fainter, is light the frame shows on the
+    board itself. Never deeper: a cup's shadow falling into the old shade is the cup's doing,
+    and leaves with it. Where no bare shade lies within reach (under a cup), the lit wood's
+    change stands.
+
+    Kept at the lit wood's change, bench-38's shade stayed in the board learned from its first
+    frame under the new lamp (11b), whose texture the frame's lit maple does not show, and 13b
+    read 132 mm² of the margin, under the 150 by little (0 lifted). What the lift shows may be
+    marks the shade hid at calibration (docs/vision.md, "The board learned under the added
+    lamp")."""
+    sums, weight = _gaussian_sums(diff, seen, LOOK_SMOOTHING_MM * scale)
+    own = sums / np.maximum(weight, np.float32(1e-3))[..., None]
+    lifted = shaded & (weight > LIGHT_MIN_WEIGHT) & (own.mean(axis=2) > change.mean(axis=2))
+    return np.where(lifted[..., None], own, change).astype(np.float32)
 
 
 def what_cups_may_cover(

@@ -102,6 +102,18 @@ def _median_fade(now: np.ndarray, before: np.ndarray, judged: np.ndarray) -> flo
     return float(np.median(now[inside] / before[inside]))
 
 
+def shade(gray: np.ndarray, scale: float) -> np.ndarray:
+    """uint8 mask (255) of where a picture of the board (``gray``: grey levels on the board
+    plane, ``scale`` pixels per mm) lies in a shadow: its log brightness, smoothed over about
+    ``SHADE_MM``, more than ``SHADE_LOG`` below the brightest within about ``LIT_MM`` around it
+    (a lamp's smooth fall-off across the board is no shadow)."""
+    level = cv2.log(gray.astype(np.float32) + np.float32(LOG_FLOOR))
+    level = cv2.GaussianBlur(level, (0, 0), SHADE_MM * scale)
+    reach = odd_window(LIT_MM * scale)
+    lit = cv2.GaussianBlur(cv2.dilate(level, np.ones((reach, reach), np.uint8)), (0, 0), reach / 4)
+    return cv2.compare(level, lit - np.float32(SHADE_LOG), cv2.CMP_LT)
+
+
 class HiddenMarks:
     """Per calibration: the empty board's marks and their contrast energy."""
 
@@ -125,12 +137,7 @@ class HiddenMarks:
 
     def _shade(self, gray: np.ndarray) -> np.ndarray:
         """uint8 mask (255) of the empty board's shade at calibration, grown by ``LOCAL_MM``."""
-        level = cv2.log(gray.astype(np.float32) + np.float32(LOG_FLOOR))
-        level = cv2.GaussianBlur(level, (0, 0), SHADE_MM * self.scale)
-        reach = odd_window(LIT_MM * self.scale)
-        lit = cv2.GaussianBlur(cv2.dilate(level, np.ones((reach, reach), np.uint8)), (0, 0), reach / 4)
-        shade = cv2.compare(level, lit - np.float32(SHADE_LOG), cv2.CMP_LT)
-        return cv2.dilate(shade, np.ones((self.local, self.local), np.uint8))
+        return cv2.dilate(shade(gray, self.scale), np.ones((self.local, self.local), np.uint8))
 
     def contrast(self, gray: np.ndarray) -> np.ndarray:
         """Log brightness, blurred, less its local mean (float32)."""
