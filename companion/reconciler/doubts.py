@@ -82,6 +82,19 @@ def instead(path: GamePath) -> str:
     return f"illegal {path.pending.text()}" if path.pending is not None else "no move"
 
 
+def holds_in_doubt(path: GamePath, shown: GamePath, best: float, settings: Settings) -> bool:
+    """Whether ``path`` (from the announced game's start) holds an announced ply of ``shown``
+    in doubt beside the best path's score ``best``: it plays one otherwise, an earlier one
+    within ``settings.doubt`` of the best, the latest alone within the margin (one reading
+    cannot tell an earlier ply again, while the latest is weighed as any claim is)."""
+    if path.root != shown.root or path.score < best - settings.doubt:
+        return False
+    common = common_prefix(path.codes, shown.codes)
+    if common == len(shown.codes):
+        return False
+    return common < len(shown.codes) - 1 or path.score >= best - settings.margin
+
+
 def unsure_plies(
     beam: list[GamePath], shown: GamePath, base_ply: int, guard: int, settings: Settings
 ) -> dict[int, set[str]]:
@@ -92,7 +105,6 @@ def unsure_plies(
     say the cup was covered)."""
     best = beam[0].score
     unsure: dict[int, set[str]] = {}
-    latest = len(shown.codes) - 1
     for path in beam:
         if path.score < best - settings.doubt:
             continue
@@ -102,9 +114,9 @@ def unsure_plies(
             for i, code in enumerate(shown.codes):
                 unsure.setdefault(base_ply + i + 1, {code_text(code)}).add("another start")
             continue
-        common = common_prefix(path.codes, shown.codes)
-        if common == len(shown.codes) or (common == latest and path.score < best - settings.margin):
+        if not holds_in_doubt(path, shown, best, settings):
             continue
+        common = common_prefix(path.codes, shown.codes)
         # the announced moves this path replaces (aligned as a diff: a path that adds
         # or drops moves somewhere agrees again on the moves after them)
         matcher = difflib.SequenceMatcher(None, shown.codes[common:], path.codes[common:], autojunk=False)
