@@ -9,7 +9,13 @@ from __future__ import annotations
 from typing import TypeAlias
 
 from companion.reconciler.announcing import Announcer
-from companion.reconciler.doubts import describe, plies_played_otherwise, unclear_reason, unsure_plies
+from companion.reconciler.doubts import (
+    describe,
+    holds_in_doubt,
+    plies_played_otherwise,
+    unclear_reason,
+    unsure_plies,
+)
 from companion.reconciler.events import Event, EventType, is_aside
 from companion.reconciler.help import (
     HelpRequest,
@@ -251,14 +257,18 @@ class AttentionKeeper(Announcer):
     def _lines_to_ask(self, lead: GamePath, plies: set[int], ended: Outcome | None) -> list[GamePath]:
         """The kept paths close to the best (``lead``, on the announced line) whose answer would
         matter to the player: from the announced start, waiting for nothing, playing one of
-        ``plies`` (the plies in doubt) otherwise; and, once the game is
-        decided (``ended``), not ending it the same way (the players play on from neither)."""
-        floor = lead.score - self.settings.doubt
+        ``plies`` (the plies in doubt) otherwise while close enough to hold it in doubt
+        (``holds_in_doubt``: the latest ply alone only within the margin); and, once the game is
+        decided (``ended``), not ending it the same way (the players play on from neither).
+
+        A line that plays only the latest ply otherwise and trails past the margin is no doubt
+        the referee reports, and asking about it asked the player about a doubt nobody heard of
+        (bench-24's ply 23: White's 1b4 in doubt against an illegal 2b4, which the next move
+        settles, and the request lit b4 for "no cup there", 5.9 nats behind)."""
         lines = []
         for path in self._beam[1:]:
             if (
-                path.score < floor
-                or path.root != self._shown.root
+                not holds_in_doubt(path, self._shown, lead.score, self.settings)
                 or path.pending is not None
                 or path.lifted is not None
                 or not plies & plies_played_otherwise(path, self._shown, self._base_ply)

@@ -11,7 +11,7 @@ import difflib
 
 from companion.reconciler.accounts import Kind, Settings
 from companion.reconciler.decoder import fits, unexplained_reason
-from companion.reconciler.paths import GamePath, Group, code_text, common_prefix
+from companion.reconciler.paths import GamePath, Group, accuses, code_text, common_prefix
 from companion.rules.square import Square
 
 
@@ -82,6 +82,19 @@ def instead(path: GamePath) -> str:
     return f"illegal {path.pending.text()}" if path.pending is not None else "no move"
 
 
+def holds_in_doubt(path: GamePath, shown: GamePath, best: float, settings: Settings) -> bool:
+    """Whether ``path`` (from the announced game's start) holds an announced ply of ``shown``
+    in doubt beside the best path's score ``best``: it plays one otherwise, an earlier one
+    within ``settings.doubt`` of the best, the latest alone within the margin (one reading
+    cannot tell an earlier ply again, while the latest is weighed as any claim is)."""
+    if path.root != shown.root or path.score < best - settings.doubt:
+        return False
+    common = common_prefix(path.codes, shown.codes)
+    if common == len(shown.codes):
+        return False
+    return common < len(shown.codes) - 1 or path.score >= best - settings.margin
+
+
 def unsure_plies(
     beam: list[GamePath], shown: GamePath, base_ply: int, guard: int, settings: Settings
 ) -> dict[int, set[str]]:
@@ -89,10 +102,18 @@ def unsure_plies(
     it is close to the best, with the moves played there. The latest move is in doubt while a
     path is within the margin; an earlier one while a path is within ``settings.doubt`` (a
     single reading, however sure, cannot tell it: the square that told it was not read again,
-    say the cup was covered)."""
+    say the cup was covered).
+
+    A path that accuses a player (``accuses``: an illegal action standing on the board, not
+    called) holds only the plies its accusation stands in for, as a claim about the latest
+    reading is held: within the margin. The moves its line plays otherwise before them are
+    no doubt of their own: that line explains the board since only by a rule broken, which
+    the referee does not presume (no accusation without certainty). A size no stack could
+    give is the stacks telling an earlier size: in ``size_doubts.py`` seed 65, White's 3 on
+    d2 read 0.6 a 3 stayed in doubt against "2d2" to the game's end, held by "2d2, then an
+    illegal 2a4" (no 2 left in White's stacks for the 2 that won), 6.44 nats behind."""
     best = beam[0].score
     unsure: dict[int, set[str]] = {}
-    latest = len(shown.codes) - 1
     for path in beam:
         if path.score < best - settings.doubt:
             continue
@@ -102,9 +123,12 @@ def unsure_plies(
             for i, code in enumerate(shown.codes):
                 unsure.setdefault(base_ply + i + 1, {code_text(code)}).add("another start")
             continue
-        common = common_prefix(path.codes, shown.codes)
-        if common == len(shown.codes) or (common == latest and path.score < best - settings.margin):
+        if not holds_in_doubt(path, shown, best, settings):
             continue
+        accusing = accuses(path) and shown.pending is None
+        if accusing and path.score < best - settings.margin:
+            continue  # (an accusation not called holds only the ply it accuses: the latest)
+        common = common_prefix(path.codes, shown.codes)
         # the announced moves this path replaces (aligned as a diff: a path that adds
         # or drops moves somewhere agrees again on the moves after them)
         matcher = difflib.SequenceMatcher(None, shown.codes[common:], path.codes[common:], autojunk=False)
@@ -113,6 +137,8 @@ def unsure_plies(
                 continue
             others = [code_text(code) for code in path.codes[common + p0 : common + p1]] or [instead(path)]
             for i in range(common + s0, common + s1):
+                if accusing and i < len(path.codes):
+                    continue  # (a move its line plays otherwise before it: its story needs the rule broken)
                 texts = unsure.setdefault(base_ply + i + 1, {code_text(shown.codes[i])})
                 if s1 - s0 == p1 - p0:  # as many moves replaced: each ply by its own
                     texts.add(others[i - common - s0])

@@ -243,3 +243,23 @@ def test_a_confirmation_still_looks_settle_closes_with_them() -> None:
     assert types(events) == ["settled", "settled", "cleared"] and "nothing left" in (events[2].reason or "")
     assert events[1].detail["settled"] == {"3": "3b3"}
     assert reconciler.help_squares is None and reconciler.attention is None
+
+
+def test_no_confirmation_is_asked_about_a_line_that_holds_no_ply_in_doubt() -> None:
+    # White's 1 on b4 read 0.73 a 1, 0.22 a 2 (no White stack shows a 2: an illegal 2 is the
+    # doubt reported) and 0.02 empty: the line without the cup is 5.8 nats behind, past the
+    # margin that holds the latest ply in doubt, so it is no doubt the referee says. Asking the
+    # player about it (b4 lit for "no cup there") asked about a doubt nobody heard of; the
+    # accusation is not asked about, and the next move settles it (bench-24's ply 23)
+    reconciler, game = played("classic", "4a1 4d4 3b2 4d1 2c3 4a4")
+    game.push(Move.from_text("1b4"))
+    read = {"b4": {(0, 1): 0.73, (0, 2): 0.22, None: 0.02, (0, 3): 0.03}}
+    reconciler.feed(reading(game, read))
+    events = reconciler.feed(replace(reading(game, read), still=True))
+    assert [e.move for e in events if e.type == "move"] == ["1b4"]
+    assert reconciler.unsure == {7: ["1b4", "illegal 2b4"]}
+    assert helps(events) == [] and reconciler.attention is None
+    game.push(Move.from_text("3c2"))
+    events = reconciler.feed(reading(game, read))
+    [settled] = [e for e in events if e.type == "settled"]
+    assert settled.detail["settled"] == {"7": "1b4"} and reconciler.unsure == {}

@@ -70,22 +70,25 @@ def test_a_move_is_committed_once_no_other_path_is_left() -> None:
     assert 2 <= reconciler.committed_ply <= reconciler.game.ply == 3
 
 
-def test_a_placement_covered_at_once_is_unsure_until_the_stacks_tell() -> None:
+def test_a_placement_covered_at_once_is_taken_once_the_stacks_tell() -> None:
     # White places a 2 (or a 3) on a1 and Black covers it at once while the board is hidden.
     # That looks like Black moving out of turn, and is called so first; the next readings
-    # show the game going on, so the reconciler takes the two moves, with the placement as
-    # unsure (a 2 or a 3 under Black's 4?). Once White has placed every 3 it has left, only
-    # the 2 fits: the placement is no longer unsure, and the record is the true one.
+    # show the game going on. White's 3d2 leaves it no 3 for a 3a1 (its 3s went to d3 and
+    # d2), so when the two moves are taken the placement is the 2, not in doubt: the one line
+    # left that plays ply 7 otherwise ("3d2, c4-a1", then Black's 3b3 out of turn) needs an
+    # illegal action never called, and holds only what it accuses (it held ply 7 in doubt for
+    # a board, "2a1 or 3d2"). The record is the true one.
     reconciler, game = played("rogers", "4d4 4c4 3d3 3c3 4b1 4a4")
     game.push(Move.from_text("2a1"))
     game.push(Move.from_text("c4-a1"))
     assert types(reconciler.feed(observe(game.position))) == ["illegal"]
-    doubted = []
+    announced = []
     for text in ("3d2", "3b3", "b1-c1", "2b4"):
         game.push(Move.from_text(text))
-        reconciler.feed(observe(game.position))
-        doubted.append(dict(reconciler.unsure))
-    assert any(7 in unsure for unsure in doubted)
+        events = reconciler.feed(observe(game.position))
+        announced += [e.move for e in events if e.type == "move"]
+        assert 7 not in reconciler.unsure
+    assert announced == ["2a1", "c4-a1", "3d2", "3b3", "b1-c1", "2b4"]
     assert reconciler.unsure == {}
     assert moves_of(reconciler) == [m.text() for m in game.moves]
 
