@@ -1208,36 +1208,38 @@ class ObserverLearning:
         does: a low lamp's long shadows can look like a hand at first sight (the vision
         bench's bench-10), and refusing them would leave the board covered for good; a hand
         the new shadows do not explain gives the lamp back."""
-        self._seen_with = self.learner.reader.calibration
-        again = self._covered_for_good(frame, reading)
-        if again is not None:
-            return again
-        self._relearn_lamp(frame, reading)
-        return reading
+        again = self._covered_for_good(frame, reading) or self._relearn_lamp(frame, reading)
+        self._seen_with = self.learner.reader.calibration  # what the reading returned was read with
+        return reading if again is None else again
 
-    def _relearn_lamp(self, frame: np.ndarray, reading: Reading) -> None:
-        """``seen``'s lamp learned again under a changed light (``relit``), when it applies."""
+    def _relearn_lamp(self, frame: np.ndarray, reading: Reading) -> Reading | None:
+        """``seen``'s lamp learned again under a changed light (``relit``), when it applies: the
+        frame read again with the lamp kept, or None when nothing was learned. The frame is
+        always read again once the lamp is learned (it decides whether the lamp explains what
+        covered the board, and it is the reading the gate starts from, as ``seen`` says): an
+        extra read only when the frame already read moderate, once each time the picture
+        settles under a changed light."""
         if reading.still_seconds < STILL_SECONDS or reading.markers_changed:
-            return
+            return None
         if reading.hidden_area_mm2 > HIDDEN_MM2:  # a hand held still hides the marks; light does not
-            return
+            return None
         since = _settled_at(reading)
         if since == self._relit_since:  # once for each time the picture settles
-            return
+            return None
         self._relit_since = since
         reader = self.learner.reader
         calibration = relit(reader, reader.rectified(frame), reading)
         if calibration is None:
-            return
+            return None
         before, lit = reader.calibration, reader.background
         reader.adopt(calibration)
-        if not moderate(reading.cover) and not moderate(
-            reader.read_details(frame, reading.observation.timestamp).cover
-        ):
+        again = reader.read_details(frame, reading.observation.timestamp)
+        if not moderate(reading.cover) and not moderate(again.cover):
             reader.adopt(before)  # the new lamp does not explain what covered the board: a hand
-            return
+            return None
         self._forget_old_light(lit)
         self._relit = True
+        return again
 
     def _covered_for_good(self, frame: np.ndarray, reading: Reading) -> Reading | None:
         """Go back on what was learned when it keeps a still board covered (flagged once the
