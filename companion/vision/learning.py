@@ -1082,7 +1082,9 @@ def relit(reader: BoardReader, rectified: np.ndarray, reading: Reading) -> Calib
     lamp moved it a tenth of the way: its pale sizes did not follow the lamp (18 of 24 moves
     right and never back on track, not 24 of 24). So are the frames learned (``Adaptation.frames``):
     the next sure frame moves the colour models a third of the way, and every one under the new
-    lamp moves them, near or not (``_learned_pixels``)."""
+    lamp moves them, near or not (``_learned_pixels``). The squares' size leans are dropped
+    (``Adaptation.size_leans``): learned against the radii the old light fitted, they would
+    lean a square by an error the radii fitted afresh may not make."""
     background = reader.background
     if not lit_otherwise(background, rectified):
         return None
@@ -1092,7 +1094,7 @@ def relit(reader: BoardReader, rectified: np.ndarray, reading: Reading) -> Calib
         return None
     base = reader.calibration
     learned = base.learned or Adaptation(base.cups, base.pixels, base.background, 0)
-    return replace(base, learned=replace(learned, shadows=shadows, fits=(), frames=0))
+    return replace(base, learned=replace(learned, shadows=shadows, fits=(), frames=0, size_leans=None))
 
 
 _OWN = [f for f in fields(Calibration) if f.name != "learned"]
@@ -1112,17 +1114,22 @@ def _settled_at(reading: Reading) -> float:
     return round(reading.observation.timestamp - reading.still_seconds, 3)
 
 
-def _learned_less(now: Calibration) -> list[Calibration]:
+def learned_less(now: Calibration) -> list[Calibration]:
     """What a reader that learned (``now``) can go back to, the least taken away first: what
     was learned with the board's look, the colour models or the cups' sizes back to the
-    calibration's (a lamp learned again is kept: ``relit``), then the calibration's own."""
+    calibration's (a lamp learned again is kept: ``relit``), then the calibration's own.
+    Public: going back is checked on what each part keeps.
+
+    The squares' size leans go with the sizes: each lean was learned against the radii in use
+    when its cups misread (``learned_leans``), and corrects their error on that square, not
+    the calibration's."""
     learned = now.learned
     if learned is None:
         return []
     parts = [
         replace(learned, background=now.background),
         replace(learned, pixels=now.pixels),
-        replace(learned, cups=now.cups),
+        replace(learned, cups=now.cups, size_leans=None),
     ]
     return [*(replace(now, learned=part) for part in parts), replace(now, learned=None)]
 
@@ -1248,7 +1255,7 @@ class ObserverLearning:
         free: the referee never sees that board, and no sure frame comes to check learning on
         (``LearningCheck`` compares only frames announced sure). Asked once each time the
         picture settles, of the learned models with one part of them back to the
-        calibration's (``_learned_less``), the least taken away first. On the vision bench's
+        calibration's (``learned_less``), the least taken away first. On the vision bench's
         bench-38, sure from 04b on, the board learned from 11b and 12b under the warm lamp
         added at 11b read the margin at 872-900 mm² and a fist of +0.92-0.95 on 14b-17b, and
         its last four boards never reached the referee; with the calibration's board and the
@@ -1269,7 +1276,7 @@ class ObserverLearning:
             return None
         self._covered_since = since
         before = reader.calibration
-        for back in _learned_less(before):
+        for back in learned_less(before):
             reader.adopt(back)
             again = reader.read_details(frame, reading.observation.timestamp)
             if free(again):

@@ -15,7 +15,7 @@ import pytest
 from companion.device.vision_link import reader_observer
 from companion.errors import CompanionError
 from companion.rules.square import board_squares, square_name
-from companion.vision.calibration import Calibration, calibrate
+from companion.vision.calibration import Adaptation, Calibration, calibrate
 from companion.vision.gate import StabilityGate
 from companion.vision.geometry import BoardLayout
 from companion.vision.learning import Learner, ObserverLearning
@@ -166,6 +166,17 @@ def test_the_frame_the_lamp_is_learned_on_is_handed_on_as_read_with_it() -> None
     assert reader.calibration.learned is not None  # the lamp was learned on this frame
     assert reading.observation.occluded and not handed.observation.occluded
     assert handed.observation.timestamp == reading.observation.timestamp
+
+
+def test_the_lamp_learned_again_drops_the_size_leans(evening: tuple[SceneRenderer, Calibration]) -> None:
+    """A square's size lean corrects the radii it was learned against (``learned_leans``);
+    the fits those radii took in are emptied when the lamp is learned again, and so is it."""
+    scene, calibration = evening
+    leans = np.full((16, 2), 0.5)
+    learned = Adaptation(calibration.cups, calibration.pixels, calibration.background, 2, size_leans=leans)
+    reader = shown_still(replace(calibration, learned=learned), scene.render(TOPS), STILL_SECONDS + 2 / FPS)
+    assert reader.calibration.learned is not None and reader.calibration.learned.shadows is not None
+    assert reader.calibration.learned.size_leans is None
 
 
 class Empty:
