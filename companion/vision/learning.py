@@ -654,14 +654,33 @@ def _learned_cups(
             continue
         cups = fits_averaged_in(cups, calibrated, fits, colour, size, fitted)
         for other, shown in _read_instead(frame, rows, raw).items():  # a ring away from what they showed
-            ring = float(np.mean(np.diff(cups.radii[colour])))
-            away = float(np.median(shown)) + (other - size) * ring
-            if (away - cups.radii[colour][other - 1]) * (other - size) > 0:
-                weight = fit_weight(shown, cups.radii[colour][other - 1])
-                cups = radius_averaged_in(cups, calibrated, fits, colour, other, away, weight)
+            cups = pushed_a_ring_away(cups, calibrated, fits, (colour, size), other, shown)
     if relearned:
         cups = _followed(cups, now.cups, calibrated, fits, groups)
     return cups, tuple(tuple(counts) for counts in fits)
+
+
+def pushed_a_ring_away(
+    cups: CupSet,
+    calibrated: CupSet,
+    fits: list[list[float]],
+    top: tuple[int, int],
+    other: int,
+    shown: list[float],
+) -> CupSet:
+    """``cups`` with the size ``other`` of ``top``'s colour moved toward a mean ring (the
+    colour's in use) beyond ``shown``, the fits of cups of ``top`` read as ``other`` (their
+    median), when ``other`` lies nearer than that (``_learned_cups``); worth as many fits as
+    they agree (``fit_weight``) against the scatter of a fit of ``top``'s size: the fits are of
+    cups of that size, and the same fits weigh the same whichever size they move. Public: the
+    push is checked on given fits."""
+    colour, size = top
+    ring = float(np.mean(np.diff(cups.radii[colour])))
+    away = float(np.median(shown)) + (other - size) * ring
+    if (away - cups.radii[colour][other - 1]) * (other - size) <= 0:
+        return cups
+    weight = fit_weight(shown, cups.radii[colour][size - 1])
+    return radius_averaged_in(cups, calibrated, fits, colour, other, away, weight)
 
 
 def _followed(
