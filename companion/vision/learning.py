@@ -300,7 +300,11 @@ def sizes_read(seen: Observation, row: int, top: tuple[int, int]) -> np.ndarray 
 
 LEAN_RATE = 1.0
 """How far one sure frame moves a square's size lean: by this times the gap between the size
-labelled there and the size the reading expected (``learned_leans``)."""
+labelled there and the size the reading expected (``learned_leans``). One frame can take a
+lean to ``LEAN_BOUND``; the bound, not the rate, keeps it a prior. At 0.5 or 0.3 the vision
+bench's bench-18 lost what the lean mends (c2's white 3, read a 4 at 0.75 on 10b: 11 / 0 / 0
+moves, exact, back to 9 / 2 / 0) and bench-10 saved one confirm request; no other seen game
+moved."""
 LEAN_BOUND = 1.0
 """A square's size lean stays within this (log-odds per size step): a prior shift with a cap,
 not a lock. A size changed on that square (a gobble) whose evidence is clear still reads."""
@@ -1217,7 +1221,8 @@ class ObserverLearning:
 
     def seen(self, frame: np.ndarray, reading: Reading) -> Reading:
         """Every frame read (``reading``, with the models in use): the reading the frame stands
-        as, read again when learning went back on what kept it covered (``_covered_for_good``).
+        as, read again when learning went back on what kept it covered (``_covered_for_good``)
+        or learned the lamp again (``_relearn_lamp``).
 
         The gate takes that one: it is the frame as the models kept read it, and the board's
         stable period starts with it, not a frame later. On the vision bench's bench-38 the
