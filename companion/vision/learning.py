@@ -301,10 +301,11 @@ def sizes_read(seen: Observation, row: int, top: tuple[int, int]) -> np.ndarray 
 LEAN_RATE = 1.0
 """How far one sure frame moves a square's size lean: by this times the gap between the size
 labelled there and the size the reading expected (``learned_leans``). One frame can take a
-lean to ``LEAN_BOUND``; the bound, not the rate, keeps it a prior. At 0.5 or 0.3 the vision
-bench's bench-18 lost what the lean mends (c2's white 3, read a 4 at 0.75 on 10b: 11 / 0 / 0
-moves, exact, back to 9 / 2 / 0) and bench-10 saved one confirm request; no other seen game
-moved."""
+lean to ``LEAN_BOUND``; the bound, not the rate, keeps it a prior. At 0.5 (and 0.3) the
+vision bench's bench-18 lost what the lean mends (c2's white 3, read a 4 at 0.75 on 10b:
+11 / 0 / 0 moves, exact, back to 9 / 2 / 0); bench-10 saved its one confirm request but its
+referee's view lost a square, as bench-34's did; the 16 seen games 231 / 19 / 0 -> 229 / 21 / 0.
+At 0.75 bench-10 and 18 played as at 1."""
 LEAN_BOUND = 1.0
 """A square's size lean stays within this (log-odds per size step): a prior shift with a cap,
 not a lock. A size changed on that square (a gobble) whose evidence is clear still reads."""
