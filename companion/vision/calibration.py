@@ -186,7 +186,9 @@ class Adaptation:
     """Per square (``board_squares`` order) and colour, how far that colour's sizes read there
     lean toward the larger (log-odds per size step, ``learning.learned_leans``; negative: toward
     the smaller), learned from the sizes sure frames showed there; None: none learned (and in
-    files from before it was kept)."""
+    files from before it was kept). Dropped with the fits when the lamp is learned again
+    (``learning.relit``) and when going back sets the sizes to the calibration's
+    (``learning.learned_less``): a lean corrects the radii it was learned against."""
 
     def fit_count(self, colour: int, size: int) -> float:
         """How many fits the radius of ``colour``'s ``size`` has taken in (``fits``)."""

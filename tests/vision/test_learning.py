@@ -28,6 +28,7 @@ from companion.vision.learning import (
     fit_weight,
     fits_averaged_in,
     label,
+    pushed_a_ring_away,
     radius_averaged_in,
     tops_of,
 )
@@ -206,6 +207,23 @@ def test_a_frame_whose_cups_disagree_moves_a_radius_as_far_as_they_agree() -> No
     assert fits_averaged_in(calibrated, calibrated, one, 0, 4, [28.0]).radii[0][3] == pytest.approx(
         radius_averaged_in(calibrated, calibrated, same, 0, 4, 28.0).radii[0][3]
     )
+
+
+@pytest.mark.parametrize("four", [25.5, 28.5])
+def test_cups_read_as_the_next_size_push_it_by_how_well_their_fits_agree(four: float) -> None:
+    """Two white 3s fitted 26 and 27 mm, both read as 4s, push the 4 a ring beyond them, worth
+    the fits of a white 3 they are: as many fits as they move the 3 by, whatever the 4's radius
+    (weighed against the 4's scatter they counted 0.81 or 0.84 fits, not 0.74)."""
+    shown = [26.0, 27.0]
+    calibrated = CupSet.default(60.0).with_radius(0, 4, four)
+    pushed, own = ([[0.0] * 4, [0.0] * 4] for _ in range(2))
+    cups = pushed_a_ring_away(calibrated, calibrated, pushed, (0, 3), 4, shown)
+    assert cups.radii[0][3] > four  # the 4 moved away from what the 3s showed
+    fits_averaged_in(calibrated, calibrated, own, 0, 3, shown)
+    assert pushed[0][3] == pytest.approx(own[0][2]) and own[0][2] == pytest.approx(0.738, abs=0.001)
+    assert (
+        pushed_a_ring_away(calibrated, calibrated, pushed, (0, 3), 4, [21.0]) is calibrated
+    )  # the 4 lies a ring beyond already
 
 
 @pytest.mark.slow

@@ -15,10 +15,10 @@ import pytest
 from companion.device.vision_link import reader_observer
 from companion.errors import CompanionError
 from companion.rules.square import board_squares, square_name
-from companion.vision.calibration import Calibration, calibrate
+from companion.vision.calibration import Adaptation, Calibration, calibrate
 from companion.vision.gate import StabilityGate
 from companion.vision.geometry import BoardLayout
-from companion.vision.learning import Learner
+from companion.vision.learning import Learner, ObserverLearning
 from companion.vision.marks import HIDDEN_MM2
 from companion.vision.reader import STILL_SECONDS, BoardReader, moderate
 from companion.vision.shadows import ShadowModel
@@ -148,6 +148,35 @@ def test_shadows_as_large_as_a_hand_are_learned_once_the_new_lamp_explains_them(
     assert reader.calibration.learned is not None and reader.models.shadows is not None
     assert not reader.read(image, 2.0).occluded
     assert wrong(reader, image) == 0
+
+
+def test_the_frame_the_lamp_is_learned_on_is_handed_on_as_read_with_it() -> None:
+    """The gate takes the reading ``ObserverLearning.seen`` returns: on the frame the new lamp
+    is learned on, the frame as the lamp kept reads it (uncovered), not as the old one did, so
+    the board's stable period starts on that frame and not a frame later."""
+    scene, calibration = lamp_changed_to(13.0, 1.5, 0.5)
+    image = scene.render(TOPS)
+    reader = BoardReader(calibration)
+    learning = ObserverLearning(reader)
+    for k in range(int((STILL_SECONDS + 2 / FPS) * FPS) + 1):
+        reading = reader.read_details(image, k / FPS)
+        handed = learning.seen(image, reading)
+        if reader.calibration.learned is not None:
+            break
+    assert reader.calibration.learned is not None  # the lamp was learned on this frame
+    assert reading.observation.occluded and not handed.observation.occluded
+    assert handed.observation.timestamp == reading.observation.timestamp
+
+
+def test_the_lamp_learned_again_drops_the_size_leans(evening: tuple[SceneRenderer, Calibration]) -> None:
+    """A square's size lean corrects the radii it was learned against (``learned_leans``);
+    the fits those radii took in are emptied when the lamp is learned again, and so is it."""
+    scene, calibration = evening
+    leans = np.full((16, 2), 0.5)
+    learned = Adaptation(calibration.cups, calibration.pixels, calibration.background, 2, size_leans=leans)
+    reader = shown_still(replace(calibration, learned=learned), scene.render(TOPS), STILL_SECONDS + 2 / FPS)
+    assert reader.calibration.learned is not None and reader.calibration.learned.shadows is not None
+    assert reader.calibration.learned.size_leans is None
 
 
 class Empty:

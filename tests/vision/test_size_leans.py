@@ -16,7 +16,7 @@ import pytest
 from companion.errors import CompanionError
 from companion.rules.square import board_squares, square_name
 from companion.vision.calibration import Adaptation, Calibration
-from companion.vision.learning import LEAN_BOUND, LabelledFrame, Learner, label, learned_leans
+from companion.vision.learning import LEAN_BOUND, LabelledFrame, Learner, label, learned_leans, learned_less
 from companion.vision.observation import Observation, class_index
 from companion.vision.reader import BoardReader, leaned
 
@@ -138,3 +138,20 @@ def test_the_reader_reads_with_the_leans_learned_saves_and_forgets_them(
     assert Calibration.load(path).learned.size_leans is None  # type: ignore[union-attr]
     Learner(reader).forget()
     assert np.array_equal(reader.read(frame).probabilities, plain.probabilities)
+
+
+@pytest.mark.slow
+def test_going_back_to_the_calibrations_sizes_drops_the_leans_learned_with_them(setup_for: Callable) -> None:
+    """A lean corrects the radii in use on its square (``learned_leans``): going back on the
+    learned sizes (``learning.learned_less``) drops it with them, and nothing else does."""
+    calibration = setup_for(7).calibration
+    leans = np.zeros((16, 2))
+    leans[C2, 0] = -LEAN_BOUND
+    bigger = calibration.cups.with_radius(0, 3, calibration.cups.radii[0][2] * 1.05)
+    learned = Adaptation(bigger, calibration.pixels, calibration.background, 3, size_leans=leans)
+    board, colours, sizes, alone = learned_less(dataclasses.replace(calibration, learned=learned))
+    assert sizes.learned is not None and sizes.learned.cups is calibration.cups
+    assert sizes.learned.size_leans is None
+    for kept in (board, colours):
+        assert kept.learned is not None and kept.learned.size_leans is leans
+    assert alone.learned is None
