@@ -32,6 +32,7 @@ from companion.vision.pixels import (
     CLIP_FG,
     TEXTURE_MM,
     Gaussian,
+    KeptModels,
     PixelModel,
     blurred,
     chroma,
@@ -224,13 +225,17 @@ class OcclusionTest:
         labels: tuple[Box, ...] = (),
         wood_like: tuple[bool, bool] | None = None,
         calibrated: PixelModel | None = None,
+        kept: KeptModels | None = None,
     ) -> None:
         """``labels``: the markers' labels on the view (``HiddenMarks``), none without markers;
         ``wood_like``: ``pixels.wood_like()`` where the caller has it already (the reader),
         worked out again on the colours judged with when any went back to the calibration's;
-        ``calibrated``: the calibration's own pixel model, when ``pixels`` was learned since."""
+        ``calibrated``: the calibration's own pixel model, when ``pixels`` was learned since;
+        ``kept``: the models the caller's tests judged with lately, one of which this test's
+        may be (its tables made already)."""
         judged = pixels if calibrated is None else pixels.no_nearer_wood(calibrated)
-        self.pixels = judged.for_occlusion(wood_like if judged is pixels else None)
+        own = judged.for_occlusion(wood_like if judged is pixels else None)
+        self.pixels = own if kept is None else kept.same(own)
         """The pixel model less the cup colours that have the wood's look (``for_occlusion``),
         none learned nearer the wood than the calibration's (``no_nearer_wood``)."""
         self.light = light

@@ -52,7 +52,7 @@ from companion.vision.matching import (
 )
 from companion.vision.observation import Observation
 from companion.vision.occlusion import Occlusion, OcclusionTest, departing_share, shrink, unlike_share
-from companion.vision.pixels import Background, grey, lit_unevenly
+from companion.vision.pixels import Background, KeptModels, grey, lit_unevenly
 from companion.vision.scalars import at_least
 from companion.vision.shadows import (
     SUBPIXEL,
@@ -309,6 +309,7 @@ class BoardReader:
         """The same with the learned models in place: what every frame is read with."""
         self._outline_key: object = None  # the camera centre and outline the edge banks are for
         self._bank_key: object = None  # what the silhouettes (``bank``) were drawn for
+        self._kept_models = KeptModels()  # the occlusion test's lately (its tables made)
         self._set_models(calibration.camera, calibration.markers)
 
     def _set_models(self, camera: Camera, markers: dict[int, np.ndarray]) -> None:
@@ -328,6 +329,7 @@ class BoardReader:
             tuple(self._box(region) for region in self._marker_masks),
             self._wood_like,
             self.calibration.pixels,
+            self._kept_models,
         )
         self._ring_px = c.cups.ring_px(c.scale)
         learned = self.calibration.learned
