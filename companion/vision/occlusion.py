@@ -26,13 +26,13 @@ import cv2
 import numpy as np
 
 from companion.vision.geometry import RectifiedView
+from companion.vision.kept import Kept
 from companion.vision.marks import HIDDEN_MM2, LABEL_ALIKE, Box, HiddenMarks
 from companion.vision.matching import SquareMatch
 from companion.vision.pixels import (
     CLIP_FG,
     TEXTURE_MM,
     Gaussian,
-    KeptModels,
     PixelModel,
     blurred,
     chroma,
@@ -225,7 +225,7 @@ class OcclusionTest:
         labels: tuple[Box, ...] = (),
         wood_like: tuple[bool, bool] | None = None,
         calibrated: PixelModel | None = None,
-        kept: KeptModels | None = None,
+        kept: Kept[bytes, PixelModel] | None = None,
     ) -> None:
         """``labels``: the markers' labels on the view (``HiddenMarks``), none without markers;
         ``wood_like``: ``pixels.wood_like()`` where the caller has it already (the reader),
@@ -235,7 +235,7 @@ class OcclusionTest:
         may be (its tables made already)."""
         judged = pixels if calibrated is None else pixels.no_nearer_wood(calibrated)
         own = judged.for_occlusion(wood_like if judged is pixels else None)
-        self.pixels = own if kept is None else kept.same(own)
+        self.pixels = own if kept is None else own.kept_in(kept)
         """The pixel model less the cup colours that have the wood's look (``for_occlusion``),
         none learned nearer the wood than the calibration's (``no_nearer_wood``)."""
         self.light = light

@@ -29,6 +29,7 @@ import cv2
 import numpy as np
 
 from companion.errors import CompanionError
+from companion.vision.kept import Kept
 from companion.vision.scalars import at_least, at_most
 
 _CHROMA = np.array(
@@ -655,9 +656,19 @@ class PixelModel:
             texture=np.array(DEFAULT_TEXTURE),
         )
 
+    def kept_in(self, kept: Kept[bytes, PixelModel]) -> PixelModel:
+        """The model ``kept`` holds with this one's values (``values``), with the lookup tables
+        it made, else this one, kept from now on.
+
+        The occlusion test judges with a model of its own, the one in use with each colour
+        learned nearer the wood back at the calibration's (``no_nearer_wood``): a new model at
+        each ``BoardReader.adopt``, which made its tables again at every learning step, though
+        its colours were those of the step before."""
+        return kept.get(self.values(), lambda: self)
+
     def values(self) -> bytes:
         """Every value of the model, as bytes: two models with the same values read alike, and
-        one may stand for the other with the tables it made (``KeptModels``)."""
+        one may stand for the other with the tables it made (``kept_in``)."""
         colours = (self.light, self.dark, *(self.levelled or ()))
         numbers = [
             [self.chroma_sigma, self.dark_limit, self.bright_limit, self.levelled is None, *self.left_out],
@@ -926,40 +937,10 @@ class PixelModel:
 
 
 MODELS_KEPT = 2
-"""How many pixel models a ``KeptModels`` keeps: the occlusion test's model in use and one
-more, for a reader that tries models learned less and goes back
+"""How many pixel models a reader keeps by their values (``PixelModel.kept_in``): the occlusion
+test's model in use and one more, for a reader that tries models learned less and goes back
 (``learning.ObserverLearning._covered_for_good``: the calibration's model, then the learned one
 again). Each model's tables take 5.6 MB apiece (a table's 84 x 129 x 129 grid of float32)."""
-
-
-class KeptModels:
-    """The last few pixel models a reader made (``MODELS_KEPT``), by their values
-    (``PixelModel.values``): a model made again with the same values is the one kept, with the
-    lookup tables it made (``PixelModel._tables``, ``_cup_table``).
-
-    The occlusion test judges with a model of its own, the one in use with each colour learned
-    nearer the wood back at the calibration's (``PixelModel.no_nearer_wood``): a new model at
-    each ``BoardReader.adopt``, which made its tables again though its colours were those of
-    the step before, at every learning step (a learning step at 640x480 went from 96-99 ms CPU
-    to 131 on the EPYC). Kept by the reader, not shared between readers: each drops what it
-    kept with itself."""
-
-    def __init__(self, size: int = MODELS_KEPT) -> None:
-        self._size = size
-        self._kept: dict[bytes, PixelModel] = {}  # the latest used last
-
-    def same(self, model: PixelModel) -> PixelModel:
-        """The model kept with ``model``'s values, else ``model``, kept from now on (the least
-        lately used dropped beyond ``MODELS_KEPT``)."""
-        key = model.values()
-        kept = self._kept.pop(key, model)
-        self._kept[key] = kept
-        while len(self._kept) > self._size:
-            del self._kept[next(iter(self._kept))]
-        return kept
-
-    def __len__(self) -> int:
-        return len(self._kept)
 
 
 def _colour_vote(light: np.ndarray, dark: np.ndarray) -> np.ndarray:

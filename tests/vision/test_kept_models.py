@@ -1,7 +1,8 @@
-"""The pixel models a reader kept by their values (``pixels.KeptModels``): the occlusion test's
-model, made again at every ``BoardReader.adopt`` (a learning step), is the one made before when
-its values are the same, with the lookup tables that one made; a model whose values changed is
-its own, and no more than ``MODELS_KEPT`` are kept."""
+"""What a reader keeps of the models it made (``kept.Kept``): the occlusion test's pixel model,
+made again at every ``BoardReader.adopt`` (a learning step), is the one made before when its
+values are the same (``PixelModel.kept_in``), with the lookup tables that one made; a model
+whose values changed is its own; and the boards compared with (``BoardReader._compared``) are
+the ones made before for the same picture. No more than a few are kept."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from dataclasses import replace
 import numpy as np
 
 from companion.vision.calibration import Adaptation, Calibration
-from companion.vision.pixels import MODELS_KEPT, Gaussian, KeptModels, PixelModel
+from companion.vision.kept import Kept
+from companion.vision.pixels import MODELS_KEPT, Gaussian, PixelModel
 from companion.vision.reader import BoardReader
 from tests.shared_calibrations import bench_calibration
 
@@ -26,52 +28,62 @@ def moved(model: PixelModel, by: float) -> PixelModel:
     return replace(model, light=light)
 
 
-def learned(calibration: Calibration, pixels: PixelModel) -> Calibration:
-    """``calibration`` having learned ``pixels`` and nothing else."""
-    taught = Adaptation(cups=calibration.cups, pixels=pixels, background=calibration.background, frames=1)
+def learned(
+    calibration: Calibration, pixels: PixelModel, background: np.ndarray | None = None
+) -> Calibration:
+    """``calibration`` having learned ``pixels`` (and ``background``, its own if None)."""
+    board = calibration.background if background is None else background
+    taught = Adaptation(cups=calibration.cups, pixels=pixels, background=board, frames=1)
     return replace(calibration, learned=taught)
+
+
+def test_kept_holds_the_latest_asked_for_up_to_its_size() -> None:
+    kept: Kept[str, list[str]] = Kept(2)
+    a = kept.get("a", lambda: ["a"])
+    assert kept.get("a", lambda: ["made again"]) is a
+    b = kept.get("b", lambda: ["b"])
+    kept.get("a", lambda: ["made again"])  # asked for lately: "b" is the least lately
+    kept.get("c", lambda: ["c"])
+    assert len(kept) == 2
+    assert kept.get("a", lambda: ["made again"]) is a
+    assert kept.get("b", lambda: ["made again"]) is not b  # dropped
 
 
 def test_a_model_with_the_same_values_is_the_one_kept_with_its_tables() -> None:
     first = copy(bench_calibration("bench-08").pixels)
-    kept = KeptModels()
-    assert kept.same(first) is first
+    kept: Kept[bytes, PixelModel] = Kept(MODELS_KEPT)
+    assert first.kept_in(kept) is first
     first.colour_fg(np.zeros((2, 2, 3), np.float32))  # its table made
     again = copy(first)
     assert again is not first and again.values() == first.values()
-    assert kept.same(again) is first
+    assert again.kept_in(kept) is first
     assert "_cup_table" in first.__dict__ and "_cup_table" not in again.__dict__
 
 
 def test_a_model_whose_values_changed_is_its_own() -> None:
     model = bench_calibration("bench-08").pixels
-    kept = KeptModels()
-    kept.same(model)
+    kept: Kept[bytes, PixelModel] = Kept(MODELS_KEPT)
+    model.kept_in(kept)
     for other in (
         moved(model, 0.01),
         replace(model, left_out=(True, False)),
         replace(model, levelled=None),
         replace(model, chroma_sigma=model.chroma_sigma * 1.1),
+        replace(model, texture=model.texture + 0.1),
     ):
         assert other.values() != model.values()
-        assert KeptModels().same(other) is other
-        assert kept.same(other) is other
+        assert other.kept_in(kept) is other
 
 
-def test_no_more_than_models_kept_are_kept_the_least_lately_used_dropped() -> None:
+def test_no_more_models_than_models_kept_are_kept() -> None:
     model = bench_calibration("bench-08").pixels
-    kept = KeptModels()
+    kept: Kept[bytes, PixelModel] = Kept(MODELS_KEPT)
     models = [moved(model, 0.01 * step) for step in range(MODELS_KEPT + 1)]
     for other in models:
-        kept.same(other)
+        other.kept_in(kept)
     assert len(kept) == MODELS_KEPT
-    assert kept.same(copy(models[0])) is not models[0]  # dropped: the oldest
-    assert kept.same(copy(models[-1])) is models[-1]
-    kept.same(copy(models[-1]))  # used lately: kept over the others
-    for step in range(MODELS_KEPT + 1, 2 * MODELS_KEPT):
-        kept.same(moved(model, 0.01 * step))
-    assert kept.same(copy(models[-1])) is models[-1]
-    assert len(kept) == MODELS_KEPT
+    assert copy(models[0]).kept_in(kept) is not models[0]  # dropped: the oldest
+    assert copy(models[-1]).kept_in(kept) is models[-1]
 
 
 def test_the_occlusion_tests_model_swapped_back_is_made_once_across_learning_steps() -> None:
@@ -104,3 +116,23 @@ def test_the_cup_table_alone_is_the_tables_first_with_or_without_levelled_colour
         alone.colour_fg(np.zeros((2, 2, 3), np.float32))
         assert ("_tables" in alone.__dict__) == (own.levelled is None)
         np.testing.assert_array_equal(alone._cup_table, own._tables[0])
+
+
+def test_the_board_compared_with_is_made_once_for_the_same_picture() -> None:
+    """The calibration's own board serves the reader through every learning step, and the board
+    learned serves again when adopted again; a new picture is compared anew."""
+    calibration = bench_calibration("bench-08")
+    reader = BoardReader(calibration)
+    own = reader.background
+    board = calibration.background.copy()
+    board[0, 0] ^= 1
+    reader.adopt(learned(calibration, calibration.pixels, board))
+    relearned = reader.background
+    assert relearned is not own and relearned.image is board
+    assert reader._compared(calibration) is own
+    reader.adopt(learned(calibration, calibration.pixels, board))
+    assert reader.background is relearned
+    reader.adopt(calibration)
+    assert reader.background is own
+    reader.adopt(learned(calibration, calibration.pixels, calibration.background.copy()))
+    assert reader.background is not own
