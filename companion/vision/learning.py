@@ -49,7 +49,7 @@ from companion.vision.cups import CupSet
 from companion.vision.edges import BaseFits, edge_maps, real_cups
 from companion.vision.marks import HIDDEN_MM2
 from companion.vision.marks import shade as marks_shade
-from companion.vision.matching import best_shift, evidence
+from companion.vision.matching import Seen, best_shift, evidence_seen
 from companion.vision.observation import Observation, class_index, class_top
 from companion.vision.pixels import (
     MIN_CUP_SIGMA,
@@ -440,14 +440,15 @@ class Learner:
         done = base.learned.frames if base.learned is not None else 0
         rate = max(RATE, 1.0 / (done + 2))
         scene = BoardScene(now.layout, now.view, reader.camera, reader.background)
-        f, ncc = reader.background.features(frame.rectified)
+        seen = reader.background.seen(frame.rectified)
+        f, ncc = seen[0], seen[1]
         mean_rate = 1.0 / (done + 1 + CALIBRATION_WEIGHT)
         feet = where_cups_stand(reader, frame, f)
         relearned = base.learned is not None and base.learned.shadows is not None  # a new lamp
         cores = _cores(reader, frame, f, ncc, feet)
         pixels = _learned_pixels(now, f, cores, base.pixels, mean_rate, relearned, reader.background.level)
         cups, fits = _learned_cups(
-            scene, now, frame, pixels, base.cups, _fit_counts(base.learned, now.cups), feet, relearned
+            scene, now, frame, seen, pixels, base.cups, _fit_counts(base.learned, now.cups), feet, relearned
         )
         background = _learned_board(scene, now, frame, f, cups, rate, feet)
         shadows = None if base.learned is None else base.learned.shadows
@@ -595,6 +596,7 @@ def _learned_cups(
     scene: BoardScene,
     now: Calibration,
     frame: LabelledFrame,
+    seen: Seen,
     pixels: PixelModel,
     calibrated: CupSet,
     fits: list[list[float]],
@@ -646,13 +648,14 @@ def _learned_cups(
 
     ``relearned``: the lamp was learned again (``relit``) and the fits are counted afresh under
     it; then the sizes of a colour not yet fitted nor seen sure under it follow the sizes of
-    that colour fitted on this frame (``_followed``)."""
+    that colour fitted on this frame (``_followed``). ``seen``: the frame as the board in use
+    sees it (``Background.seen``), worked out once a step."""
     groups = _to_fit(frame, fits)
     cups_at = {row: top for top, rows in groups.items() for row in rows}
     if not cups_at:
         return now.cups, tuple(tuple(counts) for counts in fits)
     pad = int(np.ceil(FIT_PAD_MM * scene.view.scale))
-    fg = evidence(frame.rectified, scene.background, pixels, pad).fg
+    fg = evidence_seen(seen, scene.background, pixels, pad).fg
     standing = {**frame.beside, **frame.tops}  # every cup that may stand there is explained away
     stands = {row: foot for row, foot in feet.items() if row in cups_at}
     if now.shadows is None:

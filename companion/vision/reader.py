@@ -306,6 +306,9 @@ BOARDS_KEPT = 2
 class BoardReader:
     """Reads frames against one calibration; keeps up with a board that gets nudged."""
 
+    bank: TemplateBank
+    """Every square's silhouettes of the cups in use (``_set_camera``)."""
+
     def __init__(self, calibration: Calibration, size: int | None = None) -> None:
         if size is not None and calibration.size != size:
             raise CompanionError(
@@ -423,7 +426,8 @@ class BoardReader:
         self.markers = markers
         bank_key = (c.layout, c.scale, tuple(camera.centre.tolist()), c.cups)
         if self._bank_key != bank_key:  # a step of learning that moved no size keeps them
-            self.bank = build_bank(c.layout, c.view, camera.centre, c.cups)
+            before = None if self._bank_key is None else self.bank  # (a size or two moved: the rest kept)
+            self.bank = build_bank(c.layout, c.view, camera.centre, c.cups, before=before)
             self._bank_key = bank_key
         self._region_trust = (1.0, 1.0) if c.outline is None else c.outline.region_trust
         self._clear_rims = (False, False) if c.outline is None else c.outline.clear_rims
