@@ -61,7 +61,7 @@ from companion.vision.matching import (
     size_logits,
 )
 from companion.vision.pixels import PALE_TEXTURE_TOP, TEXTURE_CLIP, Background, PixelModel
-from companion.vision.sampling import remap_linear
+from companion.vision.sampling import remap_linear_grid
 from companion.vision.shadows import SUBPIXEL, ShadowModel, casting_cups, learn_shadows
 from companion.vision.sources import decode_image
 from companion.vision.templates import MAX_OFFSET_MM, build_bank, single_templates
@@ -606,9 +606,7 @@ def levelled(background: Background, layout: BoardLayout, view: RectifiedView) -
     x0, y1 = view.origin_mm
     files = (x0 + np.arange(w, dtype=np.float32) / view.scale) / layout.square_mm - 0.5
     ranks = (y1 - np.arange(h, dtype=np.float32) / view.scale) / layout.square_mm - 0.5
-    map_x = np.broadcast_to(files[None, :], (h, w)).astype(np.float32)
-    map_y = np.broadcast_to(ranks[:, None], (h, w)).astype(np.float32)
-    return replace(background, level=remap_linear(grid, map_x, map_y))
+    return replace(background, level=remap_linear_grid(grid, files, ranks))
 
 
 def reference_layout(size: int, max_piece: int) -> dict[int, tuple[int, int]]:
