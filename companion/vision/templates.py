@@ -77,11 +77,24 @@ def _places(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return rows, cols
 
 
-DrawnCup = tuple[RectifiedView, tuple[float, ...], int, float, float, float, tuple[int, int, int, int]]
-"""A cup's silhouette as a bank drew it (``TemplateBank.drawn``): the view, the camera's centre
-(board mm), the square's row, the cup's radius, height and shape, and the frame (top, left,
-height, width) it was drawn over: the same numbers wherever it is drawn again
-(``draw_together``)."""
+DrawnCup = tuple[int, float, float, float, tuple[int, int, int, int]]
+"""A cup's silhouette as a bank drew it (``Drawn``): the square's row, the cup's radius, height
+and shape, and the frame (top, left, height, width) it was drawn over."""
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """A bank's silhouettes (views of its squares' ``full``) by the cup each shows
+    (``DrawnCup``), on ``view`` seen from the camera's centre ``centre`` (board mm): the same
+    numbers wherever drawn again over the same frame (``draw_together``)."""
+
+    view: RectifiedView
+    centre: tuple[float, ...]
+    masks: dict[DrawnCup, np.ndarray]
+
+    def on(self, view: RectifiedView, centre: tuple[float, ...]) -> dict[DrawnCup, np.ndarray]:
+        """The silhouettes, if drawn on ``view`` from ``centre``; none otherwise."""
+        return self.masks if (view, centre) == (self.view, self.centre) else {}
 
 
 @dataclass(frozen=True)
@@ -91,10 +104,9 @@ class TemplateBank:
     squares: tuple[SquareTemplates, ...]
     offset: int  # full-resolution pixels
     pad: int  # the evidence map must be padded by this many pixels on each side
-    drawn: dict[DrawnCup, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
-    """Each silhouette of ``squares`` (a view of its ``full``) by the cup it shows and where
-    (``DrawnCup``): what a bank built for the same view after a learning step that moved one
-    size or two takes as drawn (``build_bank``'s ``before``)."""
+    drawn: Drawn | None = field(default=None, repr=False, compare=False)
+    """Its silhouettes by the cup each shows (``Drawn``): what a bank built after a learning
+    step that moved a size or two takes as drawn (``build_bank``'s ``before``)."""
 
     def reach(self) -> tuple[slice, slice]:
         """The part of the view any silhouette at any shift covers (rows, columns): all the
@@ -209,12 +221,13 @@ def build_bank(
     per_square = len(squares_sections[0])
     centre = tuple(np.asarray(camera_mm, np.float64).tolist())
     cups_drawn = [
-        (view, centre, row, radius, cups.heights[colour][size], cups.shape, frames[row])
+        (row, radius, cups.heights[colour][size], cups.shape, frames[row])
         for row in range(len(frames))
         for colour, radii in enumerate(cups.radii)
         for size, radius in enumerate(radii)
     ]
-    drawn = _drawn_again(view, frames, squares_sections, cups_drawn, {} if before is None else before.drawn)
+    earlier = {} if before is None or before.drawn is None else before.drawn.on(view, centre)
+    drawn = _drawn_again(view, frames, squares_sections, cups_drawn, earlier)
     kept: dict[DrawnCup, np.ndarray] = {}
     for row, frame in enumerate(frames):
         top, left, h, w = frame
@@ -250,7 +263,7 @@ def build_bank(
                 np.asarray(full.any(axis=(0, 1)), dtype=np.uint8),
             )
         )
-    return TemplateBank(tuple(squares), offset, max(pad, 0), kept)
+    return TemplateBank(tuple(squares), offset, max(pad, 0), Drawn(view, centre, kept))
 
 
 def _drawn_again(
