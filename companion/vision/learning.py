@@ -450,7 +450,7 @@ class Learner:
         cups, fits = _learned_cups(
             scene, now, frame, seen, pixels, base.cups, _fit_counts(base.learned, now.cups), feet, relearned
         )
-        background = _learned_board(scene, now, frame, f, cups, rate, feet)
+        background = _learned_board(scene, now, frame, seen, cups, rate, feet)
         shadows = None if base.learned is None else base.learned.shadows
         leans = learned_leans(None if base.learned is None else base.learned.size_leans, frame, now.size**2)
         learned = Adaptation(cups, pixels, background, done + 1, shadows, fits, leans)
@@ -923,12 +923,13 @@ def _learned_board(
     scene: BoardScene,
     now: Calibration,
     frame: LabelledFrame,
-    f: np.ndarray,
+    seen: Seen,
     cups: CupSet,
     rate: float,
     feet: dict[int, tuple[int, int]],
 ) -> np.ndarray:
-    """The empty board in use, relit to the light this frame shows when that light changed.
+    """The empty board in use, relit to the light this frame shows when that light changed
+    (the margin's light field ``seen`` with the frame's features says so, ``Background.seen``).
 
     The light's change is measured where the frame shows bare board (the margin and the
     squares the label has empty, away from the cups, not in a new shadow) and carried
@@ -943,10 +944,10 @@ def _learned_board(
     clear = int(2 * KEEP_CLEAR_MM * scene.view.scale) + 1
     holes = cv2.dilate(covered, np.ones((clear, clear), np.uint8))
     bare = holes == 0
-    diff = cv2.subtract(log_image(blurred(frame.rectified, scene.view.scale)), scene.background.log)
+    f, _, field, _ = seen
     board = now.background.astype(np.float32)
-    field = scene.background.light_field(diff)
     if light_changed(field):
+        diff = cv2.subtract(log_image(blurred(frame.rectified, scene.view.scale)), scene.background.log)
         if now.shadows is not None:  # the lamp in use: learned again under it (``relit``)
             bare &= _shadowed(scene, now.shadows, frame, cups) == 0
         shaded = board_shade(now.background, scene.view.scale)
@@ -960,8 +961,16 @@ def _learned_board(
     else:  # the same light: cups' shadows and bounced light would only leak into a relit board
         near = _bare_average(f[..., 0], bare, LOOK_SMOOTHING_MM * scene.view.scale)
         lit = bare & (near > SHADE_LIMIT)
-    seen = frame.rectified.astype(np.float32)
-    board[lit] += rate * (seen[lit] - board[lit])  # the wood's own look, part of the way
+    return _toward(board, frame.rectified, lit, rate)
+
+
+def _toward(board: np.ndarray, seen: np.ndarray, lit: np.ndarray, rate: float) -> np.ndarray:
+    """``board`` (float32, changed) moved ``rate`` of the way toward ``seen`` (the frame) where
+    ``lit``, to the nearest grey level: the wood's own look, part of the way. (Added where
+    ``lit`` says, not gathered and scattered by it: the same numbers in a quarter of the time.)"""
+    step = np.subtract(seen, board, dtype=np.float32)
+    step *= np.float32(rate)
+    np.add(board, step, out=board, where=lit[..., None])
     return np.clip(np.rint(board), 0, 255).astype(np.uint8)
 
 
