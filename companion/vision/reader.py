@@ -323,6 +323,8 @@ class BoardReader:
         self._bank_key: object = None  # what the silhouettes (``bank``) were drawn for
         self._kept_models: Kept[bytes, PixelModel] = Kept(MODELS_KEPT)  # the occlusion test's lately
         self._kept_boards: Kept[BoardKey, Background] = Kept(BOARDS_KEPT)  # (``_compared``)
+        self._regions_for: tuple[BoardLayout, float, dict[int, np.ndarray]] | None = None
+        """The layout, scale and markers (the very dict) ``_marker_masks`` are for."""
         self._set_models(calibration.camera, calibration.markers)
 
     def _set_models(self, camera: Camera, markers: dict[int, np.ndarray]) -> None:
@@ -330,7 +332,10 @@ class BoardReader:
         self._background = self._compared(c)
         self._band = self._background.band
         self._grid = grid_mask(c.layout, c.view, 2.0).astype(np.uint8) * 255
-        self._marker_masks = self._marker_regions()
+        kept = self._regions_for  # learning moves none of them
+        if kept is None or kept[2] is not c.markers or kept[:2] != (c.layout, c.scale):
+            self._marker_masks = self._marker_regions()
+            self._regions_for = (c.layout, c.scale, c.markers)
         self._wood_like = c.pixels.wood_like()
         self._occlusion = OcclusionTest(
             c.background,
@@ -343,6 +348,7 @@ class BoardReader:
             self._wood_like,
             self.calibration.pixels,
             self._kept_models,
+            self._background.log,
         )
         self._ring_px = c.cups.ring_px(c.scale)
         learned = self.calibration.learned

@@ -2,7 +2,8 @@
 made again at every ``BoardReader.adopt`` (a learning step), is the one made before when its
 values are the same (``PixelModel.kept_in``), with the lookup tables that one made; a model
 whose values changed is its own; and the boards compared with (``BoardReader._compared``) are
-the ones made before for the same picture. No more than a few are kept."""
+the ones made before for the same picture. No more than a few are kept. What learning never
+changes (the markers' regions) stays through it."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ import numpy as np
 
 from companion.vision.calibration import Adaptation, Calibration
 from companion.vision.kept import Kept
-from companion.vision.pixels import MODELS_KEPT, Gaussian, PixelModel
+from companion.vision.occlusion import shrink
+from companion.vision.pixels import MODELS_KEPT, Gaussian, PixelModel, blurred, chroma, log_image
 from companion.vision.reader import BoardReader
 from tests.shared_calibrations import bench_calibration
 
@@ -136,3 +138,20 @@ def test_the_board_compared_with_is_made_once_for_the_same_picture() -> None:
     assert reader.background is own
     reader.adopt(learned(calibration, calibration.pixels, calibration.background.copy()))
     assert reader.background is not own
+
+
+def test_the_marker_regions_stay_through_learning_and_the_occlusion_test_takes_the_boards_log() -> None:
+    """Learning moves neither the layout nor the markers: their regions, found once, stay. The
+    occlusion test's look of the empty board is the board's own log (``Background.log``),
+    shrunk: the same numbers as worked out again from the picture."""
+    calibration = bench_calibration("bench-08")
+    reader = BoardReader(calibration)
+    regions = reader._marker_masks
+    assert regions
+    board = calibration.background.copy()
+    board[0, 0] ^= 1
+    reader.adopt(learned(calibration, calibration.pixels, board))
+    assert reader._marker_masks is regions
+    test = reader._occlusion
+    again = chroma(shrink(log_image(blurred(board, calibration.scale)), test.shape))
+    assert np.array_equal(test._empty_look, again)
