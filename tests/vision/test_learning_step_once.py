@@ -29,7 +29,7 @@ def counted(monkeypatch: pytest.MonkeyPatch, owner: type, name: str) -> list[int
 
 def test_a_learning_step_sees_the_frame_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """bench-08's 06b labelled with its own reading, every cup fitted again (which were misread
-    unknown): one look at the frame, one light field (main: two looks and three fields)."""
+    unknown): one look at the frame, one light field (before: two looks and three fields)."""
     reader = BoardReader(bench_calibration("bench-08"))
     image = bench_frame("bench-08", "06b-move")
     reading = reader.read_details(image)
