@@ -201,8 +201,8 @@ def build_bank(
     """Every square's silhouettes of every cup in ``cups``, and how far the matcher shifts
     them. Those ``before`` (a bank built earlier) drew already, for the same cup over the same
     frame, are taken from it: a learning step moves a size or two, and the reader's bank was
-    drawn again whole, 15-18 ms of CPU on bench-08's board (the EPYC); 6-6.5 ms with one white
-    size moved, 12 with the largest black cup, whose frames grow."""
+    drawn again whole, 15-19 ms of CPU on bench-08's board (the EPYC); 6-8 ms with one white
+    size moved, 12-15 with the largest black cup, whose frames grow."""
     offset = math.ceil(max_offset_mm * view.scale)
     squares = []
     pad = 0
