@@ -61,7 +61,7 @@ from companion.vision.matching import (
     size_logits,
 )
 from companion.vision.pixels import PALE_TEXTURE_TOP, TEXTURE_CLIP, Background, PixelModel
-from companion.vision.sampling import remap_linear
+from companion.vision.sampling import remap_linear_grid
 from companion.vision.shadows import SUBPIXEL, ShadowModel, casting_cups, learn_shadows
 from companion.vision.sources import decode_image
 from companion.vision.templates import MAX_OFFSET_MM, build_bank, single_templates
@@ -608,9 +608,7 @@ def levelled(background: Background, layout: BoardLayout, view: RectifiedView) -
     x0, y1 = view.origin_mm
     files = (x0 + np.arange(w, dtype=np.float32) / view.scale) / layout.square_mm - 0.5
     ranks = (y1 - np.arange(h, dtype=np.float32) / view.scale) / layout.square_mm - 0.5
-    map_x = np.broadcast_to(files[None, :], (h, w)).astype(np.float32)
-    map_y = np.broadcast_to(ranks[:, None], (h, w)).astype(np.float32)
-    return replace(background, level=remap_linear(grid, map_x, map_y))
+    return replace(background, level=remap_linear_grid(grid, files, ranks))
 
 
 def reference_layout(size: int, max_piece: int) -> dict[int, tuple[int, int]]:
@@ -622,6 +620,13 @@ def reference_layout(size: int, max_piece: int) -> dict[int, tuple[int, int]]:
     return layout
 
 
+Cup = tuple[int, float, float, float]
+"""A cup drawn on the board (``BoardScene.drawn``): its square's row, radius, height and the
+cups' shape."""
+Silhouette = tuple[int, int, np.ndarray]
+"""(top, left, mask) of a cup's silhouette on the view (``templates.single_templates``)."""
+
+
 @dataclass
 class BoardScene:
     """One calibration's fixed parts, for learning from the reference frame."""
@@ -630,6 +635,12 @@ class BoardScene:
     view: RectifiedView
     camera: Camera
     background: Background
+    drawn: dict[Cup, Silhouette] = field(default_factory=dict, init=False, repr=False, compare=False)
+    """Every silhouette drawn for this scene (``silhouettes``), read-only, by the cup: its
+    square's row, radius, height and shape. A learning step (a scene of its own) asked for half
+    of its silhouettes twice or more: those of the cups it fits again beside the other cups'
+    shadows (``radii_beside_shadows``: the scan of radii and the placed cups, drawn again for
+    each fit), the cup at its radius in use among its scan (``learning._own_radii``)."""
 
     def cup_silhouettes(
         self, cups: CupSet, tops: dict[int, tuple[int, int]]
@@ -639,19 +650,24 @@ class BoardScene:
         wanted = [(row, colour, cups.radii[colour][size - 1]) for row, (colour, size) in tops.items()]
         return dict(zip(tops, self.silhouettes(wanted, cups), strict=True))
 
-    def silhouettes(
-        self, wanted: list[tuple[int, int, float]], cups: CupSet
-    ) -> list[tuple[int, int, np.ndarray]]:
-        """(top, left, mask) of each (row, colour, radius) cup's silhouette, drawn together."""
-        return single_templates(
-            self.view,
-            self.camera.centre,
-            [
-                (np.array(self.layout.square_centre(row)), radius, cups.height_for(colour, radius))
-                for row, colour, radius in wanted
-            ],
-            cups.shape,
-        )
+    def silhouettes(self, wanted: list[tuple[int, int, float]], cups: CupSet) -> list[Silhouette]:
+        """(top, left, mask) of each (row, colour, radius) cup's silhouette, those not drawn for
+        this scene yet (``drawn``) drawn together: the same to the bit wherever drawn
+        (``templates.draw_together``)."""
+        wanted_cups = [
+            (row, radius, cups.height_for(colour, radius), cups.shape) for row, colour, radius in wanted
+        ]
+        new = [cup for cup in dict.fromkeys(wanted_cups) if cup not in self.drawn]
+        if new:
+            centres = [
+                (np.array(self.layout.square_centre(row)), radius, height) for row, radius, height, _ in new
+            ]
+            for cup, (top, left, mask) in zip(
+                new, single_templates(self.view, self.camera.centre, centres, cups.shape), strict=True
+            ):
+                mask.setflags(write=False)  # shared by every caller that asks for it
+                self.drawn[cup] = (top, left, mask)
+        return [self.drawn[cup] for cup in wanted_cups]
 
     def masks(
         self, cups: CupSet, ref: dict[int, tuple[int, int]]

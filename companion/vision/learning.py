@@ -49,7 +49,7 @@ from companion.vision.cups import CupSet
 from companion.vision.edges import BaseFits, edge_maps, real_cups
 from companion.vision.marks import HIDDEN_MM2
 from companion.vision.marks import shade as marks_shade
-from companion.vision.matching import best_shift, evidence
+from companion.vision.matching import Seen, best_shift, evidence_seen
 from companion.vision.observation import Observation, class_index, class_top
 from companion.vision.pixels import (
     MIN_CUP_SIGMA,
@@ -445,16 +445,17 @@ class Learner:
         done = base.learned.frames if base.learned is not None else 0
         rate = max(RATE, 1.0 / (done + 2))
         scene = BoardScene(now.layout, now.view, reader.camera, reader.background)
-        f, ncc = reader.background.features(frame.rectified)
+        seen = reader.background.seen(frame.rectified)
+        f, ncc = seen[0], seen[1]
         mean_rate = 1.0 / (done + 1 + CALIBRATION_WEIGHT)
         feet = where_cups_stand(reader, frame, f)
         relearned = base.learned is not None and base.learned.shadows is not None  # a new lamp
         cores = _cores(reader, frame, f, ncc, feet)
         pixels = _learned_pixels(now, f, cores, base.pixels, mean_rate, relearned, reader.background.level)
         cups, fits = _learned_cups(
-            scene, now, frame, pixels, base.cups, _fit_counts(base.learned, now.cups), feet, relearned
+            scene, now, frame, seen, pixels, base.cups, _fit_counts(base.learned, now.cups), feet, relearned
         )
-        background = _learned_board(scene, now, frame, f, cups, rate, feet)
+        background = _learned_board(scene, now, frame, seen, cups, rate, feet)
         shadows = None if base.learned is None else base.learned.shadows
         leans = learned_leans(None if base.learned is None else base.learned.size_leans, frame, now.size**2)
         learned = Adaptation(cups, pixels, background, done + 1, shadows, fits, leans)
@@ -600,6 +601,7 @@ def _learned_cups(
     scene: BoardScene,
     now: Calibration,
     frame: LabelledFrame,
+    seen: Seen,
     pixels: PixelModel,
     calibrated: CupSet,
     fits: list[list[float]],
@@ -651,13 +653,14 @@ def _learned_cups(
 
     ``relearned``: the lamp was learned again (``relit``) and the fits are counted afresh under
     it; then the sizes of a colour not yet fitted nor seen sure under it follow the sizes of
-    that colour fitted on this frame (``_followed``)."""
+    that colour fitted on this frame (``_followed``). ``seen``: the frame as the board in use
+    sees it (``Background.seen``), worked out once a step."""
     groups = _to_fit(frame, fits)
     cups_at = {row: top for top, rows in groups.items() for row in rows}
     if not cups_at:
         return now.cups, tuple(tuple(counts) for counts in fits)
     pad = int(np.ceil(FIT_PAD_MM * scene.view.scale))
-    fg = evidence(frame.rectified, scene.background, pixels, pad).fg
+    fg = evidence_seen(seen, scene.background, pixels, pad).fg
     standing = {**frame.beside, **frame.tops}  # every cup that may stand there is explained away
     stands = {row: foot for row, foot in feet.items() if row in cups_at}
     if now.shadows is None:
@@ -944,12 +947,13 @@ def _learned_board(
     scene: BoardScene,
     now: Calibration,
     frame: LabelledFrame,
-    f: np.ndarray,
+    seen: Seen,
     cups: CupSet,
     rate: float,
     feet: dict[int, tuple[int, int]],
 ) -> np.ndarray:
-    """The empty board in use, relit to the light this frame shows when that light changed.
+    """The empty board in use, relit to the light this frame shows when that light changed
+    (the margin's light field ``seen`` with the frame's features says so, ``Background.seen``).
 
     The light's change is measured where the frame shows bare board (the margin and the
     squares the label has empty, away from the cups, not in a new shadow) and carried
@@ -964,10 +968,10 @@ def _learned_board(
     clear = int(2 * KEEP_CLEAR_MM * scene.view.scale) + 1
     holes = cv2.dilate(covered, np.ones((clear, clear), np.uint8))
     bare = holes == 0
-    diff = cv2.subtract(log_image(blurred(frame.rectified, scene.view.scale)), scene.background.log)
+    f, _, field, _ = seen
     board = now.background.astype(np.float32)
-    field = scene.background.light_field(diff)
     if light_changed(field):
+        diff = cv2.subtract(log_image(blurred(frame.rectified, scene.view.scale)), scene.background.log)
         if now.shadows is not None:  # the lamp in use: learned again under it (``relit``)
             bare &= _shadowed(scene, now.shadows, frame, cups) == 0
         shaded = board_shade(now.background, scene.view.scale)
@@ -981,8 +985,16 @@ def _learned_board(
     else:  # the same light: cups' shadows and bounced light would only leak into a relit board
         near = _bare_average(f[..., 0], bare, LOOK_SMOOTHING_MM * scene.view.scale)
         lit = bare & (near > SHADE_LIMIT)
-    seen = frame.rectified.astype(np.float32)
-    board[lit] += rate * (seen[lit] - board[lit])  # the wood's own look, part of the way
+    return _toward(board, frame.rectified, lit, rate)
+
+
+def _toward(board: np.ndarray, seen: np.ndarray, lit: np.ndarray, rate: float) -> np.ndarray:
+    """``board`` (float32, changed) moved ``rate`` of the way toward ``seen`` (the frame) where
+    ``lit``, to the nearest grey level: the wood's own look, part of the way. (Added where
+    ``lit`` says, not gathered and scattered by it: the same numbers in a quarter of the time.)"""
+    step = np.subtract(seen, board, dtype=np.float32)
+    step *= np.float32(rate)
+    np.add(board, step, out=board, where=lit[..., None])
     return np.clip(np.rint(board), 0, 255).astype(np.uint8)
 
 

@@ -72,7 +72,25 @@ def evidence(
     the brightness of a cup's wall trusted less where the frame is lit unevenly since
     ``background`` (``lit_unevenly``: a lamp moved; ``LAMP_BRIGHTNESS_SPREAD``). ``gray``: the
     frame in grey, when the caller has it (``pixels.grey``)."""
-    f, ncc, light, judged = background.seen(rectified, gray)
+    return evidence_seen(background.seen(rectified, gray), background, model, pad, within)
+
+
+Seen = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+"""A frame's features, texture, the light's change they were corrected for and that change
+judged on the lit wood (``Background.seen``)."""
+
+
+def evidence_seen(
+    seen: Seen,
+    background: Background,
+    model: PixelModel,
+    pad: int,
+    within: tuple[slice, slice] | None = None,
+) -> Evidence:
+    """``evidence`` of a frame ``background`` has ``seen`` already (``Background.seen``): a
+    learning step works the frame's features out once, for its own steps and for the cups'
+    evidence under the colours it learned (``learning._learned_cups``)."""
+    f, ncc, light, judged = seen
     fg, colour = model.log_odds(f, ncc, background.level, within, lit_unevenly(light))
     if pad:
         fg = cv2.copyMakeBorder(fg, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0.0)

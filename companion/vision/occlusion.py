@@ -26,6 +26,7 @@ import cv2
 import numpy as np
 
 from companion.vision.geometry import RectifiedView
+from companion.vision.kept import Kept
 from companion.vision.marks import HIDDEN_MM2, LABEL_ALIKE, Box, HiddenMarks
 from companion.vision.matching import SquareMatch
 from companion.vision.pixels import (
@@ -224,13 +225,19 @@ class OcclusionTest:
         labels: tuple[Box, ...] = (),
         wood_like: tuple[bool, bool] | None = None,
         calibrated: PixelModel | None = None,
+        kept: Kept[bytes, PixelModel] | None = None,
+        log: np.ndarray | None = None,
     ) -> None:
         """``labels``: the markers' labels on the view (``HiddenMarks``), none without markers;
         ``wood_like``: ``pixels.wood_like()`` where the caller has it already (the reader),
         worked out again on the colours judged with when any went back to the calibration's;
-        ``calibrated``: the calibration's own pixel model, when ``pixels`` was learned since."""
+        ``calibrated``: the calibration's own pixel model, when ``pixels`` was learned since;
+        ``kept``: the models the caller's tests judged with lately, one of which this test's
+        may be (its tables made already); ``log``: the empty board's log, denoised
+        (``Background.log``), where the caller has it."""
         judged = pixels if calibrated is None else pixels.no_nearer_wood(calibrated)
-        self.pixels = judged.for_occlusion(wood_like if judged is pixels else None)
+        own = judged.for_occlusion(wood_like if judged is pixels else None)
+        self.pixels = own if kept is None else own.kept_in(kept)
         """The pixel model less the cup colours that have the wood's look (``for_occlusion``),
         none learned nearer the wood than the calibration's (``no_nearer_wood``)."""
         self.light = light
@@ -256,7 +263,8 @@ class OcclusionTest:
         """Where the empty board lay in shade at calibration, the grid included: where a shadow
         gone may show the lit board (``_lit_again``)."""
         self._lit_margin = (self._on_band > 0) & ~self.was_shaded
-        self._empty_look = chroma(shrink(log_image(blurred(background, scale)), self.shape))
+        empty_log = log_image(blurred(background, scale)) if log is None else log
+        self._empty_look = chroma(shrink(empty_log, self.shape))
         """The empty board's (m, q1, q2) per map pixel, as the frames' features see it."""
         self.bg_unit = cv2.LUT(shrink(background, self.shape), _INVERSE_SQUARE).mean(axis=2)
         self.window = odd_window(UNEXPLAINED_MM * self.scale)

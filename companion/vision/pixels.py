@@ -29,6 +29,7 @@ import cv2
 import numpy as np
 
 from companion.errors import CompanionError
+from companion.vision.kept import Kept
 from companion.vision.scalars import at_least, at_most
 
 _CHROMA = np.array(
@@ -655,6 +656,28 @@ class PixelModel:
             texture=np.array(DEFAULT_TEXTURE),
         )
 
+    def kept_in(self, kept: Kept[bytes, PixelModel]) -> PixelModel:
+        """The model ``kept`` holds with this one's values (``values``), with the lookup tables
+        it made, else this one, kept from now on.
+
+        The occlusion test judges with a model of its own, the one in use with each colour
+        learned nearer the wood back at the calibration's (``no_nearer_wood``): a new model at
+        each ``BoardReader.adopt``, which made its tables again at every learning step, though
+        its colours were those of the step before."""
+        return kept.get(self.values(), lambda: self)
+
+    def values(self) -> bytes:
+        """Every value of the model, as bytes: two models with the same values read alike, and
+        one may stand for the other with the tables it made (``kept_in``)."""
+        colours = (self.light, self.dark, *(self.levelled or ()))
+        numbers = [
+            [self.chroma_sigma, self.dark_limit, self.bright_limit, self.levelled is None, *self.left_out],
+            self.shadow_tint,
+            self.texture,
+            *(part for colour in colours for part in (colour.mean, colour.cov)),
+        ]
+        return b"".join(np.asarray(n, np.float64).tobytes() for n in numbers)
+
     def wood_likeness(self) -> tuple[float, float]:
         """How near the light and the dark cups' colours lie to the wood's own look: their
         Gaussians' log density at the unchanged wood (features 0) less the board's there."""
@@ -764,24 +787,37 @@ class PixelModel:
     @cached_property
     def _tables(self) -> tuple[np.ndarray, np.ndarray]:
         """The colour log-odds tabulated over a grid of (m, q1, q2): a lookup per pixel is
-        several times faster than evaluating four densities. Cup versus board is worked out on
-        the fine grid only and stretched to the rest (``TABLE_Q_OUTER``)."""
+        several times faster than evaluating four densities. Cup versus board
+        (``_cup_table``) and the colour vote, light versus dark."""
         grid = table_grid()
-        shape = table_shape()
+        if self.levelled is not None:
+            light, dark = (g.log_density(grid) for g in self.levelled)
+            return self._cup_table, _colour_vote(light, dark)
+        light, dark = (g.log_density(grid) for g in (self.light, self.dark))
+        on_fine = [a.reshape(*table_shape(), -1)[:, FINE_SPAN, FINE_SPAN] for a in (light, dark)]
+        return self._stretched_cup_table(on_fine[0], on_fine[1]), _colour_vote(light, dark)
+
+    @cached_property
+    def _cup_table(self) -> np.ndarray:
+        """Cup versus board by colour alone, tabulated (``_tables``' first): made on its own
+        where the colour vote has Gaussians of its own (``levelled``), the plain colours then
+        serving it alone, on the fine grid. The occlusion test looks up nothing else
+        (``colour_fg``), and its model, whose colours learning may have moved, made the vote's
+        table too, for nothing."""
         if self.levelled is None:
-            light = self.light.log_density(grid)
-            dark = self.dark.log_density(grid)
-            on_fine = [a.reshape(*shape, -1)[:, FINE_SPAN, FINE_SPAN] for a in (light, dark)]
-        else:  # the plain colours serve cup versus board alone: on the fine grid
-            on_fine = [_on_fine_grid(g) for g in (self.light, self.dark)]
-        grid_fine = grid.reshape(*shape, -1)[:, FINE_SPAN, FINE_SPAN]
-        fg = self._cup_versus_board(on_fine[0][..., 0], on_fine[1][..., 0], grid_fine)
+            return self._tables[0]  # the plain colours' densities serve both tables: made once
+        return self._stretched_cup_table(_on_fine_grid(self.light), _on_fine_grid(self.dark))
+
+    def _stretched_cup_table(self, light: np.ndarray, dark: np.ndarray) -> np.ndarray:
+        """Cup versus board from the colours' log densities on the fine grid (its view of the
+        whole grid's, (m, q, q, 1)), worked out there and stretched to the rest
+        (``TABLE_Q_OUTER``), clipped wider than its sum with the texture."""
+        grid_fine = table_grid().reshape(*table_shape(), -1)[:, FINE_SPAN, FINE_SPAN]
+        fg = self._cup_versus_board(light[..., 0], dark[..., 0], grid_fine)
         stretch = _FINE_Q - FINE_SPAN.start
         fg = fg[:, stretch][:, :, stretch]  # beyond the fine grid: its edge's
         wide = CLIP_FG - TEXTURE_CLIP[0]
-        if self.levelled is not None:
-            light, dark = (g.log_density(grid) for g in self.levelled)
-        return np.clip(fg.ravel(), -wide, wide).astype(np.float32), _colour_vote(light, dark)
+        return np.clip(fg.ravel(), -wide, wide).astype(np.float32)
 
     @cached_property
     def _lamp_colour_table(self) -> np.ndarray:
@@ -792,7 +828,7 @@ class PixelModel:
 
     def colour_fg(self, f: np.ndarray) -> np.ndarray:
         """Cup-versus-board log-odds by colour alone, looked up (clipped wider than the sum)."""
-        return look_up(self._tables[0], table_index(f))
+        return look_up(self._cup_table, table_index(f))
 
     def log_odds(
         self,
@@ -898,6 +934,13 @@ class PixelModel:
             texture=texture,
             levelled=None if "levelled" not in data else _levelled_from_json(data["levelled"]),
         )
+
+
+MODELS_KEPT = 2
+"""How many pixel models a reader keeps by their values (``PixelModel.kept_in``): the occlusion
+test's model in use and one more, for a reader that tries models learned less and goes back
+(``learning.ObserverLearning._covered_for_good``: the calibration's model, then the learned one
+again). Each model's tables take 5.6 MB apiece (a table's 84 x 129 x 129 grid of float32)."""
 
 
 def _colour_vote(light: np.ndarray, dark: np.ndarray) -> np.ndarray:

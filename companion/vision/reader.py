@@ -34,7 +34,8 @@ from companion.vision.edges import (
     rim_scores,
     size_shares,
 )
-from companion.vision.geometry import Camera, apply_warp, camera_with_focal, fit_homography
+from companion.vision.geometry import BoardLayout, Camera, apply_warp, camera_with_focal, fit_homography
+from companion.vision.kept import Kept
 from companion.vision.markers import QUIET_MM, detect_markers, marker_correspondences
 from companion.vision.marks import HIDDEN_MM2, LABEL_ALIKE, Box
 from companion.vision.matching import (
@@ -52,7 +53,7 @@ from companion.vision.matching import (
 )
 from companion.vision.observation import Observation
 from companion.vision.occlusion import Occlusion, OcclusionTest, departing_share, shrink, unlike_share
-from companion.vision.pixels import Background, grey, lit_unevenly
+from companion.vision.pixels import MODELS_KEPT, Background, PixelModel, grey, lit_unevenly
 from companion.vision.scalars import at_least
 from companion.vision.shadows import (
     SUBPIXEL,
@@ -294,8 +295,19 @@ def moderate(cover: Occlusion) -> bool:
     )
 
 
+BoardKey = tuple[int, BoardLayout, float, bool]
+"""A board compared with (``BoardReader._compared``): its picture (the array's ``id``, alive as
+long as the board made of it is kept: ``Background.image`` is that array), layout, scale and
+whether it has markers."""
+BOARDS_KEPT = 2
+"""The boards compared with that a reader keeps: the calibration's own and the one learned."""
+
+
 class BoardReader:
     """Reads frames against one calibration; keeps up with a board that gets nudged."""
+
+    bank: TemplateBank
+    """Every square's silhouettes of the cups in use (``_set_camera``)."""
 
     def __init__(self, calibration: Calibration, size: int | None = None) -> None:
         if size is not None and calibration.size != size:
@@ -309,14 +321,21 @@ class BoardReader:
         """The same with the learned models in place: what every frame is read with."""
         self._outline_key: object = None  # the camera centre and outline the edge banks are for
         self._bank_key: object = None  # what the silhouettes (``bank``) were drawn for
+        self._kept_models: Kept[bytes, PixelModel] = Kept(MODELS_KEPT)  # the occlusion test's lately
+        self._kept_boards: Kept[BoardKey, Background] = Kept(BOARDS_KEPT)  # (``_compared``)
+        self._regions_for: tuple[BoardLayout, float, dict[int, np.ndarray]] | None = None
+        """The layout, scale and markers (the very dict) ``_marker_masks`` are for."""
         self._set_models(calibration.camera, calibration.markers)
 
     def _set_models(self, camera: Camera, markers: dict[int, np.ndarray]) -> None:
         c = self.models
-        self._background = c.comparison()
+        self._background = self._compared(c)
         self._band = self._background.band
         self._grid = grid_mask(c.layout, c.view, 2.0).astype(np.uint8) * 255
-        self._marker_masks = self._marker_regions()
+        kept = self._regions_for  # learning moves none of them
+        if kept is None or kept[2] is not c.markers or kept[:2] != (c.layout, c.scale):
+            self._marker_masks = self._marker_regions()
+            self._regions_for = (c.layout, c.scale, c.markers)
         self._wood_like = c.pixels.wood_like()
         self._occlusion = OcclusionTest(
             c.background,
@@ -328,6 +347,8 @@ class BoardReader:
             tuple(self._box(region) for region in self._marker_masks),
             self._wood_like,
             self.calibration.pixels,
+            self._kept_models,
+            self._background.log,
         )
         self._ring_px = c.cups.ring_px(c.scale)
         learned = self.calibration.learned
@@ -362,8 +383,19 @@ class BoardReader:
             return None
         if learned is None or self.models.shadows is None:
             return self._background
-        calibrated = self.calibration.comparison()
+        calibrated = self._compared(self.calibration)
         return calibrated if lit_otherwise(calibrated, learned.background) else self._background
+
+    def _compared(self, calibration: Calibration) -> Background:
+        """``calibration.comparison()``, the one made before for the same board (the very
+        picture, the layout, scale and markers): the calibration's own serves every
+        ``adopt`` (``_board_of_lamp`` compares with it at each learning step once a lamp was
+        learned at calibration), and so does the board learned, for the models learned less
+        that ``learning.ObserverLearning`` tries and goes back from. Each was made again (the
+        board levelled, its texture's statistics): 6.6 ms of CPU on bench-08's board, the EPYC
+        (3.6 since the level is remapped by column and row, ``sampling.remap_linear_grid``)."""
+        key = (id(calibration.background), calibration.layout, calibration.scale, bool(calibration.markers))
+        return self._kept_boards.get(key, calibration.comparison)
 
     def _light_since_lamp(self, ev: Evidence, rect: np.ndarray) -> np.ndarray | None:
         """The margin's light field (``Background.light_field``) of the frame ``rect`` against
@@ -401,7 +433,8 @@ class BoardReader:
         self.markers = markers
         bank_key = (c.layout, c.scale, tuple(camera.centre.tolist()), c.cups)
         if self._bank_key != bank_key:  # a step of learning that moved no size keeps them
-            self.bank = build_bank(c.layout, c.view, camera.centre, c.cups)
+            before = None if self._bank_key is None else self.bank  # (a size or two moved: the rest kept)
+            self.bank = build_bank(c.layout, c.view, camera.centre, c.cups, before=before)
             self._bank_key = bank_key
         self._region_trust = (1.0, 1.0) if c.outline is None else c.outline.region_trust
         self._clear_rims = (False, False) if c.outline is None else c.outline.clear_rims

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import cv2
@@ -77,6 +77,26 @@ def _places(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return rows, cols
 
 
+DrawnCup = tuple[int, float, float, float, tuple[int, int, int, int]]
+"""A cup's silhouette as a bank drew it (``Drawn``): the square's row, the cup's radius, height
+and shape, and the frame (top, left, height, width) it was drawn over."""
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """A bank's silhouettes (views of its squares' ``full``) by the cup each shows
+    (``DrawnCup``), on ``view`` seen from the camera's centre ``centre`` (board mm): the same
+    numbers wherever drawn again over the same frame (``draw_together``)."""
+
+    view: RectifiedView
+    centre: tuple[float, ...]
+    masks: dict[DrawnCup, np.ndarray]
+
+    def on(self, view: RectifiedView, centre: tuple[float, ...]) -> dict[DrawnCup, np.ndarray]:
+        """The silhouettes, if drawn on ``view`` from ``centre``; none otherwise."""
+        return self.masks if (view, centre) == (self.view, self.centre) else {}
+
+
 @dataclass(frozen=True)
 class TemplateBank:
     """Silhouettes of every square, plus how far a cup may sit off centre (pixels)."""
@@ -84,6 +104,9 @@ class TemplateBank:
     squares: tuple[SquareTemplates, ...]
     offset: int  # full-resolution pixels
     pad: int  # the evidence map must be padded by this many pixels on each side
+    drawn: Drawn | None = field(default=None, repr=False, compare=False)
+    """Its silhouettes by the cup each shows (``Drawn``): what a bank built after a learning
+    step that moved a size or two takes as drawn (``build_bank``'s ``before``)."""
 
     def reach(self) -> tuple[slice, slice]:
         """The part of the view any silhouette at any shift covers (rows, columns): all the
@@ -173,7 +196,13 @@ def build_bank(
     camera_mm: np.ndarray,
     cups: CupSet,
     max_offset_mm: float = MAX_OFFSET_MM,
+    before: TemplateBank | None = None,
 ) -> TemplateBank:
+    """Every square's silhouettes of every cup in ``cups``, and how far the matcher shifts
+    them. Those ``before`` (a bank built earlier) drew already, for the same cup over the same
+    frame, are taken from it: a learning step moves a size or two, and the reader's bank was
+    drawn again whole, 15-19 ms of CPU on bench-08's board (the EPYC); 6-8 ms with one white
+    size moved, 12-15 with the largest black cup, whose frames grow."""
     offset = math.ceil(max_offset_mm * view.scale)
     squares = []
     pad = 0
@@ -191,11 +220,16 @@ def build_bank(
         for row, sections in enumerate(squares_sections)
     ]
     per_square = len(squares_sections[0])
-    drawn = draw_many(
-        view,
-        [frame for frame in frames for _ in range(per_square)],
-        [s for ss in squares_sections for s in ss],
-    )
+    centre = tuple(np.asarray(camera_mm, np.float64).tolist())
+    cups_drawn = [
+        (row, radius, cups.heights[colour][size], cups.shape, frames[row])
+        for row in range(len(frames))
+        for colour, radii in enumerate(cups.radii)
+        for size, radius in enumerate(radii)
+    ]
+    earlier = {} if before is None or before.drawn is None else before.drawn.on(view, centre)
+    drawn = _drawn_again(view, frames, squares_sections, cups_drawn, earlier)
+    kept: dict[DrawnCup, np.ndarray] = {}
     for row, frame in enumerate(frames):
         top, left, h, w = frame
         pad = max(
@@ -208,6 +242,8 @@ def build_bank(
         full = np.array(drawn[row * per_square : (row + 1) * per_square], dtype=np.float32).reshape(
             2, cups.max_piece, h, w
         )
+        for i, cup in enumerate(cups_drawn[row * per_square : (row + 1) * per_square]):
+            kept[cup] = full[i // cups.max_piece, i % cups.max_piece]
         flat = np.ascontiguousarray(full.reshape(2, cups.max_piece, h * w).transpose(0, 2, 1))
         support = full[:, -1].max(axis=0)
         ys, xs = np.mgrid[0:h, 0:w]
@@ -228,7 +264,25 @@ def build_bank(
                 np.asarray(full.any(axis=(0, 1)), dtype=np.uint8),
             )
         )
-    return TemplateBank(tuple(squares), offset, max(pad, 0))
+    return TemplateBank(tuple(squares), offset, max(pad, 0), Drawn(view, centre, kept))
+
+
+def _drawn_again(
+    view: RectifiedView,
+    frames: list[tuple[int, int, int, int]],
+    squares_sections: list[list[np.ndarray]],
+    cups: list[DrawnCup],
+    before: dict[DrawnCup, np.ndarray],
+) -> list[np.ndarray]:
+    """Each square's silhouettes, in ``build_bank``'s order (``cups``: the cup each shows, a
+    square's after another's), those in ``before`` taken from it and the rest drawn
+    (``draw_many``)."""
+    sections = [s for ss in squares_sections for s in ss]
+    per_square = len(squares_sections[0])
+    new = [i for i, cup in enumerate(cups) if cup not in before]
+    masks = draw_many(view, [frames[i // per_square] for i in new], [sections[i] for i in new])
+    drawn = dict(zip(new, masks, strict=True))
+    return [drawn[i] if i in drawn else before[cup] for i, cup in enumerate(cups)]
 
 
 def single_templates(

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.vision.sampling import remap_linear
+from companion.vision.sampling import remap_linear, remap_linear_grid
 
 SHAPES = [(5, 7), (6, 4, 3)]
 BORDERS = [None, 0.0, 0.25]
@@ -67,3 +67,19 @@ def test_is_opencv_5s_remap_bit_for_bit(shape: tuple[int, ...], border: float | 
     )
     expected = cv2.remap(image, x, y, cv2.INTER_LINEAR, **mode)
     assert np.array_equal(remap_linear(image, x, y, border), expected)
+
+
+@pytest.mark.parametrize("shape", [*SHAPES, (4, 4, 1)])
+def test_on_a_grid_of_coordinates_is_remap_linear_bit_for_bit(shape: tuple[int, ...]) -> None:
+    """Coordinates by column and by row (the board's level over the view): the same numbers as
+    the whole maps give, their blends along the rows made once a column."""
+    rng = np.random.default_rng(3)
+    image = rng.normal(size=shape).astype(np.float32)
+    x, y = maps(rng, shape)
+    xs, ys = x[0], y[:, 0]
+    whole = remap_linear(
+        image, np.broadcast_to(xs, x.shape).copy(), np.broadcast_to(ys[:, None], y.shape).copy()
+    )
+    got = remap_linear_grid(image, xs, ys)
+    assert got.dtype == np.float32 and got.shape == whole.shape
+    assert np.array_equal(got.view(np.uint32), whole.view(np.uint32))
