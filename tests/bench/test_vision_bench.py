@@ -332,3 +332,14 @@ def test_the_replays_reader_reads_right_only_the_frame_shown(bench: ModuleType) 
     mended = reader.read(image)
     assert mended.top("b3") == truth["b3"] == (0, 2)
     assert mended.confidence("b3") == pytest.approx(plain.confidence("b3"))
+
+
+def test_a_scene_with_boards_missing_is_read_and_not_replayed(bench: ModuleType) -> None:
+    # a replay that jumps over moves would score made-up losses: a set of a few frames (the
+    # committed pale set) is read only, and says so
+    few = bench.load_scene(ROOT / "tests" / "data" / "pale" / "bench-06")
+    assert len(few.moves) == 16 and few.boards_missing == 14
+    assert dataclasses.replace(few, moves=few.moves[:2]).boards_missing == 0
+    args = SimpleNamespace(misjudge=None, no_read=True, no_replay=False)
+    run = bench.run_scene(few, None, args)
+    assert run.game is None and run.failed is None
