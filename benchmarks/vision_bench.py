@@ -66,6 +66,7 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -1144,32 +1145,32 @@ def requests_text(totals: dict, games: int) -> str:
 def game_totals(runs: list[Run]) -> dict:
     games = [r for r in runs if r.game is not None or r.failed]
     played = [r for r in games if r.game is not None]
+    results = [r.game for r in played if r.game is not None]  # (the same runs' games, typed)
     longest = [r.longest for r in played if r.longest]
     worst = max(longest, key=lambda x: (x["stable_seconds"], x["plies"]), default=None)
     strict = [r.longest_strict for r in played if r.longest_strict]
     soon = sum(
         1
-        for r in played
-        if r.game.exact
+        for r, g in zip(played, results, strict=True)
+        if g.exact
         or (r.longest is None or (r.longest["back"] and r.longest["stable_seconds"] <= BACK_SOON_SECONDS))
     )
+
+    def total(name: str) -> int:
+        return sum(int(getattr(g, name)) for g in results)
+
     return {
         "games": len(games),
         "calibration_failed": len(games) - len(played),
-        "exact": sum(r.game.exact for r in played),
+        "exact": total("exact"),
         "exact_or_back_within_3s": soon,
-        "moves": sum(r.game.moves for r in played),
-        "right": sum(r.game.right for r in played),
-        "flagged": sum(r.game.flagged for r in played),
-        "silent": sum(r.game.silent for r in played),
-        "wrong": sum(r.game.wrong for r in played),
-        "announced_wrong": sum(r.game.announced_wrong for r in played),
-        "resyncs": sum(r.game.resyncs for r in played),
+        **{name: total(name) for name in ("moves", "right", "flagged", "silent", "wrong", "announced_wrong")},
+        "resyncs": total("resyncs"),
         "games_lost_at_some_point": len(longest),
         "never_back": sum(1 for x in longest if not x["back"]),
         "longest_lost": worst,
         "longest_lost_strict": max(strict, key=lambda x: (x["stable_seconds"], x["plies"]), default=None),
-        "requests": request_totals([q for r in played for q in r.game.requests]),
+        "requests": request_totals([q for g in results for q in g.requests]),
     }
 
 
@@ -1444,7 +1445,7 @@ def main(argv: list[str] | None = None) -> int:
                 demos.append((what + " (calibrated under the first light, played under both)", run, demo))
             else:
                 demos.append((what, demo, run))
-    report = {
+    report: dict[str, Any] = {
         "machine": machine(),
         "command": " ".join(sys.argv),
         "seconds": round(time.perf_counter() - started, 1),
