@@ -446,7 +446,7 @@ class Learner:
         rate = max(RATE, 1.0 / (done + 2))
         scene = BoardScene(now.layout, now.view, reader.camera, reader.background)
         seen = reader.background.seen(frame.rectified)
-        f, ncc = seen[0], seen[1]
+        f, ncc, _, _ = seen
         mean_rate = 1.0 / (done + 1 + CALIBRATION_WEIGHT)
         feet = where_cups_stand(reader, frame, f)
         relearned = base.learned is not None and base.learned.shadows is not None  # a new lamp
