@@ -52,11 +52,13 @@ from companion.vision.grid import refined_layout
 from companion.vision.markers import detect_markers, marker_correspondences
 from companion.vision.matching import (
     EXPLAINED,
+    Evidence,
     SquareMatch,
     best_shift,
     coverage,
     evidence,
     match_all,
+    match_square,
     rectify,
     size_logits,
 )
@@ -64,7 +66,7 @@ from companion.vision.pixels import PALE_TEXTURE_TOP, TEXTURE_CLIP, Background, 
 from companion.vision.sampling import remap_linear_grid
 from companion.vision.shadows import SUBPIXEL, ShadowModel, casting_cups, learn_shadows
 from companion.vision.sources import decode_image
-from companion.vision.templates import MAX_OFFSET_MM, build_bank, single_templates
+from companion.vision.templates import MAX_OFFSET_MM, TemplateBank, build_bank, single_templates
 
 FORMAT = "gobblet-companion/vision-calibration"
 VERSION = 1
@@ -1081,9 +1083,16 @@ def explained_away(fg: np.ndarray, spots: list[tuple[int, int, np.ndarray]]) -> 
 
 
 def smoothed_radii(
-    cups: CupSet, ref: dict[int, tuple[int, int]], raw: dict[int, float], stopped_only: bool = False
+    cups: CupSet,
+    ref: dict[int, tuple[int, int]],
+    raw: dict[int, float],
+    stopped_only: bool = False,
+    left_out: int | None = None,
 ) -> CupSet:
     """Least-squares ``k * default + offset[colour]``, plus ``OWN_SHARE`` of each cup's residual.
+
+    ``left_out``: that reference cup (a row) is kept out of the least squares and takes the
+    line's radius, none of its own: the radii the other cups give (``check_reference_sizes``).
 
     ``stopped_only``: the fits at the top of ``RADIUS_SCAN`` (``at_scan_top``) are left out of
     the least squares and take the line's radius, none of their own, where their colour keeps
@@ -1111,6 +1120,8 @@ def smoothed_radii(
     for of_colour in (design[:, 1] > 0, design[:, 2] > 0):
         if np.count_nonzero(own & of_colour) < MIN_STOPPED_FITS:
             own[of_colour] = True
+    if left_out is not None:
+        own &= np.array(rows) != left_out
     coef, *_ = np.linalg.lstsq(design[own], target[own], rcond=None)
     fitted = cups
     for r, model, kept in zip(rows, design @ coef, own, strict=True):
@@ -1252,11 +1263,13 @@ def _check_reference(
 
 
 def learn_outline_and_light(
-    scene: BoardScene, rect: np.ndarray, cups: CupSet, pixels: PixelModel
+    scene: BoardScene, rect: np.ndarray, fit: ReferenceFit, default: CupSet
 ) -> tuple[CupOutline, ShadowModel | None]:
     """The real cups' edges (``edges.fit_outline``) and the light that casts their shadows
     (``shadows.learn_shadows``) on the reference frame (``rect``: on the board plane), each
-    reference cup where the reader's own matching finds it."""
+    reference cup where the reader's own matching finds it (``fit``: ``learn_reference``'s,
+    from the ``default`` set)."""
+    cups, pixels = fit.cups, fit.pixels
     ref = reference_layout(scene.layout.size, cups.max_piece)
     bank = build_bank(scene.layout, scene.view, scene.camera.centre, cups)
     ev = evidence(rect, scene.background, pixels, bank.pad)
@@ -1265,7 +1278,9 @@ def learn_outline_and_light(
     maps = edge_maps(ev.features, edge_pad(scene.view))
     outline = fit_outline(scene.view, maps, cups_at, scene.camera.centre, cups.max_piece)
     reads, rims = reference_reads(scene, maps, matches, ref, cups, outline)
-    check_reference_sizes(reads, scene.layout.size)
+    regions = regions_left_out(scene, rect, fit, default, bank)
+    sized = {row: (c, s, regions[row], edge) for row, (c, s, _, edge) in reads.items() if row in regions}
+    check_reference_sizes(sized, scene.layout.size)
     outline = replace(outline, region_trust=region_trust(list(reads.values())), clear_rims=clear_rims(rims))
     placed = {row: (colour, size, matches[row].dy, matches[row].dx) for row, (colour, size) in ref.items()}
     seen = coverage(matches, bank, scene.view.shape, ev.pad)
@@ -1304,6 +1319,28 @@ def reference_reads(
         reads[row] = (colour, size, size_logits([match], ring_px)[0], edge_logits(base, rim)[0])
         rims.append((colour, size, rim))
     return reads, rims
+
+
+def regions_left_out(
+    scene: BoardScene, rect: np.ndarray, fit: ReferenceFit, default: CupSet, bank: TemplateBank
+) -> dict[int, np.ndarray]:
+    """Row -> the region cue's size logits of each reference cup read with the radii the
+    *other* reference cups give (``smoothed_radii`` with it ``left_out``), where it reads as
+    its own colour: what ``check_reference_sizes`` weighs, so that a wrong cup is not read
+    with radii fitted on itself. ``bank``: the templates of ``fit.cups``, whose silhouettes
+    are not drawn again."""
+    ref = reference_layout(scene.layout.size, default.max_piece)
+    seen: dict[int, Evidence] = {}
+    logits = {}
+    for row, (colour, _) in ref.items():
+        cups = smoothed_radii(default, ref, fit.raw, left_out=row)
+        own = build_bank(scene.layout, scene.view, scene.camera.centre, cups, before=bank)
+        if own.pad not in seen:
+            seen[own.pad] = evidence(rect, scene.background, fit.pixels, own.pad)
+        match = match_square(seen[own.pad], own.squares[row], own.offset)
+        if match.colour == colour:
+            logits[row] = size_logits([match], cups.ring_px(scene.view.scale))[0]
+    return logits
 
 
 def measured_size(region: np.ndarray, edge: np.ndarray) -> int | None:
@@ -1347,9 +1384,12 @@ def check_reference_sizes(reads: dict[int, tuple[int, int, np.ndarray, np.ndarra
         seen = measured_size(region, edge)
         if seen is not None and seen != want:
             name = COLOR_NAMES[colour]
+            slot = {v: r for r, v in reference_layout(size, len(region)).items()}[colour, seen]
+            here, there = square_name(squares[row]), square_name(squares[slot])
             raise CompanionError(
-                f"reference frame: the {name} cup on {square_name(squares[row])} measures like a "
-                f"{name} {seen}: set out the {name} {want} there and calibrate again"
+                f"reference frame: the {name} cup on {here} measures like a {name} {seen} ({there}'s "
+                f"size): set out the {name} {want} on {here} and the {name} {seen} on {there}, and "
+                "calibrate again"
             )
 
 
@@ -1489,7 +1529,7 @@ def calibrate(
         rect = rectify(reference, view, camera)
         fit = learn_reference(scene, rect, cups)
         pixels = fit.pixels
-        outline, shadows = learn_outline_and_light(scene, rect, fit.cups, pixels)
+        outline, shadows = learn_outline_and_light(scene, rect, fit, cups)
         cups = final_radii(scene, fit, cups, shadows)
     return Calibration(
         layout,

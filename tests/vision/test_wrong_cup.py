@@ -19,8 +19,16 @@ import pytest
 
 from companion.cli import main
 from companion.errors import CompanionError
-from companion.vision.calibration import calibrate, check_reference_sizes, measured_size
+from companion.vision.calibration import (
+    calibrate,
+    check_reference_sizes,
+    measured_size,
+    reference_layout,
+    smoothed_radii,
+)
+from companion.vision.cups import CupSet
 from companion.vision.sources import read_image
+from companion.vision.synth import SceneRenderer
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 BENCH_31_WRONG = DATA / "wrongcup" / "bench-31-wrong-cup"
@@ -51,7 +59,9 @@ def test_a_size_is_measured_where_both_cues_agree() -> None:
 
 def test_a_cup_both_cues_read_as_a_neighbouring_size_is_refused() -> None:
     with pytest.raises(
-        CompanionError, match="the black cup on b4 measures like a black 1: set out the black 2"
+        CompanionError,
+        match=r"the black cup on b4 measures like a black 1 \(a4's size\): set out the black 2 on b4 "
+        "and the black 1 on a4",
     ):
         check_reference_sizes(reads(region=1, edge=1), 4)
 
@@ -71,15 +81,16 @@ def test_bench_31_with_a_black_1_for_the_2_is_refused() -> None:
     with pytest.raises(CompanionError) as refused:
         calibrate(*frames(BENCH_31_WRONG))
     assert str(refused.value) == (
-        "reference frame: the black cup on b4 measures like a black 1: set out the black 2 there "
-        "and calibrate again"
+        "reference frame: the black cup on b4 measures like a black 1 (a4's size): set out the "
+        "black 2 on b4 and the black 1 on a4, and calibrate again"
     )
 
 
 def test_bench_11_calibrates_and_with_a_white_1_for_the_2_is_refused() -> None:
     calibrate(*frames(BENCH_11))
     with pytest.raises(
-        CompanionError, match="the white cup on b1 measures like a white 1: set out the white 2"
+        CompanionError,
+        match=r"the white cup on b1 measures like a white 1 \(a1's size\): set out the white 2",
     ):
         calibrate(*frames(BENCH_11_WRONG))
 
@@ -91,3 +102,38 @@ def test_calibrate_says_so_in_one_line(tmp_path: Path, capsys: pytest.CaptureFix
     said = capsys.readouterr().err.strip().splitlines()
     assert len(said) == 1 and "black cup on b4 measures like a black 1" in said[0]
     assert not out.exists()
+
+
+def test_a_cup_left_out_takes_the_line_the_other_cups_give() -> None:
+    """A black 3 fitted where the black 4 stands, one millimetre over the default set like
+    every other fit: fitted in, it pulls the black 4's radius down to 23.7 mm, nearer its own
+    22.0 than the 25.5 of a real 4 one millimetre over, so the wrong cup reads between the
+    sizes; left out, the black 4 is the others' line, 26.5 mm, and the rest as fitted in
+    without it."""
+    default, ref = CupSet.default(60.0), reference_layout(4, 4)
+    row = {top: row for row, top in ref.items()}
+    raw = {row[colour, size]: default.radii[colour][size - 1] + 1.0 for colour, size in ref.values()}
+    raw[row[BLACK, 4]] = raw[row[BLACK, 3]]
+    fitted_in = smoothed_radii(default, ref, raw)
+    left_out = smoothed_radii(default, ref, raw, left_out=row[BLACK, 4])
+    assert fitted_in.radii[BLACK][3] < 24.0
+    assert np.allclose(left_out.radii[BLACK], np.array(default.radii[BLACK]) + 1.0)
+    assert np.allclose(left_out.radii[WHITE], np.array(default.radii[WHITE]) + 1.0)
+
+
+def test_a_black_4_for_the_3_the_cues_read_alike_only_apart_from_itself_is_refused() -> None:
+    """A synthetic stress set-up (``SceneRenderer(3016, stress=True)``) with a black 4 set out
+    on c4 for the 3: read with the radii fitted on the frame, the black 3's radius sits between
+    the two 4s and both pass (the region cue read d4 a 4 by 1.6 logits); each read with the
+    radii the other cups give, d4's black 4 measures like a 3 by both cues. The line names the
+    pair, so it says what to set out whichever of the two is the wrong cup."""
+    scene = SceneRenderer(3016, stress=True)
+    empty = scene.empty()
+    tops = scene.reference_tops()
+    tops["c4"] = (BLACK, 4)
+    with pytest.raises(CompanionError) as refused:
+        calibrate(empty, scene.render(tops))
+    assert str(refused.value) == (
+        "reference frame: the black cup on d4 measures like a black 3 (c4's size): set out the "
+        "black 4 on d4 and the black 3 on c4, and calibrate again"
+    )
