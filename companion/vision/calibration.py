@@ -52,13 +52,11 @@ from companion.vision.grid import refined_layout
 from companion.vision.markers import detect_markers, marker_correspondences
 from companion.vision.matching import (
     EXPLAINED,
-    Evidence,
     SquareMatch,
     best_shift,
     coverage,
     evidence,
     match_all,
-    match_square,
     rectify,
     size_logits,
 )
@@ -66,7 +64,7 @@ from companion.vision.pixels import PALE_TEXTURE_TOP, TEXTURE_CLIP, Background, 
 from companion.vision.sampling import remap_linear_grid
 from companion.vision.shadows import SUBPIXEL, ShadowModel, casting_cups, learn_shadows
 from companion.vision.sources import decode_image
-from companion.vision.templates import MAX_OFFSET_MM, TemplateBank, build_bank, single_templates
+from companion.vision.templates import MAX_OFFSET_MM, build_bank, single_templates
 
 FORMAT = "gobblet-companion/vision-calibration"
 VERSION = 1
@@ -1083,16 +1081,9 @@ def explained_away(fg: np.ndarray, spots: list[tuple[int, int, np.ndarray]]) -> 
 
 
 def smoothed_radii(
-    cups: CupSet,
-    ref: dict[int, tuple[int, int]],
-    raw: dict[int, float],
-    stopped_only: bool = False,
-    left_out: int | None = None,
+    cups: CupSet, ref: dict[int, tuple[int, int]], raw: dict[int, float], stopped_only: bool = False
 ) -> CupSet:
     """Least-squares ``k * default + offset[colour]``, plus ``OWN_SHARE`` of each cup's residual.
-
-    ``left_out``: that reference cup (a row) is kept out of the least squares and takes the
-    line's radius, none of its own: the radii the other cups give (``check_reference_sizes``).
 
     ``stopped_only``: the fits at the top of ``RADIUS_SCAN`` (``at_scan_top``) are left out of
     the least squares and take the line's radius, none of their own, where their colour keeps
@@ -1120,8 +1111,6 @@ def smoothed_radii(
     for of_colour in (design[:, 1] > 0, design[:, 2] > 0):
         if np.count_nonzero(own & of_colour) < MIN_STOPPED_FITS:
             own[of_colour] = True
-    if left_out is not None:
-        own &= np.array(rows) != left_out
     coef, *_ = np.linalg.lstsq(design[own], target[own], rcond=None)
     fitted = cups
     for r, model, kept in zip(rows, design @ coef, own, strict=True):
@@ -1263,13 +1252,11 @@ def _check_reference(
 
 
 def learn_outline_and_light(
-    scene: BoardScene, rect: np.ndarray, fit: ReferenceFit, default: CupSet
+    scene: BoardScene, rect: np.ndarray, cups: CupSet, pixels: PixelModel
 ) -> tuple[CupOutline, ShadowModel | None]:
     """The real cups' edges (``edges.fit_outline``) and the light that casts their shadows
     (``shadows.learn_shadows``) on the reference frame (``rect``: on the board plane), each
-    reference cup where the reader's own matching finds it (``fit``: ``learn_reference``'s,
-    from the ``default`` set)."""
-    cups, pixels = fit.cups, fit.pixels
+    reference cup where the reader's own matching finds it."""
     ref = reference_layout(scene.layout.size, cups.max_piece)
     bank = build_bank(scene.layout, scene.view, scene.camera.centre, cups)
     ev = evidence(rect, scene.background, pixels, bank.pad)
@@ -1278,9 +1265,7 @@ def learn_outline_and_light(
     maps = edge_maps(ev.features, edge_pad(scene.view))
     outline = fit_outline(scene.view, maps, cups_at, scene.camera.centre, cups.max_piece)
     reads, rims = reference_reads(scene, maps, matches, ref, cups, outline)
-    regions = regions_left_out(scene, rect, fit, default, bank)
-    sized = {row: (c, s, regions[row], edge) for row, (c, s, _, edge) in reads.items() if row in regions}
-    check_reference_sizes(sized, scene.layout.size)
+    check_reference_sizes(reads, scene.layout.size)
     outline = replace(outline, region_trust=region_trust(list(reads.values())), clear_rims=clear_rims(rims))
     placed = {row: (colour, size, matches[row].dy, matches[row].dx) for row, (colour, size) in ref.items()}
     seen = coverage(matches, bank, scene.view.shape, ev.pad)
@@ -1321,28 +1306,6 @@ def reference_reads(
     return reads, rims
 
 
-def regions_left_out(
-    scene: BoardScene, rect: np.ndarray, fit: ReferenceFit, default: CupSet, bank: TemplateBank
-) -> dict[int, np.ndarray]:
-    """Row -> the region cue's size logits of each reference cup read with the radii the
-    *other* reference cups give (``smoothed_radii`` with it ``left_out``), where it reads as
-    its own colour: what ``check_reference_sizes`` weighs, so that a wrong cup is not read
-    with radii fitted on itself. ``bank``: the templates of ``fit.cups``, whose silhouettes
-    are not drawn again."""
-    ref = reference_layout(scene.layout.size, default.max_piece)
-    seen: dict[int, Evidence] = {}
-    logits = {}
-    for row, (colour, _) in ref.items():
-        cups = smoothed_radii(default, ref, fit.raw, left_out=row)
-        own = build_bank(scene.layout, scene.view, scene.camera.centre, cups, before=bank)
-        if own.pad not in seen:
-            seen[own.pad] = evidence(rect, scene.background, fit.pixels, own.pad)
-        match = match_square(seen[own.pad], own.squares[row], own.offset)
-        if match.colour == colour:
-            logits[row] = size_logits([match], cups.ring_px(scene.view.scale))[0]
-    return logits
-
-
 def measured_size(region: np.ndarray, edge: np.ndarray) -> int | None:
     """The size a reference cup measures as where both cues agree on it: the region cue's best
     size (``region``, its logits per size) when the edges' (``edge``) is the same; None where
@@ -1376,21 +1339,31 @@ def check_reference_sizes(reads: dict[int, tuple[int, int, np.ndarray, np.ndarra
     bench-31's dim black 2 (both cues 0.18 and 0.24 logits short of reading them a 2 and a 1).
     Where the cues differ the wrong cup passes, as before: there it cost readings, not
     sureness (those ten set-ups' boards read 1,177 of 1,280 squares, none wrong at 0.9 or more,
-    where 20 of those refused read 3 so; docs/vision.md).
+    where 20 of those refused read 3 so; docs/vision.md). A slip puts two cups of one size side
+    by side, and either can be the one that reads as the other's size (the synthetic stress
+    set-up 3011's white 3 on d1 for the 4 is found as c1's right 3 reading a 4), so the line
+    names both squares and what goes on each.
 
     Public beside ``measured_size``: the rule is checked on given reads, without a frame."""
-    squares = board_squares(size)
     for row, (colour, want, region, edge) in reads.items():
         seen = measured_size(region, edge)
         if seen is not None and seen != want:
-            name = COLOR_NAMES[colour]
-            slot = {v: r for r, v in reference_layout(size, len(region)).items()}[colour, seen]
-            here, there = square_name(squares[row]), square_name(squares[slot])
-            raise CompanionError(
-                f"reference frame: the {name} cup on {here} measures like a {name} {seen} ({there}'s "
-                f"size): set out the {name} {want} on {here} and the {name} {seen} on {there}, and "
-                "calibrate again"
-            )
+            raise CompanionError(wrong_size_message(row, (colour, want), seen, size, len(region)))
+
+
+def wrong_size_message(row: int, cup: tuple[int, int], seen: int, board: int, max_piece: int) -> str:
+    """The refusal: the cup on ``row`` (``cup``: the colour and size set out for it) measures
+    like a ``seen``, the size the reference layout puts on another square. One of the two
+    cups is the wrong one, and the frame cannot say which, so the line names both."""
+    colour, want = cup
+    squares = board_squares(board)
+    there = {top: r for r, top in reference_layout(board, max_piece).items()}[colour, seen]
+    name, here, other = COLOR_NAMES[colour], square_name(squares[row]), square_name(squares[there])
+    return (
+        f"reference frame: the {name} cup on {here} measures like a {name} {seen} ({other}'s "
+        f"size): set out the {name} {want} on {here} and the {name} {seen} on {other}, and "
+        "calibrate again"
+    )
 
 
 def final_radii(scene: BoardScene, fit: ReferenceFit, default: CupSet, shadows: ShadowModel | None) -> CupSet:
@@ -1529,7 +1502,7 @@ def calibrate(
         rect = rectify(reference, view, camera)
         fit = learn_reference(scene, rect, cups)
         pixels = fit.pixels
-        outline, shadows = learn_outline_and_light(scene, rect, fit, cups)
+        outline, shadows = learn_outline_and_light(scene, rect, fit.cups, pixels)
         cups = final_radii(scene, fit, cups, shadows)
     return Calibration(
         layout,

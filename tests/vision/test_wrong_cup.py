@@ -1,5 +1,6 @@
-"""A reference frame with a cup of the neighbouring size is refused, naming the square and the
-size the cup measures like (``calibration.check_reference_sizes``).
+"""A reference frame with a cup of the neighbouring size is refused, naming the square, the
+size the cup measures like and the square that size goes on
+(``calibration.check_reference_sizes``).
 
 The bench's wrong-cup demos are the slip of taking a cup from a nested stack: bench-31's
 (``tests/data/wrongcup/bench-31-wrong-cup``: dim warm light, natural cups on walnut) has a
@@ -19,14 +20,7 @@ import pytest
 
 from companion.cli import main
 from companion.errors import CompanionError
-from companion.vision.calibration import (
-    calibrate,
-    check_reference_sizes,
-    measured_size,
-    reference_layout,
-    smoothed_radii,
-)
-from companion.vision.cups import CupSet
+from companion.vision.calibration import calibrate, check_reference_sizes, measured_size
 from companion.vision.sources import read_image
 from companion.vision.synth import SceneRenderer
 
@@ -104,36 +98,18 @@ def test_calibrate_says_so_in_one_line(tmp_path: Path, capsys: pytest.CaptureFix
     assert not out.exists()
 
 
-def test_a_cup_left_out_takes_the_line_the_other_cups_give() -> None:
-    """A black 3 fitted where the black 4 stands, one millimetre over the default set like
-    every other fit: fitted in, it pulls the black 4's radius down to 23.7 mm, nearer its own
-    22.0 than the 25.5 of a real 4 one millimetre over, so the wrong cup reads between the
-    sizes; left out, the black 4 is the others' line, 26.5 mm, and the rest as fitted in
-    without it."""
-    default, ref = CupSet.default(60.0), reference_layout(4, 4)
-    row = {top: row for row, top in ref.items()}
-    raw = {row[colour, size]: default.radii[colour][size - 1] + 1.0 for colour, size in ref.values()}
-    raw[row[BLACK, 4]] = raw[row[BLACK, 3]]
-    fitted_in = smoothed_radii(default, ref, raw)
-    left_out = smoothed_radii(default, ref, raw, left_out=row[BLACK, 4])
-    assert fitted_in.radii[BLACK][3] < 24.0
-    assert np.allclose(left_out.radii[BLACK], np.array(default.radii[BLACK]) + 1.0)
-    assert np.allclose(left_out.radii[WHITE], np.array(default.radii[WHITE]) + 1.0)
-
-
-def test_a_black_4_for_the_3_the_cues_read_alike_only_apart_from_itself_is_refused() -> None:
-    """A synthetic stress set-up (``SceneRenderer(3016, stress=True)``) with a black 4 set out
-    on c4 for the 3: read with the radii fitted on the frame, the black 3's radius sits between
-    the two 4s and both pass (the region cue read d4 a 4 by 1.6 logits); each read with the
-    radii the other cups give, d4's black 4 measures like a 3 by both cues. The line names the
-    pair, so it says what to set out whichever of the two is the wrong cup."""
-    scene = SceneRenderer(3016, stress=True)
+def test_a_slip_is_named_by_both_cups_of_one_size() -> None:
+    """A white 3 set out on d1 for the 4 (the synthetic stress set-up 3011, 1280x960) puts two
+    white 3s side by side, and it is c1's, the right cup, that both cues read as a 4: the line
+    names both squares and what goes on each, so it is right whichever of the two is wrong (it
+    said "set out the white 3 there", of the white 3 on c1)."""
+    scene = SceneRenderer(3011, resolution=(1280, 960), stress=True)
     empty = scene.empty()
     tops = scene.reference_tops()
-    tops["c4"] = (BLACK, 4)
+    tops["d1"] = (WHITE, 3)
     with pytest.raises(CompanionError) as refused:
         calibrate(empty, scene.render(tops))
     assert str(refused.value) == (
-        "reference frame: the black cup on d4 measures like a black 3 (c4's size): set out the "
-        "black 4 on d4 and the black 3 on c4, and calibrate again"
+        "reference frame: the white cup on c1 measures like a white 4 (d1's size): set out the "
+        "white 3 on c1 and the white 4 on d1, and calibrate again"
     )
