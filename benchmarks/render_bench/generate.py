@@ -517,7 +517,7 @@ def scene(seed: int, index: int) -> list[tuple[str, dict, dict]]:
 
 def wrong_cup(
     p: Plan, seed: int, look: dict, post: dict, meta: dict, empty: dict, wrong: tuple[str, int], purpose: str
-):
+) -> tuple[str, dict, dict]:
     """The ``purpose`` companion whose reference has a cup of size ``wrong[1]`` on square
     ``wrong[0]``: its cups' offsets from their own random stream (``EXTRA_WRONG_CUPS``' from one
     apart from ``plan``'s), so adding one changes no other spec."""
