@@ -84,6 +84,27 @@ REFERENCE = {"a1": ("white", 1), "b1": ("white", 2), "c1": ("white", 3), "d1": (
 }
 HAND_SHARE = 1 / 3
 CUP_OFFSET_MM = 4.0
+# More wrong-cup references than ``plan`` gives, to build and check calibration's refusal on:
+# scene index -> (square, size set out there), on seen scenes only (docs/vision-bench.md), each
+# written as ``bench-NN-wrong-cup-b``. Every kind of slip from a nested stack, in both colours,
+# across the look classes and both resolutions.
+EXTRA_WRONG_CUPS = {
+    3: ("d4", 3),  # pale cups: a black 3 for the 4
+    5: ("d4", 3),  # colour pair, 1280x960
+    6: ("b4", 1),  # standard: a black 1 for the 2
+    8: ("d1", 3),  # low side: a white 3 for the 4
+    10: ("c4", 4),  # glossy, 1280x960: a black 4 for the 3
+    11: ("c1", 2),  # colour pair: a white 2 for the 3
+    18: ("c1", 4),  # standard: a white 4 for the 3
+    19: ("d4", 3),  # dim warm
+    26: ("d4", 3),  # low side
+    28: ("d4", 3),  # glossy
+    31: ("c4", 4),  # dim warm
+    34: ("b1", 1),  # glossy: a white 1 for the 2
+    37: ("d1", 3),  # dim warm
+    38: ("c4", 2),  # low side: a black 2 for the 3
+    39: ("c1", 4),  # pale cups
+}
 
 
 def r4(value):
@@ -129,6 +150,9 @@ def plan(index: int) -> Plan:
     if index % 10 == 7:
         variant = "storer" if (index // 10) % 2 == 0 else "rogers"
     return Plan(index, look_class, HIGH_RES if high else LOW_RES, variant, index % 7 == 3, index % 10 == 1)
+
+
+COMPANION_SEED = {"light-b": 700, "wrong-cup": 800, "wrong-cup-b": 900}  # their streams' offsets
 
 
 # ----- looks ----------------------------------------------------------------------------------
@@ -485,12 +509,24 @@ def scene(seed: int, index: int) -> list[tuple[str, dict, dict]]:
             )
         )
     if wrong:
-        bad = reference_table(random.Random(seed * 1000 + index + 500), wrong).frame("01-reference")
-        cal = [empty, bad]
-        colour, size = REFERENCE[wrong[0]]
-        why = f"the reference layout with a {colour} {wrong[1]} on {wrong[0]} instead of the {size}"
-        out.append(companion(p, seed, look, post, meta, cal, "wrong-cup", why, wrong=wrong))
+        out.append(wrong_cup(p, seed, look, post, meta, empty, wrong, "wrong-cup"))
+    if index in EXTRA_WRONG_CUPS:
+        out.append(wrong_cup(p, seed, look, post, meta, empty, EXTRA_WRONG_CUPS[index], "wrong-cup-b"))
     return out
+
+
+def wrong_cup(
+    p: Plan, seed: int, look: dict, post: dict, meta: dict, empty: dict, wrong: tuple[str, int], purpose: str
+) -> tuple[str, dict, dict]:
+    """The ``purpose`` companion whose reference has a cup of size ``wrong[1]`` on square
+    ``wrong[0]``: its cups' offsets from their own random stream (``EXTRA_WRONG_CUPS``' from one
+    apart from ``plan``'s), so adding one changes no other spec."""
+    extra = purpose != "wrong-cup"
+    stream = seed * 1000 + p.index + (600 if extra else 500)
+    bad = reference_table(random.Random(stream), wrong).frame("01-reference")
+    colour, size = REFERENCE[wrong[0]]
+    why = f"the reference layout with a {colour} {wrong[1]} on {wrong[0]} instead of the {size}"
+    return companion(p, seed, look, post, meta, [empty, bad], purpose, why, wrong=wrong)
 
 
 def companion(
@@ -512,7 +548,7 @@ def companion(
     return (
         f"{p.name}-{purpose}",
         {
-            "seed": seed * 1000 + p.index + (700 if purpose == "light-b" else 800),
+            "seed": seed * 1000 + p.index + COMPANION_SEED[purpose],
             "look": r4(look),
             "post": r4(post),
             "frames": frames,

@@ -1339,18 +1339,31 @@ def check_reference_sizes(reads: dict[int, tuple[int, int, np.ndarray, np.ndarra
     bench-31's dim black 2 (both cues 0.18 and 0.24 logits short of reading them a 2 and a 1).
     Where the cues differ the wrong cup passes, as before: there it cost readings, not
     sureness (those ten set-ups' boards read 1,177 of 1,280 squares, none wrong at 0.9 or more,
-    where 20 of those refused read 3 so; docs/vision.md).
+    where 20 of those refused read 3 so; docs/vision.md). A slip puts two cups of one size side
+    by side, and either can be the one that reads as the other's size (the synthetic stress
+    set-up 3011's white 3 on d1 for the 4 is found as c1's right 3 reading a 4), so the line
+    names both squares and what goes on each.
 
     Public beside ``measured_size``: the rule is checked on given reads, without a frame."""
-    squares = board_squares(size)
     for row, (colour, want, region, edge) in reads.items():
         seen = measured_size(region, edge)
         if seen is not None and seen != want:
-            name = COLOR_NAMES[colour]
-            raise CompanionError(
-                f"reference frame: the {name} cup on {square_name(squares[row])} measures like a "
-                f"{name} {seen}: set out the {name} {want} there and calibrate again"
-            )
+            raise CompanionError(wrong_size_message(row, (colour, want), seen, size, len(region)))
+
+
+def wrong_size_message(row: int, cup: tuple[int, int], seen: int, board: int, max_piece: int) -> str:
+    """The refusal: the cup on ``row`` (``cup``: the colour and size set out for it) measures
+    like a ``seen``, the size the reference layout puts on another square. One of the two
+    cups is the wrong one, and the frame cannot say which, so the line names both."""
+    colour, want = cup
+    squares = board_squares(board)
+    there = {top: r for r, top in reference_layout(board, max_piece).items()}[colour, seen]
+    name, here, other = COLOR_NAMES[colour], square_name(squares[row]), square_name(squares[there])
+    return (
+        f"reference frame: the {name} cup on {here} measures like a {name} {seen} ({other}'s "
+        f"size): set out the {name} {want} on {here} and the {name} {seen} on {other}, and "
+        "calibrate again"
+    )
 
 
 def final_radii(scene: BoardScene, fit: ReferenceFit, default: CupSet, shadows: ShadowModel | None) -> CupSet:

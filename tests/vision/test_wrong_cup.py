@@ -1,5 +1,6 @@
-"""A reference frame with a cup of the neighbouring size is refused, naming the square and the
-size the cup measures like (``calibration.check_reference_sizes``).
+"""A reference frame with a cup of the neighbouring size is refused, naming the square, the
+size the cup measures like and the square that size goes on
+(``calibration.check_reference_sizes``).
 
 The bench's wrong-cup demos are the slip of taking a cup from a nested stack: bench-31's
 (``tests/data/wrongcup/bench-31-wrong-cup``: dim warm light, natural cups on walnut) has a
@@ -21,6 +22,7 @@ from companion.cli import main
 from companion.errors import CompanionError
 from companion.vision.calibration import calibrate, check_reference_sizes, measured_size
 from companion.vision.sources import read_image
+from companion.vision.synth import SceneRenderer
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 BENCH_31_WRONG = DATA / "wrongcup" / "bench-31-wrong-cup"
@@ -51,7 +53,9 @@ def test_a_size_is_measured_where_both_cues_agree() -> None:
 
 def test_a_cup_both_cues_read_as_a_neighbouring_size_is_refused() -> None:
     with pytest.raises(
-        CompanionError, match="the black cup on b4 measures like a black 1: set out the black 2"
+        CompanionError,
+        match=r"the black cup on b4 measures like a black 1 \(a4's size\): set out the black 2 on b4 "
+        "and the black 1 on a4",
     ):
         check_reference_sizes(reads(region=1, edge=1), 4)
 
@@ -71,15 +75,16 @@ def test_bench_31_with_a_black_1_for_the_2_is_refused() -> None:
     with pytest.raises(CompanionError) as refused:
         calibrate(*frames(BENCH_31_WRONG))
     assert str(refused.value) == (
-        "reference frame: the black cup on b4 measures like a black 1: set out the black 2 there "
-        "and calibrate again"
+        "reference frame: the black cup on b4 measures like a black 1 (a4's size): set out the "
+        "black 2 on b4 and the black 1 on a4, and calibrate again"
     )
 
 
 def test_bench_11_calibrates_and_with_a_white_1_for_the_2_is_refused() -> None:
     calibrate(*frames(BENCH_11))
     with pytest.raises(
-        CompanionError, match="the white cup on b1 measures like a white 1: set out the white 2"
+        CompanionError,
+        match=r"the white cup on b1 measures like a white 1 \(a1's size\): set out the white 2",
     ):
         calibrate(*frames(BENCH_11_WRONG))
 
@@ -91,3 +96,20 @@ def test_calibrate_says_so_in_one_line(tmp_path: Path, capsys: pytest.CaptureFix
     said = capsys.readouterr().err.strip().splitlines()
     assert len(said) == 1 and "black cup on b4 measures like a black 1" in said[0]
     assert not out.exists()
+
+
+def test_a_slip_is_named_by_both_cups_of_one_size() -> None:
+    """A white 3 set out on d1 for the 4 (the synthetic stress set-up 3011, 1280x960) puts two
+    white 3s side by side, and it is c1's, the right cup, that both cues read as a 4: the line
+    names both squares and what goes on each, so it is right whichever of the two is wrong (it
+    said "set out the white 3 there", of the white 3 on c1)."""
+    scene = SceneRenderer(3011, resolution=(1280, 960), stress=True)
+    empty = scene.empty()
+    tops = scene.reference_tops()
+    tops["d1"] = (WHITE, 3)
+    with pytest.raises(CompanionError) as refused:
+        calibrate(empty, scene.render(tops))
+    assert str(refused.value) == (
+        "reference frame: the white cup on c1 measures like a white 4 (d1's size): set out the "
+        "white 3 on c1 and the white 4 on d1, and calibrate again"
+    )
