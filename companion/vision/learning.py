@@ -669,69 +669,16 @@ def _learned_cups(
         beside = scene.radii_beside_shadows(fg, pad, now.cups, cups_at, standing, now.shadows, feet=stands)
         raw = _stopped(beside, cups_at, now.cups)
     cups = now.cups
-    sizes_shown = _shown_sizes(fits, groups)
     for (colour, size), rows in groups.items():
         fitted = [raw[row] for row in rows if row in raw]  # (no edge found: the fit teaches nothing)
         if not fitted:
             continue
-        averaged = fits_averaged_in(cups, calibrated, fits, colour, size, fitted)
-        if not relearned:  # (under a lamp learned again the sizes not shown follow, ``_followed``)
-            averaged = kept_to_the_shown_scale(averaged, cups, calibrated, (colour, size), sizes_shown)
-        cups = averaged
+        cups = fits_averaged_in(cups, calibrated, fits, colour, size, fitted)
         for other, shown in _read_instead(frame, rows, raw).items():  # a ring away from what they showed
             cups = pushed_a_ring_away(cups, calibrated, fits, (colour, size), other, shown)
     if relearned:
         cups = _followed(cups, now.cups, calibrated, fits, groups)
     return cups, tuple(tuple(counts) for counts in fits)
-
-
-def _shown_sizes(
-    fits: list[list[float]], groups: dict[tuple[int, int], list[int]]
-) -> frozenset[tuple[int, int]]:
-    """The (colour, size)s sure frames have shown under the light in use: on this frame (read
-    right and sure, already counted in ``fits`` by ``_to_fit``, or doubted, in ``groups``) or
-    before (a fit taken in, or pushed a ring away)."""
-    counted = {(colour, size) for colour, counts in enumerate(fits) for size, n in enumerate(counts, 1) if n}
-    return frozenset(counted | set(groups))
-
-
-def kept_to_the_shown_scale(
-    cups: CupSet,
-    before: CupSet,
-    calibrated: CupSet,
-    top: tuple[int, int],
-    shown: Collection[tuple[int, int]],
-) -> CupSet:
-    """``cups`` with ``top``'s size, moved from ``before`` toward a neighbouring size of its
-    colour that no sure frame has shown (not in ``shown``), moved no further than the sizes
-    shown stand from their calibration: as a share of its calibrated radius, no further than
-    the median of theirs (not at all when no other size was shown). Moving toward a neighbour
-    shown, or away from one, it moves as fitted. Public: the rule is checked on given fits.
-
-    A size is told from its neighbour by the gap between their radii, and a neighbour no sure
-    frame has shown may be the calibration's mistake (a wrong cup in the reference, a size
-    misjudged): closing the gap on it moves the line between the two sizes across its real
-    cups. On the vision bench's bench-08 with White's 3 taken 0.9 times its size, no white 3
-    stands on a sure frame before ply 9, and the white 4s, doubted, fit 24.0-24.7 mm (25.88 at
-    calibration): learned so (24.80 by ply 9), b1's white 3 put at ply 9 read a 4 at 0.75 and the
-    referee was lost 15.2 s (a fresh reader, the 4 at 25.88: a 3 at 0.51, the 4 at 0.46; at
-    25.57 or smaller, a 4). What moves every size alike (the camera a little higher than at
-    calibration, a lens) moves the sizes shown too, and the size follows them: bench-34's white
-    and black 4s both fit 0.94-0.96 of their calibration. Held still instead, until a white 3
-    was shown, bench-24 was lost a ply (1.2 -> 1.8 s), and held within a tenth of the gap,
-    bench-34 lost a move (17 / 0 / 0 -> 16 / 1 / 0). Not under a lamp learned again: there the
-    sizes not yet shown follow their colour's (``_followed``)."""
-    colour, size = top
-    old, new = before.radii[colour][size - 1], cups.radii[colour][size - 1]
-    toward = size + (1 if new > old else -1)
-    if new == old or not 1 <= toward <= cups.max_piece or (colour, toward) in shown:
-        return cups
-    shares = [cups.radii[c][s - 1] / calibrated.radii[c][s - 1] for c, s in shown if (c, s) != top]
-    if not shares:
-        return cups.with_radius(colour, size, old)
-    limit = float(np.median(shares)) * calibrated.radii[colour][size - 1]
-    kept = min(old, max(new, limit)) if new < old else max(old, min(new, limit))
-    return cups if kept == new else cups.with_radius(colour, size, kept)
 
 
 def pushed_a_ring_away(

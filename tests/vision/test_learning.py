@@ -27,7 +27,6 @@ from companion.vision.learning import (
     SureFrames,
     fit_weight,
     fits_averaged_in,
-    kept_to_the_shown_scale,
     label,
     pushed_a_ring_away,
     radius_averaged_in,
@@ -225,52 +224,6 @@ def test_cups_read_as_the_next_size_push_it_by_how_well_their_fits_agree(four: f
     assert (
         pushed_a_ring_away(calibrated, calibrated, pushed, (0, 3), 4, [21.0]) is calibrated
     )  # the 4 lies a ring beyond already
-
-
-BENCH_08_WHITE_4_FITS = (24.61, 24.67, 24.04)
-"""The white 4's fits on the first three sure frames of the vision bench's bench-08 (25.88 mm
-at calibration), before any white 3 stands on a sure frame."""
-BLACK = {(1, size) for size in range(1, 5)}
-
-
-def white_4_learned(calibrated: CupSet, shown: set[tuple[int, int]]) -> float:
-    """The white 4's radius once bench-08's fits of it are learned as ``_learned_cups`` learns
-    them, with ``shown`` the sizes sure frames have shown."""
-    cups, fits = calibrated, [[0.0] * 4, [0.0] * 4]
-    for fit in BENCH_08_WHITE_4_FITS:
-        averaged = fits_averaged_in(cups, calibrated, fits, 0, 4, [fit])
-        cups = kept_to_the_shown_scale(averaged, cups, calibrated, (0, 4), frozenset(shown))
-    return cups.radii[0][3]
-
-
-def test_a_size_does_not_close_on_a_neighbour_no_sure_frame_has_shown() -> None:
-    """bench-08 with White's 3 taken 0.9 times its size (19.67 mm): its white 4s, doubted, fit
-    24.0-24.7 mm, and learned so (24.80) b1's white 3 put at ply 9 read a 4 (0.75) and the
-    referee was lost 15.2 s. The black sizes, read right and sure, stand at their calibration:
-    the white 4 stays where it was until a white 3 is shown; then it learns its fits."""
-    calibrated = CupSet.default(60.0).with_radius(0, 4, 25.88).with_radius(0, 3, 19.67)
-    assert white_4_learned(calibrated, {(0, 4), *BLACK}) == 25.88
-    assert white_4_learned(calibrated, {(0, 4)}) == 25.88  # nothing else shown: nothing to follow
-    free = white_4_learned(calibrated, {(0, 3), (0, 4), *BLACK})
-    assert free == pytest.approx(np.mean((25.88, *BENCH_08_WHITE_4_FITS)), abs=0.05)
-
-
-def test_a_size_follows_the_sizes_shown_toward_a_neighbour_not_shown() -> None:
-    """What moves every size alike (a camera a little higher than at calibration) moves the
-    sizes shown too: the bench's bench-34 fits its white and black 4s at 0.94-0.96 of their
-    calibration. The white 4 moves as far as their median share, and no further."""
-    calibrated = CupSet.default(60.0).with_radius(0, 4, 25.88).with_radius(0, 3, 19.67)
-    shrunk = calibrated
-    for size in range(1, 5):
-        shrunk = shrunk.with_radius(1, size, calibrated.radii[1][size - 1] * 0.97)
-    cups, fits = shrunk, [[0.0] * 4, [1.0] * 4]
-    for fit in BENCH_08_WHITE_4_FITS:
-        averaged = fits_averaged_in(cups, calibrated, fits, 0, 4, [fit])
-        cups = kept_to_the_shown_scale(averaged, cups, calibrated, (0, 4), frozenset({(0, 4), *BLACK}))
-    assert cups.radii[0][3] == pytest.approx(0.97 * 25.88)
-    grown = fits_averaged_in(calibrated, calibrated, [[0.0] * 4, [0.0] * 4], 0, 3, [20.5])
-    shown = frozenset({(0, 3), (0, 4)})  # away from the 2 no frame showed, toward a 4 shown
-    assert kept_to_the_shown_scale(grown, calibrated, calibrated, (0, 3), shown) is grown
 
 
 @pytest.mark.slow
