@@ -1406,8 +1406,8 @@ def slip_beside(
 
     A slip puts two cups of one size side by side, and calibration fits that size's radius on
     both, spoiling the sizes around it: on the bench's bench-34-wrong-cup-b (glossy natural cups
-    on maple, a white 1 on b1 for the 2) the white 1 and 2 fitted 7.9 and 12.4 mm (9.4 and 14.9
-    from the right reference), and at 7.9 the right white 1 on a1, which shows the camera mostly
+    on maple, a white 1 on b1 for the 2) the white 1 and 2 fitted radii of 7.9 and 12.4 mm (9.4
+    and 14.9 from the right reference), and at 7.9 the right white 1 on a1, which shows the camera mostly
     its shaded side, summed to negative evidence: "no clear white size-1 cup on a1", of the
     square holding the right cup. Read as ``check_reference_sizes`` reads them, the cup on b1
     measures like a white 1, and that line names both squares and what goes on each. Only the

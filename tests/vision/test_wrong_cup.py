@@ -118,8 +118,8 @@ def test_a_slip_is_named_by_both_cups_of_one_size() -> None:
 
 def test_a_square_without_a_clear_cup_beside_a_slip_names_the_slip() -> None:
     """bench-34-wrong-cup-b (glossy natural cups on maple, 640x480) has a white 1 on b1 for the
-    2. The white 1 and 2 fitted on it come out 7.9 and 12.4 mm (9.4 and 14.9 on the right
-    reference), and at 7.9 the right white 1 on a1, mostly its shaded side under the gloss, sums
+    2. The white 1 and 2 fitted on it come out radii of 7.9 and 12.4 mm (9.4 and 14.9 on the
+    right reference), and at 7.9 the right white 1 on a1, mostly its shaded side under the gloss, sums
     to negative evidence: it was refused as "no clear white size-1 cup on a1", the square that
     holds the right cup. The cup on b1 measures like a white 1, and the line says so."""
     with pytest.raises(CompanionError) as refused:
