@@ -72,10 +72,15 @@ def frames(folder: Path) -> tuple[np.ndarray, np.ndarray]:
     return read_image(folder / "00-empty.jpg"), read_image(folder / "01-reference.jpg")
 
 
-def test_bench_31_with_a_black_1_for_the_2_is_refused() -> None:
+def refusal(folder: Path) -> str:
+    """The line calibration refuses ``folder``'s reference frame with."""
     with pytest.raises(CompanionError) as refused:
-        calibrate(*frames(BENCH_31_WRONG))
-    assert str(refused.value) == (
+        calibrate(*frames(folder))
+    return str(refused.value)
+
+
+def test_bench_31_with_a_black_1_for_the_2_is_refused() -> None:
+    assert refusal(BENCH_31_WRONG) == (
         "reference frame: the black cup on b4 measures like a black 1 (a4's size): set out the "
         "black 2 on b4 and the black 1 on a4, and calibrate again"
     )
@@ -122,9 +127,7 @@ def test_a_square_without_a_clear_cup_beside_a_slip_names_the_slip() -> None:
     right reference), and at 7.9 the right white 1 on a1, mostly its shaded side under the gloss, sums
     to negative evidence: it was refused as "no clear white size-1 cup on a1", the square that
     holds the right cup. The cup on b1 measures like a white 1, and the line says so."""
-    with pytest.raises(CompanionError) as refused:
-        calibrate(*frames(BENCH_34_WRONG))
-    assert str(refused.value) == (
+    assert refusal(BENCH_34_WRONG) == (
         "reference frame: the white cup on b1 measures like a white 1 (a1's size): set out the "
         "white 2 on b1 and the white 1 on a1, and calibrate again"
     )
