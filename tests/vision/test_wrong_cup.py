@@ -143,3 +143,14 @@ def test_only_a_slip_paired_with_the_unclear_square_explains_it() -> None:
     assert slip_beside(0, slip, 4) is None
     assert slip_beside(14, slip, 4) is None
     assert slip_beside(12, reads(region=2, edge=2), 4) is None
+
+
+def test_a_cup_left_off_beside_its_neighbour_is_still_missing() -> None:
+    """The synthetic stress set-up 1002 with its white 2 left off b1 (its fourth frame's noise):
+    fitted without it, the sizes around it shift until b1's bare board measures like a white 1,
+    but b1's outline does not stand out of the empty squares' edges (``EDGE_CLEAR``), so no
+    cup stands there to be a slip: it was refused as one when every unclear square was asked."""
+    scene = SceneRenderer(1002, stress=True)
+    tops = {square: top for square, top in scene.reference_tops().items() if square != "b1"}
+    with pytest.raises(CompanionError, match="no clear white size-2 cup on b1"):
+        calibrate(scene.empty(), scene.render(tops, frame=4))
