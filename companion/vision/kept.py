@@ -8,7 +8,7 @@ another one."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from typing import Generic, TypeVar
 
 K = TypeVar("K", bound=Hashable)
@@ -25,11 +25,32 @@ class Kept(Generic[K, V]):
     def get(self, key: K, make: Callable[[], V]) -> V:
         """The value kept under ``key``, else ``make()``'s, kept from now on; beyond ``size``
         the least lately asked for is dropped."""
-        value = self._kept.pop(key) if key in self._kept else make()
+        return self.get_all([key], lambda _: [make()])[0]
+
+    def get_all(self, keys: Sequence[K], make: Callable[[list[K]], list[V]]) -> list[V]:
+        """``get`` for many keys at once: the values under ``keys``, in their order, those not
+        kept made together (``make`` is given each such key once, in the order first asked,
+        and returns their values in that order; it is not called when every one is kept).
+        Each is answered even when more keys are asked for than ``size`` allows to keep: the
+        silhouettes (``templates.Silhouettes``) are drawn many at a time, each cheaper so."""
+        asked = list(dict.fromkeys(keys))
+        new = [key for key in asked if key not in self._kept]
+        made = dict(zip(new, make(new), strict=True)) if new else {}
+        values = {key: made[key] if key in made else self._kept.pop(key) for key in asked}
+        self._kept.update(values)  # (each asked for now the latest, in the order asked)
+        self._trim()
+        return [values[key] for key in keys]
+
+    def put(self, key: K, value: V) -> None:
+        """Keep ``value`` under ``key`` from now on, as if just asked for."""
+        self._kept.pop(key, None)
         self._kept[key] = value
+        self._trim()
+
+    def _trim(self) -> None:
+        """Beyond ``size``, the least lately asked for dropped."""
         while len(self._kept) > self._size:
             del self._kept[next(iter(self._kept))]
-        return value
 
     def __len__(self) -> int:
         return len(self._kept)
