@@ -55,6 +55,12 @@ def test_a_bank_takes_the_cups_that_did_not_move_from_the_bank_before(
     assert drawn == [16]  # the white 2 on each square
     assert again.drawn is before.drawn and again.drawn is not None
     assert len(again.drawn) == 16 * 8  # this bank's cups, for the next one
+    sq = again.squares[0]
+    white_1 = DrawnCup(
+        0, cups.radii[0][0], cups.heights[0][0], cups.shape, (sq.top, sq.left, *sq.full.shape[2:])
+    )
+    assert np.shares_memory(again.drawn.drawn([white_1])[0][2], sq.full)  # kept once: the bank's own
+    assert drawn == [16]
 
 
 def test_a_bank_before_on_another_camera_gives_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
