@@ -67,7 +67,6 @@ from companion.vision.sources import decode_image
 from companion.vision.templates import (
     MAX_OFFSET_MM,
     SCENE_SILHOUETTES,
-    DrawnCup,
     Silhouette,
     Silhouettes,
     build_bank,
@@ -655,7 +654,7 @@ class BoardScene:
         not drawn for this scene yet (``drawn``) drawn together."""
         return self.drawn.drawn(
             [
-                DrawnCup(row, radius, cups.height_for(colour, radius), cups.shape)
+                (row, radius, cups.height_for(colour, radius), cups.shape, None)
                 for row, colour, radius in wanted
             ]
         )

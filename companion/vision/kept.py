@@ -33,13 +33,15 @@ class Kept(Generic[K, V]):
         and returns their values in that order; it is not called when every one is kept).
         Each is answered even when more keys are asked for than ``size`` allows to keep: the
         silhouettes (``templates.Silhouettes``) are drawn many at a time, each cheaper so."""
-        asked = list(dict.fromkeys(keys))
-        new = [key for key in asked if key not in self._kept]
-        made = dict(zip(new, make(new), strict=True)) if new else {}
-        values = {key: made[key] if key in made else self._kept.pop(key) for key in asked}
-        self._kept.update(values)  # (each asked for now the latest, in the order asked)
+        kept = self._kept
+        new = [key for key in dict.fromkeys(keys) if key not in kept]
+        if new:
+            kept.update(zip(new, make(new), strict=True))
+        values = [kept[key] for key in keys]
+        for key in keys:  # each asked for now the latest, in the order asked
+            kept[key] = kept.pop(key)
         self._trim()
-        return [values[key] for key in keys]
+        return values
 
     def put(self, key: K, value: V) -> None:
         """Keep ``value`` under ``key`` from now on, as if just asked for."""

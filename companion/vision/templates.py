@@ -13,7 +13,6 @@ import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -182,16 +181,11 @@ step's). Calibration drew 216-224 on bench-05, 08 and 24; their first three step
 each silhouette 14-50 kB (640x480 to 1280x960), so at most some 50 MB for a step's life."""
 
 
-class DrawnCup(NamedTuple):
-    """A cup's silhouette as ``Silhouettes`` keeps it: the cup on the square of ``row``
-    (``board_squares`` order) with that apparent radius, height and shape (``CupSet``), over
-    ``frame`` of the view; None: the frame just big enough for it (``frame_around``)."""
-
-    row: int
-    radius: float
-    height: float
-    shape: float
-    frame: Frame | None = None
+DrawnCup = tuple[int, float, float, float, Frame | None]
+"""A cup's silhouette as ``Silhouettes`` keeps it: the cup on the square of row ``row``
+(``board_squares`` order) with that apparent radius, height and shape (``CupSet``), over
+``frame`` of the view, None: the frame just big enough for it (``frame_around``). A plain
+tuple: a learning step asks for hundreds, and a named one took twice as long to make."""
 
 
 class Silhouettes:
@@ -242,26 +236,27 @@ class Silhouettes:
         it names; read-only from now on) in place of the one drawn: the bank's store keeps
         views of the bank's own arrays, so one bank's silhouettes are kept once, not twice."""
         for cup, mask in zip(cups, masks, strict=True):
-            assert cup.frame is not None  # (a frame just big enough is found by drawing the cup)
+            frame = cup[4]
+            assert frame is not None  # (a frame just big enough is found by drawing the cup)
             mask.setflags(write=False)
-            self._kept.put(cup, (cup.frame[0], cup.frame[1], mask))
+            self._kept.put(cup, (frame[0], frame[1], mask))
 
     def __len__(self) -> int:
         """How many it keeps."""
         return len(self._kept)
 
     def _draw(self, cups: list[DrawnCup], given: dict[DrawnCup, np.ndarray]) -> list[Silhouette]:
-        centres = [np.array(self.layout.square_centre(cup.row)) for cup in cups]
-        sections = [
-            given[cup]
-            if cup in given
-            else cross_sections(centre, cup.radius, cup.height, cup.shape, self.camera_mm)
-            for cup, centre in zip(cups, centres, strict=True)
-        ]
-        frames = [
-            frame_around(self.view, centre, [sec]) if cup.frame is None else cup.frame
-            for cup, centre, sec in zip(cups, centres, sections, strict=True)
-        ]
+        """The cups' silhouettes drawn together (``draw_many``), each over its frame, or one
+        found around it."""
+        sections, frames = [], []
+        for cup in cups:
+            row, radius, height, shape, frame = cup
+            centre = np.array(self.layout.square_centre(row))
+            sec = (
+                given[cup] if cup in given else cross_sections(centre, radius, height, shape, self.camera_mm)
+            )
+            sections.append(sec)
+            frames.append(frame_around(self.view, centre, [sec]) if frame is None else frame)
         masks = draw_many(self.view, frames, sections)
         for mask in masks:
             mask.setflags(write=False)  # shared by every caller that asks for it
@@ -298,7 +293,7 @@ def build_bank(
         for row, sections in enumerate(squares_sections)
     ]
     cups_drawn = [
-        DrawnCup(row, radius, cups.heights[colour][size], cups.shape, frames[row])
+        (row, radius, cups.heights[colour][size], cups.shape, frames[row])
         for row in range(len(frames))
         for colour, radii in enumerate(cups.radii)
         for size, radius in enumerate(radii)

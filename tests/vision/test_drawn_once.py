@@ -56,9 +56,8 @@ def test_a_bank_takes_the_cups_that_did_not_move_from_the_bank_before(
     assert again.drawn is before.drawn and again.drawn is not None
     assert len(again.drawn) == 16 * 8  # this bank's cups, for the next one
     sq = again.squares[0]
-    white_1 = DrawnCup(
-        0, cups.radii[0][0], cups.heights[0][0], cups.shape, (sq.top, sq.left, *sq.full.shape[2:])
-    )
+    frame = (sq.top, sq.left, *sq.full.shape[2:])
+    white_1: DrawnCup = (0, cups.radii[0][0], cups.heights[0][0], cups.shape, frame)
     assert np.shares_memory(again.drawn.drawn([white_1])[0][2], sq.full)  # kept once: the bank's own
     assert drawn == [16]
 
@@ -105,7 +104,7 @@ def test_a_store_keeps_no_more_than_its_bound_the_least_lately_asked_for_dropped
 ) -> None:
     c = bench_calibration("bench-08")
     store = Silhouettes(c.layout, c.view, c.camera.centre, 2)
-    a, b, d = (DrawnCup(row, 10.0, 12.0, c.cups.shape) for row in (0, 5, 9))
+    a, b, d = ((row, 10.0, 12.0, c.cups.shape, None) for row in (0, 5, 9))
     drawn = counting(monkeypatch, templates, "draw_many", 1)
     first = store.drawn([a, b, a])
     store.drawn([a])  # asked for lately: b is the least lately
