@@ -8,7 +8,7 @@ another one."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Generic, TypeVar
 
 K = TypeVar("K", bound=Hashable)
@@ -43,10 +43,10 @@ class Kept(Generic[K, V]):
         self._trim()
         return values
 
-    def put(self, key: K, value: V) -> None:
-        """Keep ``value`` under ``key`` from now on, as if just asked for."""
-        self._kept.pop(key, None)
-        self._kept[key] = value
+    def put(self, pairs: Iterable[tuple[K, V]]) -> None:
+        """Keep each value under its key from now on: in the place of the one kept there (as
+        lately asked for), else as the latest."""
+        self._kept.update(pairs)
         self._trim()
 
     def _trim(self) -> None:

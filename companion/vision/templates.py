@@ -228,18 +228,18 @@ class Silhouettes:
         """Each cup's silhouette (read-only), those not kept drawn together. ``sections``:
         each cup's ``cross_sections``, where the caller worked them out already (the bank
         does, to find its frames); else those of the cups drawn are worked out here."""
-        given = {} if sections is None else dict(zip(cups, sections, strict=True))
-        return self._kept.get_all(cups, lambda new: self._draw(new, given))
+        return self._kept.get_all(
+            cups,
+            lambda new: self._draw(new, {} if sections is None else dict(zip(cups, sections, strict=True))),
+        )
 
     def keep(self, cups: Sequence[DrawnCup], masks: Sequence[np.ndarray]) -> None:
         """Keep each cup's mask as given (the same numbers as drawn over the cup's frame, which
         it names; read-only from now on) in place of the one drawn: the bank's store keeps
         views of the bank's own arrays, so one bank's silhouettes are kept once, not twice."""
-        for cup, mask in zip(cups, masks, strict=True):
-            frame = cup[4]
-            assert frame is not None  # (a frame just big enough is found by drawing the cup)
+        for mask in masks:
             mask.setflags(write=False)
-            self._kept.put(cup, (frame[0], frame[1], mask))
+        self._kept.put((cup, (*_top_left(cup), mask)) for cup, mask in zip(cups, masks, strict=True))
 
     def __len__(self) -> int:
         """How many it keeps."""
@@ -261,6 +261,13 @@ class Silhouettes:
         for mask in masks:
             mask.setflags(write=False)  # shared by every caller that asks for it
         return [(top, left, mask) for (top, left, _, _), mask in zip(frames, masks, strict=True)]
+
+
+def _top_left(cup: DrawnCup) -> tuple[int, int]:
+    """Where the frame a cup names starts (a frame just big enough is found by drawing it)."""
+    frame = cup[4]
+    assert frame is not None
+    return frame[0], frame[1]
 
 
 def build_bank(
