@@ -34,12 +34,13 @@ class Kept(Generic[K, V]):
         Each is answered even when more keys are asked for than ``size`` allows to keep: the
         silhouettes (``templates.Silhouettes``) are drawn many at a time, each cheaper so."""
         kept = self._kept
-        new = [key for key in dict.fromkeys(keys) if key not in kept]
+        new = list(dict.fromkeys(key for key in keys if key not in kept))
         if new:
             kept.update(zip(new, make(new), strict=True))
-        values = [kept[key] for key in keys]
+        values = []
         for key in keys:  # each asked for now the latest, in the order asked
-            kept[key] = kept.pop(key)
+            value = kept[key] = kept.pop(key)
+            values.append(value)
         self._trim()
         return values
 

@@ -233,13 +233,13 @@ class Silhouettes:
             lambda new: self._draw(new, {} if sections is None else dict(zip(cups, sections, strict=True))),
         )
 
-    def keep(self, cups: Sequence[DrawnCup], masks: Sequence[np.ndarray]) -> None:
-        """Keep each cup's mask as given (the same numbers as drawn over the cup's frame, which
-        it names; read-only from now on) in place of the one drawn: the bank's store keeps
-        views of the bank's own arrays, so one bank's silhouettes are kept once, not twice."""
-        for mask in masks:
+    def keep(self, cups: Sequence[DrawnCup], silhouettes: Sequence[Silhouette]) -> None:
+        """Keep each cup's silhouette as given (the same numbers as drawn; read-only from now
+        on) in place of the one drawn: the bank's store keeps views of the bank's own arrays,
+        so one bank's silhouettes are kept once, not twice."""
+        for _, _, mask in silhouettes:
             mask.setflags(write=False)
-        self._kept.put((cup, (*_top_left(cup), mask)) for cup, mask in zip(cups, masks, strict=True))
+        self._kept.put(zip(cups, silhouettes, strict=True))
 
     def __len__(self) -> int:
         """How many it keeps."""
@@ -261,13 +261,6 @@ class Silhouettes:
         for mask in masks:
             mask.setflags(write=False)  # shared by every caller that asks for it
         return [(top, left, mask) for (top, left, _, _), mask in zip(frames, masks, strict=True)]
-
-
-def _top_left(cup: DrawnCup) -> tuple[int, int]:
-    """Where the frame a cup names starts (a frame just big enough is found by drawing it)."""
-    frame = cup[4]
-    assert frame is not None
-    return frame[0], frame[1]
 
 
 def build_bank(
@@ -311,6 +304,7 @@ def build_bank(
     sections = [sec for per_square in squares_sections for sec in per_square]
     drawn = [mask for _, _, mask in store.drawn(cups_drawn, sections)]
     per_square = len(squares_sections[0])
+    views: list[Silhouette] = []  # the bank's own arrays, for the store to keep
     for row, frame in enumerate(frames):
         top, left, h, w = frame
         pad = max(
@@ -323,7 +317,7 @@ def build_bank(
         full = np.array(drawn[row * per_square : (row + 1) * per_square], dtype=np.float32).reshape(
             2, cups.max_piece, h, w
         )
-        store.keep(cups_drawn[row * per_square : (row + 1) * per_square], list(full.reshape(-1, h, w)))
+        views.extend((top, left, mask) for mask in full.reshape(-1, h, w))
         flat = np.ascontiguousarray(full.reshape(2, cups.max_piece, h * w).transpose(0, 2, 1))
         support = full[:, -1].max(axis=0)
         ys, xs = np.mgrid[0:h, 0:w]
@@ -344,4 +338,5 @@ def build_bank(
                 np.asarray(full.any(axis=(0, 1)), dtype=np.uint8),
             )
         )
+    store.keep(cups_drawn, views)
     return TemplateBank(tuple(squares), offset, max(pad, 0), store)
