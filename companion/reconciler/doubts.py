@@ -84,15 +84,27 @@ def instead(path: GamePath) -> str:
 
 def holds_in_doubt(path: GamePath, shown: GamePath, best: float, settings: Settings) -> bool:
     """Whether ``path`` (from the announced game's start) holds an announced ply of ``shown``
-    in doubt beside the best path's score ``best``: it plays one otherwise, an earlier one
-    within ``settings.doubt`` of the best, the latest alone within the margin (one reading
-    cannot tell an earlier ply again, while the latest is weighed as any claim is)."""
-    if path.root != shown.root or path.score < best - settings.doubt:
-        return False
+    in doubt beside the best path's score ``best``: within ``settings.doubt`` of it, and
+    playing one otherwise as ``first_held_in_doubt`` says."""
+    return (
+        path.root == shown.root
+        and path.score >= best - settings.doubt
+        and first_held_in_doubt(path, shown, best, settings) is not None
+    )
+
+
+def first_held_in_doubt(path: GamePath, shown: GamePath, best: float, settings: Settings) -> int | None:
+    """The first announced ply of ``shown`` (its index) that ``path`` plays otherwise, when it
+    holds it in doubt; None when it holds none. ``path`` is from the same start and within
+    ``settings.doubt`` of the best path's score ``best``: it holds an earlier ply so, the latest
+    alone only within the margin (one reading cannot tell an earlier ply again, while the
+    latest is weighed as any claim is). The index is where ``unsure_plies`` aligns the rest of
+    the path from: worked out once."""
     common = common_prefix(path.codes, shown.codes)
-    if common == len(shown.codes):
-        return False
-    return common < len(shown.codes) - 1 or path.score >= best - settings.margin
+    latest_alone = common == len(shown.codes) - 1
+    if common == len(shown.codes) or (latest_alone and path.score < best - settings.margin):
+        return None
+    return common
 
 
 def unsure_plies(
@@ -123,12 +135,12 @@ def unsure_plies(
             for i, code in enumerate(shown.codes):
                 unsure.setdefault(base_ply + i + 1, {code_text(code)}).add("another start")
             continue
-        if not holds_in_doubt(path, shown, best, settings):
+        common = first_held_in_doubt(path, shown, best, settings)
+        if common is None:
             continue
         accusing = accuses(path) and shown.pending is None
         if accusing and path.score < best - settings.margin:
             continue  # (an accusation not called holds only the ply it accuses: the latest)
-        common = common_prefix(path.codes, shown.codes)
         # the announced moves this path replaces (aligned as a diff: a path that adds
         # or drops moves somewhere agrees again on the moves after them)
         matcher = difflib.SequenceMatcher(None, shown.codes[common:], path.codes[common:], autojunk=False)

@@ -65,7 +65,14 @@ from companion.vision.pixels import PALE_TEXTURE_TOP, TEXTURE_CLIP, Background, 
 from companion.vision.sampling import remap_linear_grid
 from companion.vision.shadows import SUBPIXEL, ShadowModel, casting_cups, learn_shadows
 from companion.vision.sources import decode_image
-from companion.vision.templates import MAX_OFFSET_MM, TemplateBank, build_bank, single_templates
+from companion.vision.templates import (
+    MAX_OFFSET_MM,
+    SCENE_SILHOUETTES,
+    Silhouette,
+    Silhouettes,
+    TemplateBank,
+    build_bank,
+)
 
 FORMAT = "gobblet-companion/vision-calibration"
 VERSION = 1
@@ -621,13 +628,6 @@ def reference_layout(size: int, max_piece: int) -> dict[int, tuple[int, int]]:
     return layout
 
 
-Cup = tuple[int, float, float, float]
-"""A cup drawn on the board (``BoardScene.drawn``): its square's row, radius, height and the
-cups' shape."""
-Silhouette = tuple[int, int, np.ndarray]
-"""(top, left, mask) of a cup's silhouette on the view (``templates.single_templates``)."""
-
-
 @dataclass
 class BoardScene:
     """One calibration's fixed parts, for learning from the reference frame."""
@@ -636,12 +636,12 @@ class BoardScene:
     view: RectifiedView
     camera: Camera
     background: Background
-    drawn: dict[Cup, Silhouette] = field(default_factory=dict, init=False, repr=False, compare=False)
-    """Every silhouette drawn for this scene (``silhouettes``), read-only, by the cup: its
-    square's row, radius, height and shape. A learning step (a scene of its own) asked for half
-    of its silhouettes twice or more: those of the cups it fits again beside the other cups'
-    shadows (``radii_beside_shadows``: the scan of radii and the placed cups, drawn again for
-    each fit), the cup at its radius in use among its scan (``learning._own_radii``)."""
+    drawn: Silhouettes = field(init=False, repr=False, compare=False)
+    """Every silhouette drawn for this scene (``silhouettes``), each in a frame of its own: a
+    learning step (a scene of its own) asks for half of its silhouettes twice or more."""
+
+    def __post_init__(self) -> None:
+        self.drawn = Silhouettes(self.layout, self.view, self.camera.centre, SCENE_SILHOUETTES)
 
     def cup_silhouettes(
         self, cups: CupSet, tops: dict[int, tuple[int, int]]
@@ -652,23 +652,14 @@ class BoardScene:
         return dict(zip(tops, self.silhouettes(wanted, cups), strict=True))
 
     def silhouettes(self, wanted: list[tuple[int, int, float]], cups: CupSet) -> list[Silhouette]:
-        """(top, left, mask) of each (row, colour, radius) cup's silhouette, those not drawn for
-        this scene yet (``drawn``) drawn together: the same to the bit wherever drawn
-        (``templates.draw_together``)."""
-        wanted_cups = [
-            (row, radius, cups.height_for(colour, radius), cups.shape) for row, colour, radius in wanted
-        ]
-        new = [cup for cup in dict.fromkeys(wanted_cups) if cup not in self.drawn]
-        if new:
-            centres = [
-                (np.array(self.layout.square_centre(row)), radius, height) for row, radius, height, _ in new
+        """(top, left, mask) of each (row, colour, radius) cup's silhouette, read-only, those
+        not drawn for this scene yet (``drawn``) drawn together."""
+        return self.drawn.drawn(
+            [
+                (row, radius, cups.height_for(colour, radius), cups.shape, None)
+                for row, colour, radius in wanted
             ]
-            for cup, (top, left, mask) in zip(
-                new, single_templates(self.view, self.camera.centre, centres, cups.shape), strict=True
-            ):
-                mask.setflags(write=False)  # shared by every caller that asks for it
-                self.drawn[cup] = (top, left, mask)
-        return [self.drawn[cup] for cup in wanted_cups]
+        )
 
     def masks(
         self, cups: CupSet, ref: dict[int, tuple[int, int]]

@@ -8,7 +8,7 @@ another one."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Generic, TypeVar
 
 K = TypeVar("K", bound=Hashable)
@@ -25,11 +25,35 @@ class Kept(Generic[K, V]):
     def get(self, key: K, make: Callable[[], V]) -> V:
         """The value kept under ``key``, else ``make()``'s, kept from now on; beyond ``size``
         the least lately asked for is dropped."""
-        value = self._kept.pop(key) if key in self._kept else make()
-        self._kept[key] = value
+        return self.get_all([key], lambda _: [make()])[0]
+
+    def get_all(self, keys: Sequence[K], make: Callable[[list[K]], list[V]]) -> list[V]:
+        """``get`` for many keys at once: the values under ``keys``, in their order, those not
+        kept made together (``make`` is given each such key once, in the order first asked,
+        and returns their values in that order; it is not called when every one is kept).
+        Each is answered even when more keys are asked for than ``size`` allows to keep: the
+        silhouettes (``templates.Silhouettes``) are drawn many at a time, each cheaper so."""
+        kept = self._kept
+        new = list(dict.fromkeys(key for key in keys if key not in kept))
+        if new:
+            kept.update(zip(new, make(new), strict=True))
+        values = []
+        for key in keys:  # each asked for now the latest, in the order asked
+            value = kept[key] = kept.pop(key)
+            values.append(value)
+        self._trim()
+        return values
+
+    def put(self, pairs: Iterable[tuple[K, V]]) -> None:
+        """Keep each value under its key from now on: in the place of the one kept there (as
+        lately asked for), else as the latest."""
+        self._kept.update(pairs)
+        self._trim()
+
+    def _trim(self) -> None:
+        """Beyond ``size``, the least lately asked for dropped."""
         while len(self._kept) > self._size:
             del self._kept[next(iter(self._kept))]
-        return value
 
     def __len__(self) -> int:
         return len(self._kept)

@@ -802,25 +802,58 @@ def _own_radii(
     radii = {}
     for row, (colour, size) in cups_at.items():
         own = explained_away(fg, [spot for other, spot in spots.items() if other != row])
-        dy, dx = feet.get(row, (0, 0))
-        around = int(np.ceil((STANDING_REACH_MM if row in feet else MAX_OFFSET_MM) * scene.view.scale))
         in_use = cups.radii[colour][size - 1]
-        top, left, t = scene.silhouettes([(row, colour, in_use)], cups)[0]
-        _, sy, sx = best_shift(own, t, top + pad + dy, left + pad + dx, around)
-        dy, dx = dy + sy, dx + sx
-        u, v = scene.view.to_pixels(np.array([scene.layout.square_centre(row)]))[0]
         tried = np.array(scanned_radii(in_use, RADIUS_SCAN))
-        placed = [
-            (top + pad + dy, left + pad + dx, t)
-            for top, left, t in scene.silhouettes([(row, colour, float(r)) for r in tried], cups)
-        ]
-        sectors = _sectors(placed, (v + pad + dy, u + pad + dx))
-        sums = np.array([_sector_sums(own, top, left, t, sectors) for top, left, t in placed])
-        half = FIT_SECTORS // 2
-        best = np.sort(np.argmax(sums[:, :half] + sums[:, half:], axis=0))  # each diameter's
-        if best[half // 2] > 0 and best[(half - 1) // 2] < len(tried) - 1:  # else most found no edge
-            radii[row] = float(np.median(tried[best]))
+        radius = fitted_by_diameters(
+            tried, diameter_fits(scene, own, pad, cups, (row, colour, in_use), tried, feet.get(row))
+        )
+        if radius is not None:
+            radii[row] = radius
     return radii
+
+
+def fitted_by_diameters(tried: np.ndarray, best: np.ndarray) -> float | None:
+    """The median of the radii ``tried`` that a cup's diameters fit best at (``best``, indices:
+    ``diameter_fits``), or None where most of them found no edge (their best at the scan's first
+    or last radius): such a fit teaches nothing."""
+    ranked = np.sort(best)
+    n = len(ranked)
+    if ranked[n // 2] > 0 and ranked[(n - 1) // 2] < len(tried) - 1:  # the middle ones found an edge
+        return float(np.median(tried[ranked]))
+    return None
+
+
+def diameter_fits(
+    scene: BoardScene,
+    own: np.ndarray,
+    pad: int,
+    cups: CupSet,
+    cup: tuple[int, int, float],
+    tried: np.ndarray,
+    foot: tuple[int, int] | None,
+) -> np.ndarray:
+    """Which of the radii ``tried`` (mm) each of a cup's diameters fits best at (indices, one
+    per pair of opposite ``FIT_SECTORS``): ``cup`` is (row, colour, radius in use), every
+    silhouette placed where the one at the radius in use fits best on ``own`` (the evidence with
+    the other cups explained away, padded by ``pad``), within ``STANDING_REACH_MM`` of where its
+    base stands (``foot``, a shift from the square's centre) or ``MAX_OFFSET_MM`` without one.
+    Public: ``_own_radii`` scans about the radius in use; a probe scans every size of a colour
+    with the same fit (benchmarks/diameter_census.py)."""
+    row, colour, in_use = cup
+    dy, dx = foot if foot is not None else (0, 0)
+    around = int(np.ceil((STANDING_REACH_MM if foot is not None else MAX_OFFSET_MM) * scene.view.scale))
+    top, left, t = scene.silhouettes([(row, colour, in_use)], cups)[0]
+    _, sy, sx = best_shift(own, t, top + pad + dy, left + pad + dx, around)
+    dy, dx = dy + sy, dx + sx
+    u, v = scene.view.to_pixels(np.array([scene.layout.square_centre(row)]))[0]
+    placed = [
+        (top + pad + dy, left + pad + dx, t)
+        for top, left, t in scene.silhouettes([(row, colour, float(r)) for r in tried], cups)
+    ]
+    sectors = _sectors(placed, (v + pad + dy, u + pad + dx))
+    sums = np.array([_sector_sums(own, top, left, t, sectors) for top, left, t in placed])
+    half = FIT_SECTORS // 2
+    return np.argmax(sums[:, :half] + sums[:, half:], axis=0)
 
 
 Sectors = tuple[int, int, np.ndarray]

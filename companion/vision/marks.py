@@ -195,10 +195,11 @@ class HiddenMarks:
         fade = _median_fade(*energies)
         return largest if fade >= OWN_FADE else self._largest(_faded(*energies, fade))
 
-    def own_fade(self, contrast: np.ndarray, free: np.ndarray) -> float:
-        """The board's own fade: the median over the judged patches of their contrast energy
-        now over the empty board's (1.0 when no patch is judged)."""
-        return _median_fade(*self._energies(contrast, free))
+    def own_fade(self, gray: np.ndarray, free: np.ndarray) -> float:
+        """The board's own fade in a frame (``gray`` and ``free`` as ``hidden_mm2`` takes
+        them): the median over the judged patches of their contrast energy now over the empty
+        board's (1.0 when no patch is judged)."""
+        return _median_fade(*self._energies(self.contrast(self._shrunk(gray)), self._free(free)))
 
     def _shrunk(self, image: np.ndarray) -> np.ndarray:
         if self.step == 1:

@@ -425,6 +425,18 @@ class BoardReader:
         """What frames are compared with now."""
         return self._background
 
+    @property
+    def occlusion(self) -> OcclusionTest:
+        """The occlusion test frames are judged with now: its pixel model (``pixels``) is the
+        models' in use, less the cup colours that have the wood's look."""
+        return self._occlusion
+
+    @property
+    def frame_lamp(self) -> FrameLamp | None:
+        """The lamp last fitted to a frame, to judge it under the light it shows
+        (``_under_frame_lamp``); None while none was."""
+        return self._lamp
+
     # -- geometry --------------------------------------------------------------------------------
 
     def _set_camera(self, camera: Camera, markers: dict[int, np.ndarray]) -> None:

@@ -188,7 +188,7 @@ class SceneRenderer:
 
     def grid_corners_px(self) -> np.ndarray:
         """The a1, d1, d4, a4 grid corners in the image (4x2)."""
-        return self._project(np.c_[self.layout.grid_corners(), np.zeros(4)])
+        return self.project(np.c_[self.layout.grid_corners(), np.zeros(4)])
 
     # -- set-up ---------------------------------------------------------------------------------
 
@@ -301,12 +301,14 @@ class SceneRenderer:
             span = g + 2 * self.layout.margin_mm
             self.focal = self.rng.uniform(0.55, 0.8) * min(w, h) * height / span
             self.k = np.array([[self.focal, 0, w / 2], [0, self.focal, h / 2], [0, 0, 1.0]])
-            corners = self._project(np.c_[outer, np.zeros(4)])
+            corners = self.project(np.c_[outer, np.zeros(4)])
             if np.all(corners > 8) and np.all(corners[:, 0] < w - 8) and np.all(corners[:, 1] < h - 8):
                 return
         raise RuntimeError("could not place the camera")  # pragma: no cover - sizes are sane
 
-    def _project(self, points: np.ndarray) -> np.ndarray:
+    def project(self, points: np.ndarray) -> np.ndarray:
+        """Where board points (N x 3: x, y, height in mm) land in the frames rendered (N x 2
+        pixels): where a test covers a marker or finds one's true corners."""
         cam = (points - self.centre) @ self.rotation.T
         px = cam @ self.k.T
         return px[:, :2] / px[:, 2:3]
@@ -536,7 +538,7 @@ class SceneRenderer:
     def _box(self, centre: np.ndarray, reach: float | np.ndarray) -> tuple[slice, slice]:
         """Image rows/columns that can see the box of half-sides ``reach`` mm around ``centre``."""
         offsets = np.array([[dx, dy, dz] for dx in (-1, 1) for dy in (-1, 1) for dz in (-1, 1)]) * reach
-        pts = self._project(centre + offsets)
+        pts = self.project(centre + offsets)
         w, h = self.resolution
         x0, y0 = np.clip(np.floor(pts.min(0)).astype(int) - 2, 0, [w, h])
         x1, y1 = np.clip(np.ceil(pts.max(0)).astype(int) + 2, 0, [w, h])

@@ -26,6 +26,7 @@ from companion.vision.cups import (
     fixed_point_circles,
 )
 from companion.vision.geometry import BoardLayout, RectifiedView
+from companion.vision.kept import Kept
 
 MAX_OFFSET_MM = 9.0
 
@@ -77,26 +78,6 @@ def _places(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return rows, cols
 
 
-DrawnCup = tuple[int, float, float, float, tuple[int, int, int, int]]
-"""A cup's silhouette as a bank drew it (``Drawn``): the square's row, the cup's radius, height
-and shape, and the frame (top, left, height, width) it was drawn over."""
-
-
-@dataclass(frozen=True)
-class Drawn:
-    """A bank's silhouettes (views of its squares' ``full``) by the cup each shows
-    (``DrawnCup``), on ``view`` seen from the camera's centre ``centre`` (board mm): the same
-    numbers wherever drawn again over the same frame (``draw_together``)."""
-
-    view: RectifiedView
-    centre: tuple[float, ...]
-    masks: dict[DrawnCup, np.ndarray]
-
-    def on(self, view: RectifiedView, centre: tuple[float, ...]) -> dict[DrawnCup, np.ndarray]:
-        """The silhouettes, if drawn on ``view`` from ``centre``; none otherwise."""
-        return self.masks if (view, centre) == (self.view, self.centre) else {}
-
-
 @dataclass(frozen=True)
 class TemplateBank:
     """Silhouettes of every square, plus how far a cup may sit off centre (pixels)."""
@@ -104,9 +85,9 @@ class TemplateBank:
     squares: tuple[SquareTemplates, ...]
     offset: int  # full-resolution pixels
     pad: int  # the evidence map must be padded by this many pixels on each side
-    drawn: Drawn | None = field(default=None, repr=False, compare=False)
-    """Its silhouettes by the cup each shows (``Drawn``): what a bank built after a learning
-    step that moved a size or two takes as drawn (``build_bank``'s ``before``)."""
+    drawn: Silhouettes | None = field(default=None, repr=False, compare=False)
+    """Its silhouettes by the cup each shows: what a bank built after a learning step that
+    moved a size or two takes as drawn (``build_bank``'s ``before``)."""
 
     def reach(self) -> tuple[slice, slice]:
         """The part of the view any silhouette at any shift covers (rows, columns): all the
@@ -190,6 +171,98 @@ def draw_many(
     return masks
 
 
+Frame = tuple[int, int, int, int]
+"""(top, left, height, width) of a part of the rectified view."""
+Silhouette = tuple[int, int, np.ndarray]
+"""(top, left, mask) of a cup's silhouette on the rectified view."""
+SCENE_SILHOUETTES = 1024
+"""The most silhouettes a scene keeps (``calibration.BoardScene``: calibration's, a learning
+step's). Calibration drew 216-224 on bench-05, 08 and 24; their first three steps 56-387 each;
+each silhouette 14-50 kB (640x480 to 1280x960), so at most some 50 MB for a step's life."""
+
+
+DrawnCup = tuple[int, float, float, float, Frame | None]
+"""A cup's silhouette as ``Silhouettes`` keeps it: the cup on the square of row ``row``
+(``board_squares`` order) with that apparent radius, height and shape (``CupSet``), over
+``frame`` of the view, None: the frame just big enough for it (``frame_around``). A plain
+tuple: a learning step asks for hundreds, and a named one took twice as long to make."""
+
+
+class Silhouettes:
+    """Cups' silhouettes on one view seen from one camera centre, each drawn once, by the cup
+    it shows (``DrawnCup``), at most ``bound`` kept (the least lately asked for dropped).
+
+    Drawn again, a silhouette is the same to the bit (``draw_together``), so what is kept only
+    spares the drawing. A learning step (a scene of its own, ``calibration.BoardScene``) asked
+    for half of its silhouettes twice or more: the cups it fits again beside the other cups'
+    shadows, and each cup at its radius in use among its scan of radii. The reader's bank,
+    built again when a step moved a size or two, takes the cups that did not move from the bank
+    before (``build_bank``: the bank's store, bound to the cups of one bank)."""
+
+    def __init__(self, layout: BoardLayout, view: RectifiedView, camera_mm: np.ndarray, bound: int) -> None:
+        self.layout, self.view, self.bound = layout, view, bound
+        self.camera_mm = np.array(camera_mm)  # (a copy: the key of all it keeps)
+        self._kept: Kept[DrawnCup, Silhouette] = Kept(bound)
+
+    @classmethod
+    def reused(
+        cls,
+        store: Silhouettes | None,
+        layout: BoardLayout,
+        view: RectifiedView,
+        camera_mm: np.ndarray,
+        bound: int,
+    ) -> Silhouettes:
+        """``store`` when it draws on that layout and view from that camera centre with that
+        bound, else a new one."""
+        if store is not None and store._on(layout, view, camera_mm) and store.bound == bound:
+            return store
+        return cls(layout, view, camera_mm, bound)
+
+    def _on(self, layout: BoardLayout, view: RectifiedView, camera_mm: np.ndarray) -> bool:
+        return (layout, view) == (self.layout, self.view) and np.array_equal(camera_mm, self.camera_mm)
+
+    def drawn(
+        self, cups: Sequence[DrawnCup], sections: Sequence[np.ndarray] | None = None
+    ) -> list[Silhouette]:
+        """Each cup's silhouette (read-only), those not kept drawn together. ``sections``:
+        each cup's ``cross_sections``, where the caller worked them out already (the bank
+        does, to find its frames); else those of the cups drawn are worked out here."""
+        return self._kept.get_all(
+            cups,
+            lambda new: self._draw(new, {} if sections is None else dict(zip(cups, sections, strict=True))),
+        )
+
+    def keep(self, cups: Sequence[DrawnCup], silhouettes: Sequence[Silhouette]) -> None:
+        """Keep each cup's silhouette as given (the same numbers as drawn; read-only from now
+        on) in place of the one drawn: the bank's store keeps views of the bank's own arrays,
+        so one bank's silhouettes are kept once, not twice."""
+        for _, _, mask in silhouettes:
+            mask.setflags(write=False)
+        self._kept.put(zip(cups, silhouettes, strict=True))
+
+    def __len__(self) -> int:
+        """How many it keeps."""
+        return len(self._kept)
+
+    def _draw(self, cups: list[DrawnCup], given: dict[DrawnCup, np.ndarray]) -> list[Silhouette]:
+        """The cups' silhouettes drawn together (``draw_many``), each over its frame, or one
+        found around it."""
+        sections, frames = [], []
+        for cup in cups:
+            row, radius, height, shape, frame = cup
+            centre = np.array(self.layout.square_centre(row))
+            sec = (
+                given[cup] if cup in given else cross_sections(centre, radius, height, shape, self.camera_mm)
+            )
+            sections.append(sec)
+            frames.append(frame_around(self.view, centre, [sec]) if frame is None else frame)
+        masks = draw_many(self.view, frames, sections)
+        for mask in masks:
+            mask.setflags(write=False)  # shared by every caller that asks for it
+        return [(top, left, mask) for (top, left, _, _), mask in zip(frames, masks, strict=True)]
+
+
 def build_bank(
     layout: BoardLayout,
     view: RectifiedView,
@@ -219,17 +292,19 @@ def build_bank(
         frame_around(view, np.array(layout.square_centre(row)), sections)
         for row, sections in enumerate(squares_sections)
     ]
-    per_square = len(squares_sections[0])
-    centre = tuple(np.asarray(camera_mm, np.float64).tolist())
     cups_drawn = [
         (row, radius, cups.heights[colour][size], cups.shape, frames[row])
         for row in range(len(frames))
         for colour, radii in enumerate(cups.radii)
         for size, radius in enumerate(radii)
     ]
-    earlier = {} if before is None or before.drawn is None else before.drawn.on(view, centre)
-    drawn = _drawn_again(view, frames, squares_sections, cups_drawn, earlier)
-    kept: dict[DrawnCup, np.ndarray] = {}
+    store = Silhouettes.reused(
+        None if before is None else before.drawn, layout, view, camera_mm, len(cups_drawn)
+    )
+    sections = [sec for per_square in squares_sections for sec in per_square]
+    drawn = [mask for _, _, mask in store.drawn(cups_drawn, sections)]
+    per_square = len(squares_sections[0])
+    views: list[Silhouette] = []  # the bank's own arrays, for the store to keep
     for row, frame in enumerate(frames):
         top, left, h, w = frame
         pad = max(
@@ -242,8 +317,7 @@ def build_bank(
         full = np.array(drawn[row * per_square : (row + 1) * per_square], dtype=np.float32).reshape(
             2, cups.max_piece, h, w
         )
-        for i, cup in enumerate(cups_drawn[row * per_square : (row + 1) * per_square]):
-            kept[cup] = full[i // cups.max_piece, i % cups.max_piece]
+        views.extend((top, left, mask) for mask in full.reshape(-1, h, w))
         flat = np.ascontiguousarray(full.reshape(2, cups.max_piece, h * w).transpose(0, 2, 1))
         support = full[:, -1].max(axis=0)
         ys, xs = np.mgrid[0:h, 0:w]
@@ -264,36 +338,5 @@ def build_bank(
                 np.asarray(full.any(axis=(0, 1)), dtype=np.uint8),
             )
         )
-    return TemplateBank(tuple(squares), offset, max(pad, 0), Drawn(view, centre, kept))
-
-
-def _drawn_again(
-    view: RectifiedView,
-    frames: list[tuple[int, int, int, int]],
-    squares_sections: list[list[np.ndarray]],
-    cups: list[DrawnCup],
-    before: dict[DrawnCup, np.ndarray],
-) -> list[np.ndarray]:
-    """Each square's silhouettes, in ``build_bank``'s order (``cups``: the cup each shows, a
-    square's after another's), those in ``before`` taken from it and the rest drawn
-    (``draw_many``)."""
-    sections = [s for ss in squares_sections for s in ss]
-    per_square = len(squares_sections[0])
-    new = [i for i, cup in enumerate(cups) if cup not in before]
-    masks = draw_many(view, [frames[i // per_square] for i in new], [sections[i] for i in new])
-    drawn = dict(zip(new, masks, strict=True))
-    return [drawn[i] if i in drawn else before[cup] for i, cup in enumerate(cups)]
-
-
-def single_templates(
-    view: RectifiedView,
-    camera_mm: np.ndarray,
-    cups: Sequence[tuple[np.ndarray, float, float]],
-    shape: float,
-) -> list[tuple[int, int, np.ndarray]]:
-    """(top, left, mask) of each cup's silhouette (``cups``: (centre_mm, radius, height) of
-    each), each in a frame just big enough for it."""
-    sections = [cross_sections(centre, radius, height, shape, camera_mm) for centre, radius, height in cups]
-    frames = [frame_around(view, centre, [sec]) for (centre, _, _), sec in zip(cups, sections, strict=True)]
-    masks = draw_many(view, frames, sections)
-    return [(top, left, mask) for (top, left, _, _), mask in zip(frames, masks, strict=True)]
+    store.keep(cups_drawn, views)
+    return TemplateBank(tuple(squares), offset, max(pad, 0), store)

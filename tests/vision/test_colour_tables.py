@@ -18,6 +18,7 @@ def test_cup_versus_board_from_the_fine_grid_alone_is_the_whole_grids() -> None:
     grid, shape = pixels.table_grid(), pixels.table_shape()
     fine = slice(pixels.TABLE_Q_OUTER[0], pixels.TABLE_Q_OUTER[0] + pixels.TABLE_Q[1])
     light, dark = (g.log_density(grid).reshape(*shape, -1)[:, fine, fine] for g in (model.light, model.dark))
+    # (private: the table's making step by step, against the way it was made before)
     fg = model._cup_versus_board(light[..., 0], dark[..., 0], grid.reshape(*shape, -1)[:, fine, fine])
     stretched = pixels._FINE_Q - fine.start
     wide = pixels.CLIP_FG - pixels.TEXTURE_CLIP[0]

@@ -1,7 +1,8 @@
 """A learning step draws each silhouette once: the step's scene keeps those it drew
 (``BoardScene.drawn``), and the reader's bank, built again when a size moved, takes the
 silhouettes of the cups that did not from the bank before (``build_bank``'s ``before``). Either
-way the same numbers as drawn afresh."""
+way the same numbers as drawn afresh, kept in one store (``templates.Silhouettes``), no more
+than its bound."""
 
 from __future__ import annotations
 
@@ -10,11 +11,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from companion.vision import calibration as calibration_module
 from companion.vision import templates
 from companion.vision.calibration import Adaptation, BoardScene
 from companion.vision.reader import BoardReader
-from companion.vision.templates import TemplateBank, build_bank
+from companion.vision.templates import DrawnCup, Silhouettes, TemplateBank, build_bank
 from tests.shared_calibrations import bench_calibration
 
 FIELDS = ("full", "flat", "support", "masks", "areas", "weight", "top", "left", "support_centre")
@@ -53,7 +53,13 @@ def test_a_bank_takes_the_cups_that_did_not_move_from_the_bank_before(
     again = build_bank(c.layout, c.view, c.camera.centre, cups, before=before)
     assert same_banks(again, fresh)
     assert drawn == [16]  # the white 2 on each square
-    assert again.drawn is not None and len(again.drawn.masks) == 16 * 8  # for the next one
+    assert again.drawn is before.drawn and again.drawn is not None
+    assert len(again.drawn) == 16 * 8  # this bank's cups, for the next one
+    sq = again.squares[0]
+    frame = (sq.top, sq.left, *sq.full.shape[2:])
+    white_1: DrawnCup = (0, cups.radii[0][0], cups.heights[0][0], cups.shape, frame)
+    assert np.shares_memory(again.drawn.drawn([white_1])[0][2], sq.full)  # kept once: the bank's own
+    assert drawn == [16]
 
 
 def test_a_bank_before_on_another_camera_gives_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -80,7 +86,7 @@ def test_a_scene_draws_each_silhouette_once(monkeypatch: pytest.MonkeyPatch) -> 
     c = bench_calibration("bench-08")
     reader = BoardReader(c)
     scene = BoardScene(c.layout, c.view, reader.camera, reader.background)
-    drawn = counting(monkeypatch, calibration_module, "single_templates", 2)
+    drawn = counting(monkeypatch, templates, "draw_many", 1)
     wanted = [(0, 0, 10.0), (5, 1, 12.5), (0, 0, 10.0)]
     first = scene.silhouettes(wanted, c.cups)
     assert drawn == [2]
@@ -91,3 +97,20 @@ def test_a_scene_draws_each_silhouette_once(monkeypatch: pytest.MonkeyPatch) -> 
     assert not first[0][2].flags.writeable
     alone = BoardScene(c.layout, c.view, reader.camera, reader.background).silhouettes([wanted[1]], c.cups)[0]
     assert alone[:2] == first[1][:2] and np.array_equal(alone[2], first[1][2])
+
+
+def test_a_store_keeps_no_more_than_its_bound_the_least_lately_asked_for_dropped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    c = bench_calibration("bench-08")
+    store = Silhouettes(c.layout, c.view, c.camera.centre, 2)
+    a, b, d = ((row, 10.0, 12.0, c.cups.shape, None) for row in (0, 5, 9))
+    drawn = counting(monkeypatch, templates, "draw_many", 1)
+    first = store.drawn([a, b, a])
+    store.drawn([a])  # asked for lately: b is the least lately
+    third = store.drawn([d, b])  # more than it keeps: both answered, a dropped
+    assert drawn == [2, 1] and third[1] is first[1] and len(store) == 2
+    assert all(x is y for x, y in zip(store.drawn([b, d]), third[::-1], strict=True)) and drawn == [2, 1]
+    again = store.drawn([a])[0]
+    assert drawn == [2, 1, 1] and again is not first[0]
+    assert again[:2] == first[0][:2] and np.array_equal(again[2], first[0][2])

@@ -45,7 +45,7 @@ def test_only_the_colour_the_highlight_took_is_taken_back() -> None:
     """Where the highlight lay, a residual opposite it is taken back by at most the
     highlight's length; one along it, or across it, is left as it is; and nothing is where
     the empty board was not brighter than its lit board (a stain, the grain)."""
-    test = BoardReader(bench_calibration("bench-03"))._occlusion
+    test = BoardReader(bench_calibration("bench-03")).occlusion
     length = np.hypot(test.sheen[..., 0], test.sheen[..., 1])
     y, x = np.unravel_index(int(np.argmax(length)), length.shape)
     assert length[y, x] > 0.05  # the left margin's highlight, toward the lamp's white
@@ -54,7 +54,7 @@ def test_only_the_colour_the_highlight_took_is_taken_back() -> None:
     for residual, expected in ((-2 * h, -h), (-0.5 * h, 0 * h), (h, h), (across, across)):
         q1 = np.full(length.shape, residual[0], np.float32)
         q2 = np.full(length.shape, residual[1], np.float32)
-        back = np.array([a[y, x] for a in test._sheen_gone(q1, q2)])
+        back = np.array([a[y, x] for a in test._sheen_gone(q1, q2)])  # (private: that step alone)
         np.testing.assert_allclose(back, expected, atol=1e-6)
     assert not test.sheen[~test.brighter].any()  # no highlight where the wood was not its brightest
     blank = np.zeros_like(length)

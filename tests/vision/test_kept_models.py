@@ -97,15 +97,15 @@ def test_the_occlusion_tests_model_swapped_back_is_made_once_across_learning_ste
     calibrated = calibration.pixels
     pixels = replace(calibrated, light=Gaussian(calibrated.light.mean * 0.65, calibrated.light.cov))
     reader = BoardReader(learned(calibration, pixels))
-    first = reader._occlusion.pixels
+    first = reader.occlusion.pixels
     assert first is not pixels and first.light is calibrated.light
     reader.adopt(learned(calibration, copy(pixels)))
-    assert reader._occlusion.pixels is first
+    assert reader.occlusion.pixels is first
     dark = Gaussian(pixels.dark.mean * 1.1, pixels.dark.cov)
     reader.adopt(learned(calibration, replace(pixels, dark=dark)))
-    assert reader._occlusion.pixels is not first
-    assert reader._occlusion.pixels.dark is dark
-    assert BoardReader(learned(calibration, pixels))._occlusion.pixels is not first
+    assert reader.occlusion.pixels is not first
+    assert reader.occlusion.pixels.dark is dark
+    assert BoardReader(learned(calibration, pixels)).occlusion.pixels is not first
 
 
 def test_the_cup_table_alone_is_the_tables_first_with_or_without_levelled_colours() -> None:
@@ -117,7 +117,7 @@ def test_the_cup_table_alone_is_the_tables_first_with_or_without_levelled_colour
         alone = replace(own)  # the same values, nothing made yet
         alone.colour_fg(np.zeros((2, 2, 3), np.float32))
         assert ("_tables" in alone.__dict__) == (own.levelled is None)
-        np.testing.assert_array_equal(alone._cup_table, own._tables[0])
+        np.testing.assert_array_equal(alone._cup_table, own._tables[0])  # (private: which tables were made)
 
 
 def test_the_board_compared_with_is_made_once_for_the_same_picture() -> None:
@@ -131,7 +131,6 @@ def test_the_board_compared_with_is_made_once_for_the_same_picture() -> None:
     reader.adopt(learned(calibration, calibration.pixels, board))
     relearned = reader.background
     assert relearned is not own and relearned.image is board
-    assert reader._compared(calibration) is own
     reader.adopt(learned(calibration, calibration.pixels, board))
     assert reader.background is relearned
     reader.adopt(calibration)
@@ -146,12 +145,12 @@ def test_the_marker_regions_stay_through_learning_and_the_occlusion_test_takes_t
     shrunk: the same numbers as worked out again from the picture."""
     calibration = bench_calibration("bench-08")
     reader = BoardReader(calibration)
-    regions = reader._marker_masks
+    regions = reader._marker_masks  # (private: the point is that the reader did not find them again)
     assert regions
     board = calibration.background.copy()
     board[0, 0] ^= 1
     reader.adopt(learned(calibration, calibration.pixels, board))
     assert reader._marker_masks is regions
-    test = reader._occlusion
+    test = reader.occlusion
     again = chroma(shrink(log_image(blurred(board, calibration.scale)), test.shape))
-    assert np.array_equal(test._empty_look, again)
+    assert np.array_equal(test._empty_look, again)  # (private: the test's own look, to the bit)

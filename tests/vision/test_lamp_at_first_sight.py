@@ -82,7 +82,7 @@ def test_hands_under_a_lamp_changed_since_a_soft_calibration_are_flagged() -> No
     assert not any(reader.read(renderer.render(random_tops(rng, fill=0.6))).occluded for _ in range(4))
     for kind in ("arm", "fist", "steep"):
         assert reader.read(renderer.render(random_tops(rng), hand=kind)).occluded, kind
-    assert reader._lamp is not None  # the hands were judged with a lamp fitted too
+    assert reader.frame_lamp is not None  # the hands were judged with a lamp fitted too
 
 
 def test_a_board_the_lamp_does_not_clear_is_fitted_once(monkeypatch: pytest.MonkeyPatch) -> None:

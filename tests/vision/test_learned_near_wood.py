@@ -61,7 +61,7 @@ def test_the_readers_occlusion_test_says_less_cup_of_wood_lit_toward_the_pale_cu
     calibrated = calibration.pixels
     pixels = replace(calibrated, light=scaled(calibrated.light, NEARER))
     reader = BoardReader(learned(calibration, pixels))
-    test = reader._occlusion.pixels
+    test = reader.occlusion.pixels
     assert test.light is calibrated.light
     between = np.tile((pixels.light.mean / 3).astype(np.float32), (4, 4, 1))
     assert float(test.colour_fg(between)[0, 0]) < float(pixels.colour_fg(between)[0, 0])
@@ -75,6 +75,6 @@ def test_a_colour_learned_into_the_woods_look_is_judged_as_the_calibrations() ->
     calibrated = calibration.pixels
     pixels = replace(calibrated, light=Gaussian(calibrated.light.mean * 0.5, calibrated.light.cov * 0.5))
     assert pixels.wood_like()[0] and not calibrated.wood_like()[0]
-    test = BoardReader(learned(calibration, pixels))._occlusion.pixels
+    test = BoardReader(learned(calibration, pixels)).occlusion.pixels
     assert test.light is calibrated.light
     assert test.left_out == calibrated.for_occlusion().left_out

@@ -22,7 +22,7 @@ def test_missing_markers_are_named(setup_for):
     renderer = setup_for(1).renderer
     frame = renderer.empty()
     for corner in ((-17.5, -17.5), (257.5, 257.5)):  # cover markers 0 and 2
-        centre = renderer._project(np.array([[*corner, 0.0]]))[0].astype(int)
+        centre = renderer.project(np.array([[*corner, 0.0]]))[0].astype(int)
         cv2.circle(frame, tuple(int(v) for v in centre), 30, (90, 120, 150), -1)
     with pytest.raises(CompanionError, match=r"missing id\(s\) \[0, 2\], saw \[1, 3\]"):
         marker_correspondences(detect_markers(frame), BoardLayout())

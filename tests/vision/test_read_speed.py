@@ -6,7 +6,8 @@ occlusion map's view of a frame once for its judgement and each judgement again 
 light; and a step of learning that moves no colour keeps the pixel model in use with its
 lookup tables. Each is checked against the plain computation on recorded frames of the
 committed bench (bench-03, natural cups on walnut, its lamp moved from frame 10 on; bench-08),
-and each cache against going stale."""
+and each cache against going stale: the private steps called here are those very steps and
+caches, which no user of the reader asks for."""
 
 from __future__ import annotations
 
@@ -122,7 +123,7 @@ def test_a_frame_judged_again_under_another_light_takes_its_maps_once(
     compare its free pixels once (main: again for each ``under``), and judge as a fresh test
     does."""
     calibration = bench_calibration(SCENE)
-    test = BoardReader(calibration)._occlusion
+    test = BoardReader(calibration).occlusion
     f, ncc, rect, free, fg, cups = judged_inputs(BoardReader(calibration), "12b-move")
     shrunk = {"n": 0}
     shrink = occlusion.shrink
@@ -137,7 +138,7 @@ def test_a_frame_judged_again_under_another_light_takes_its_maps_once(
     again += [test.under(None, judged, f, ncc, rect, free, cups) for _ in range(2)]
     assert shrunk["n"] == 0
     monkeypatch.setattr(occlusion, "shrink", shrink)
-    fresh = BoardReader(calibration)._occlusion
+    fresh = BoardReader(calibration).occlusion
     judged_afresh = fresh.judge(f, ncc, rect, free, fg, cups)
     assert judged_afresh == judged
     assert again == [fresh.under(None, judged, f, ncc, rect, free, cups)] * 3
@@ -148,16 +149,16 @@ def test_the_occlusion_maps_of_one_frame_never_serve_another() -> None:
     test judges it, not with the maps kept from the frame before."""
     calibration = bench_calibration(SCENE)
     reader = BoardReader(calibration)
-    test: OcclusionTest = reader._occlusion
+    test: OcclusionTest = reader.occlusion
     first = judged_inputs(reader, "06b-move")
     second = judged_inputs(reader, "12b-move")
     test.judge(*first)
-    assert test.judge(*second) == BoardReader(calibration)._occlusion.judge(*second)
+    assert test.judge(*second) == BoardReader(calibration).occlusion.judge(*second)
     f, ncc, rect, free, fg, cups = second
     other = free.copy()
     other[100:180, 100:180] = 0  # a hand's worth fewer free pixels on the same frame
     judged = test.judge(f, ncc, rect, free, fg, cups)
-    fresh = BoardReader(calibration)._occlusion
+    fresh = BoardReader(calibration).occlusion
     assert test.under(None, judged, f, ncc, rect, other, cups) == fresh.under(
         None, judged, f, ncc, rect, other, cups
     )
@@ -185,6 +186,7 @@ def test_a_learning_step_that_moves_no_colour_keeps_the_pixel_model_and_its_tabl
     before = kept.models.pixels
     step(kept)
     assert kept.models.pixels is before
+    # (private: the step made cheaper, against its plain form)
     learned_pixels = learning._learned_pixels
 
     def copied(*args: object, **kwargs: object) -> PixelModel:
@@ -340,6 +342,7 @@ def test_cups_explained_away_leave_the_evidence_and_its_changes_as_before() -> N
     pixels changed (their union), and put back give the maps as they were; ``match_apart``
     then matches the same."""
     ev, bank, matches, found = cups_found("13b-move")
+    # (private: the step made cheaper, against its plain form)
     spots = {row: matching._spot(ev, bank.squares[row], matches[row]) for row in found}
     plain = {
         row: (
@@ -418,6 +421,7 @@ def test_the_texture_from_whole_sums_is_the_float_boxes(name: str) -> None:
     moved lamp."""
     reader = BoardReader(bench_calibration(SCENE))
     gray = grey(reader.rectified(bench_frame(SCENE, name)))
+    # (private: the step made cheaper, against its plain form)
     got = reader.background._texture(gray)
     assert got.tobytes() == plain_texture(reader.background, gray).tobytes()
 
@@ -461,6 +465,7 @@ def test_lookups_that_wrap_are_the_checked_ones(name: str) -> None:
     reader = BoardReader(bench_calibration(SCENE))
     f, _ = reader.background.features(reader.rectified(bench_frame(SCENE, name)))
     far = np.array([[[-1e6] * 3], [[1e6] * 3], [[-1e6, 1e6, 0.0]], [[0.0] * 3]], np.float32)
+    # (private: the tables looked up, against the checked lookup)
     for table in reader.models.pixels._tables:
         for features in (f, far):
             index = pixels.table_index(features)
@@ -481,6 +486,7 @@ def test_the_colour_vote_over_its_part_lies_on_zeros() -> None:
     _, colour = model.log_odds(f, ncc, reader.background.level, part)
     want = np.zeros(f.shape[:2], np.float32)
     levelled = cv2.add(f[part], reader.background.level[part])
+    # (private: the table looked up, against the vote)
     want[part] = model._tables[1].take(pixels.table_index(levelled))
     assert colour.tobytes() == want.tobytes() and 0 < np.count_nonzero(colour) < colour.size
     values = np.arange(12, dtype=np.float32).reshape(3, 4) + 1
@@ -513,6 +519,7 @@ def test_a_correlator_s_canvas_holds_each_window_alone() -> None:
     bank = reader.edges
     assert bank is not None
     correlator = bank.base_correlator(5)
+    # (private: the cache itself is what is checked)
     canvas = correlator._canvas
     rng = np.random.default_rng(5)
     pad = bank.pad
@@ -554,6 +561,7 @@ def plain_match_apart(
 ) -> list[SquareMatch]:
     """``match_apart`` as main had it: the cups explained away in copies of the maps."""
     found = [row for row, m in enumerate(matches) if m.sizes[m.size - 1] > 0]
+    # (private: main's way, step by step, kept to compare with)
     spots = {row: matching._spot(ev, bank.squares[row], matches[row]) for row in found}
     spots = {row: spot for row, spot in spots.items() if spot.changed.any()}
     apart = dataclasses.replace(ev, fg=ev.fg.copy(), positive=ev.positive.copy())
@@ -639,6 +647,7 @@ def test_a_cup_s_explained_pixels_are_made_once_a_bank_as_each_read_made_them() 
     the silhouette over ``EXPLAINED``, 0 there and +inf elsewhere, for every colour and size."""
     ev, bank, matches, found = cups_found("13b-move")
     for row in found:
+        # (private: the cache itself is what is checked)
         first, again = (matching._spot(ev, bank.squares[row], matches[row]) for _ in range(2))
         assert first.floor is again.floor and not first.floor.flags.writeable
     sq = bank.squares[found[0]]

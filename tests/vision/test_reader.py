@@ -96,7 +96,7 @@ def test_hands_are_flagged_occluded(setup_for, rng):
 def test_a_covered_marker_means_occluded(setup_for):
     s = setup_for(1)
     frame = s.renderer.render({"b2": (0, 3)})
-    centre = s.renderer._project(np.array([[257.5, 257.5, 0.0]]))[0]
+    centre = s.renderer.project(np.array([[257.5, 257.5, 0.0]]))[0]
     cv2.circle(frame, tuple(int(v) for v in centre), 25, (60, 80, 110), -1)
     assert s.reader().read(frame).occluded
 

@@ -87,7 +87,7 @@ def test_a_cup_only_a_little_nearer_the_other_colour_is_not_refused() -> None:
 def calibrated_colours(folder: Path, monkeypatch: pytest.MonkeyPatch) -> dict[int, np.ndarray]:
     """The reference cups' colours the check judged when ``folder``'s frames calibrated."""
     seen: list[dict[int, np.ndarray]] = []
-    check = calibration._check_reference
+    check = calibration._check_reference  # (private: a spy on what the check judged, mid-calibration)
 
     def spy(scores, colours, *rest):  # type: ignore[no-untyped-def]
         seen.append(dict(colours))

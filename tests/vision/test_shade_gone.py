@@ -37,8 +37,9 @@ def test_only_the_lit_look_where_the_shade_lay_is_taken_for_board() -> None:
     """A map pixel shaded at calibration is taken back only when its brightness and colour are
     those of this frame's margin lit at calibration; a colour off by more than the spreads
     allowed, a brightness off by more than the log allowed, or a pixel that was lit, is not."""
-    test = BoardReader(frames_calibration(PALE_SHADOWS))._occlusion
+    test = BoardReader(frames_calibration(PALE_SHADOWS)).occlusion
     assert test.was_shaded.any() and (~test.was_shaded).any()
+    # (private: the test's one step, on features made up to put each pixel at a look)
     lit_look = np.median(test._empty_look[test._lit_margin], axis=0)
     board_lit = lit_look - test._empty_look  # features that put every pixel at the lit look
     spread = LIT_LOOK_SPREADS * test.pixels.chroma_sigma

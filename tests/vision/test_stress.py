@@ -67,7 +67,7 @@ def test_small_blurred_markers_are_found_at_calibration():
     found = detect_markers(image, thorough=True)
     assert sorted(found) == list(r.layout.marker_ids)
     for k, marker_id in enumerate(r.layout.marker_ids):
-        truth = r._project(np.c_[r.layout.marker_corners(k), np.zeros(4)])
+        truth = r.project(np.c_[r.layout.marker_corners(k), np.zeros(4)])
         assert (
             np.abs(np.sort(found[marker_id], axis=0) - np.sort(truth, axis=0)).max() < 2.0
         )  # sub-pixel refinement is rough on a blurred 20 px marker
