@@ -1128,7 +1128,12 @@ def at_scan_top(radius: float, default: float) -> bool:
 def at_scan_end(radius: float, default: float) -> bool:
     """Whether a fit over ``scanned_radii(default)`` came out at the least or the largest radius
     tried: it found no edge (``at_scan_top``, or its evidence stops short of every silhouette)."""
-    return at_scan_top(radius, default) or abs(radius - scanned_radii(default)[0]) < 1e-6
+    return at_scan_top(radius, default) or at_scan_bottom(radius, default)
+
+
+def at_scan_bottom(radius: float, default: float) -> bool:
+    """Whether a radius fitted from ``default`` stopped at the smallest silhouette tried."""
+    return abs(radius - scanned_radii(default)[0]) < 1e-6
 
 
 def _unclear_cups(
@@ -1139,6 +1144,24 @@ def _unclear_cups(
         row
         for row, score in scores.items()
         if score < CLEAR_SHARE * np.pi * cups.radii[ref[row][0]][ref[row][1] - 1] ** 2 * scale**2
+    ]
+
+
+def stopped_short(raw: dict[int, float], cups: CupSet, ref: dict[int, tuple[int, int]]) -> list[int]:
+    """The reference cups (rows) whose radius fit (``raw``, scanned from ``cups``' radii) found
+    no outline of their own size: it stopped at the smallest silhouette of ``RADIUS_SCAN``,
+    smaller than a smaller cup of its colour fitted. A square whose cup is left off fits so where
+    a neighbour's lean or shadow leaves a sliver of "cup" on it: the synthetic stress set-up 1002
+    without its white 3 (its fifth frame's noise), whose bare c1 summed 0.68 of a white 3's area
+    (``CLEAR_SHARE`` 0.5) at 14.7 mm, the white 1 on a1 fitting 15.9. Such a cup is shown only
+    where its edges vouch for it, as an unclear one (``not_shown``). A right white 1 stops there
+    too on 3 of the stress set's 120 references and on bench-34, its edges short of
+    ``EDGE_CLEAR`` on two: a size 1 has no smaller cup to fit below."""
+    return [
+        row
+        for row, (colour, size) in ref.items()
+        if at_scan_bottom(raw[row], cups.radii[colour][size - 1])
+        and any(c == colour and s < size and raw[r] > raw[row] for r, (c, s) in ref.items())
     ]
 
 
@@ -1197,6 +1220,7 @@ def _check_reference(
     size: int,
     contrast: dict[int, float] | None = None,
     slip: Callable[[int], str | None] = lambda row: None,
+    short: list[int] | None = None,
 ) -> None:
     """Refuse a reference frame that does not show the reference layout: a square without its
     cup, a cup of the other colour, sizes out of order, the two ranks swapped; and one whose
@@ -1208,7 +1232,9 @@ def _check_reference(
     (``EDGE_CLEAR``): a cup stands there. An empty square's does not, and there the radii
     fitted without its cup make a neighbour, or the square's own faint evidence, measure like
     another size: asked on every unclear square, 22 of 96 synthetic references with one cup
-    left off (set-ups 1000-1011, each cup in turn) were refused as a slip, not as a cup missing."""
+    left off (set-ups 1000-1011, each cup in turn) were refused as a slip, not as a cup missing.
+    ``short`` (``stopped_short``): cups whose radius fit found no outline of their own, unclear
+    to ``not_shown`` however much evidence their sliver sums to."""
     squares = board_squares(size)
     unclear = _unclear_cups(scores, cups, ref, scale)
     contrast = contrast or {}
@@ -1219,7 +1245,7 @@ def _check_reference(
             "the board itself; calibrate under brighter, more even light, or with cups that stand "
             "out from the board's wood"
         )
-    missing = not_shown(unclear, scores, contrast)
+    missing = not_shown(sorted({*unclear, *(short or [])}), scores, contrast)
     if missing is not None:
         colour, size = ref[missing]
         standing = contrast.get(missing, 0.0) >= EDGE_CLEAR
@@ -1515,7 +1541,8 @@ def learn_reference(scene: BoardScene, rect: np.ndarray, cups: CupSet) -> Refere
         ):
             break
     colours = scene.cup_colours(f, fitted, ref)
-    contrast = scene.edge_contrast(f, ev.fg, pad, fitted, ref) if unclear else {}
+    short = stopped_short(raw, cups, ref)
+    contrast = scene.edge_contrast(f, ev.fg, pad, fitted, ref) if unclear or short else {}
     _check_reference(
         scores,
         colours,
@@ -1526,6 +1553,7 @@ def learn_reference(scene: BoardScene, rect: np.ndarray, cups: CupSet) -> Refere
         scene.layout.size,
         contrast,
         lambda row: slip_beside(row, read_reference(scene, rect, fitted, pixels).reads, scene.layout.size),
+        short,
     )
     look = cv2.copyMakeBorder(f, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
     return ReferenceFit(fitted, pixels, ev.fg, pad, raw, look)
