@@ -214,7 +214,9 @@ class Silhouettes:
         bound: int,
     ) -> Silhouettes:
         """``store`` when it draws on that layout and view from that camera centre with that
-        bound, else a new one."""
+        bound, else a new one. Reused, the store is the new bank's as well as the old one's,
+        and ``keep`` puts the new bank's masks in it: safe because the reader drops the old
+        bank when it builds the new one, and both banks' masks are the same numbers."""
         if store is not None and store._on(layout, view, camera_mm) and store.bound == bound:
             return store
         return cls(layout, view, camera_mm, bound)
