@@ -153,6 +153,7 @@ def plan(index: int) -> Plan:
 
 
 COMPANION_SEED = {"light-b": 700, "wrong-cup": 800, "wrong-cup-b": 900}  # their streams' offsets
+WRONG_REFERENCE_SEED = {"wrong-cup": 500, "wrong-cup-b": 600}  # their reference cups' offsets
 
 
 # ----- looks ----------------------------------------------------------------------------------
@@ -521,8 +522,7 @@ def wrong_cup(
     """The ``purpose`` companion whose reference has a cup of size ``wrong[1]`` on square
     ``wrong[0]``: its cups' offsets from their own random stream (``EXTRA_WRONG_CUPS``' from one
     apart from ``plan``'s), so adding one changes no other spec."""
-    extra = purpose != "wrong-cup"
-    stream = seed * 1000 + p.index + (600 if extra else 500)
+    stream = seed * 1000 + p.index + WRONG_REFERENCE_SEED[purpose]
     bad = reference_table(random.Random(stream), wrong).frame("01-reference")
     colour, size = REFERENCE[wrong[0]]
     why = f"the reference layout with a {colour} {wrong[1]} on {wrong[0]} instead of the {size}"
