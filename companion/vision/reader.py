@@ -54,6 +54,7 @@ from companion.vision.matching import (
 from companion.vision.observation import Observation
 from companion.vision.occlusion import Occlusion, OcclusionTest, departing_share, shrink, unlike_share
 from companion.vision.pixels import MODELS_KEPT, Background, PixelModel, grey, lit_unevenly
+from companion.vision.rays import TURN_BELOW, cups_placed, square_misfits, turned
 from companion.vision.scalars import at_least
 from companion.vision.shadows import (
     SUBPIXEL,
@@ -596,7 +597,7 @@ class BoardReader:
         if not changed:  # (a marker out of view flags the frame whatever the lamp)
             cover = self._under_frame_lamp(cover, ev, rect, free, (matches, standing), cups)
         softening = ROUGH_SOFTENING if cover.rough else 1.0
-        weighed = self._probabilities(matches, trust, softening, edges, placed)
+        weighed = self._probabilities(matches, trust, softening, edges, placed, (ev, feet))
         still = self._held_still(gray, timestamp)
         beside, arm = self._beside(image, timestamp)
         occluded = changed > 0 or arm or (cover.occluded and not (still >= STILL_SECONDS and moderate(cover)))
@@ -1164,6 +1165,45 @@ class BoardReader:
         (``CupOutline.clear_rims``: ``edges.size_shares`` then weighs a clear rim more)."""
         return np.array([self._clear_rims[m.colour] for m in matches], dtype=bool)
 
+    def _turned(
+        self,
+        shares: np.ndarray,
+        matches: list[SquareMatch],
+        edges: tuple[np.ndarray, np.ndarray],
+        ev: Evidence,
+        feet: np.ndarray,
+    ) -> np.ndarray:
+        """``shares`` with a light cup read under ``rays.TURN_BELOW`` as one of the two largest
+        sizes turned to the other where its base and rim, and its outline along rays from each
+        size's own foot on the log-odds and on the texture (``rays.misfits``), all say the
+        other: the two sizes' shares swapped, so the size turned to is held no surer than the
+        one read was. Each of those cues misreads on its own, each its own cups (docs/vision.md,
+        "Along rays from the foot"); all four against the read are rare, and were right on the
+        seen bench far more often than wrong. A cup's rays are worked out only where both edges
+        say the other size already."""
+        large = self.models.max_piece - 1
+        small = large - 1
+        base, rim = edges
+        out = shares
+        others: np.ndarray | None = None
+        for row, m in enumerate(matches):
+            read = int(np.argmax(shares[row]))
+            if m.colour != 0 or m.sizes.max() <= 0 or read not in (small, large):
+                continue
+            other = small + large - read
+            if (
+                shares[row, read] >= TURN_BELOW
+                or base[row, other] <= base[row, read]
+                or rim[row, other] <= rim[row, read]
+            ):
+                continue
+            if others is None:
+                others = cups_placed(self.bank, matches, self.models.view.shape)
+            if turned(square_misfits(ev, self.bank, self.models, row, feet[row], others), read == large):
+                out = out.copy() if out is shares else out
+                out[row, [read, other]] = shares[row, [other, read]]
+        return out
+
     def _probabilities(
         self,
         matches: list[SquareMatch],
@@ -1171,6 +1211,7 @@ class BoardReader:
         softening: float = 1.0,
         edges: tuple[np.ndarray, np.ndarray] | None = None,
         placed: list[SquareMatch] | None = None,
+        footing: tuple[Evidence, np.ndarray | None] | None = None,
     ) -> Weighed:
         """Class probabilities [empty, white 1..S, black 1..S] per square from its match, with
         the size logits and shares they were made of (``Weighed``).
@@ -1185,7 +1226,9 @@ class BoardReader:
         well, gives the sizes those shares start from; whether a square holds a cup, and its
         colour, stay the matches'. ``softening`` widens every temperature for a frame whose
         evidence reads rough. ``trust`` (per square) weighs the region cue's size logits against
-        the edges' (``_trust``).
+        the edges' (``_trust``). ``footing``, the read's evidence and where each size's base
+        fits (``_edge_scores``), lets the rays from those feet turn a light cup between the two
+        largest sizes (``_turned``).
         """
         region = size_logits(matches, self._ring_px, softening)
         logits = np.concatenate([np.zeros((len(matches), 1)), region], axis=1)
@@ -1196,6 +1239,8 @@ class BoardReader:
             if placed is not None and placed is not matches:  # (no cup sized anew: the same)
                 sizes = size_logits(placed, self._ring_px, softening)
             shares = size_shares(sizes, *edges, softening, trust, self._clear(matches))
+            if footing is not None and footing[1] is not None:
+                shares = self._turned(shares, matches, edges, footing[0], footing[1])
             p[:, 1:] = (1.0 - p[:, :1]) * shares
         areas = np.array(
             [sq.areas[m.colour, m.size - 1] for m, sq in zip(matches, self.bank.squares, strict=True)]
