@@ -165,6 +165,16 @@ def turned(misfit: np.ndarray, read_large: bool) -> bool:
     return bool((misfit[:, other] < misfit[:, read]).all())
 
 
+def swapped(shares: np.ndarray, turn: np.ndarray) -> np.ndarray:
+    """``shares`` (squares x sizes) with the two largest sizes' shares swapped on the squares
+    ``turn`` marks: the size turned to held as sure as the one read was, no surer."""
+    if not turn.any():
+        return shares
+    out = shares.copy()
+    out[turn, -2:] = shares[turn, -2:][:, ::-1]
+    return out
+
+
 def cups_placed(bank: TemplateBank, matches: Sequence[SquareMatch], shape: tuple[int, int]) -> np.ndarray:
     """int16 view of ``shape``: on each pixel the row of the square whose cup, as matched (each
     square with a cup likelier than none, its best size at its best shift), shows there (the

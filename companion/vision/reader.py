@@ -54,7 +54,7 @@ from companion.vision.matching import (
 from companion.vision.observation import Observation
 from companion.vision.occlusion import Occlusion, OcclusionTest, departing_share, shrink, unlike_share
 from companion.vision.pixels import MODELS_KEPT, Background, PixelModel, grey, lit_unevenly
-from companion.vision.rays import TURN_BELOW, cups_placed, square_misfits, turned
+from companion.vision.rays import TURN_BELOW, cups_placed, square_misfits, swapped, turned
 from companion.vision.scalars import at_least
 from companion.vision.shadows import (
     SUBPIXEL,
@@ -183,6 +183,7 @@ class Weighed(NamedTuple):
     placed: np.ndarray  # the size logits the shares start from (``_placed``)
     shares: np.ndarray | None  # the edges' size shares (``edges.size_shares``); None: no edge cue
     white: np.ndarray  # the colour cue's share of each size given to White
+    turned: np.ndarray | None = None  # squares the rays turned (``_turned``); None: none weighed
 
     def shares_of(self, row: int) -> np.ndarray:
         """How square ``row``'s cup probability split between the sizes: the edges' shares, or
@@ -650,6 +651,7 @@ class BoardReader:
                 weighed.shares_of(row),
                 float(weighed.white[row]),
                 weighed.probabilities[row],
+                weighed.turned is not None and bool(weighed.turned[row]),
             )
             for row, (name, m) in enumerate(zip(names, matches, strict=True))
         )
@@ -1173,18 +1175,17 @@ class BoardReader:
         ev: Evidence,
         feet: np.ndarray,
     ) -> np.ndarray:
-        """``shares`` with a light cup read under ``rays.TURN_BELOW`` as one of the two largest
-        sizes turned to the other where its base and rim, and its outline along rays from each
-        size's own foot on the log-odds and on the texture (``rays.misfits``), all say the
-        other: the two sizes' shares swapped, so the size turned to is held no surer than the
-        one read was. Each of those cues misreads on its own, each its own cups (docs/vision.md,
-        "Along rays from the foot"); all four against the read are rare, and were right on the
-        seen bench far more often than wrong. A cup's rays are worked out only where both edges
-        say the other size already."""
+        """Which squares' light cup, read under ``rays.TURN_BELOW`` as one of the two largest
+        sizes (``shares``), is turned to the other (``rays.swapped``): where its base and rim,
+        and its outline along rays from each size's own foot on the log-odds and on the texture
+        (``rays.misfits``), all say the other. Each of those cues misreads on its own, each its
+        own cups (docs/vision.md, "Along rays from the foot"); all four against the read are
+        rare, and on the seen bench were right where the reader was wrong far more often than
+        the reverse. A cup's rays are worked out only where both edges say the other size."""
         large = self.models.max_piece - 1
         small = large - 1
         base, rim = edges
-        out = shares
+        turn = np.zeros(len(matches), dtype=bool)
         others: np.ndarray | None = None
         for row, m in enumerate(matches):
             read = int(np.argmax(shares[row]))
@@ -1199,10 +1200,10 @@ class BoardReader:
                 continue
             if others is None:
                 others = cups_placed(self.bank, matches, self.models.view.shape)
-            if turned(square_misfits(ev, self.bank, self.models, row, feet[row], others), read == large):
-                out = out.copy() if out is shares else out
-                out[row, [read, other]] = shares[row, [other, read]]
-        return out
+            turn[row] = turned(
+                square_misfits(ev, self.bank, self.models, row, feet[row], others), read == large
+            )
+        return turn
 
     def _probabilities(
         self,
@@ -1234,13 +1235,14 @@ class BoardReader:
         logits = np.concatenate([np.zeros((len(matches), 1)), region], axis=1)
         p = np.exp(logits - logits.max(axis=1, keepdims=True))
         p /= p.sum(axis=1, keepdims=True)
-        sizes, shares = region, None
+        sizes, shares, turn = region, None, None
         if edges is not None:
             if placed is not None and placed is not matches:  # (no cup sized anew: the same)
                 sizes = size_logits(placed, self._ring_px, softening)
             shares = size_shares(sizes, *edges, softening, trust, self._clear(matches))
             if footing is not None and footing[1] is not None:
-                shares = self._turned(shares, matches, edges, footing[0], footing[1])
+                turn = self._turned(shares, matches, edges, footing[0], footing[1])
+                shares = swapped(shares, turn)
             p[:, 1:] = (1.0 - p[:, :1]) * shares
         areas = np.array(
             [sq.areas[m.colour, m.size - 1] for m, sq in zip(matches, self.bank.squares, strict=True)]
@@ -1253,7 +1255,7 @@ class BoardReader:
         out /= out.sum(axis=1, keepdims=True)
         if self._size_leans is not None:
             out = leaned(out, self._size_leans)
-        return Weighed(out, region, sizes, shares, p_white[:, 0])
+        return Weighed(out, region, sizes, shares, p_white[:, 0], turn)
 
 
 def leaned(probabilities: np.ndarray, leans: np.ndarray) -> np.ndarray:
