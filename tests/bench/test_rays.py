@@ -1,6 +1,4 @@
-"""A light cup's outline along rays from each size's own foot (``rays.py``), and the reader
-turning a light cup between the two largest sizes where the rays and both edges agree
-(``BoardReader._turned``).
+"""A light cup's outline along rays from each size's own foot (``benchmarks/rays.py``; measuring only).
 
 The region cue sums a silhouette's evidence over its area: a band of the cup reading as board
 (a pale wall in its own shade) counts against the larger size by its whole area. Along rays it
@@ -12,8 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from companion.vision.rays import extents, misfits, steps, turned
-from tests.shared_calibrations import PALE_SHADOWS, frame_read, frame_truth
+from benchmarks.rays import extents, misfits, steps
 
 SCALE = 1.0  # px per mm
 SIZE = 121
@@ -80,26 +77,3 @@ def test_rays_facing_another_cup_are_left_out() -> None:
     assert fit[0] < fit[1]
     everywhere = np.ones((SIZE, SIZE), np.float32)
     assert np.isnan(ray_misfits(disc(R3), everywhere)).all()
-
-
-def test_a_size_is_turned_only_where_every_map_says_the_other() -> None:
-    both_say_3 = np.array([[1.0, 2.0], [1.5, 3.0]])
-    one_says_4 = np.array([[1.0, 2.0], [3.0, 1.5]])
-    assert turned(both_say_3, read_large=True)
-    assert not turned(both_say_3, read_large=False)
-    assert not turned(one_says_4, read_large=True)
-    assert not turned(np.array([[1.0, np.nan], [1.0, 2.0]]), read_large=True)
-
-
-@pytest.mark.slow  # a calibration and a read: about 1 s of CPU
-def test_a_white_3_beside_a_lit_neighbour_reads_a_3() -> None:
-    """The bench's bench-32 (``tests/data/shadows/bench-32``: natural cups on pale maple, a lamp
-    low beyond the far side), 06b: c2's white 3 read a 4 at 0.59 before the rays; its base and
-    rim say 3, and so do the rays from each size's foot on the log-odds and on the texture."""
-    _, observation = frame_read(PALE_SHADOWS, "06b-move")
-    truth = frame_truth(PALE_SHADOWS, "06b-move")
-    assert truth["c2"] == (0, 3)
-    assert observation.top("c2") == (0, 3)
-    assert observation.confidence("c2") < 0.9  # (turned, it is held no surer than it was read)
-    for square, top in truth.items():
-        assert observation.top(square) == top, square

@@ -14,9 +14,11 @@ well that size's outline fits. It is read on two maps that fail differently: the
 cup-against-board log-odds (colour and texture), and the texture alone (the empty board's
 grain and lines, which a cup hides whatever its colour and a shadow keeps).
 
-Measuring only where it is weighed: ``BoardReader`` turns a light cup read as the larger or the
-smaller of the two largest sizes, under ``TURN_BELOW``, only where both rays and both edges
-(base and rim) say the other size (``turned``).
+Measuring only (``benchmarks/ray_cues.py``): the reader does not weigh it, so it is kept with
+the benchmarks. Turning a light cup
+between the two largest sizes where both rays and both edges (base and rim) said the other was
+built and measured, and left out: it read two white 3s of the stress set's stress-45 as 4s
+(docs/vision.md, "Along rays from the foot").
 """
 
 from __future__ import annotations
@@ -48,8 +50,6 @@ MIN_RAYS = 6
 """Fewer rays left than this: no say."""
 EVIDENCE_CLIP = 3.0
 """The log-odds clipped to this either way, so one glossy highlight does not move a step."""
-TURN_BELOW = 0.9
-"""Only a size held under this share is turned: a sure one is left as read."""
 
 
 def ray_directions() -> np.ndarray:
@@ -154,24 +154,6 @@ def misfits(
             kept = free & found
             if kept.sum() >= MIN_RAYS:
                 out[j, k] = float(np.median(np.abs(edge - (small, large)[k])[kept])) / scale
-    return out
-
-
-def turned(misfit: np.ndarray, read_large: bool) -> bool:
-    """Whether every map's rays fit the other of the two sizes better than the one read."""
-    if np.isnan(misfit).any():
-        return False
-    read, other = (1, 0) if read_large else (0, 1)
-    return bool((misfit[:, other] < misfit[:, read]).all())
-
-
-def swapped(shares: np.ndarray, turn: np.ndarray) -> np.ndarray:
-    """``shares`` (squares x sizes) with the two largest sizes' shares swapped on the squares
-    ``turn`` marks: the size turned to held as sure as the one read was, no surer."""
-    if not turn.any():
-        return shares
-    out = shares.copy()
-    out[turn, -2:] = shares[turn, -2:][:, ::-1]
     return out
 
 
