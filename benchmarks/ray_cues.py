@@ -10,9 +10,9 @@ bench's reading pass reads them. For every light cup whose truth and reading are
 two largest sizes, each cue's say between those two sizes: the base and the rim as the reader
 counts them, and the outline along rays from each size's own foot (``rays.square_misfits``) on
 the log-odds and on the texture. Printed per cue, and for all four together against the
-reading (the rule measured as a turn of the size and left out: docs/vision.md, "Along rays from
-the foot"): of the cups the reader misread, how many it says right; of the cups read right, how
-many it says wrong, and of those how many were read under ``UNSURE``.
+reading (the rule measured as a turn of the size and left out: docs/vision.md, "Along rays
+from the foot: measured, not kept"): of the cups the reader misread, how many it says right; of
+the cups read right, how many it says wrong, and of those how many were read under ``UNSURE``.
 """
 
 from __future__ import annotations
@@ -122,17 +122,18 @@ def report(cups: list[CupSays], listing: bool) -> None:
                 print(f"    {c.where}: truth {c.truth} read {c.read} ({c.confidence:.2f}); {says}")
 
 
-def main(argv: list[str] | None = None) -> int:
+def arguments(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("scenes", nargs="+", help="scene names or patterns, or scene folders")
     parser.add_argument("--frames", type=Path, default=DEFAULT_FRAMES, help="where scenes are found by name")
-    parser.add_argument(
-        "--list", action="store_true", help="every cup misread or turned, with each cue's say"
-    )
-    args = parser.parse_args(argv)
-    cups: list[CupSays] = []
-    for folder in find_scenes(args.frames, args.scenes):
-        cups.extend(scene_cups(folder))
+    listing = "every cup misread, or that all four cues call the other size, with each cue's say"
+    parser.add_argument("--list", action="store_true", help=listing)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = arguments(argv)
+    cups = [cup for folder in find_scenes(args.frames, args.scenes) for cup in scene_cups(folder)]
     report(cups, args.list)
     return 0
 

@@ -18,7 +18,7 @@ Measuring only (``benchmarks/ray_cues.py``): the reader does not weigh it, so it
 the benchmarks. Turning a light cup
 between the two largest sizes where both rays and both edges (base and rim) said the other was
 built and measured, and left out: it read two white 3s of the stress set's stress-45 as 4s
-(docs/vision.md, "Along rays from the foot").
+(docs/vision.md, "Along rays from the foot: measured, not kept").
 """
 
 from __future__ import annotations
