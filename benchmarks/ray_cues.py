@@ -10,7 +10,7 @@ bench's reading pass reads them. For every light cup whose truth and reading are
 two largest sizes, each cue's say between those two sizes: the base and the rim as the reader
 counts them, and the outline along rays from each size's own foot (``rays.square_misfits``) on
 the log-odds and on the texture. Printed per cue, and for all four together against the
-reading (the rule measured as a turn of the size and left out: docs/vision.md, "Along rays
+reading (the rule measured as a turn of the size and left out: docs/vision-findings.md, "Along rays
 from the foot: measured, not kept"): of the cups the reader misread, how many it says right; of
 the cups read right, how many it says wrong, and of those how many were read under ``UNSURE``.
 """

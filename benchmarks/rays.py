@@ -4,7 +4,7 @@ The region cue sums a silhouette's evidence over its whole area, so a band of th
 reads as board (a pale wall in its own shade) or of wood that reads as cup (the light a
 neighbour throws) moves the sum by its whole area, and the silhouette slides toward what is
 left: the white 4s read as 3s and the 3s read as 4s that the fresh reader leaves on the seen
-bench games (docs/vision.md, "The misreads left, by kind"). Along rays the same band spoils
+bench games (docs/vision-findings.md, "The misreads left, by kind"). Along rays the same band spoils
 only the rays that cross it. Each size is judged from where its own base circle fits best
 (``edges.base_fits``): along each of ``RAYS`` rays from there, the radius at which the
 evidence turns from cup to board (the step that best splits the ray), against where that
@@ -18,7 +18,7 @@ Measuring only (``benchmarks/ray_cues.py``): the reader does not weigh it, so it
 the benchmarks. Turning a light cup
 between the two largest sizes where both rays and both edges (base and rim) said the other was
 built and measured, and left out: it read two white 3s of the stress set's stress-45 as 4s
-(docs/vision.md, "Along rays from the foot: measured, not kept").
+(docs/vision-findings.md, "Along rays from the foot: measured, not kept").
 """
 
 from __future__ import annotations
