@@ -1234,9 +1234,10 @@ def _check_reference(
     another size: asked on every unclear square, 22 of 96 synthetic references with one cup
     left off (set-ups 1000-1011, each cup in turn) were refused as a slip, not as a cup missing.
     ``short`` (``stopped_short``): cups whose radius fit found no outline of their own, unclear
-    to ``not_shown`` however much evidence their sliver sums to."""
+    to ``not_shown`` and ``unseen_colour`` however much evidence their sliver sums to: a colour
+    whose other cups the region cue does not see clearly is no better seen for a sliver."""
     squares = board_squares(size)
-    unclear = _unclear_cups(scores, cups, ref, scale)
+    unclear = sorted({*_unclear_cups(scores, cups, ref, scale), *(short or [])})
     contrast = contrast or {}
     blind = unseen_colour(unclear, ref, contrast)
     if blind is not None:
@@ -1245,7 +1246,7 @@ def _check_reference(
             "the board itself; calibrate under brighter, more even light, or with cups that stand "
             "out from the board's wood"
         )
-    missing = not_shown(sorted({*unclear, *(short or [])}), scores, contrast)
+    missing = not_shown(unclear, scores, contrast)
     if missing is not None:
         colour, size = ref[missing]
         standing = contrast.get(missing, 0.0) >= EDGE_CLEAR
