@@ -21,6 +21,7 @@ import pytest
 from companion.cli import main
 from companion.errors import CompanionError
 from companion.vision.calibration import (
+    alike_pair,
     calibrate,
     check_reference_sizes,
     measured_size,
@@ -36,6 +37,7 @@ from companion.vision.synth import SceneRenderer
 DATA = Path(__file__).resolve().parents[1] / "data"
 BENCH_31_WRONG = DATA / "wrongcup" / "bench-31-wrong-cup"
 BENCH_34_WRONG = DATA / "wrongcup" / "bench-34-wrong-cup-b"
+BENCH_39_WRONG = DATA / "wrongcup" / "bench-39-wrong-cup-b"
 BENCH_11 = DATA / "bench" / "bench-11" / "frames"
 BENCH_11_WRONG = DATA / "bench" / "bench-11-wrong-cup" / "frames"
 WHITE, BLACK = 0, 1
@@ -77,6 +79,48 @@ def test_a_cup_read_its_own_size_by_either_cue_is_kept(region: int, edge: int) -
     check_reference_sizes(reads(region, edge), 4)
 
 
+BETWEEN = (np.array([0.0, 0.1, -1.0, -2.0]), np.array([0.1, 0.0, -1.0, -2.0]))
+"""A cup read between a 1 and a 2: the region cue a 2 by 0.1 logits, the edges a 1 by 0.1."""
+
+
+def test_two_cups_of_neighbouring_sizes_read_alike_are_refused_where_the_cues_part() -> None:
+    """A black 1 on b4 beside the black 1 on a4, both read between the two sizes fitted on them
+    (each cue by a hair, and the cues parting): ``measured_size`` says nothing of either, but
+    the two show no step between them where every other pair steps by two logits."""
+    slip = reads(region=2, edge=2)
+    slip[12] = (BLACK, 1, *BETWEEN)
+    slip[13] = (BLACK, 2, *BETWEEN)
+    with pytest.raises(CompanionError) as refused:
+        check_reference_sizes(slip, 4)
+    assert str(refused.value) == (
+        "reference frame: the black cups on a4 and b4 measure alike: set out the black 1 on a4 "
+        "and the black 2 on b4, and calibrate again"
+    )
+
+
+def test_a_colour_whose_sizes_step_less_is_not_alike() -> None:
+    """The white cups' logits a tenth of the black cups' (a pale colour the cues see little
+    of): each white pair steps a tenth of a black pair's, and taken against its own colour's
+    other pairs none is alike. A white cup read as its neighbour is."""
+    pale = {
+        row: (c, s, r * (0.1 if c == WHITE else 1.0), e * (0.1 if c == WHITE else 1.0))
+        for row, (c, s, r, e) in reads(2, 2).items()
+    }
+    assert alike_pair(pale) is None
+    slip = {**pale, 1: (WHITE, 2, *pale[0][2:])}  # b1 reads as a1's white 1 does
+    assert alike_pair(slip) == (0, 1, WHITE, 1)
+
+
+def test_bench_39_with_a_white_4_for_the_3_is_refused() -> None:
+    """bench-39-wrong-cup-b (pale cups, 640x480): a white 4 on c1 beside the white 4 on d1. The
+    region cue read d1's right 4 as a 3 by a hair and the edges a 4, so the agreeing cues passed
+    it; the two 4s show no step between them."""
+    assert refusal(BENCH_39_WRONG) == (
+        "reference frame: the white cups on c1 and d1 measure alike: set out the white 3 on c1 "
+        "and the white 4 on d1, and calibrate again"
+    )
+
+
 def frames(folder: Path) -> tuple[np.ndarray, np.ndarray]:
     return read_image(folder / "00-empty.jpg"), read_image(folder / "01-reference.jpg")
 
@@ -104,12 +148,21 @@ def test_bench_11_calibrates_and_with_a_white_1_for_the_2_is_refused() -> None:
         calibrate(*frames(BENCH_11_WRONG))
 
 
-def test_calibrate_says_so_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("folder", "line"),
+    [
+        (BENCH_31_WRONG, "black cup on b4 measures like a black 1"),
+        (BENCH_39_WRONG, "white cups on c1 and d1 measure alike"),
+    ],
+)
+def test_calibrate_says_so_in_one_line(
+    folder: Path, line: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "board.json"
-    args = ["calibrate", "--empty", str(BENCH_31_WRONG / "00-empty.jpg")]
-    assert main([*args, "--reference", str(BENCH_31_WRONG / "01-reference.jpg"), "--out", str(out)]) == 2
+    args = ["calibrate", "--empty", str(folder / "00-empty.jpg")]
+    assert main([*args, "--reference", str(folder / "01-reference.jpg"), "--out", str(out)]) == 2
     said = capsys.readouterr().err.strip().splitlines()
-    assert len(said) == 1 and "black cup on b4 measures like a black 1" in said[0]
+    assert len(said) == 1 and line in said[0]
     assert not out.exists()
 
 
