@@ -252,13 +252,15 @@ def summary(outcomes: list[Outcome]) -> list[str]:
         ]
         return ", ".join(f"{kind} {sum(r)} of {len(r)}" for kind, r in tally)
 
+    def refuses(name: str) -> Callable[[Outcome], bool]:
+        return lambda o: bool(o.reads) and margins(o)[name] > 0
+
     for name in RULES:
-        rights = [(margins(o)[name], o.name) for o in read if o.wrong is None]
-        worst = max(rights, default=(float("nan"), "-"))
+        found = [(margins(o)[name], o.name) for o in read if o.wrong is None]
+        worst = max(found, default=(float("nan"), "-"))
         lines.append(
-            f"{name:12s} right {len(rights)}: worst {worst[0]:+.3f} ({worst[1]}), refused "
-            f"{sum(m > 0 for m, _ in rights)}; wrong refused: "
-            + by_kind(lambda o, name=name: bool(o.reads) and margins(o)[name] > 0)
+            f"{name:12s} right {len(found)}: worst {worst[0]:+.3f} ({worst[1]}), refused "
+            f"{sum(m > 0 for m, _ in found)}; wrong refused: " + by_kind(refuses(name))
         )
     rights = [o for o in outcomes if o.wrong is None]
     lines.append(
