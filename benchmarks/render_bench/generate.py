@@ -157,8 +157,9 @@ def plan(index: int) -> Plan:
     return Plan(index, look_class, HIGH_RES if high else LOW_RES, variant, index % 7 == 3, index % 10 == 1)
 
 
-COMPANION_SEED = {"light-b": 700, "wrong-cup": 800, "wrong-cup-b": 900, "ref-c": 300}  # their streams' offsets
-REFERENCE_CUPS_SEED = {"wrong-cup": 500, "wrong-cup-b": 600, "ref-c": 400}  # their reference cups' offsets
+# the companions' streams' offsets, and their reference cups' (apart from ``plan``'s)
+COMPANION_SEED = {"light-b": 700, "wrong-cup": 800, "wrong-cup-b": 900, "ref-c": 300}
+REFERENCE_CUPS_SEED = {"wrong-cup": 500, "wrong-cup-b": 600, "ref-c": 400}
 
 
 # ----- looks ----------------------------------------------------------------------------------

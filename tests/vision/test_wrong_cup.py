@@ -13,8 +13,10 @@ cup as the size it is; on a right reference they never agree on another size.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -37,7 +39,6 @@ from companion.vision.synth import SceneRenderer
 DATA = Path(__file__).resolve().parents[1] / "data"
 BENCH_31_WRONG = DATA / "wrongcup" / "bench-31-wrong-cup"
 BENCH_34_WRONG = DATA / "wrongcup" / "bench-34-wrong-cup-b"
-BENCH_39_WRONG = DATA / "wrongcup" / "bench-39-wrong-cup-b"
 BENCH_11 = DATA / "bench" / "bench-11" / "frames"
 BENCH_11_WRONG = DATA / "bench" / "bench-11-wrong-cup" / "frames"
 WHITE, BLACK = 0, 1
@@ -111,11 +112,25 @@ def test_a_colour_whose_sizes_step_less_is_not_alike() -> None:
     assert alike_pair(slip) == (0, 1, WHITE, 1)
 
 
-def test_bench_39_with_a_white_4_for_the_3_is_refused() -> None:
-    """bench-39-wrong-cup-b (pale cups, 640x480): a white 4 on c1 beside the white 4 on d1. The
-    region cue read d1's right 4 as a 3 by a hair and the edges a 4, so the agreeing cues passed
-    it; the two 4s show no step between them."""
-    assert refusal(BENCH_39_WRONG) == (
+def white_3_for_the_4(folder: Path) -> Path:
+    """The synthetic stress set-up 3020 (640x480) with a white 3 on d1 for the 4, its frames
+    written to ``folder`` as PNG: ``00-empty.png``, ``01-reference.png``."""
+    scene = SceneRenderer(3020, stress=True)
+    tops = scene.reference_tops()
+    tops["d1"] = (WHITE, 3)
+    cv2.imwrite(str(folder / "00-empty.png"), scene.empty())
+    cv2.imwrite(str(folder / "01-reference.png"), scene.render(tops))
+    return folder
+
+
+def test_a_white_3_for_the_4_read_apart_by_the_cues_is_refused(tmp_path: Path) -> None:
+    """The two white 3s on c1 and d1 read between the 3 and the 4 fitted on them, the cues
+    parting (the region cue's lead for another size 0.05 logits short), so the agreeing cues
+    passed it; the pair steps 0.004 of the white 1-2 and 2-3 pairs' mean."""
+    folder = white_3_for_the_4(tmp_path)
+    with pytest.raises(CompanionError) as refused:
+        calibrate(read_image(folder / "00-empty.png"), read_image(folder / "01-reference.png"))
+    assert str(refused.value) == (
         "reference frame: the white cups on c1 and d1 measure alike: set out the white 3 on c1 "
         "and the white 4 on d1, and calibrate again"
     )
@@ -149,18 +164,22 @@ def test_bench_11_calibrates_and_with_a_white_1_for_the_2_is_refused() -> None:
 
 
 @pytest.mark.parametrize(
-    ("folder", "line"),
+    ("frames_in", "line"),
     [
-        (BENCH_31_WRONG, "black cup on b4 measures like a black 1"),
-        (BENCH_39_WRONG, "white cups on c1 and d1 measure alike"),
+        (lambda _: (BENCH_31_WRONG, "jpg"), "black cup on b4 measures like a black 1"),
+        (lambda tmp: (white_3_for_the_4(tmp), "png"), "white cups on c1 and d1 measure alike"),
     ],
 )
 def test_calibrate_says_so_in_one_line(
-    folder: Path, line: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    frames_in: Callable[[Path], tuple[Path, str]],
+    line: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
+    folder, kind = frames_in(tmp_path)
     out = tmp_path / "board.json"
-    args = ["calibrate", "--empty", str(folder / "00-empty.jpg")]
-    assert main([*args, "--reference", str(folder / "01-reference.jpg"), "--out", str(out)]) == 2
+    args = ["calibrate", "--empty", str(folder / f"00-empty.{kind}")]
+    assert main([*args, "--reference", str(folder / f"01-reference.{kind}"), "--out", str(out)]) == 2
     said = capsys.readouterr().err.strip().splitlines()
     assert len(said) == 1 and line in said[0]
     assert not out.exists()
