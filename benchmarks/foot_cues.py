@@ -4,7 +4,7 @@
 
 The reader's base (``edges.py``) is a step in the frame's distance from the empty board across
 the facing half of each size's real base circle. Where a pale cup's lower wall reads like the
-wood, that step is faint or lies off the foot, and a white 4 is read a 3 (docs/vision.md, "A
+wood, that step is faint or lies off the foot, and a white 4 is read a 3 (docs/vision-findings.md, "A
 base that finds a pale cup's foot"). This probe scores other ways of finding the foot on the
 same circles, none of them in the reader:
 

@@ -244,7 +244,7 @@ class ReadRight:
     whose top is the truth's is left as read). What mending a misread would buy the referee,
     measured before anyone builds the mend: on bench-32 the white 2 read a 3 on 12b-15b was
     the longest stretch lost, but with those four squares read right the referee was still lost
-    15.6 s over another ply, whose cup another shadow made a size large too (docs/vision.md)."""
+    15.6 s over another ply, whose cup another shadow made a size large too (docs/vision-findings.md)."""
 
     scene: str
     frame: str

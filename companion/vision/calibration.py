@@ -1403,7 +1403,7 @@ def check_reference_sizes(reads: dict[int, tuple[int, int, np.ndarray, np.ndarra
     bench-31's dim black 2 (both cues 0.18 and 0.24 logits short of reading them a 2 and a 1).
     Where the cues differ the wrong cup passes, as before: there it cost readings, not
     sureness (those ten set-ups' boards read 1,177 of 1,280 squares, none wrong at 0.9 or more,
-    where 20 of those refused read 3 so; docs/vision.md). A slip puts two cups of one size side
+    where 20 of those refused read 3 so; docs/vision-findings.md). A slip puts two cups of one size side
     by side, and either can be the one that reads as the other's size (the synthetic stress
     set-up 3011's white 3 on d1 for the 4 is found as c1's right 3 reading a 4), so the line
     names both squares and what goes on each.

@@ -67,7 +67,7 @@ spread over the floor, up to this: a rim twice as clear as the floor weighs as m
 at the floor. On the bench's bench-31 (natural cups on walnut, the lamp moved at 07b) the white
 4s on a1 and d2 read as 3s on every board under the new lamp, their rims clear (spreads
 0.086-0.12, the 4 ahead of the 3 by 0.6-0.95 of them) and their bases tied (a1: 0.128 for the 3
-against 0.126): docs/vision.md, "A clear rim"."""
+against 0.126): docs/vision-findings.md, "A clear rim"."""
 EDGE_FLOOR = 0.02
 """Added to the gradient's magnitude before dividing the oriented strength by it: weaker
 gradients (noise, log-ratio units per pixel) count for little."""
@@ -144,7 +144,7 @@ DIRECT_SHIFTS = 25
 than by DFTs (``ShiftCorrelator._direct``): the rims' 5 x 5 at 1 px/mm, the bases' 13 x 13 not.
 Paired with the DFTs over frames-dev's reads (6 rims a read), edge scores took 1.24 ms a read
 against 1.55, every score and shift the same to the bit; the bases so, a 1.8 MB copy of windows
-a call, took match all from 4.90 to 6.23 ms (docs/vision.md, on a read's time)."""
+a call, took match all from 4.90 to 6.23 ms (docs/vision-findings.md, on a read's time)."""
 
 
 class ShiftCorrelator:
@@ -729,7 +729,7 @@ def size_shares(
     reference cup's size by ``SPREAD_FLOOR`` or more (``CupOutline.clear_rims``). There a rim
     whose own spread is over the floor weighs by it (``rim_weights``), and the base need not
     score the size moved to above the region cue's where the edges' logits together do: a pale
-    cup's foot can be no edge at all (docs/vision.md, "A clear rim"), its base circles tied.
+    cup's foot can be no edge at all (docs/vision-findings.md, "A clear rim"), its base circles tied.
     """
     trust = np.ones(len(region)) if trust is None else np.asarray(trust, dtype=np.float64)
     clear_rim = rim_spreads(rim) >= SPREAD_FLOOR
@@ -795,7 +795,7 @@ def clear_rims(cups: Sequence[tuple[int, int, np.ndarray]]) -> tuple[bool, bool]
     reference cups as in the game: the stress set's stress-1081 (dark cups, dim rough light)
     has its black rims misread the reference black 1 and 2 (leads -0.043 and -0.015) and say 4
     for its black 3s in the game as clearly as bench-31's white rims say 4 (spreads 0.11-0.14);
-    weighed by their clarity they read 16 of its squares a size large (docs/vision.md, "A clear
+    weighed by their clarity they read 16 of its squares a size large (docs/vision-findings.md, "A clear
     rim")."""
     clear = []
     for colour in (0, 1):

@@ -726,7 +726,7 @@ def _followed(
     (8 / 3 / 0). Followed, the black 3 is 20.7 mm (b1's cup, once settled, fits 20.7-21.0
     there) and the game 9 / 2 / 0, the referee's view 191/192 (190); over 14 timelines of the
     replay the moves are the same in total and the view one square better on 11
-    (docs/vision.md, "What learning does under the moved lamp")."""
+    (docs/vision-findings.md, "What learning does under the moved lamp")."""
     for colour in (0, 1):
         ratios = [
             cups.radii[colour][size - 1] / before.radii[colour][size - 1]
@@ -1065,7 +1065,7 @@ def lifted_shade(
     Kept at the lit wood's change, bench-38's shade stayed in the board learned from its first
     frame under the new lamp (11b), whose texture the frame's lit maple does not show, and 13b
     read 132 mm² of the margin, under the 150 by little (0 lifted). What the lift shows may be
-    marks the shade hid at calibration (docs/vision.md, "The board learned under the added
+    marks the shade hid at calibration (docs/vision-findings.md, "The board learned under the added
     lamp")."""
     sums, weight = _gaussian_sums(diff, seen, LOOK_SMOOTHING_MM * scale)
     own = sums / np.maximum(weight, np.float32(1e-3))[..., None]

@@ -271,7 +271,7 @@ class Background:
         brighter, and a field bent towards them takes some of that in as light. Left out of the
         correction too (tried), bench-26's last board was flagged (612 mm² of the
         margin, the lifted reserve shade) and bench-38 flagged two boards more
-        (docs/vision.md, "The calibration's own shade out of the light field")."""
+        (docs/vision-findings.md, "The calibration's own shade out of the light field")."""
         if self.lit_rows is None:
             return self.light_field(diff) if field is None else field
         basis, basis_t = self._lit_basis
@@ -420,7 +420,7 @@ def lit_wood(log: np.ndarray, terms: np.ndarray) -> np.ndarray:
     and threw three long shadows across one margin; once the big ones were played those strips
     read brighter, the cups on the board threw theirs over a third of the margin, and the field
     bent to a range of 0.50 in log: the light changed, where it had not, and the region cue was
-    trusted less (docs/vision.md, "The calibration's own shade out of the light field"). A lit
+    trusted less (docs/vision-findings.md, "The calibration's own shade out of the light field"). A lit
     margin's samples lie close to its own field (the 1st percentile 0.04 to 0.07 below, summed
     over the channels, on the seen scenes; 0.57 on the dim walnut of bench-19); shade lies 0.7
     to 3.9 below. All are kept when fewer than a field's worth would be left."""

@@ -273,7 +273,7 @@ def shadow_doubt(first: np.ndarray, again: np.ndarray, unit: float) -> np.ndarra
     size at the same doubt held a cup the shadow-free square reads as board by 10 rings at a
     twelfth of empty, a tenth of it on a frame read rough: bench-38's b4, vacated under a long
     shadow, read a white 4 at 0.05-0.12 beside empty's 0.46-0.50, and the referee could not tell
-    the 4 moved away from a fresh one put down beside it (docs/vision.md). The doubt stays whole:
+    the 4 moved away from a fresh one put down beside it (docs/vision-findings.md). The doubt stays whole:
     the real cups the stress set's shadows took away were faint 1s, and their squares' shadow-free
     smallest size read as board by as much as empty squares' did (0.6-2.9 rings against 1.2-4.5)."""
     logits = again / unit
@@ -377,7 +377,7 @@ class BoardReader:
         so the margin's light field bent to a range of 0.50 in log (one gain against the board
         in use); the lamp's shadows went unforgiven (4,248 mm² of the margin) while the board
         in use said the light had not changed and no lamp was fitted to the frame, and that
-        board was never seen stable (docs/vision.md, "The board of the calibration's lamp")."""
+        board was never seen stable (docs/vision-findings.md, "The board of the calibration's lamp")."""
         learned = self.calibration.learned
         if learned is not None and learned.shadows is not None:
             return None
@@ -693,7 +693,7 @@ class BoardReader:
 
         The lamp last fitted is tried first (``_lamp``): the light a moment ago is most likely
         the light now, and a fit costs about 14 ms of CPU (every direction and slope tried is
-        drawn for every cup; 34 ms before they were drawn together; docs/vision.md). A
+        drawn for every cup; 34 ms before they were drawn together; docs/vision-findings.md). A
         frame it does not clear is judged with its own, fitted once for the same cups under
         the same light (``FrameLamp``): a board under the new lamp that
         the lamp does not clear is read some twenty times while it stands (the vision bench's

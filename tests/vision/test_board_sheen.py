@@ -42,5 +42,5 @@ def test_white_fours_where_the_wood_is_whiter_read_as_white_fours():
 def test_a_board_whose_cups_stand_out_everywhere_keeps_the_plain_texture():
     """bench-08 (natural cups on maple under a low lamp at one side): its wood's light changes
     across the board too, but its cups stand out on every square whatever that change is made
-    of; a higher texture cap there flags hand-free frames as covered (docs/vision.md)."""
+    of; a higher texture cap there flags hand-free frames as covered (docs/vision-findings.md)."""
     assert bench_calibration("bench-08").pixels.texture.max() == TEXTURE_CLIP[1]

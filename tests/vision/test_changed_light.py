@@ -109,7 +109,7 @@ def shown(reader: BoardReader, images: list[np.ndarray], seconds: float, fps: fl
 @pytest.mark.slow  # reads a scene's frames one after another: a second or two
 def test_a_board_held_still_under_changed_light_reaches_the_referee() -> None:
     """bench-03 after its light changed reads as partly covered (11b: the warm shade beside its
-    pale cups, which the lamp fitted to it does not explain, docs/vision.md): held still for
+    pale cups, which the lamp fitted to it does not explain, docs/vision-findings.md): held still for
     ``STILL_SECONDS`` it counts as hand-free, and the stability gate passes it a second later.
     Its hand frame, under the same light and shown as still (it is a still image), stays
     flagged: a hand's evidence is beyond what light gives."""

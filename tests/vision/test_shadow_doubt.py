@@ -6,7 +6,7 @@ layout; ``04b-move.jpg`` its board after White's b4-a4 (a white 4 on a4, a black
 left empty, lies in d3's 4's long shadow, which the matcher takes for a white 1 or 2; matched
 again with that shadow taken for board it holds no cup and reads empty, never sure of it. The
 first match had ruled the white 4 out there, and the doubt lifted it back to each other size's
-0.12: the referee could not tell the 4 moved away from a fresh 4 put on a4 (docs/vision.md,
+0.12: the referee could not tell the 4 moved away from a fresh 4 put on a4 (docs/vision-findings.md,
 "Why bench-38's referee is lost from ply 2"). The doubt now goes to the sizes as the
 shadow-free square ranks them (``reader.shadow_doubt``): the white 4 at 0.0004, where it was 0.05.
 d2, empty, lay in a reserve stack's shade at calibration; Black has played from that stack, and
