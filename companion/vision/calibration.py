@@ -107,10 +107,11 @@ ALIKE_SHARE = 0.10
 larger leans to its size over the smaller's less than this share beyond what the smaller does,
 of the mean of the same step over its colour's other pairs: a slip from a nested stack puts two
 cups of one size side by side, and the colour's other pairs show the frame's step between sizes.
-Of 385 right references that calibrate (the seen bench scenes' own and -light-b, tests/data's,
-frames-dev's, the stress set-ups 1000-1359), no pair came under 0.155 (stress-1274's black 2,
-fitted at the scan's top, and 3), the next 0.244; the wrong references' slipped pairs lie from
--0.01 (docs/vision.md, Calibration)."""
+Of 387 right references that calibrate (the seen bench scenes' own, -light-b and -ref-c,
+tests/data's, frames-dev's, the stress set-ups 1000-1359), no pair came under 0.155
+(stress-1274's black 2, fitted at the scan's top, and 3), the next 0.244 (bench-31's black 1 and
+2); 58 of 66 3<->4 slips measured are refused, 48 by the agreeing cues alone
+(docs/vision-findings.md)."""
 OTHER_COLOUR_MARGIN = 2.0
 """A reference cup shows the other colour (``shows_other_colour``) only when it is at least this
 many times as far from its own colour's other cups as from the other colour's: clearly nearer,
