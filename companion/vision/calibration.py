@@ -1466,9 +1466,10 @@ def alike_pair(reads: dict[int, tuple[int, int, np.ndarray, np.ndarray]]) -> tup
     A slip from a nested stack puts two cups of one size side by side, the wrong one and the
     right one whose size it is, and the radii fitted on that frame straddle them: where the
     wrong cup then reads between the two sizes, each cue by a hair, the two cues part on it and
-    ``measured_size`` says nothing (on the bench's bench-19-wrong-cup-b, a black 3 on d4 for the
-    4, the region cue read it a 4 by 0.18 logits and the edges a 3 by 0.12). Read against each
-    other the two cups still show no step between them: every right pair of the frame does.
+    ``measured_size`` says nothing (on the bench's bench-39-wrong-cup-b, a white 4 on c1 for the
+    3 beside the white 4 on d1, the region cue read it a 3 by 0.29 logits and the edges a 4 by
+    0.60). Read against each other the two cups still show no step between them (there 0.09 of
+    the white 1-2 and 2-3 pairs' mean), where every right pair of the frame does.
     The cue that tells a pair apart better is taken since either alone fails on some right
     cups (the region cue on bench-27's pale white 3 and 4, the white 4 leaning to a 3 more than
     the 3 does: -1.28 logits, its edges 1.16)."""
