@@ -125,8 +125,8 @@ def white_3_for_the_4(folder: Path) -> Path:
 
 def test_a_white_3_for_the_4_read_apart_by_the_cues_is_refused(tmp_path: Path) -> None:
     """The two white 3s on c1 and d1 read between the 3 and the 4 fitted on them, the cues
-    parting (the region cue's lead for another size 0.05 logits short), so the agreeing cues
-    passed it; the pair steps 0.004 of the white 1-2 and 2-3 pairs' mean."""
+    parting, so the agreeing cues passed it (0.05 logits short of both reading another size);
+    the pair steps 0.004 of the white 1-2 and 2-3 pairs' mean."""
     folder = white_3_for_the_4(tmp_path)
     with pytest.raises(CompanionError) as refused:
         calibrate(read_image(folder / "00-empty.png"), read_image(folder / "01-reference.png"))
