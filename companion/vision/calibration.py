@@ -110,8 +110,8 @@ cups of one size side by side, and the colour's other pairs show the frame's ste
 Of 387 right references that calibrate (the seen bench scenes' own, -light-b and -ref-c,
 tests/data's, frames-dev's, the stress set-ups 1000-1359), no pair came under 0.155
 (stress-1274's black 2, fitted at the scan's top, and 3), the next 0.244 (bench-31's black 1 and
-2); 58 of 66 3<->4 slips measured are refused, 48 by the agreeing cues alone
-(docs/vision-findings.md)."""
+2); of 67 3<->4 slips measured (the seen wrong-cup companions, the stress set-ups 3000-3119)
+59 are refused, where 49 were (docs/vision-findings.md)."""
 OTHER_COLOUR_MARGIN = 2.0
 """A reference cup shows the other colour (``shows_other_colour``) only when it is at least this
 many times as far from its own colour's other cups as from the other colour's: clearly nearer,
