@@ -107,7 +107,7 @@ ALIKE_SHARE = 0.10
 larger leans to its size over the smaller's less than this share beyond what the smaller does,
 of the mean of the same step over its colour's other pairs: a slip from a nested stack puts two
 cups of one size side by side, and the colour's other pairs show the frame's step between sizes.
-Of 387 right references that calibrate (the seen bench scenes' own, -light-b and -ref-c,
+Of 391 right references that calibrate (the seen bench scenes' own, -light-b and -ref-c,
 tests/data's, frames-dev's, the stress set-ups 1000-1359), no pair came under 0.155
 (stress-1274's black 2, fitted at the scan's top, and 3), the next 0.244 (bench-31's black 1 and
 2); of 67 3<->4 slips measured (the seen wrong-cup companions, the stress set-ups 3000-3119)
