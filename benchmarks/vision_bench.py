@@ -1087,13 +1087,20 @@ def mended_squares(scene: BenchScene, mends: list[ReadRight]) -> dict[str, tuple
     return squares
 
 
+NOT_DEMOS = ("ref-c",)
+"""Companions that are no demo: ``-ref-c`` (the reference layout again, every cup right, at
+other offsets) are there to measure calibration's checks on (``benchmarks/reference_margins.py``);
+played, each would cost a replay of its scene's game and say what the scene's own run says."""
+
+
 def companions(root: Path, scene: BenchScene) -> list[BenchScene]:
-    """The calibration-only companions of a scene (``-light-b``, ``-wrong-cup``) present."""
+    """The calibration-only companions of a scene (``-light-b``, ``-wrong-cup``) present, those
+    of ``NOT_DEMOS`` left out."""
     found = []
     for folder in sorted(root.glob(f"{scene.name}-*")):
         if complete(folder):
             other = load_scene(folder)
-            if other.meta.get("calibrates") == scene.name:
+            if other.meta.get("calibrates") == scene.name and other.meta.get("purpose") not in NOT_DEMOS:
                 found.append(other)
     return found
 

@@ -105,6 +105,11 @@ EXTRA_WRONG_CUPS = {
     38: ("c4", 2),  # low side: a black 2 for the 3
     39: ("c1", 4),  # pale cups
 }
+# Right references at the threshold of calibration's wrong-size check: the seen scenes
+# (docs/vision-bench.md) again, the eight right cups at new offsets from their own stream, each
+# written as ``bench-NN-ref-c``. A rule that refuses more wrong cups is judged by how many of
+# these it refuses too.
+RIGHT_REFERENCES = (3, 5, 6, 8, 10, 11, 18, 19, 24, 26, 28, 31, 32, 34, 37, 38, 39)
 
 
 def r4(value):
@@ -152,8 +157,9 @@ def plan(index: int) -> Plan:
     return Plan(index, look_class, HIGH_RES if high else LOW_RES, variant, index % 7 == 3, index % 10 == 1)
 
 
-COMPANION_SEED = {"light-b": 700, "wrong-cup": 800, "wrong-cup-b": 900}  # their streams' offsets
-WRONG_REFERENCE_SEED = {"wrong-cup": 500, "wrong-cup-b": 600}  # their reference cups' offsets
+# the companions' streams' offsets, and their reference cups' (apart from ``plan``'s)
+COMPANION_SEED = {"light-b": 700, "wrong-cup": 800, "wrong-cup-b": 900, "ref-c": 300}
+REFERENCE_CUPS_SEED = {"wrong-cup": 500, "wrong-cup-b": 600, "ref-c": 400}
 
 
 # ----- looks ----------------------------------------------------------------------------------
@@ -513,7 +519,21 @@ def scene(seed: int, index: int) -> list[tuple[str, dict, dict]]:
         out.append(wrong_cup(p, seed, look, post, meta, empty, wrong, "wrong-cup"))
     if index in EXTRA_WRONG_CUPS:
         out.append(wrong_cup(p, seed, look, post, meta, empty, EXTRA_WRONG_CUPS[index], "wrong-cup-b"))
+    if index in RIGHT_REFERENCES:
+        out.append(right_reference(p, seed, look, post, meta, empty, "ref-c"))
     return out
+
+
+def right_reference(
+    p: Plan, seed: int, look: dict, post: dict, meta: dict, empty: dict, purpose: str
+) -> tuple[str, dict, dict]:
+    """The ``purpose`` companion whose reference is right, its cups at offsets from their own
+    random stream: another placing of the same set under the same camera, so a check on the
+    reference is seen near its threshold on references it must pass."""
+    stream = seed * 1000 + p.index + REFERENCE_CUPS_SEED[purpose]
+    again = reference_table(random.Random(stream)).frame("01-reference")
+    why = "the reference layout again, each cup at another offset from its square's centre"
+    return companion(p, seed, look, post, meta, [empty, again], purpose, why)
 
 
 def wrong_cup(
@@ -522,7 +542,7 @@ def wrong_cup(
     """The ``purpose`` companion whose reference has a cup of size ``wrong[1]`` on square
     ``wrong[0]``: its cups' offsets from their own random stream (``EXTRA_WRONG_CUPS``' from one
     apart from ``plan``'s), so adding one changes no other spec."""
-    stream = seed * 1000 + p.index + WRONG_REFERENCE_SEED[purpose]
+    stream = seed * 1000 + p.index + REFERENCE_CUPS_SEED[purpose]
     bad = reference_table(random.Random(stream), wrong).frame("01-reference")
     colour, size = REFERENCE[wrong[0]]
     why = f"the reference layout with a {colour} {wrong[1]} on {wrong[0]} instead of the {size}"

@@ -56,7 +56,8 @@ again after every scene; do not edit it by hand.
   changed light have `"light": "b"`.
 - Companions: `bench-NN-light-b` (00-empty and 01-reference under the light bench-NN switches
   to), `bench-NN-wrong-cup` (a reference frame with one cup of the wrong size: the user's
-  mistake that makes calibration misjudge a size).
+  mistake that makes calibration misjudge a size), `bench-NN-ref-c` (the reference layout
+  again, every cup right, at other offsets: for calibration's checks).
 
 ## Running the bench
 

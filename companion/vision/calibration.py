@@ -102,6 +102,16 @@ follows a base circle; a shadow lies flat and has no rim), 2.2 among those whose
 positive (the stress set's stress-21, a black 3's shadow over d4: 0.37 of the black 4's area);
 present cups reach 10 half the time (199 of 400): a second opinion on a cup the region cue
 leans to, not a cue of its own."""
+ALIKE_SHARE = 0.10
+"""Two reference cups of neighbouring sizes of a colour measure alike (``alike_pair``) when the
+larger leans to its size over the smaller's less than this share beyond what the smaller does,
+of the mean of the same step over its colour's other pairs: a slip from a nested stack puts two
+cups of one size side by side, and the colour's other pairs show the frame's step between sizes.
+Of 391 right references that calibrate (the seen bench scenes' own, -light-b and -ref-c,
+tests/data's, frames-dev's, the stress set-ups 1000-1359), no pair came under 0.155
+(stress-1274's black 2, fitted at the scan's top, and 3), the next 0.244 (bench-31's black 1 and
+2); of 67 3<->4 slips measured (the seen wrong-cup companions, the stress set-ups 3000-3119)
+59 are refused, where 49 were (docs/vision-findings.md)."""
 RANKS_SWAPPED_MARGIN = 0.25
 """The reference's ranks are taken as swapped (Black's cups on rank 1) only where rank 1's cups
 are darker than the last rank's by this much or more, in the colour models' log brightness
@@ -1258,16 +1268,19 @@ def _check_reference(
     evidence, measure like another size: asked on every unclear square, 22 of 96 synthetic
     references with one cup left off (set-ups 1000-1011, each cup in turn) were refused as a
     slip, not as a cup missing. ``seen.short``: cups whose radius fit found no outline of their
-    own, unclear to ``not_shown`` however much evidence their sliver sums to."""
+    own, unclear to ``not_shown`` and ``unseen_colour`` however much evidence their sliver sums
+    to: a colour whose other cups the region cue does not see clearly is no better seen for a
+    sliver."""
     squares = board_squares(size)
-    blind = unseen_colour(seen.unclear, ref, seen.contrast)
+    unclear = sorted({*seen.unclear, *seen.short})
+    blind = unseen_colour(unclear, ref, seen.contrast)
     if blind is not None:
         raise CompanionError(
             f"reference frame: the {COLOR_NAMES[blind]} cups stand where they should but look like "
             "the board itself; calibrate under brighter, more even light, or with cups that stand "
             "out from the board's wood"
         )
-    missing = not_shown(sorted({*seen.unclear, *seen.short}), seen.scores, seen.contrast)
+    missing = not_shown(unclear, seen.scores, seen.contrast)
     if missing is not None:
         colour, size = ref[missing]
         standing = seen.contrast.get(missing, 0.0) >= EDGE_CLEAR
@@ -1420,10 +1433,89 @@ def check_reference_sizes(reads: dict[int, tuple[int, int, np.ndarray, np.ndarra
     set-up 3011's white 3 on d1 for the 4 is found as c1's right 3 reading a 4), so the line
     names both squares and what goes on each.
 
+    Where the cues part on the wrong cup, the pair it makes with the right cup of its size
+    still reads alike (``alike_pair``), and is refused so, naming both cups.
+
     Public beside ``measured_size``: the rule is checked on given reads, without a frame."""
     found = wrong_sizes(reads, size)
     if found:
         raise CompanionError(wrong_size_message(*found[0], size))
+    pair = alike_pair(reads)
+    if pair is not None:
+        raise CompanionError(alike_message(*pair, size))
+
+
+def size_step(small: tuple[np.ndarray, np.ndarray], large: tuple[np.ndarray, np.ndarray], size: int) -> float:
+    """How much more the cup set out as ``size + 1`` (``large``: its region and edge size
+    logits) leans to ``size + 1`` over ``size`` than the cup set out as ``size`` (``small``)
+    does, by the cue that tells the two apart better. Two cups of one size lean alike by both
+    cues, whichever size their radii (fitted on them) put between them: about 0."""
+
+    def lean(logits: np.ndarray) -> float:
+        return float(logits[size] - logits[size - 1])
+
+    return max(lean(large[k]) - lean(small[k]) for k in (0, 1))
+
+
+def alike_shares(reads: dict[int, tuple[int, int, np.ndarray, np.ndarray]]) -> dict[tuple[int, int], float]:
+    """(colour, smaller size) -> each pair of reference cups of neighbouring sizes' ``size_step``
+    as a share of the mean of its colour's other pairs' (where the colour has two or more
+    others read and their mean is positive).
+
+    The step is taken against the frame's own other pairs since the logits' scale follows the
+    resolution, the light and the cups' look, and against its own colour's since the colours
+    differ most: on the bench's bench-06 (natural cups, their own companion bench-06-ref-c) the
+    black pairs step 7.9 to 12.4 region logits and the white 1.0 to 3.9, and taken against every
+    other pair the right white 3 and 4 came to 0.13 of the median."""
+    by_cup = {(colour, size): (region, edge) for colour, size, region, edge in reads.values()}
+    steps = {
+        (colour, size): size_step(cues, by_cup[colour, size + 1], size)
+        for (colour, size), cues in by_cup.items()
+        if (colour, size + 1) in by_cup
+    }
+    shares = {}
+    for (colour, size), step in steps.items():
+        others = [other for (c, s), other in steps.items() if c == colour and s != size]
+        scale = float(np.mean(others)) if len(others) >= 2 else 0.0
+        if scale > 0:
+            shares[colour, size] = step / scale
+    return shares
+
+
+def alike_pair(reads: dict[int, tuple[int, int, np.ndarray, np.ndarray]]) -> tuple[int, int, int, int] | None:
+    """(smaller row, larger row, colour, smaller size) of the pair of reference cups of
+    neighbouring sizes with the least ``alike_shares``, where that is under ``ALIKE_SHARE``;
+    None where none is.
+
+    A slip from a nested stack puts two cups of one size side by side, the wrong one and the
+    right one whose size it is, and the radii fitted on that frame straddle them: where the
+    wrong cup then reads between the two sizes, each cue by a hair, the two cues part on it and
+    ``measured_size`` says nothing (on the bench's bench-39-wrong-cup-b, a white 4 on c1 for the
+    3 beside the white 4 on d1, the region cue read it a 3 by 0.29 logits and the edges a 4 by
+    0.60). Read against each other the two cups still show no step between them (there 0.09 of
+    the white 1-2 and 2-3 pairs' mean), where every right pair of the frame does.
+    The cue that tells a pair apart better is taken since either alone fails on some right
+    cups (the region cue on bench-27's pale white 3 and 4, the white 4 leaning to a 3 more than
+    the 3 does: -1.28 logits, its edges 1.16)."""
+    shares = alike_shares(reads)
+    if not shares:
+        return None
+    colour, size = min(shares, key=lambda pair: shares[pair])
+    if shares[colour, size] >= ALIKE_SHARE:
+        return None
+    rows = {(c, s): row for row, (c, s, _, _) in reads.items()}
+    return rows[colour, size], rows[colour, size + 1], colour, size
+
+
+def alike_message(small: int, large: int, colour: int, size: int, board: int) -> str:
+    """The refusal of two cups of neighbouring sizes that measure alike (``alike_pair``): one of
+    them is of the other's size, and the frame cannot say which, so the line names both."""
+    squares = board_squares(board)
+    name, here, there = COLOR_NAMES[colour], square_name(squares[small]), square_name(squares[large])
+    return (
+        f"reference frame: the {name} cups on {here} and {there} measure alike: set out the "
+        f"{name} {size} on {here} and the {name} {size + 1} on {there}, and calibrate again"
+    )
 
 
 def wrong_sizes(

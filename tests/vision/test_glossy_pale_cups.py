@@ -20,8 +20,11 @@ import pytest
 
 from companion.errors import CompanionError
 from companion.rules.square import board_squares, square_name
+from companion.vision import calibration
 from companion.vision.calibration import EDGE_CLEAR, calibrate, not_shown, reference_layout, unseen_colour
+from companion.vision.cups import CupSet
 from companion.vision.observation import class_index
+from companion.vision.pixels import PixelModel
 from companion.vision.reader import BoardReader
 from companion.vision.sources import read_image
 from companion.vision.synth import SceneRenderer
@@ -101,3 +104,21 @@ def test_a_colour_no_cup_of_which_reads_clearly_is_unseen():
     assert unseen_colour(WHITE, REF, standing) == 0
     assert unseen_colour(WHITE[1:], REF, standing) is None
     assert unseen_colour(WHITE, REF, dict.fromkeys(REF, 1.0)) is None
+
+
+def test_a_colour_seen_by_its_edges_and_a_sliver_is_unseen():
+    """Every white cup unclear but the white 3, whose fit stopped short (``stopped_short``: no
+    outline of its own, a sliver of a neighbour's lean summing past ``CLEAR_SHARE``), and every
+    white outline standing out: the colour is no better seen than when all four are unclear.
+    It calibrated, the edges vouching for each cup, where the four unclear were refused."""
+    cups = CupSet.default(60.0)
+    area = {row: np.pi * cups.radii[colour][size - 1] ** 2 for row, (colour, size) in REF.items()}
+    scores = {row: area[row] * (0.2 if row in WHITE else 2.0) for row in REF}
+    scores[2] = area[2] * 0.7
+    colours = {row: np.array([0.3 if row in WHITE else -0.9, 0.0, 0.0]) for row in REF}
+    standing = dict.fromkeys(REF, EDGE_CLEAR * 2)
+    with pytest.raises(
+        CompanionError, match="the white cups stand where they should but look like the board"
+    ):
+        seen = calibration.ReferenceSeen(scores, colours, [0, 1, 3], standing, [2], lambda row: None)
+        calibration._check_reference(seen, cups, REF, PixelModel.default(), 4)

@@ -13,14 +13,17 @@ cup as the size it is; on a right reference they never agree on another size.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
 from companion.cli import main
 from companion.errors import CompanionError
 from companion.vision.calibration import (
+    alike_pair,
     calibrate,
     check_reference_sizes,
     measured_size,
@@ -77,6 +80,62 @@ def test_a_cup_read_its_own_size_by_either_cue_is_kept(region: int, edge: int) -
     check_reference_sizes(reads(region, edge), 4)
 
 
+BETWEEN = (np.array([0.0, 0.1, -1.0, -2.0]), np.array([0.1, 0.0, -1.0, -2.0]))
+"""A cup read between a 1 and a 2: the region cue a 2 by 0.1 logits, the edges a 1 by 0.1."""
+
+
+def test_two_cups_of_neighbouring_sizes_read_alike_are_refused_where_the_cues_part() -> None:
+    """A black 1 on b4 beside the black 1 on a4, both read between the two sizes fitted on them
+    (each cue by a hair, and the cues parting): ``measured_size`` says nothing of either, but
+    the two show no step between them where every other pair steps by two logits."""
+    slip = reads(region=2, edge=2)
+    slip[12] = (BLACK, 1, *BETWEEN)
+    slip[13] = (BLACK, 2, *BETWEEN)
+    with pytest.raises(CompanionError) as refused:
+        check_reference_sizes(slip, 4)
+    assert str(refused.value) == (
+        "reference frame: the black cups on a4 and b4 measure alike: set out the black 1 on a4 "
+        "and the black 2 on b4, and calibrate again"
+    )
+
+
+def test_a_colour_whose_sizes_step_less_is_not_alike() -> None:
+    """The white cups' logits a tenth of the black cups' (a pale colour the cues see little
+    of): each white pair steps a tenth of a black pair's, and taken against its own colour's
+    other pairs none is alike. A white cup read as its neighbour is."""
+    pale = {
+        row: (c, s, r * (0.1 if c == WHITE else 1.0), e * (0.1 if c == WHITE else 1.0))
+        for row, (c, s, r, e) in reads(2, 2).items()
+    }
+    assert alike_pair(pale) is None
+    slip = {**pale, 1: (WHITE, 2, *pale[0][2:])}  # b1 reads as a1's white 1 does
+    assert alike_pair(slip) == (0, 1, WHITE, 1)
+
+
+def white_3_for_the_4(folder: Path) -> Path:
+    """The synthetic stress set-up 3020 (640x480) with a white 3 on d1 for the 4, its frames
+    written to ``folder`` as PNG: ``00-empty.png``, ``01-reference.png``."""
+    scene = SceneRenderer(3020, stress=True)
+    tops = scene.reference_tops()
+    tops["d1"] = (WHITE, 3)
+    cv2.imwrite(str(folder / "00-empty.png"), scene.empty())
+    cv2.imwrite(str(folder / "01-reference.png"), scene.render(tops))
+    return folder
+
+
+def test_a_white_3_for_the_4_read_apart_by_the_cues_is_refused(tmp_path: Path) -> None:
+    """The two white 3s on c1 and d1 read between the 3 and the 4 fitted on them, the cues
+    parting, so the agreeing cues passed it (0.05 logits short of both reading another size);
+    the pair steps 0.004 of the white 1-2 and 2-3 pairs' mean."""
+    folder = white_3_for_the_4(tmp_path)
+    with pytest.raises(CompanionError) as refused:
+        calibrate(read_image(folder / "00-empty.png"), read_image(folder / "01-reference.png"))
+    assert str(refused.value) == (
+        "reference frame: the white cups on c1 and d1 measure alike: set out the white 3 on c1 "
+        "and the white 4 on d1, and calibrate again"
+    )
+
+
 def frames(folder: Path) -> tuple[np.ndarray, np.ndarray]:
     return read_image(folder / "00-empty.jpg"), read_image(folder / "01-reference.jpg")
 
@@ -104,12 +163,25 @@ def test_bench_11_calibrates_and_with_a_white_1_for_the_2_is_refused() -> None:
         calibrate(*frames(BENCH_11_WRONG))
 
 
-def test_calibrate_says_so_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("frames_in", "line"),
+    [
+        (lambda _: (BENCH_31_WRONG, "jpg"), "black cup on b4 measures like a black 1"),
+        (lambda tmp: (white_3_for_the_4(tmp), "png"), "white cups on c1 and d1 measure alike"),
+    ],
+)
+def test_calibrate_says_so_in_one_line(
+    frames_in: Callable[[Path], tuple[Path, str]],
+    line: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    folder, kind = frames_in(tmp_path)
     out = tmp_path / "board.json"
-    args = ["calibrate", "--empty", str(BENCH_31_WRONG / "00-empty.jpg")]
-    assert main([*args, "--reference", str(BENCH_31_WRONG / "01-reference.jpg"), "--out", str(out)]) == 2
+    args = ["calibrate", "--empty", str(folder / f"00-empty.{kind}")]
+    assert main([*args, "--reference", str(folder / f"01-reference.{kind}"), "--out", str(out)]) == 2
     said = capsys.readouterr().err.strip().splitlines()
-    assert len(said) == 1 and "black cup on b4 measures like a black 1" in said[0]
+    assert len(said) == 1 and line in said[0]
     assert not out.exists()
 
 
