@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 from numpy.linalg import LinAlgError
 
-from companion.errors import CompanionError
+from companion.errors import CompanionError, ReferenceLayoutError
 from companion.files import write_text_atomically
 from companion.rules.square import COLOR_NAMES, board_squares, square_name
 from companion.vision.cups import CupSet
@@ -275,6 +275,9 @@ class Calibration:
     """Where the lamp throws the cups' shadows (``shadows.py``), learned from the reference
     frame; None without clear shadows there (soft or overhead light, no reference frame, files
     from before it): the occlusion test then predicts no shadows."""
+    layout_trusted: bool = False
+    """Whether the reference layout was taken on the user's word (``calibrate``'s
+    ``trust_layout``), its size and missing-cup checks skipped; False in files from before it."""
 
     def in_use(self) -> Calibration:
         """The calibration the reader reads with: the learned models in place of the
@@ -317,6 +320,7 @@ class Calibration:
             "rectified_px_per_mm": self.scale,
             "markers_px": {str(k): v.tolist() for k, v in sorted(self.markers.items())},
             "reference_learned": self.reference,
+            "layout_trusted": self.layout_trusted,
             "cups": self.cups.to_json(),
             "pixels": self.pixels.to_json(),
             "background_png": _png_text(self.background),
@@ -365,6 +369,7 @@ class Calibration:
                 for k, v in data.get("markers_px", {}).items()
             }
             reference = bool(data.get("reference_learned", False))
+            layout_trusted = bool(data.get("layout_trusted", False))
             created = str(data.get("created", ""))
             problem = _geometry_problem(layout, camera, scale)
         except CompanionError as error:
@@ -424,6 +429,7 @@ class Calibration:
             learned,
             outline,
             shadows,
+            layout_trusted,
         )
 
     @classmethod
@@ -1219,8 +1225,9 @@ def _check_reference(
     scale: float,
     size: int,
     contrast: dict[int, float] | None = None,
-    slip: Callable[[int], str | None] = lambda row: None,
+    slip: Callable[[int], ReferenceLayoutError | None] = lambda row: None,
     short: list[int] | None = None,
+    trust_layout: bool = False,
 ) -> None:
     """Refuse a reference frame that does not show the reference layout: a square without its
     cup, a cup of the other colour, sizes out of order, the two ranks swapped; and one whose
@@ -1234,7 +1241,9 @@ def _check_reference(
     another size: asked on every unclear square, 22 of 96 synthetic references with one cup
     left off (set-ups 1000-1011, each cup in turn) were refused as a slip, not as a cup missing.
     ``short`` (``stopped_short``): cups whose radius fit found no outline of their own, unclear
-    to ``not_shown`` however much evidence their sliver sums to."""
+    to ``not_shown`` however much evidence their sliver sums to. ``trust_layout``: the user says
+    the cups stand as the layout puts them, so a cup whose outline stands out is taken as
+    there; a square whose outline does not is still refused, as is everything else here."""
     squares = board_squares(size)
     unclear = _unclear_cups(scores, cups, ref, scale)
     contrast = contrast or {}
@@ -1245,15 +1254,20 @@ def _check_reference(
             "the board itself; calibrate under brighter, more even light, or with cups that stand "
             "out from the board's wood"
         )
-    missing = not_shown(sorted({*unclear, *(short or [])}), scores, contrast)
+    doubtful = sorted({*unclear, *(short or [])})
+    if trust_layout:
+        doubtful = [row for row in doubtful if contrast.get(row, 0.0) < EDGE_CLEAR]
+    missing = not_shown(doubtful, scores, contrast)
     if missing is not None:
         colour, size = ref[missing]
         standing = contrast.get(missing, 0.0) >= EDGE_CLEAR
-        raise CompanionError(
-            (slip(missing) if standing else None)
-            or f"reference frame: no clear {COLOR_NAMES[colour]} size-{size} cup on "
+        raise (slip(missing) if standing else None) or ReferenceLayoutError(
+            f"reference frame: no clear {COLOR_NAMES[colour]} size-{size} cup on "
             f"{square_name(squares[missing])}; set out White's sizes 1..S on rank 1 and Black's on "
-            "the last rank (a to d), or calibrate without --reference"
+            "the last rank (a to d), or calibrate without --reference",
+            "missing cup",
+            (square_name(squares[missing]),),
+            trustable=standing,
         )
     for row in colours:
         colour, size = ref[row]
@@ -1279,15 +1293,17 @@ def _check_reference(
 
 
 def learn_outline_and_light(
-    scene: BoardScene, rect: np.ndarray, cups: CupSet, pixels: PixelModel
+    scene: BoardScene, rect: np.ndarray, cups: CupSet, pixels: PixelModel, trust_layout: bool = False
 ) -> tuple[CupOutline, ShadowModel | None]:
     """The real cups' edges (``edges.fit_outline``) and the light that casts their shadows
     (``shadows.learn_shadows``) on the reference frame (``rect``: on the board plane), each
-    reference cup where the reader's own matching finds it."""
+    reference cup where the reader's own matching finds it. Each cup's size is checked first
+    (``check_reference_sizes``) unless the user vouches for the layout (``trust_layout``)."""
     ref = reference_layout(scene.layout.size, cups.max_piece)
     read = read_reference(scene, rect, cups, pixels)
     ev, matches, reads = read.evidence, read.matches, read.reads
-    check_reference_sizes(reads, scene.layout.size)
+    if not trust_layout:
+        check_reference_sizes(reads, scene.layout.size)
     outline = replace(
         read.outline, region_trust=region_trust(list(reads.values())), clear_rims=clear_rims(read.rims)
     )
@@ -1401,7 +1417,7 @@ def check_reference_sizes(reads: dict[int, tuple[int, int, np.ndarray, np.ndarra
     Public beside ``measured_size``: the rule is checked on given reads, without a frame."""
     found = wrong_sizes(reads, size)
     if found:
-        raise CompanionError(wrong_size_message(*found[0], size))
+        raise wrong_size_error(*found[0], size)
 
 
 def wrong_sizes(
@@ -1421,8 +1437,8 @@ def wrong_sizes(
 
 def slip_beside(
     row: int, reads: dict[int, tuple[int, int, np.ndarray, np.ndarray]], board: int
-) -> str | None:
-    """The wrong-size line (``wrong_size_message``) for a cup of a neighbouring size paired with
+) -> ReferenceLayoutError | None:
+    """The wrong-size refusal (``wrong_size_error``) for a cup of a neighbouring size paired with
     ``row``, the square whose cup the missing-cup check does not see: the cup on ``row`` measures
     like another size, or another measures like ``row``'s; None when there is none.
 
@@ -1436,7 +1452,7 @@ def slip_beside(
     pair that holds the missing square is taken."""
     for wrong, cup, seen, there in wrong_sizes(reads, board):
         if row in (wrong, there):
-            return wrong_size_message(wrong, cup, seen, there, board)
+            return wrong_size_error(wrong, cup, seen, there, board)
     return None
 
 
@@ -1451,6 +1467,20 @@ def wrong_size_message(row: int, cup: tuple[int, int], seen: int, there: int, bo
         f"reference frame: the {name} cup on {here} measures like a {name} {seen} ({other}'s "
         f"size): set out the {name} {want} on {here} and the {name} {seen} on {other}, and "
         "calibrate again"
+    )
+
+
+def wrong_size_error(
+    row: int, cup: tuple[int, int], seen: int, there: int, board: int
+) -> ReferenceLayoutError:
+    """The wrong-size refusal (``wrong_size_message``), naming both squares. Trustable: both
+    cups stand, and a right cup read a neighbouring size by a hair is refused so too."""
+    squares = board_squares(board)
+    return ReferenceLayoutError(
+        wrong_size_message(row, cup, seen, there, board),
+        "wrong size",
+        (square_name(squares[row]), square_name(squares[there])),
+        trustable=True,
     )
 
 
@@ -1509,7 +1539,9 @@ class ReferenceFit:
     look: np.ndarray  # the frame's features (m, q1, q2) against the empty board, padded as ``fg``
 
 
-def learn_reference(scene: BoardScene, rect: np.ndarray, cups: CupSet) -> ReferenceFit:
+def learn_reference(
+    scene: BoardScene, rect: np.ndarray, cups: CupSet, trust_layout: bool = False
+) -> ReferenceFit:
     """Colours, shadow tint and apparent cup radii from the reference layout frame (``rect``:
     on the board plane).
 
@@ -1523,6 +1555,8 @@ def learn_reference(scene: BoardScene, rect: np.ndarray, cups: CupSet) -> Refere
     still does not stand out, though its evidence leans to a cup, is shown by its edges where
     they stand out of the empty squares' (``BoardScene.edge_contrast``, ``EDGE_CLEAR``): on
     glossy pale cups on pale wood a small cup's colour reads as the wood in shade.
+    ``trust_layout`` passes the user's word that the cups stand as the layout says to
+    ``_check_reference``.
     """
     ref = reference_layout(scene.layout.size, cups.max_piece)
     f, ncc = scene.background.features(rect)
@@ -1554,6 +1588,7 @@ def learn_reference(scene: BoardScene, rect: np.ndarray, cups: CupSet) -> Refere
         contrast,
         lambda row: slip_beside(row, read_reference(scene, rect, fitted, pixels).reads, scene.layout.size),
         short,
+        trust_layout,
     )
     look = cv2.copyMakeBorder(f, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
     return ReferenceFit(fitted, pixels, ev.fg, pad, raw, look)
@@ -1578,8 +1613,13 @@ def calibrate(
     corners: np.ndarray | None = None,
     layout: BoardLayout | None = None,
     max_piece: int = 4,
+    trust_layout: bool = False,
 ) -> Calibration:
-    """Build a calibration from an empty-board frame and, ideally, a reference-layout frame."""
+    """Build a calibration from an empty-board frame and, ideally, a reference-layout frame.
+
+    ``trust_layout``: the user says the reference cups stand as the layout puts them, after a
+    refusal they could not act on (``ReferenceLayoutError.trustable``); the checks that can
+    misjudge a right reference are skipped, and the calibration records it (``layout_trusted``)."""
     layout = layout or BoardLayout()
     empty = check_frame(empty, "the empty-board image")
     camera, markers, layout = locate(empty, layout, corners)
@@ -1600,9 +1640,9 @@ def calibrate(
         plain = Background.of(background, view.scale, band_mask(layout, view, bool(markers)))
         scene = BoardScene(layout, view, camera, levelled(plain, layout, view))
         rect = rectify(reference, view, camera)
-        fit = learn_reference(scene, rect, cups)
+        fit = learn_reference(scene, rect, cups, trust_layout)
         pixels = fit.pixels
-        outline, shadows = learn_outline_and_light(scene, rect, fit.cups, pixels)
+        outline, shadows = learn_outline_and_light(scene, rect, fit.cups, pixels, trust_layout)
         cups = final_radii(scene, fit, cups, shadows)
     return Calibration(
         layout,
@@ -1616,6 +1656,7 @@ def calibrate(
         time.strftime("%Y-%m-%dT%H:%M:%S"),
         outline=outline,
         shadows=shadows,
+        layout_trusted=reference is not None and trust_layout,
     )
 
 
