@@ -349,6 +349,9 @@ def test_camera_page_preview_and_a_wizard_that_refuses_a_blank_frame(device) -> 
         assert answer["ok"] is False and "not understood" in answer["message"]
         assert 'data-step="empty"' in await (await client.get("/camera")).text()
         assert (await client.post("/api/calibration/save", headers={"X-CSRF-Token": csrf})).status == 409
+        insist = await client.post("/api/calibration/insist", headers={"X-CSRF-Token": csrf})
+        assert insist.status == 409 and "nothing refused" in (await insist.json())["message"]
+        assert "calibration/insist" not in await (await client.get("/camera")).text()
         assert (await client.post("/api/calibration/nope", headers={"X-CSRF-Token": csrf})).status == 404
 
     serve(device, test)
