@@ -317,6 +317,18 @@ def test_status_says_what_needs_service(device) -> None:
     assert "faults ridden out since start</th><td>4" in page
 
 
+def test_status_says_a_calibration_took_its_layout_on_trust(device) -> None:
+    async def test(client):
+        await paired(client)
+        calibration = device.settings.calibration
+        for text, said in (("{}", False), ('{"layout_trusted": true}', True), ("not json", False)):
+            calibration.write_text(text)
+            page = await (await client.get("/status")).text()
+            assert ("its reference layout was taken on trust" in page) is said, text
+
+    serve(device, test)
+
+
 def test_status_lists_tokens_and_revokes_one(device) -> None:
     async def test(client):
         csrf = await paired(client)
