@@ -147,8 +147,8 @@ def test_only_a_slip_paired_with_the_unclear_square_explains_it() -> None:
     itself) not being seen clearly; not a1, nor c4: a cup missing there stays "no clear"."""
     slip = reads(region=1, edge=1)
     said = "reference frame: the black cup on b4 measures like a black 1 (a4's size)"
-    assert (slip_beside(12, slip, 4) or "").startswith(said)
-    assert (slip_beside(13, slip, 4) or "").startswith(said)
+    assert str(slip_beside(12, slip, 4) or "").startswith(said)
+    assert str(slip_beside(13, slip, 4) or "").startswith(said)
     assert slip_beside(0, slip, 4) is None
     assert slip_beside(14, slip, 4) is None
     assert slip_beside(12, reads(region=2, edge=2), 4) is None
