@@ -67,6 +67,18 @@ def test_a_layout_taken_on_trust_calibrates_and_the_file_says_so(tmp_path: Path)
     assert not Calibration.from_json(data).layout_trusted
 
 
+def test_on_trust_a_doubtful_cup_whose_outline_stands_is_taken_as_there() -> None:
+    """bench-34-wrong-cup-b (a white 1 on b1 for the 2): the right white 1 on a1 sums to no clear
+    cup, but its outline stands out (``EDGE_CLEAR``), so the slip beside it is named, a refusal
+    the user may overrule; on trust a1's cup is taken as there and the frame calibrates (here,
+    the user insisting on a real slip: what they vouch for is theirs to vouch for)."""
+    folder = Path(__file__).resolve().parents[1] / "data" / "wrongcup" / "bench-34-wrong-cup-b"
+    frames = read_image(folder / "00-empty.jpg"), read_image(folder / "01-reference.jpg")
+    refused = refusal(*frames)
+    assert (refused.kind, refused.squares, refused.trustable) == ("wrong size", ("b1", "a1"), True)
+    assert calibrate(*frames, trust_layout=True).layout_trusted
+
+
 def test_a_square_without_a_cup_is_refused_even_on_trust() -> None:
     for trust_layout in (False, True):
         refused = refusal(*cup_left_off(), trust_layout=trust_layout)
