@@ -102,6 +102,16 @@ follows a base circle; a shadow lies flat and has no rim), 2.2 among those whose
 positive (the stress set's stress-21, a black 3's shadow over d4: 0.37 of the black 4's area);
 present cups reach 10 half the time (199 of 400): a second opinion on a cup the region cue
 leans to, not a cue of its own."""
+RANKS_SWAPPED_MARGIN = 0.25
+"""The reference's ranks are taken as swapped (Black's cups on rank 1) only where rank 1's cups
+are darker than the last rank's by this much or more, in the colour models' log brightness
+against the empty board. White is the lighter paint, but a colour pair need not be the lighter
+against the wood it stands on: orange and blue cups on grey-washed wood, rendered for a fresh
+reference, measure rank 1's orange 0.08 darker than the blue, while on birch the same pair's
+orange is 0.44 lighter. The 104 other right references measured (the bench's 22 seen scenes and
+light-b companions, 12 fresh ones, 70 synthetic set-ups) put rank 1 lighter by 0.44 to 1.86, and
+the 70 synthetic set-ups rendered with their ranks swapped measure darker by 0.56 to 1.92. Where
+neither colour is clearly the lighter, the user's layout says which is White."""
 OTHER_COLOUR_MARGIN = 2.0
 """A reference cup shows the other colour (``shows_other_colour``) only when it is at least this
 many times as far from its own colour's other cups as from the other colour's: clearly nearer,
@@ -1285,7 +1295,7 @@ def _check_reference(
             f"reference frame: the {COLOR_NAMES[colour]} cups do not grow from file a to "
             f"file {'abcdefgh'[len(radii) - 1]}; put sizes 1, 2, 3, 4 in that order"
         )
-    if pixels.light.mean[0] <= pixels.dark.mean[0]:
+    if pixels.light.mean[0] <= pixels.dark.mean[0] - RANKS_SWAPPED_MARGIN:
         raise CompanionError(
             "reference frame: the cups on rank 1 look darker than those on the last rank; "
             "White's (light) cups go on rank 1"

@@ -559,13 +559,26 @@ def _learned_pixels(
                 pairs, anchors, at = both
                 seen_level = Gaussian.fit((f + at)[core], MIN_CUP_SIGMA)
                 pairs[colour] = _blend(pairs[colour], seen_level, rate, anchors[colour])
-    if models[0].mean[0] <= models[1].mean[0]:  # light cups must stay the lighter ones
+    if not in_calibrated_order(models[0], models[1], calibrated):
         return now.pixels
     if models[0] is now.pixels.light and models[1] is now.pixels.dark:
         return now.pixels  # nothing moved (nor the levelled pair, moved only with its colour)
-    if both is not None and both[0][0].mean[0] > both[0][1].mean[0]:
+    if both is not None and in_calibrated_order(both[0][0], both[0][1], calibrated):
         levelled = (both[0][0], both[0][1])
     return replace(now.pixels, light=models[0], dark=models[1], levelled=levelled)
+
+
+def in_calibrated_order(light: Gaussian, dark: Gaussian, calibrated: PixelModel) -> bool:
+    """Whether a learned pair of colour models keeps the brightness order the calibration found
+    (White's cups the lighter, as nearly every set has them, or the darker): a step that would
+    swap them learned from the wrong pixels, and is not taken.
+
+    Not "the light cups stay the lighter ones": a colour pair need not be, against the wood it
+    stands on (orange and blue cups on grey-washed wood measure the orange 0.08 darker, in log
+    brightness against the empty board), and there that rule would stop every step."""
+    lighter = calibrated.light.mean[0] >= calibrated.dark.mean[0]
+    gap = light.mean[0] - dark.mean[0]
+    return bool(gap > 0) if lighter else bool(gap < 0)
 
 
 def _mean_distance(model: Gaussian, seen: Gaussian) -> float:
