@@ -29,7 +29,7 @@ import numpy as np
 from benchmarks.vision_bench import DEFAULT_FRAMES, SURE, BenchFrame, calibrate_from, find_scenes, load_scene
 from companion.rules.square import board_squares, square_name
 from companion.vision.calibration import FIT_PAD_MM, BoardScene, explained_away
-from companion.vision.learning import diameter_fits, fitted_by_diameters
+from companion.vision.learning import LabelledFrame, diameter_fits, fitted_by_diameters, where_cups_stand
 from companion.vision.matching import evidence_seen
 from companion.vision.reader import BoardReader
 from companion.vision.sources import read_image
@@ -61,34 +61,37 @@ class CupFit:
 
 def frame_fits(reader: BoardReader, frame: BenchFrame, look: str, at_truth: bool = False) -> list[CupFit]:
     """Every cup of ``frame`` the reader read as a cup of its colour, fitted by its diameters
-    placed at the size read (``at_truth``: at the true size, as learning places a labelled cup)."""
+    placed at the size read (``at_truth``: at the true size, as learning places a labelled cup)
+    where learning holds it to stand (``learning.where_cups_stand``, on the read's base fits)."""
     image = read_image(str(frame.path))
-    reading, trace = reader.read_traced(image)
+    reading = reader.read_details(image)
     obs = reading.observation
     now = reader.models
     scene = BoardScene(now.layout, now.view, reader.camera, reader.background)
     pad = int(np.ceil(FIT_PAD_MM * scene.view.scale))
-    fg = evidence_seen(reader.background.seen(reader.rectified(image)), reader.background, now.pixels, pad).fg
+    rect = reader.rectified(image)
+    seen_look = reader.background.seen(rect)
+    fg = evidence_seen(seen_look, reader.background, now.pixels, pad).fg
     names = [square_name(sq) for sq in board_squares(now.size)]
     read = {row: obs.top(row) for row in range(len(names))}
     standing = {row: top for row, top in read.items() if top is not None}
     spots = scene.placed(fg, pad, now.cups, standing)
-    out = []
+    fitted = {}
     for row, name in enumerate(names):
         truth, seen = frame.tops.get(name), read[row]
-        if truth is None or seen is None or seen[0] != truth[0]:
-            continue
-        colour, size = truth if at_truth else seen
+        if truth is not None and seen is not None and seen[0] == truth[0]:
+            fitted[row] = truth if at_truth else seen
+    feet = where_cups_stand(reader, LabelledFrame(rect, fitted, fits=reading.fits), seen_look[0])
+    out = []
+    for row, (colour, size) in fitted.items():
+        truth, seen = frame.tops[names[row]], read[row]
+        assert seen is not None
         own = explained_away(fg, [spot for other, spot in spots.items() if other != row])
         radii = now.cups.radii[colour]
         tried = np.arange(radii[0] * SCAN[0], radii[-1] * SCAN[1], SCAN[2])
-        feet = trace.squares[row].feet
-        foot = None if feet is None else (int(feet[size - 1][0]), int(feet[size - 1][1]))
-        if foot is not None and reader.edges is not None and not reader.edges.found(foot):
-            foot = None
-        best = diameter_fits(scene, own, pad, now.cups, (row, colour, radii[size - 1]), tried, foot)
+        best = diameter_fits(scene, own, pad, now.cups, (row, colour, radii[size - 1]), tried, feet.get(row))
         fit = fitted_by_diameters(tried, best)
-        where = f"{frame.path.parent.parent.name}/{frame.name} {name}"
+        where = f"{frame.path.parent.parent.name}/{frame.name} {names[row]}"
         out.append(CupFit(where, look, colour, truth[1], seen[1], obs.confidence(row), fit))
     return out
 

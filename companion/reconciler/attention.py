@@ -11,8 +11,7 @@ from typing import TypeAlias
 from companion.reconciler.announcing import Announcer
 from companion.reconciler.doubts import (
     describe,
-    holds_in_doubt,
-    plies_played_otherwise,
+    plies_held_in_doubt,
     unclear_reason,
     unsure_plies,
 )
@@ -256,10 +255,10 @@ class AttentionKeeper(Announcer):
 
     def _lines_to_ask(self, lead: GamePath, plies: set[int], ended: Outcome | None) -> list[GamePath]:
         """The kept paths close to the best (``lead``, on the announced line) whose answer would
-        matter to the player: from the announced start, waiting for nothing, playing one of
-        ``plies`` (the plies in doubt) otherwise while close enough to hold it in doubt
-        (``holds_in_doubt``: the latest ply alone only within the margin); and, once the game is
-        decided (``ended``), not ending it the same way (the players play on from neither).
+        matter to the player: from the announced start, waiting for nothing, holding one of
+        ``plies`` (the plies in doubt) in doubt (``plies_held_in_doubt``: the latest ply alone
+        only within the margin); and, once the game is decided (``ended``), not ending it the
+        same way (the players play on from neither).
 
         A line that plays only the latest ply otherwise and trails past the margin is no doubt
         the referee reports, and asking about it asked the player about a doubt nobody heard of
@@ -267,12 +266,9 @@ class AttentionKeeper(Announcer):
         settles, and the request lit b4 for "no cup there", 5.9 nats behind)."""
         lines = []
         for path in self._beam[1:]:
-            if (
-                not holds_in_doubt(path, self._shown, lead.score, self.settings)
-                or path.pending is not None
-                or path.lifted is not None
-                or not plies & plies_played_otherwise(path, self._shown, self._base_ply)
-            ):
+            if path.pending is not None or path.lifted is not None:
+                continue
+            if not plies & plies_held_in_doubt(path, self._shown, self._base_ply, lead.score, self.settings):
                 continue
             if ended is not None and self._goto(path.root, path.codes).outcome() == ended:
                 continue

@@ -66,7 +66,12 @@ def plies_played_otherwise(path: GamePath, shown: GamePath, base_ply: int) -> se
     """The plies (1-based) of the announced game ``shown`` that ``path`` plays otherwise,
     aligned as ``unsure_plies`` aligns them (a path that adds or drops moves somewhere agrees
     again on the moves after them)."""
-    common = common_prefix(path.codes, shown.codes)
+    return _played_otherwise_past(path, shown, base_ply, common_prefix(path.codes, shown.codes))
+
+
+def _played_otherwise_past(path: GamePath, shown: GamePath, base_ply: int, common: int) -> set[int]:
+    """``plies_played_otherwise`` once the announced moves ``path`` shares (``common``, the
+    prefix's length) are known: the callers that know it do not work it out again."""
     matcher = difflib.SequenceMatcher(None, shown.codes[common:], path.codes[common:], autojunk=False)
     return {
         base_ply + i + 1
@@ -82,15 +87,17 @@ def instead(path: GamePath) -> str:
     return f"illegal {path.pending.text()}" if path.pending is not None else "no move"
 
 
-def holds_in_doubt(path: GamePath, shown: GamePath, best: float, settings: Settings) -> bool:
-    """Whether ``path`` (from the announced game's start) holds an announced ply of ``shown``
-    in doubt beside the best path's score ``best``: within ``settings.doubt`` of it, and
-    playing one otherwise as ``first_held_in_doubt`` says."""
-    return (
-        path.root == shown.root
-        and path.score >= best - settings.doubt
-        and first_held_in_doubt(path, shown, best, settings) is not None
-    )
+def plies_held_in_doubt(
+    path: GamePath, shown: GamePath, base_ply: int, best: float, settings: Settings
+) -> set[int]:
+    """The plies (1-based) of the announced game ``shown`` that ``path`` holds in doubt beside
+    the best path's score ``best``: the ones it plays otherwise (``plies_played_otherwise``)
+    when it is from the announced game's start, within ``settings.doubt`` of ``best`` and holds
+    one in doubt as ``first_held_in_doubt`` says; none otherwise."""
+    if path.root != shown.root or path.score < best - settings.doubt:
+        return set()
+    common = first_held_in_doubt(path, shown, best, settings)
+    return set() if common is None else _played_otherwise_past(path, shown, base_ply, common)
 
 
 def first_held_in_doubt(path: GamePath, shown: GamePath, best: float, settings: Settings) -> int | None:

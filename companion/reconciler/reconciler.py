@@ -266,6 +266,14 @@ class Reconciler(AttentionKeeper):
         return self._base_ply + count
 
     @property
+    def paths(self) -> tuple[GamePath, ...]:
+        """The ways the game may have gone that the referee still weighs, the most likely
+        first: each path's moves, score and what it holds open (a cup in the air, an illegal
+        action, moves unsure for good). For a display or a log that shows why the referee is
+        unsure; the referee's own state, to read, not to change."""
+        return tuple(self._beam)
+
+    @property
     def unsure(self) -> dict[int, list[str]]:
         """Plies (1-based) of the announced game that a path within the margin of the best
         plays differently, with the moves those paths play there."""

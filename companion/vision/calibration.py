@@ -1226,52 +1226,57 @@ def shows_other_colour(row: int, colours: dict[int, np.ndarray], ref: dict[int, 
     return bool(to_other * OTHER_COLOUR_MARGIN <= to_own)
 
 
+@dataclass(frozen=True, eq=False)
+class ReferenceSeen:
+    """What the reference frame showed of each reference cup (by row), as ``_check_reference``
+    judges it: gathered in one place so the check's signature says what it weighs."""
+
+    scores: dict[int, float]  # each cup's evidence summed over its silhouette (``fit_radii``)
+    colours: dict[int, np.ndarray]  # each cup's colour (``BoardScene.cup_colours``)
+    unclear: list[int]  # cups whose evidence covers less than ``CLEAR_SHARE`` of their area
+    contrast: dict[int, float]  # how far each outline stands out (``BoardScene.edge_contrast``)
+    short: list[int]  # cups whose radius fit found no outline of their own (``stopped_short``)
+    slip: Callable[[int], ReferenceLayoutError | None]  # the slip for a cup not shown (``slip_beside``)
+
+
 def _check_reference(
-    scores: dict[int, float],
-    colours: dict[int, np.ndarray],
+    seen: ReferenceSeen,
     cups: CupSet,
     ref: dict[int, tuple[int, int]],
     pixels: PixelModel,
-    scale: float,
     size: int,
-    contrast: dict[int, float] | None = None,
-    slip: Callable[[int], ReferenceLayoutError | None] = lambda row: None,
-    short: list[int] | None = None,
     trust_layout: bool = False,
 ) -> None:
     """Refuse a reference frame that does not show the reference layout: a square without its
     cup, a cup of the other colour, sizes out of order, the two ranks swapped; and one whose
-    cups of a colour all stand there but none reads clearly as a cup. ``contrast``
-    (``BoardScene.edge_contrast``), where given, vouches for a cup the region cue sees only in
-    part. ``slip`` says, of the row whose cup is not shown, whether a cup of a neighbouring size
-    explains it (``slip_beside``): that line is said instead, since the square without a clear
-    cup may hold the right one. It is asked only where that cup's outline stands out
-    (``EDGE_CLEAR``): a cup stands there. An empty square's does not, and there the radii
-    fitted without its cup make a neighbour, or the square's own faint evidence, measure like
-    another size: asked on every unclear square, 22 of 96 synthetic references with one cup
-    left off (set-ups 1000-1011, each cup in turn) were refused as a slip, not as a cup missing.
-    ``short`` (``stopped_short``): cups whose radius fit found no outline of their own, unclear
-    to ``not_shown`` however much evidence their sliver sums to. ``trust_layout``: the user says
-    the cups stand as the layout puts them, so a cup whose outline stands out is taken as
-    there; a square whose outline does not is still refused, as is everything else here."""
+    cups of a colour all stand there but none reads clearly as a cup. ``seen.contrast``, where
+    measured, vouches for a cup the region cue sees only in part. ``seen.slip`` says, of the row
+    whose cup is not shown, whether a cup of a neighbouring size explains it: that line is said
+    instead, since the square without a clear cup may hold the right one. It is asked only where
+    that cup's outline stands out (``EDGE_CLEAR``): a cup stands there. An empty square's does
+    not, and there the radii fitted without its cup make a neighbour, or the square's own faint
+    evidence, measure like another size: asked on every unclear square, 22 of 96 synthetic
+    references with one cup left off (set-ups 1000-1011, each cup in turn) were refused as a
+    slip, not as a cup missing. ``seen.short``: cups whose radius fit found no outline of their
+    own, unclear to ``not_shown`` however much evidence their sliver sums to. ``trust_layout``:
+    the user says the cups stand as the layout puts them, so a cup whose outline stands out is
+    taken as there; a square whose outline does not is still refused, as is everything else."""
     squares = board_squares(size)
-    unclear = _unclear_cups(scores, cups, ref, scale)
-    contrast = contrast or {}
-    blind = unseen_colour(unclear, ref, contrast)
+    blind = unseen_colour(seen.unclear, ref, seen.contrast)
     if blind is not None:
         raise CompanionError(
             f"reference frame: the {COLOR_NAMES[blind]} cups stand where they should but look like "
             "the board itself; calibrate under brighter, more even light, or with cups that stand "
             "out from the board's wood"
         )
-    doubtful = sorted({*unclear, *(short or [])})
+    doubtful = sorted({*seen.unclear, *seen.short})
     if trust_layout:
-        doubtful = [row for row in doubtful if contrast.get(row, 0.0) < EDGE_CLEAR]
-    missing = not_shown(doubtful, scores, contrast)
+        doubtful = [row for row in doubtful if seen.contrast.get(row, 0.0) < EDGE_CLEAR]
+    missing = not_shown(doubtful, seen.scores, seen.contrast)
     if missing is not None:
         colour, size = ref[missing]
-        standing = contrast.get(missing, 0.0) >= EDGE_CLEAR
-        raise (slip(missing) if standing else None) or ReferenceLayoutError(
+        standing = seen.contrast.get(missing, 0.0) >= EDGE_CLEAR
+        raise (seen.slip(missing) if standing else None) or ReferenceLayoutError(
             f"reference frame: no clear {COLOR_NAMES[colour]} size-{size} cup on "
             f"{square_name(squares[missing])}; set out White's sizes 1..S on rank 1 and Black's on "
             "the last rank (a to d), or calibrate without --reference",
@@ -1279,9 +1284,9 @@ def _check_reference(
             (square_name(squares[missing]),),
             trustable=standing,
         )
-    for row in colours:
+    for row in seen.colours:
         colour, size = ref[row]
-        if shows_other_colour(row, colours, ref):
+        if shows_other_colour(row, seen.colours, ref):
             raise CompanionError(
                 f"reference frame: the size-{size} cup on {square_name(squares[row])} looks "
                 f"{COLOR_NAMES[1 - colour]}, not {COLOR_NAMES[colour]}; White's cups go on rank 1, "
@@ -1587,19 +1592,15 @@ def learn_reference(
     colours = scene.cup_colours(f, fitted, ref)
     short = stopped_short(raw, cups, ref)
     contrast = scene.edge_contrast(f, ev.fg, pad, fitted, ref) if unclear or short else {}
-    _check_reference(
+    seen = ReferenceSeen(
         scores,
         colours,
-        fitted,
-        ref,
-        pixels,
-        scene.view.scale,
-        scene.layout.size,
+        unclear,
         contrast,
-        lambda row: slip_beside(row, read_reference(scene, rect, fitted, pixels).reads, scene.layout.size),
         short,
-        trust_layout,
+        lambda row: slip_beside(row, read_reference(scene, rect, fitted, pixels).reads, scene.layout.size),
     )
+    _check_reference(seen, fitted, ref, pixels, scene.layout.size, trust_layout)
     look = cv2.copyMakeBorder(f, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
     return ReferenceFit(fitted, pixels, ev.fg, pad, raw, look)
 

@@ -1224,7 +1224,10 @@ def relit(reader: BoardReader, rectified: np.ndarray, reading: Reading) -> Calib
     the next sure frame moves the colour models a third of the way, and every one under the new
     lamp moves them, near or not (``_learned_pixels``). The squares' size leans are dropped
     (``Adaptation.size_leans``): learned against the radii the old light fitted, they would
-    lean a square by an error the radii fitted afresh may not make."""
+    lean a square by an error the radii fitted afresh may not make.
+
+    The lamp is fitted to this settled frame, not taken from the reader's ``frame_lamp``: that
+    was fitted to an earlier frame of the board (the first the last lamp did not clear), if any."""
     background = reader.background
     if not lit_otherwise(background, rectified):
         return None

@@ -698,7 +698,10 @@ class BoardReader:
         the same light (``FrameLamp``): a board under the new lamp that
         the lamp does not clear is read some twenty times while it stands (the vision bench's
         bench-03, each board read once with a fit of its own: 63 ms median, main 28). When no
-        lamp's shadows are clear, the calibration's lamp is judged with."""
+        lamp's shadows are clear, the calibration's lamp is judged with.
+
+        Not shared with ``learning.relit``, which fits the frame the picture settles on (still
+        ``STILL_SECONDS``): this fits the board's first frame the last lamp does not clear."""
         if not cover.occluded or not self._light_may_clear(cover):
             return cover
         field = ev.judged

@@ -95,7 +95,7 @@ def test_canonical_is_the_smallest_image_and_the_children_cache_is_expand():
         images = [sum(t[f] << 9 * i for i, f in enumerate(fields)) for t in SYMMETRIES]
         assert canonical(k) == min(images)
         moves = expand(k)
-        for _ in range(2):  # generated, then from the cache
+        for _ in range(2):  # generated, then from the cache (private: the cache itself is checked)
             assert solver._kids(k) == (None if moves is None else tuple(child for _, child, _ in moves))
 
 

@@ -222,6 +222,7 @@ def test_a_confirmation_no_kept_line_can_play_any_more_is_closed_when_accepted()
     # stayed lit for it)
     reconciler, game = in_doubt()
     assert helps(reconciler.feed(replace(reading(game, {"b3": BETWEEN}), still=True)))
+    # (private: set by hand on every kept path, as no reading does; a public seam to change it would be wrong)
     for path in reconciler._beam:
         path.doubt = ((parse_square("c3"), 0, len(path.codes)),)
     events = reconciler.accept_board()

@@ -4,7 +4,8 @@ doubt and its answer, not the same doubt again each time its alternatives narrow
 from __future__ import annotations
 
 from companion.reconciler.events import Event
-from tests.reconciler.helpers import played
+from companion.rules import Move
+from tests.reconciler.helpers import played, reading
 from tests.reconciler.test_size_doubt import play
 
 
@@ -41,12 +42,17 @@ def test_a_doubt_settled_the_other_way_is_said_by_the_correction_alone() -> None
 
 
 def test_a_doubt_whose_alternatives_narrow_is_not_said_again() -> None:
-    # The doubt's report is state the referee keeps: once said for a ply, the same ply
-    # with fewer alternatives is not news. (The reconciler's own words: what it said.)
-    reconciler, game = played("classic", "4a1 4d4")
-    play(reconciler, game, "4b1", "b1")
-    reconciler._said[3] = ("4b1", {"3b1", "4b1", "2b1"})
-    assert doubts(reconciler._report_unsure()) == []
+    # White's 4 on b1 is read between a 4 and a 2 (a 2 is on top of White's first stack), and
+    # a1 (White's 4 over its 3) between a 4 and a 3: ply 7 is in doubt three ways, a1-b1 the
+    # third. The next reading sees a1's 4 clearly: a1-b1 drops out, and the same ply with
+    # fewer alternatives is no news.
+    reconciler, game = played("classic", "4b2 4d4 3a1 4c4 b2-a1 3d3")
+    game.push(Move.from_text("4b1"))
+    b1 = {"b1": {(0, 4): 0.84, (0, 2): 0.16}}
+    said = doubts(reconciler.feed(reading(game, {**b1, "a1": {(0, 4): 0.7, (0, 3): 0.3}})))
+    assert [e.detail["unsure"] for e in said] == [{"7": ["2b1", "4b1", "a1-b1"]}]
+    assert doubts(reconciler.feed(reading(game, b1))) == []
+    assert reconciler.unsure == {7: ["2b1", "4b1"]}
 
 
 def test_a_game_decided_with_a_ply_in_doubt_says_so_with_its_result() -> None:

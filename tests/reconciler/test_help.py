@@ -156,6 +156,7 @@ def test_a_doubted_path_is_not_played_when_the_camera_is_accepted() -> None:
     # moves. (On one reading a doubted path differs from the camera on the doubted square,
     # so the doubt is set here by hand: the rule holds whatever reading comes.)
     reconciler, _ = asked_about_a_move_read_faintly()
+    # (private: set by hand on every kept path, as no reading does; a public seam to change it would be wrong)
     for path in reconciler._beam:
         path.doubt = ((parse_square("c3"), 0, len(path.codes)),)
     events = reconciler.accept_board()

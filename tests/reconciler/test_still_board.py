@@ -74,7 +74,7 @@ def test_a_cup_held_in_the_air_on_a_still_look_is_still_in_the_air() -> None:
     lifted = observe_tops(tops)
     assert types(reconciler.feed(lifted)) == ["lifted"]
     assert reconciler.feed(replace(lifted, still=True)) == []
-    assert reconciler._beam[0].lifted == parse_square("a2")
+    assert reconciler.paths[0].lifted == parse_square("a2")
     game.push(Move.from_text("a2-c3"))
     assert types(reconciler.feed(observe(game.position))) == ["move"]
 
@@ -180,5 +180,5 @@ def test_a_misread_repeated_after_a_change_still_condemns_the_move() -> None:
     reconciler, _game, misread = pale_four_on_a3()
     reconciler.feed(misread)
     reconciler.feed(misread)
-    lines = [path for path in reconciler._beam if path.codes and code_text(path.codes[-1]) == "c4-a3"]
+    lines = [path for path in reconciler.paths if path.codes and code_text(path.codes[-1]) == "c4-a3"]
     assert lines and all(path.tainted for path in lines)

@@ -89,9 +89,9 @@ def calibrated_colours(folder: Path, monkeypatch: pytest.MonkeyPatch) -> dict[in
     seen: list[dict[int, np.ndarray]] = []
     check = calibration._check_reference  # (private: a spy on what the check judged, mid-calibration)
 
-    def spy(scores, colours, *rest):  # type: ignore[no-untyped-def]
-        seen.append(dict(colours))
-        return check(scores, colours, *rest)
+    def spy(shown, *rest):  # type: ignore[no-untyped-def]
+        seen.append(dict(shown.colours))
+        return check(shown, *rest)
 
     monkeypatch.setattr(calibration, "_check_reference", spy)
     result = calibrate(cv2.imread(str(folder / "00-empty.jpg")), cv2.imread(str(folder / "01-reference.jpg")))
