@@ -124,7 +124,17 @@ the empty frame, around a4 -0.06): it is 0.85 times as far from the white cups a
 the other black cups (1.18 times as near them). Every other cup of the seen scenes, frames-dev and
 the committed scenes is at least 1.48 times as far from the other colour (bench-34's white 1);
 stained cups (tests/bench/test_pale_cups, bench-18) 0.05 to 0.20 times, refused with 2.5 times to
-spare, bench-38's a4 taken with 1.7."""
+spare, bench-38's a4 taken with 1.7.
+
+A cup is refused only where its colour levelled by the grid's mean colour (``Background.level``,
+as the colour vote judges a cup) says so too. A sheen on the empty board where a cup stands
+makes that cup's plain colour dark against it: a fresh rendered reference under dim warm light
+on glossy walnut (a highlight over d1 in the empty frame) had its white 4 on d1 2.81 times as far
+from its own colour as from the black cups, and was refused as black; levelled, 0.17. Over 72
+right references (the bench's 22 seen scenes and light-b companions, 20 fresh ones, 30
+synthetic) no cup's lesser ratio of the two is over 0.71, nor any levelled one over 0.85
+(bench-03-light-b); the 30 synthetic set-ups with a black 4 set out on d1 measure 4.28 or more
+both ways."""
 OWN_COLOUR_SHARE = 0.8
 """A square's own colour on the empty board is taken over its middle, this share of its side
 (``BoardScene.square_colours``): clear of the lines between squares."""
@@ -1233,6 +1243,7 @@ class ReferenceSeen:
 
     scores: dict[int, float]  # each cup's evidence summed over its silhouette (``fit_radii``)
     colours: dict[int, np.ndarray]  # each cup's colour (``BoardScene.cup_colours``)
+    levelled: dict[int, np.ndarray]  # the same against the grid's mean colour (``Background.level``)
     unclear: list[int]  # cups whose evidence covers less than ``CLEAR_SHARE`` of their area
     contrast: dict[int, float]  # how far each outline stands out (``BoardScene.edge_contrast``)
     short: list[int]  # cups whose radius fit found no outline of their own (``stopped_short``)
@@ -1286,7 +1297,7 @@ def _check_reference(
         )
     for row in seen.colours:
         colour, size = ref[row]
-        if shows_other_colour(row, seen.colours, ref):
+        if shows_other_colour(row, seen.colours, ref) and shows_other_colour(row, seen.levelled, ref):
             raise CompanionError(
                 f"reference frame: the size-{size} cup on {square_name(squares[row])} looks "
                 f"{COLOR_NAMES[1 - colour]}, not {COLOR_NAMES[colour]}; White's cups go on rank 1, "
@@ -1590,11 +1601,14 @@ def learn_reference(
         ):
             break
     colours = scene.cup_colours(f, fitted, ref)
+    level = scene.background.level
+    levelled = colours if level is None else scene.cup_colours(f + level, fitted, ref)
     short = stopped_short(raw, cups, ref)
     contrast = scene.edge_contrast(f, ev.fg, pad, fitted, ref) if unclear or short else {}
     seen = ReferenceSeen(
         scores,
         colours,
+        levelled,
         unclear,
         contrast,
         short,

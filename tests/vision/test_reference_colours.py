@@ -84,13 +84,13 @@ def test_a_cup_only_a_little_nearer_the_other_colour_is_not_refused() -> None:
     assert other_colour(12, seen, REF)  # 0.2 from the whites, 0.7 from the blacks
 
 
-def calibrated_colours(folder: Path, monkeypatch: pytest.MonkeyPatch) -> dict[int, np.ndarray]:
-    """The reference cups' colours the check judged when ``folder``'s frames calibrated."""
-    seen: list[dict[int, np.ndarray]] = []
+def calibrated_seen(folder: Path, monkeypatch: pytest.MonkeyPatch) -> calibration.ReferenceSeen:
+    """What the reference check judged when ``folder``'s frames calibrated."""
+    seen: list[calibration.ReferenceSeen] = []
     check = calibration._check_reference  # (private: a spy on what the check judged, mid-calibration)
 
     def spy(shown, *rest):  # type: ignore[no-untyped-def]
-        seen.append(dict(shown.colours))
+        seen.append(shown)
         return check(shown, *rest)
 
     monkeypatch.setattr(calibration, "_check_reference", spy)
@@ -100,13 +100,26 @@ def calibrated_colours(folder: Path, monkeypatch: pytest.MonkeyPatch) -> dict[in
 
 
 def test_the_low_lamp_reference_calibrates(monkeypatch: pytest.MonkeyPatch) -> None:
-    seen = calibrated_colours(LOW_LAMP, monkeypatch)
+    seen = calibrated_seen(LOW_LAMP, monkeypatch).colours
     white_1, black_1 = seen[0][0], seen[12][0]
     assert black_1 < white_1 < 0  # the case itself: the white 1 is darker than the board
 
 
 def test_the_low_side_lamp_reference_calibrates(monkeypatch: pytest.MonkeyPatch) -> None:
-    seen = calibrated_colours(LOW_SIDE, monkeypatch)
+    seen = calibrated_seen(LOW_SIDE, monkeypatch).colours
     white = np.median([seen[row][0] for row in range(4)])
     black = np.median([seen[row][0] for row in (13, 14, 15)])
     assert abs(seen[12][0] - white) < abs(seen[12][0] - black)  # the case: the lit black 1
+
+
+SHEEN = LOW_LAMP.parents[1] / "refs" / "bench-73" / "frames"
+"""A fresh rendered reference (dim warm light, natural cups on glossy walnut): the empty frame has
+a highlight over d1, so the white 4 there is dark against it. Plain, it has the black cups'
+colour; levelled by the grid's mean colour, as the colour vote judges cups, the white cups'."""
+
+
+def test_a_white_cup_dark_against_a_sheen_is_judged_levelled_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = calibrated_seen(SHEEN, monkeypatch)
+    d1 = 3
+    assert other_colour(d1, seen.colours, REF)  # the case: plain, the white 4 has the black cups' colour
+    assert not other_colour(d1, seen.levelled, REF)  # levelled it has its own: calibration takes it
