@@ -192,12 +192,15 @@ def find_scenes(root: Path, patterns: list[str]) -> list[Path]:
 # ----- calibration ------------------------------------------------------------------------------
 
 
-def calibrate_from(scene: BenchScene, source: BenchScene | None = None) -> Calibration:
-    """The product's calibration from a scene's (or a companion's) empty and reference frames."""
+def calibrate_from(
+    scene: BenchScene, source: BenchScene | None = None, trust_layout: bool = False
+) -> Calibration:
+    """The product's calibration from a scene's (or a companion's) empty and reference frames;
+    ``trust_layout`` as ``calibrate --cups-as-set-out``: the reference layout on the user's word."""
     source = source or scene
     empty = read_image(str(source.frame("00-empty").path))
     reference = read_image(str(source.frame("01-reference").path))
-    return calibrate(empty, reference)
+    return calibrate(empty, reference, trust_layout=trust_layout)
 
 
 @dataclass(frozen=True)
@@ -1043,7 +1046,7 @@ def run_scene(scene: BenchScene, source: BenchScene | None, args: argparse.Names
     run = Run(scene, (source or scene).name)
     started = time.perf_counter()
     try:
-        calibration = calibrate_from(scene, source)
+        calibration = calibrate_from(scene, source, args.trust_layout)
         if args.misjudge:
             calibration = args.misjudge.apply(calibration)
     except CompanionError as error:
@@ -1388,6 +1391,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "what mending a misread would buy the referee",
     )
     parser.add_argument("--show-errors", action="store_true", help="list every wrong square")
+    parser.add_argument(
+        "--trust-layout",
+        action="store_true",
+        help="calibrate as calibrate --cups-as-set-out does: the reference layout on the user's word",
+    )
     parser.add_argument(
         "--no-learning", action="store_true", help="the replay's reader does not learn during the game"
     )

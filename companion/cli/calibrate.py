@@ -6,11 +6,13 @@ import argparse
 from pathlib import Path
 
 from companion.cli.common import number, whole_number
-from companion.errors import CompanionError
+from companion.errors import CompanionError, ReferenceLayoutError
 from companion.rules.square import COLOR_NAMES
 from companion.vision.calibration import calibrate, parse_corners
 from companion.vision.geometry import BoardLayout
 from companion.vision.sources import read_image
+
+INSIST = "--cups-as-set-out"
 
 
 def register(subcommands: argparse._SubParsersAction) -> None:
@@ -29,6 +31,14 @@ def register(subcommands: argparse._SubParsersAction) -> None:
         "--corners",
         metavar='"x,y x,y x,y x,y"',
         help="image pixels of the a1, d1, d4, a4 grid corners, for a board without markers",
+    )
+    parser.add_argument(
+        INSIST,
+        action="store_true",
+        help=(
+            "the reference cups already stand as the layout says: calibrate although a cup "
+            "measures like another size (a square with no cup at all is still refused)"
+        ),
     )
     parser.add_argument("--out", required=True, metavar="FILE", help="calibration file to write")
     parser.add_argument("--size", type=whole_number(3, 8), default=4, help="board size, 3 to 8 (default 4)")
@@ -55,7 +65,12 @@ def run(args: argparse.Namespace) -> int:
     empty = read_image(args.empty)
     reference = read_image(args.reference) if args.reference else None
     corners = parse_corners(args.corners) if args.corners else None
-    calibration = calibrate(empty, reference, corners, layout, pieces)
+    try:
+        calibration = calibrate(empty, reference, corners, layout, pieces, trust_layout=args.cups_as_set_out)
+    except ReferenceLayoutError as error:
+        if not error.trustable:
+            raise
+        raise CompanionError(f"{error}; if the cups already stand so, add {INSIST}") from None
     out = Path(args.out)
     calibration.save(out)
     camera = calibration.camera
@@ -78,6 +93,8 @@ def run(args: argparse.Namespace) -> int:
         for colour in (0, 1):
             diameters = " ".join(f"{2 * r:.0f}" for r in calibration.cups.radii[colour])
             print(f"learned {COLOR_NAMES[colour]} cups, apparent diameters (mm): {diameters}")
+        if calibration.layout_trusted:
+            print(f"{INSIST}: the reference layout was taken on trust, its cup sizes not checked")
     else:
         print("no --reference: using default cup sizes and colours (a reference image makes reading surer)")
     print(f"wrote {out}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from companion.cli.common import whole_number
@@ -38,6 +39,13 @@ def register(subcommands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     calibration = Calibration.load(Path(args.calibration), args.size)
     reader = BoardReader(calibration)
+    if calibration.layout_trusted:
+        # before the boards; on stderr with --json, whose stdout is one JSON object per line
+        print(
+            f"{args.calibration}: the reference layout was taken on trust (calibrate --cups-as-set-out): "
+            "its cup sizes were not checked",
+            file=sys.stderr if args.json else sys.stdout,
+        )
     for name in args.images:
         observation = reader.read(read_image(name))
         if args.json:

@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 from numpy.linalg import LinAlgError
 
-from companion.errors import CompanionError
+from companion.errors import CompanionError, ReferenceLayoutError
 from companion.files import write_text_atomically
 from companion.rules.square import COLOR_NAMES, board_squares, square_name
 from companion.vision.cups import CupSet
@@ -305,6 +305,9 @@ class Calibration:
     """Where the lamp throws the cups' shadows (``shadows.py``), learned from the reference
     frame; None without clear shadows there (soft or overhead light, no reference frame, files
     from before it): the occlusion test then predicts no shadows."""
+    layout_trusted: bool = False
+    """Whether the reference layout was taken on the user's word (``calibrate``'s
+    ``trust_layout``), its size and missing-cup checks skipped; False in files from before it."""
 
     def in_use(self) -> Calibration:
         """The calibration the reader reads with: the learned models in place of the
@@ -347,6 +350,7 @@ class Calibration:
             "rectified_px_per_mm": self.scale,
             "markers_px": {str(k): v.tolist() for k, v in sorted(self.markers.items())},
             "reference_learned": self.reference,
+            "layout_trusted": self.layout_trusted,
             "cups": self.cups.to_json(),
             "pixels": self.pixels.to_json(),
             "background_png": _png_text(self.background),
@@ -395,6 +399,7 @@ class Calibration:
                 for k, v in data.get("markers_px", {}).items()
             }
             reference = bool(data.get("reference_learned", False))
+            layout_trusted = bool(data.get("layout_trusted", False))
             created = str(data.get("created", ""))
             problem = _geometry_problem(layout, camera, scale)
         except CompanionError as error:
@@ -454,6 +459,7 @@ class Calibration:
             learned,
             outline,
             shadows,
+            layout_trusted,
         )
 
     @classmethod
@@ -1251,11 +1257,16 @@ class ReferenceSeen:
     unclear: list[int]  # cups whose evidence covers less than ``CLEAR_SHARE`` of their area
     contrast: dict[int, float]  # how far each outline stands out (``BoardScene.edge_contrast``)
     short: list[int]  # cups whose radius fit found no outline of their own (``stopped_short``)
-    slip: Callable[[int], str | None]  # the slip line for a cup not shown (``slip_beside``), or None
+    slip: Callable[[int], ReferenceLayoutError | None]  # the slip for a cup not shown (``slip_beside``)
 
 
 def _check_reference(
-    seen: ReferenceSeen, cups: CupSet, ref: dict[int, tuple[int, int]], pixels: PixelModel, size: int
+    seen: ReferenceSeen,
+    cups: CupSet,
+    ref: dict[int, tuple[int, int]],
+    pixels: PixelModel,
+    size: int,
+    trust_layout: bool = False,
 ) -> None:
     """Refuse a reference frame that does not show the reference layout: a square without its
     cup, a cup of the other colour, sizes out of order, the two ranks swapped; and one whose
@@ -1270,7 +1281,9 @@ def _check_reference(
     slip, not as a cup missing. ``seen.short``: cups whose radius fit found no outline of their
     own, unclear to ``not_shown`` and ``unseen_colour`` however much evidence their sliver sums
     to: a colour whose other cups the region cue does not see clearly is no better seen for a
-    sliver."""
+    sliver. ``trust_layout``: the user says the cups stand as the layout puts them, so a cup
+    whose outline stands out is taken as there; a square whose outline does not is still
+    refused, as is everything else."""
     squares = board_squares(size)
     unclear = sorted({*seen.unclear, *seen.short})
     blind = unseen_colour(unclear, ref, seen.contrast)
@@ -1280,15 +1293,20 @@ def _check_reference(
             "the board itself; calibrate under brighter, more even light, or with cups that stand "
             "out from the board's wood"
         )
-    missing = not_shown(unclear, seen.scores, seen.contrast)
+    doubtful = unclear
+    if trust_layout:
+        doubtful = [row for row in unclear if seen.contrast.get(row, 0.0) < EDGE_CLEAR]
+    missing = not_shown(doubtful, seen.scores, seen.contrast)
     if missing is not None:
         colour, size = ref[missing]
         standing = seen.contrast.get(missing, 0.0) >= EDGE_CLEAR
-        raise CompanionError(
-            (seen.slip(missing) if standing else None)
-            or f"reference frame: no clear {COLOR_NAMES[colour]} size-{size} cup on "
+        raise (seen.slip(missing) if standing else None) or ReferenceLayoutError(
+            f"reference frame: no clear {COLOR_NAMES[colour]} size-{size} cup on "
             f"{square_name(squares[missing])}; set out White's sizes 1..S on rank 1 and Black's on "
-            "the last rank (a to d), or calibrate without --reference"
+            "the last rank (a to d), or calibrate without --reference",
+            "missing cup",
+            (square_name(squares[missing]),),
+            trustable=standing,
         )
     for row in seen.colours:
         colour, size = ref[row]
@@ -1314,15 +1332,17 @@ def _check_reference(
 
 
 def learn_outline_and_light(
-    scene: BoardScene, rect: np.ndarray, cups: CupSet, pixels: PixelModel
+    scene: BoardScene, rect: np.ndarray, cups: CupSet, pixels: PixelModel, trust_layout: bool = False
 ) -> tuple[CupOutline, ShadowModel | None]:
     """The real cups' edges (``edges.fit_outline``) and the light that casts their shadows
     (``shadows.learn_shadows``) on the reference frame (``rect``: on the board plane), each
-    reference cup where the reader's own matching finds it."""
+    reference cup where the reader's own matching finds it. Each cup's size is checked first
+    (``check_reference_sizes``) unless the user vouches for the layout (``trust_layout``)."""
     ref = reference_layout(scene.layout.size, cups.max_piece)
     read = read_reference(scene, rect, cups, pixels)
     ev, matches, reads = read.evidence, read.matches, read.reads
-    check_reference_sizes(reads, scene.layout.size)
+    if not trust_layout:
+        check_reference_sizes(reads, scene.layout.size)
     outline = replace(
         read.outline, region_trust=region_trust(list(reads.values())), clear_rims=clear_rims(read.rims)
     )
@@ -1439,10 +1459,10 @@ def check_reference_sizes(reads: dict[int, tuple[int, int, np.ndarray, np.ndarra
     Public beside ``measured_size``: the rule is checked on given reads, without a frame."""
     found = wrong_sizes(reads, size)
     if found:
-        raise CompanionError(wrong_size_message(*found[0], size))
+        raise wrong_size_error(*found[0], size)
     pair = alike_pair(reads)
     if pair is not None:
-        raise CompanionError(alike_message(*pair, size))
+        raise alike_error(*pair, size)
 
 
 def size_step(small: tuple[np.ndarray, np.ndarray], large: tuple[np.ndarray, np.ndarray], size: int) -> float:
@@ -1518,6 +1538,18 @@ def alike_message(small: int, large: int, colour: int, size: int, board: int) ->
     )
 
 
+def alike_error(small: int, large: int, colour: int, size: int, board: int) -> ReferenceLayoutError:
+    """The refusal of two cups that measure alike (``alike_message``). Trustable, as the
+    wrong-size refusal is: both cups stand."""
+    squares = board_squares(board)
+    return ReferenceLayoutError(
+        alike_message(small, large, colour, size, board),
+        "wrong size",
+        (square_name(squares[small]), square_name(squares[large])),
+        trustable=True,
+    )
+
+
 def wrong_sizes(
     reads: dict[int, tuple[int, int, np.ndarray, np.ndarray]], board: int
 ) -> list[tuple[int, tuple[int, int], int, int]]:
@@ -1535,8 +1567,8 @@ def wrong_sizes(
 
 def slip_beside(
     row: int, reads: dict[int, tuple[int, int, np.ndarray, np.ndarray]], board: int
-) -> str | None:
-    """The wrong-size line (``wrong_size_message``) for a cup of a neighbouring size paired with
+) -> ReferenceLayoutError | None:
+    """The wrong-size refusal (``wrong_size_error``) for a cup of a neighbouring size paired with
     ``row``, the square whose cup the missing-cup check does not see: the cup on ``row`` measures
     like another size, or another measures like ``row``'s; None when there is none.
 
@@ -1550,7 +1582,7 @@ def slip_beside(
     pair that holds the missing square is taken."""
     for wrong, cup, seen, there in wrong_sizes(reads, board):
         if row in (wrong, there):
-            return wrong_size_message(wrong, cup, seen, there, board)
+            return wrong_size_error(wrong, cup, seen, there, board)
     return None
 
 
@@ -1565,6 +1597,20 @@ def wrong_size_message(row: int, cup: tuple[int, int], seen: int, there: int, bo
         f"reference frame: the {name} cup on {here} measures like a {name} {seen} ({other}'s "
         f"size): set out the {name} {want} on {here} and the {name} {seen} on {other}, and "
         "calibrate again"
+    )
+
+
+def wrong_size_error(
+    row: int, cup: tuple[int, int], seen: int, there: int, board: int
+) -> ReferenceLayoutError:
+    """The wrong-size refusal (``wrong_size_message``), naming both squares. Trustable: both
+    cups stand, and a right cup read a neighbouring size by a hair is refused so too."""
+    squares = board_squares(board)
+    return ReferenceLayoutError(
+        wrong_size_message(row, cup, seen, there, board),
+        "wrong size",
+        (square_name(squares[row]), square_name(squares[there])),
+        trustable=True,
     )
 
 
@@ -1623,7 +1669,9 @@ class ReferenceFit:
     look: np.ndarray  # the frame's features (m, q1, q2) against the empty board, padded as ``fg``
 
 
-def learn_reference(scene: BoardScene, rect: np.ndarray, cups: CupSet) -> ReferenceFit:
+def learn_reference(
+    scene: BoardScene, rect: np.ndarray, cups: CupSet, trust_layout: bool = False
+) -> ReferenceFit:
     """Colours, shadow tint and apparent cup radii from the reference layout frame (``rect``:
     on the board plane).
 
@@ -1637,6 +1685,8 @@ def learn_reference(scene: BoardScene, rect: np.ndarray, cups: CupSet) -> Refere
     still does not stand out, though its evidence leans to a cup, is shown by its edges where
     they stand out of the empty squares' (``BoardScene.edge_contrast``, ``EDGE_CLEAR``): on
     glossy pale cups on pale wood a small cup's colour reads as the wood in shade.
+    ``trust_layout`` passes the user's word that the cups stand as the layout says to
+    ``_check_reference``.
     """
     ref = reference_layout(scene.layout.size, cups.max_piece)
     f, ncc = scene.background.features(rect)
@@ -1668,7 +1718,7 @@ def learn_reference(scene: BoardScene, rect: np.ndarray, cups: CupSet) -> Refere
         short,
         lambda row: slip_beside(row, read_reference(scene, rect, fitted, pixels).reads, scene.layout.size),
     )
-    _check_reference(seen, fitted, ref, pixels, scene.layout.size)
+    _check_reference(seen, fitted, ref, pixels, scene.layout.size, trust_layout)
     look = cv2.copyMakeBorder(f, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
     return ReferenceFit(fitted, pixels, ev.fg, pad, raw, look)
 
@@ -1692,8 +1742,13 @@ def calibrate(
     corners: np.ndarray | None = None,
     layout: BoardLayout | None = None,
     max_piece: int = 4,
+    trust_layout: bool = False,
 ) -> Calibration:
-    """Build a calibration from an empty-board frame and, ideally, a reference-layout frame."""
+    """Build a calibration from an empty-board frame and, ideally, a reference-layout frame.
+
+    ``trust_layout``: the user says the reference cups stand as the layout puts them, after a
+    refusal they could not act on (``ReferenceLayoutError.trustable``); the checks that can
+    misjudge a right reference are skipped, and the calibration records it (``layout_trusted``)."""
     layout = layout or BoardLayout()
     empty = check_frame(empty, "the empty-board image")
     camera, markers, layout = locate(empty, layout, corners)
@@ -1714,9 +1769,9 @@ def calibrate(
         plain = Background.of(background, view.scale, band_mask(layout, view, bool(markers)))
         scene = BoardScene(layout, view, camera, levelled(plain, layout, view))
         rect = rectify(reference, view, camera)
-        fit = learn_reference(scene, rect, cups)
+        fit = learn_reference(scene, rect, cups, trust_layout)
         pixels = fit.pixels
-        outline, shadows = learn_outline_and_light(scene, rect, fit.cups, pixels)
+        outline, shadows = learn_outline_and_light(scene, rect, fit.cups, pixels, trust_layout)
         cups = final_radii(scene, fit, cups, shadows)
     return Calibration(
         layout,
@@ -1730,6 +1785,7 @@ def calibrate(
         time.strftime("%Y-%m-%dT%H:%M:%S"),
         outline=outline,
         shadows=shadows,
+        layout_trusted=reference is not None and trust_layout,
     )
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.errors import CompanionError
+from companion.errors import CompanionError, ReferenceLayoutError
 from companion.rules import COLOR_NAMES
 from companion.vision.calibration import Calibration, calibrate, reference_layout
 from companion.vision.geometry import BoardLayout
@@ -156,6 +156,9 @@ class Wizard:
         self._empty: np.ndarray | None = None
         self.result: Calibration | None = None
         self.problem: str | None = None
+        self._refused: np.ndarray | None = None
+        """The reference frame last refused by a check the user may overrule
+        (``ReferenceLayoutError.trustable``), kept for "calibrate anyway"."""
 
     def reference_layout(self) -> dict[str, tuple[str, int]]:
         """Square -> the cup the reference layout puts there, for the page's drawing."""
@@ -168,6 +171,13 @@ class Wizard:
     def restart(self) -> None:
         with self._lock:
             self.step, self._empty, self.result, self.problem = "empty", None, None, None
+            self._refused = None
+
+    @property
+    def can_insist(self) -> bool:
+        """Whether the last reference frame was refused by a check the user may overrule: the
+        page then offers to calibrate the same frames with the layout taken on trust."""
+        return self._refused is not None
 
     def take_empty(self, frame: np.ndarray) -> None:
         """The cleared board; its markers must be found now, not after the reference."""
@@ -183,17 +193,36 @@ class Wizard:
 
     def take_reference(self, frame: np.ndarray) -> None:
         with self._lock:
-            if self._empty is None:
-                raise CompanionError("take the empty board first")
-            self.problem = None
-            try:
-                self.result = calibrate(
-                    self._empty, frame, layout=BoardLayout(size=self.size), max_piece=self.max_piece
-                )
-            except CompanionError as error:
-                self.problem = f"the reference layout was not understood: {error}"
-                return
-            self.step = "result"
+            self._calibrate_reference(frame.copy(), trust_layout=False)
+
+    def insist(self) -> None:
+        """Calibrate the refused reference frame again, the user saying its cups already stand
+        as the layout says: a right reference refused is no dead end."""
+        with self._lock:
+            if self._refused is None:
+                raise CompanionError("nothing refused to calibrate anyway: take the reference frame first")
+            self._calibrate_reference(self._refused, trust_layout=True)
+
+    def _calibrate_reference(self, frame: np.ndarray, trust_layout: bool) -> None:
+        """The calibration from the empty frame and ``frame``, or the problem in words; a
+        refusal the user may overrule keeps ``frame`` for ``insist``."""
+        if self._empty is None:
+            raise CompanionError("take the empty board first")
+        self.problem, self._refused = None, None
+        try:
+            self.result = calibrate(
+                self._empty,
+                frame,
+                layout=BoardLayout(size=self.size),
+                max_piece=self.max_piece,
+                trust_layout=trust_layout,
+            )
+        except CompanionError as error:
+            self.problem = f"the reference layout was not understood: {error}"
+            if isinstance(error, ReferenceLayoutError) and error.trustable:
+                self._refused = frame
+            return
+        self.step = "result"
 
     def learned(self) -> list[str]:
         """What the calibration found, in words."""
@@ -208,6 +237,8 @@ class Wizard:
         for colour in (0, 1):
             diameters = " ".join(f"{2 * r:.0f}" for r in result.cups.radii[colour])
             lines.append(f"{COLOR_NAMES[colour]} cups, apparent diameters (mm): {diameters}")
+        if result.layout_trusted:
+            lines.append("the reference layout was taken on your word: its cup sizes were not checked")
         return lines
 
     def save(self) -> Path | None:

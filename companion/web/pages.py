@@ -257,7 +257,22 @@ def status_page(
 # ----- camera ------------------------------------------------------------------------------------
 
 
-def camera_page(csrf: str, step: str, problem: str | None, learned: Sequence[str], reference_svg: str) -> str:
+def camera_page(
+    csrf: str,
+    step: str,
+    problem: str | None,
+    learned: Sequence[str],
+    reference_svg: str,
+    insist: bool = False,
+) -> str:
+    """The camera preview and the calibration wizard at ``step``; ``insist``: the reference
+    frame was refused by a check the user may overrule, so a button calibrates it anyway."""
+    anyway = (
+        '<button data-action="/api/calibration/insist" class="secondary">'
+        "They are already so: calibrate anyway</button>"
+        if insist
+        else ""
+    )
     steps = {
         "empty": (
             "1. Clear the board",
@@ -268,7 +283,7 @@ def camera_page(csrf: str, step: str, problem: str | None, learned: Sequence[str
             "2. Set out the reference layout",
             "Put the cups as drawn: White's sizes in order on rank 1, Black's on the last rank.",
             f'<div class="reference">{reference_svg}</div>'
-            '<button data-action="/api/calibration/reference">Take the reference frame</button>',
+            '<button data-action="/api/calibration/reference">Take the reference frame</button>' + anyway,
         ),
         "result": (
             "3. What was learned",

@@ -170,7 +170,12 @@ async def camera(request: web.Request) -> web.StreamResponse:
         {sq: [cup] for sq, cup in wizard.reference_layout().items()},
     )
     html = pages.camera_page(
-        site.csrf(request[SESSION]), wizard.step, wizard.problem, wizard.learned(), board_svg(reference)
+        site.csrf(request[SESSION]),
+        wizard.step,
+        wizard.problem,
+        wizard.learned(),
+        board_svg(reference),
+        insist=wizard.can_insist,
     )
     return web.Response(text=html, content_type="text/html")
 
@@ -210,9 +215,12 @@ async def calibration_step(request: web.Request) -> web.StreamResponse:
         wizard.restart()
     elif step == "empty":
         await site.work(wizard.take_empty, latest_frame(site).image)
-    elif step == "reference":
+    elif step in ("reference", "insist"):
         try:
-            await site.work(wizard.take_reference, latest_frame(site).image)
+            if step == "insist":
+                await site.work(wizard.insist)
+            else:
+                await site.work(wizard.take_reference, latest_frame(site).image)
         except CompanionError as error:
             return web.json_response({"ok": False, "message": str(error)}, status=409)
     elif step == "save":

@@ -3,9 +3,11 @@ browsers (and revoking one)."""
 
 from __future__ import annotations
 
+import json
 import logging
 import shutil
 import time
+from pathlib import Path
 from typing import Any
 
 from aiohttp import web
@@ -37,7 +39,8 @@ def status_facts(site: Site) -> list[tuple[str, str]]:
     calibration = site.settings.calibration
     try:
         made = calibration.stat().st_mtime
-        facts.append(("calibration", f"{calibration}, made {pages.age(time.time() - made)} ago"))
+        trusted = "; its reference layout was taken on trust" if layout_trusted(calibration) else ""
+        facts.append(("calibration", f"{calibration}, made {pages.age(time.time() - made)} ago{trusted}"))
     except OSError:
         facts.append(("calibration", f"none yet at {calibration}: see the Camera page"))
     try:
@@ -54,6 +57,19 @@ def status_facts(site: Site) -> list[tuple[str, str]]:
         facts.append(("health", f"needs service: {open_faults}" if open_faults else "no open fault"))
         facts.append(("faults ridden out since start", str(health.get("survived", 0))))
     return facts
+
+
+def layout_trusted(path: Path) -> bool:
+    """Whether the calibration file at ``path`` says its reference layout was taken on the
+    user's word (``calibrate --cups-as-set-out``, the wizard's "calibrate anyway"): its cup
+    sizes were not checked, which the status says for as long as the file is in use. The JSON
+    is read as it is, without loading the calibration (that is the loop's, and a broken file
+    its to report)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and data.get("layout_trusted") is True
 
 
 def health_of(remote: Remote) -> dict[str, Any] | None:

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from companion.cli import main
-from companion.errors import CompanionError
+from companion.errors import CompanionError, ReferenceLayoutError
 from companion.vision.calibration import (
     alike_pair,
     calibrate,
@@ -97,6 +97,10 @@ def test_two_cups_of_neighbouring_sizes_read_alike_are_refused_where_the_cues_pa
         "reference frame: the black cups on a4 and b4 measure alike: set out the black 1 on a4 "
         "and the black 2 on b4, and calibrate again"
     )
+    # a right pair read alike by a hair is refused so too: the user may insist (trust_layout)
+    assert isinstance(refused.value, ReferenceLayoutError)
+    error = refused.value
+    assert (error.kind, error.squares, error.trustable) == ("wrong size", ("a4", "b4"), True)
 
 
 def test_a_colour_whose_sizes_step_less_is_not_alike() -> None:
@@ -219,8 +223,8 @@ def test_only_a_slip_paired_with_the_unclear_square_explains_it() -> None:
     itself) not being seen clearly; not a1, nor c4: a cup missing there stays "no clear"."""
     slip = reads(region=1, edge=1)
     said = "reference frame: the black cup on b4 measures like a black 1 (a4's size)"
-    assert (slip_beside(12, slip, 4) or "").startswith(said)
-    assert (slip_beside(13, slip, 4) or "").startswith(said)
+    assert str(slip_beside(12, slip, 4) or "").startswith(said)
+    assert str(slip_beside(13, slip, 4) or "").startswith(said)
     assert slip_beside(0, slip, 4) is None
     assert slip_beside(14, slip, 4) is None
     assert slip_beside(12, reads(region=2, edge=2), 4) is None

@@ -214,6 +214,42 @@ def test_the_calibration_wizard_against_the_synthetic_camera(browser, device: De
     shoot(browser, "camera")
 
 
+def test_a_refused_reference_calibrated_anyway_in_the_browser(browser, device: Device, site: str) -> None:
+    """The wizard refuses a reference whose cup measures like another size and offers "They are
+    already so: calibrate anyway", which calibrates the same frames with the layout on trust."""
+    from selenium.webdriver.common.by import By
+
+    from companion.vision.calibration import Calibration
+    from companion.vision.synth import SceneRenderer
+
+    scene = SceneRenderer(seed=3, size=4, max_piece=4)
+    slipped = scene.reference_tops()
+    slipped["b4"] = (1, 1)  # a black 1 for the 2: refused as a wrong size
+    pair(browser, device, site)
+    device.table.image = scene.empty()
+    browser.get(site + "/camera")
+
+    def step(driver) -> str | None:
+        return driver.execute_script("return document.getElementById('wizard')?.dataset.step")
+
+    insist = '[data-action="/api/calibration/insist"]'
+    browser.find_element(By.CSS_SELECTOR, '[data-action="/api/calibration/empty"]').click()
+    wait(browser, lambda d: step(d) == "reference", timeout=30)
+    assert not browser.find_elements(By.CSS_SELECTOR, insist)
+    device.table.image = scene.render(slipped)
+    browser.find_element(By.CSS_SELECTOR, '[data-action="/api/calibration/reference"]').click()
+    button = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, insist), timeout=60)[0]
+    assert "black cup on b4 measures like a black 1" in text_of(browser, "wizard-problem")
+    assert button.text == "They are already so: calibrate anyway"
+    shoot(browser, "camera-refused")
+    button.click()
+    wait(browser, lambda d: step(d) == "result", timeout=60)
+    assert "taken on your word" in browser.find_element(By.ID, "wizard").text
+    browser.find_element(By.CSS_SELECTOR, '[data-action="/api/calibration/save"]').click()
+    wait(browser, lambda d: step(d) == "saved", timeout=30)
+    assert Calibration.load(device.settings.calibration, 4).layout_trusted
+
+
 def test_status_page_lists_this_browser(browser, device: Device, site: str) -> None:
     from selenium.webdriver.common.by import By
 

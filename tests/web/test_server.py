@@ -317,6 +317,18 @@ def test_status_says_what_needs_service(device) -> None:
     assert "faults ridden out since start</th><td>4" in page
 
 
+def test_status_says_a_calibration_took_its_layout_on_trust(device) -> None:
+    async def test(client):
+        await paired(client)
+        calibration = device.settings.calibration
+        for text, said in (("{}", False), ('{"layout_trusted": true}', True), ("not json", False)):
+            calibration.write_text(text)
+            page = await (await client.get("/status")).text()
+            assert ("its reference layout was taken on trust" in page) is said, text
+
+    serve(device, test)
+
+
 def test_status_lists_tokens_and_revokes_one(device) -> None:
     async def test(client):
         csrf = await paired(client)
@@ -349,6 +361,9 @@ def test_camera_page_preview_and_a_wizard_that_refuses_a_blank_frame(device) -> 
         assert answer["ok"] is False and "not understood" in answer["message"]
         assert 'data-step="empty"' in await (await client.get("/camera")).text()
         assert (await client.post("/api/calibration/save", headers={"X-CSRF-Token": csrf})).status == 409
+        insist = await client.post("/api/calibration/insist", headers={"X-CSRF-Token": csrf})
+        assert insist.status == 409 and "nothing refused" in (await insist.json())["message"]
+        assert "calibration/insist" not in await (await client.get("/camera")).text()
         assert (await client.post("/api/calibration/nope", headers={"X-CSRF-Token": csrf})).status == 404
 
     serve(device, test)
