@@ -589,6 +589,13 @@ def dumps(data: dict) -> str:
     return "{\n" + ",\n".join(parts) + "\n}\n"
 
 
+def reference_only(spec: dict, truth: dict) -> tuple[dict, dict]:
+    """``spec`` and ``truth`` cut to their first two frames, the empty board and the reference
+    layout: what calibration sees. Rendered for many fresh scenes (two frames each, not a whole
+    game), they measure how often calibration refuses a right reference it has never seen."""
+    return {**spec, "frames": spec["frames"][:2]}, {**truth, "moves": [], "frames": truth["frames"][:2]}
+
+
 def write(out: Path, name: str, spec: dict, truth: dict) -> None:
     (out / f"{name}.scene.json").write_text(dumps(spec))
     (out / f"{name}.truth.json").write_text(dumps(truth))
@@ -602,10 +609,18 @@ def main() -> int:
     parser.add_argument("--count", type=int, default=DEFAULT_COUNT, help=f"scenes (default {DEFAULT_COUNT})")
     parser.add_argument("--first", type=int, default=0, help="index of the first scene (default 0)")
     parser.add_argument("--out", type=Path, default=SPECS, help="folder for the specs (default specs/)")
+    parser.add_argument(
+        "--references-only",
+        action="store_true",
+        help="each scene's empty and reference frames alone, no companions (for calibration's checks)",
+    )
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     for index in range(args.first, args.first + args.count):
-        for name, spec, truth in scene(args.seed, index):
+        made = scene(args.seed, index)
+        if args.references_only:
+            made = [(made[0][0], *reference_only(made[0][1], made[0][2]))]
+        for name, spec, truth in made:
             write(args.out, name, spec, truth)
             frames = len(spec["frames"])
             print(

@@ -99,3 +99,12 @@ def test_each_game_is_legal_and_its_frames_follow_it(name: str) -> None:
 def test_every_camera_pose_keeps_the_board_and_markers_in_view(generate: ModuleType, name: str) -> None:
     look = json.loads((SPECS / f"{name}.scene.json").read_text())["look"]
     assert generate.in_view_margin(look) >= generate.MIN_MARGIN_PX * look["res"][0] / 640
+
+
+def test_a_reference_only_spec_is_the_scenes_first_two_frames(generate: ModuleType) -> None:
+    _, spec, truth = generate.scene(generate.DEFAULT_SEED, 50)[0]
+    cut_spec, cut_truth = generate.reference_only(spec, truth)
+    assert [f["name"] for f in cut_spec["frames"]] == ["00-empty", "01-reference"]
+    assert cut_spec["frames"] == spec["frames"][:2] and cut_spec["look"] == spec["look"]
+    assert cut_truth["frames"] == truth["frames"][:2] and cut_truth["moves"] == []
+    assert len(spec["frames"]) > 2 and truth["moves"]  # the scene itself is a game
