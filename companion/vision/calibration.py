@@ -1539,15 +1539,17 @@ def alike_message(small: int, large: int, colour: int, size: int, board: int) ->
 
 
 def alike_error(small: int, large: int, colour: int, size: int, board: int) -> ReferenceLayoutError:
-    """The refusal of two cups that measure alike (``alike_message``). Trustable, as the
-    wrong-size refusal is: both cups stand."""
+    """The refusal of two cups that measure alike (``alike_message``), as ``size_refusal``."""
+    return size_refusal(alike_message(small, large, colour, size, board), (small, large), board)
+
+
+def size_refusal(message: str, rows: tuple[int, int], board: int) -> ReferenceLayoutError:
+    """A refusal of a reference cup's size, naming the two squares its line names (``rows``).
+    Trustable: both cups stand, and a right cup read a neighbouring size by a hair, or a right
+    pair read alike, is refused so too."""
     squares = board_squares(board)
-    return ReferenceLayoutError(
-        alike_message(small, large, colour, size, board),
-        "wrong size",
-        (square_name(squares[small]), square_name(squares[large])),
-        trustable=True,
-    )
+    named = tuple(square_name(squares[row]) for row in rows)
+    return ReferenceLayoutError(message, "wrong size", named, trustable=True)
 
 
 def wrong_sizes(
@@ -1603,15 +1605,8 @@ def wrong_size_message(row: int, cup: tuple[int, int], seen: int, there: int, bo
 def wrong_size_error(
     row: int, cup: tuple[int, int], seen: int, there: int, board: int
 ) -> ReferenceLayoutError:
-    """The wrong-size refusal (``wrong_size_message``), naming both squares. Trustable: both
-    cups stand, and a right cup read a neighbouring size by a hair is refused so too."""
-    squares = board_squares(board)
-    return ReferenceLayoutError(
-        wrong_size_message(row, cup, seen, there, board),
-        "wrong size",
-        (square_name(squares[row]), square_name(squares[there])),
-        trustable=True,
-    )
+    """The wrong-size refusal (``wrong_size_message``), as ``size_refusal``."""
+    return size_refusal(wrong_size_message(row, cup, seen, there, board), (row, there), board)
 
 
 def final_radii(scene: BoardScene, fit: ReferenceFit, default: CupSet, shadows: ShadowModel | None) -> CupSet:
