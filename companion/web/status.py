@@ -3,6 +3,7 @@ browsers (and revoking one)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import shutil
@@ -38,8 +39,13 @@ def status_facts(site: Site) -> list[tuple[str, str]]:
         facts.append(("game", f"{snapshot.game_id}: {snapshot.variant}, ply {snapshot.ply}"))
     calibration = site.settings.calibration
     try:
-        made = calibration.stat().st_mtime
-        trusted = "; its reference layout was taken on trust" if layout_trusted(calibration) else ""
+        stat = calibration.stat()
+        made = stat.st_mtime
+        trusted = (
+            "; its reference layout was taken on trust"
+            if layout_trusted(str(calibration), stat.st_mtime_ns, stat.st_size)
+            else ""
+        )
         facts.append(("calibration", f"{calibration}, made {pages.age(time.time() - made)} ago{trusted}"))
     except OSError:
         facts.append(("calibration", f"none yet at {calibration}: see the Camera page"))
@@ -59,14 +65,17 @@ def status_facts(site: Site) -> list[tuple[str, str]]:
     return facts
 
 
-def layout_trusted(path: Path) -> bool:
+@functools.lru_cache(maxsize=4)
+def layout_trusted(path: str, mtime_ns: int, size: int) -> bool:
     """Whether the calibration file at ``path`` says its reference layout was taken on the
     user's word (``calibrate --cups-as-set-out``, the wizard's "calibrate anyway"): its cup
     sizes were not checked, which the status says for as long as the file is in use. The JSON
     is read as it is, without loading the calibration (that is the loop's, and a broken file
-    its to report)."""
+    its to report). Kept by the file's modification time and size (``mtime_ns``, ``size``): a
+    calibration is a few hundred kilobytes, read again only when it is written again, not at
+    every look at the status page."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
     return isinstance(data, dict) and data.get("layout_trusted") is True
