@@ -43,6 +43,7 @@ import numpy as np
 from companion.errors import CompanionError
 from companion.rules import COLOR_NAMES
 from companion.vision import calibration
+from companion.vision.edges import size_lead
 from companion.vision.sources import read_image
 from companion.vision.synth import SceneRenderer
 
@@ -76,12 +77,6 @@ class Outcome:
 # ----- the rules: a margin per reference, refused above 0 ----------------------------------------
 
 
-def lead(logits: np.ndarray, size: int) -> float:
-    """How far ``size``'s logit leads the best other size's."""
-    others = np.delete(logits, size - 1)
-    return float(logits[size - 1] - np.max(others))
-
-
 def both_cues(reads: Reads) -> float:
     """The check in use (``calibration.measured_size``): of each cup's sizes other than its own,
     the best of the lesser of the two cues' leads for it."""
@@ -89,7 +84,7 @@ def both_cues(reads: Reads) -> float:
     for _, want, region, edge in reads.values():
         for size in range(1, len(region) + 1):
             if size != want:
-                worst = max(worst, min(lead(region, size), lead(edge, size)))
+                worst = max(worst, min(size_lead(region, size), size_lead(edge, size)))
     return float(worst)
 
 

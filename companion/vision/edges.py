@@ -780,7 +780,7 @@ def region_trust(cups: Sequence[tuple[int, int, np.ndarray, np.ndarray]]) -> tup
         if not own:
             weights.append(1.0)
             continue
-        worst = [min(_lead(w * region + edge, size) for size, region, edge in own) for w in TRUST_SCAN]
+        worst = [min(size_lead(w * region + edge, size) for size, region, edge in own) for w in TRUST_SCAN]
         best = max(worst)
         weights.append(max(w for w, m in zip(TRUST_SCAN, worst, strict=True) if m == best))
     return weights[0], weights[1]
@@ -799,13 +799,14 @@ def clear_rims(cups: Sequence[tuple[int, int, np.ndarray]]) -> tuple[bool, bool]
     rim")."""
     clear = []
     for colour in (0, 1):
-        leads = [_lead(rim, size) for c, size, rim in cups if c == colour]
+        leads = [size_lead(rim, size) for c, size, rim in cups if c == colour]
         clear.append(bool(leads) and min(leads) >= SPREAD_FLOOR)
     return clear[0], clear[1]
 
 
-def _lead(logits: np.ndarray, size: int) -> float:
-    """How far size ``size``'s logit leads the best other size's."""
+def size_lead(logits: np.ndarray, size: int) -> float:
+    """How far size ``size``'s logit leads the best other size's (negative where another leads).
+    Public: calibration's margins are measured with it (benchmarks/reference_margins.py)."""
     return float(logits[size - 1] - np.delete(logits, size - 1).max())
 
 
