@@ -110,9 +110,10 @@ so they must stand out twice as far. For a cup the region cue cannot see the sig
 noise: bench-34's glossy white 1 on a1 sums to 0.39, -0.21 and -1.17 of its area on three
 frames of the same set-up (its own reference, -wrong-cup-b's, -ref-c's), its shaded side lying on
 the board's shadow line as the shadow tint learned on each frame happens to put it, while its
-edges stand 34.8, 39.5 and 46.3 times out. Squares whose cup is left off (stress set-ups
-1000-1011 and 1060-1071 each cup in turn, 20 plain set-ups each cup in turn, the size 1s of
-set-ups 1000-1119) reach 7.59 (stress-1010's bare c4, a sum of -0.52 of a black 3's area)."""
+edges stand 34.8, 39.5 and 46.3 times out. The 544 squares measured whose cup is left off
+(the stress set-ups 1000-1011 and 1060-1071 and the plain set-ups 0-19 each cup in turn, the
+size 1s of stress set-ups 1000-1119) reach 7.59 (stress-1010's bare c4, a sum of -0.52 of a
+black 3's area; its base 11.18)."""
 ALIKE_SHARE = 0.10
 """Two reference cups of neighbouring sizes of a colour measure alike (``alike_pair``) when the
 larger leans to its size over the smaller's less than this share beyond what the smaller does,
