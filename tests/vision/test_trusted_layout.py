@@ -69,7 +69,7 @@ def test_a_layout_taken_on_trust_calibrates_and_the_file_says_so(tmp_path: Path)
 
 def test_on_trust_a_doubtful_cup_whose_outline_stands_is_taken_as_there() -> None:
     """bench-34-wrong-cup-b (a white 1 on b1 for the 2): the right white 1 on a1 sums to no clear
-    cup, but its outline stands out (``EDGE_CLEAR``), so the slip beside it is named, a refusal
+    cup, but its outline stands out (``EDGE_ALONE``), so the slip beside it is named, a refusal
     the user may overrule; on trust a1's cup is taken as there and the frame calibrates (here,
     the user insisting on a real slip: what they vouch for is theirs to vouch for)."""
     folder = Path(__file__).resolve().parents[1] / "data" / "wrongcup" / "bench-34-wrong-cup-b"
