@@ -1335,7 +1335,7 @@ def _check_reference(
     """Refuse a reference frame that does not show the reference layout: a square without its
     cup, a cup of the other colour, sizes out of order, the two ranks swapped; and one whose
     cups of a colour all stand there but none reads clearly as a cup (``unseen_error``).
-    ``seen`` and the cups shown are judged by ``_check_shown``. ``trust``: the user's word that
+    Whether each square shows its cup is ``_check_shown``'s to say. ``trust``: the user's word that
     the cups stand as the layout puts them (``LayoutTrust``), which overrules the missing cup
     whose outline stands out, a cup of the other colour and the ranks swapped. Sizes out of
     order are refused still: a file whose sizes do not grow is refused when loaded
