@@ -1318,10 +1318,12 @@ class LayoutTrust:
 
     def refuse(self, error: ReferenceLayoutError) -> None:
         """Raise ``error``; or, where the user vouched for the layout and ``error`` is one a
-        right reference can meet (``trustable``), keep its finding instead."""
+        right reference can meet (``trustable``), keep its finding instead, once: a slip that
+        hides the right cup beside it is found by the missing-cup check and the size check."""
         if not (self.trusted and error.trustable):
             raise error
-        self.overruled.append(error.finding)
+        if error.finding not in self.overruled:
+            self.overruled.append(error.finding)
 
 
 def _check_reference(

@@ -104,7 +104,9 @@ def test_on_trust_a_doubtful_cup_whose_outline_stands_is_taken_as_there() -> Non
     frames = read_image(folder / "00-empty.jpg"), read_image(folder / "01-reference.jpg")
     refused = refusal(*frames)
     assert (refused.kind, refused.squares, refused.trustable) == ("wrong size", ("b1", "a1"), True)
-    assert calibrate(*frames, trust_layout=True).layout_trusted
+    trusted = calibrate(*frames, trust_layout=True)
+    assert trusted.layout_trusted
+    assert trusted.overruled == (WRONG_FINDING,)  # found by both checks, said once
 
 
 def test_a_square_without_a_cup_is_refused_even_on_trust() -> None:
