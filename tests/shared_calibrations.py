@@ -108,3 +108,11 @@ def long_shadows_calibration() -> Calibration:
     """bench-26 (``LONG_SHADOWS``) calibrated from its own empty and reference frames, once per
     session and read-only."""
     return frames_calibration(LONG_SHADOWS)
+
+
+def same_models(one: Calibration, other: Calibration) -> bool:
+    """Whether two calibrations learned the same, to the bit: all of their files but when they
+    were made and what they say of the layout taken on trust."""
+    told = ("created", "layout_trusted", "overruled")
+    mine, theirs = ({k: v for k, v in c.to_json().items() if k not in told} for c in (one, other))
+    return mine == theirs

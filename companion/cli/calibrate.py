@@ -37,7 +37,8 @@ def register(subcommands: argparse._SubParsersAction) -> None:
         action="store_true",
         help=(
             "the reference cups already stand as the layout says: calibrate although a cup "
-            "measures like another size (a square with no cup at all is still refused)"
+            "measures like another size or looks the other colour, or rank 1 looks the darker "
+            "(a square with no cup at all is still refused)"
         ),
     )
     parser.add_argument("--out", required=True, metavar="FILE", help="calibration file to write")
@@ -93,8 +94,9 @@ def run(args: argparse.Namespace) -> int:
         for colour in (0, 1):
             diameters = " ".join(f"{2 * r:.0f}" for r in calibration.cups.radii[colour])
             print(f"learned {COLOR_NAMES[colour]} cups, apparent diameters (mm): {diameters}")
-        if calibration.layout_trusted:
-            print(f"{INSIST}: the reference layout was taken on trust, its cup sizes not checked")
+        words = calibration.trust_words()
+        if words is not None:
+            print(f"{INSIST}: the reference layout was taken on trust, {words}")
     else:
         print("no --reference: using default cup sizes and colours (a reference image makes reading surer)")
     print(f"wrote {out}")

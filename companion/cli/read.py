@@ -39,11 +39,12 @@ def register(subcommands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     calibration = Calibration.load(Path(args.calibration), args.size)
     reader = BoardReader(calibration)
-    if calibration.layout_trusted:
+    words = calibration.trust_words()
+    if words is not None:
         # before the boards; on stderr with --json, whose stdout is one JSON object per line
         print(
-            f"{args.calibration}: the reference layout was taken on trust (calibrate --cups-as-set-out): "
-            "its cup sizes were not checked",
+            f"{args.calibration}: the reference layout was taken on trust "
+            f"(calibrate --cups-as-set-out), {words}",
             file=sys.stderr if args.json else sys.stdout,
         )
     for name in args.images:

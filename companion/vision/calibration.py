@@ -15,7 +15,7 @@ from __future__ import annotations
 import base64
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -286,6 +286,31 @@ def _size_leans(data: Any) -> np.ndarray | None:
     return leans
 
 
+def _findings(data: Any) -> tuple[str, ...] | None:
+    """The overruled findings of a file (``Calibration.overruled``): a list of lines, or none."""
+    if data is None:
+        return None
+    if not isinstance(data, list) or not all(isinstance(line, str) for line in data):
+        raise CompanionError("the overruled findings are not a list of lines")
+    return tuple(data)
+
+
+def overruled_words(trusted: bool, overruled: Sequence[str] | None) -> str | None:
+    """What the calibration file's reference layout taken on trust overruled, in words for a
+    line that says it was taken on trust (the CLI's ``calibrate`` and ``read``, the wizard's
+    summary, the status page): the findings (``Calibration.overruled``), that no check refused
+    it, or that the file does not say; None where the layout was not taken on trust. A right
+    reference taken on trust costs nothing, a wrong one spoils the sizes or colours it names,
+    so each place the calibration is in use names them."""
+    if not trusted:
+        return None
+    if overruled is None:
+        return "what it overruled was not recorded"
+    if not overruled:
+        return "no check refused it"
+    return "overruling: " + "; ".join(overruled)
+
+
 def _png_text(image: np.ndarray) -> str:
     ok, png = cv2.imencode(".png", image)
     if not ok:
@@ -319,7 +344,17 @@ class Calibration:
     from before it): the occlusion test then predicts no shadows."""
     layout_trusted: bool = False
     """Whether the reference layout was taken on the user's word (``calibrate``'s
-    ``trust_layout``), its size and missing-cup checks skipped; False in files from before it."""
+    ``trust_layout``), the refusals a right reference can meet overruled (``LayoutTrust``);
+    False in files from before it."""
+    overruled: tuple[str, ...] | None = None
+    """With ``layout_trusted``, what the checks the user's word overruled found, in their words
+    (``ReferenceLayoutError.finding``; none: no check refused the layout); None where the layout
+    was not taken on trust, and in files from before the findings were kept."""
+
+    def trust_words(self) -> str | None:
+        """What a calibration taken on trust says wherever it is in use (``overruled_words``); None
+        where its layout was checked."""
+        return overruled_words(self.layout_trusted, self.overruled)
 
     def in_use(self) -> Calibration:
         """The calibration the reader reads with: the learned models in place of the
@@ -373,6 +408,8 @@ class Calibration:
             data["outline"] = self.outline.to_json()
         if self.shadows is not None:
             data["shadows"] = self.shadows.to_json()
+        if self.overruled is not None:
+            data["overruled"] = list(self.overruled)
         return data
 
     def save(self, path: Path) -> None:
@@ -412,6 +449,7 @@ class Calibration:
             }
             reference = bool(data.get("reference_learned", False))
             layout_trusted = bool(data.get("layout_trusted", False))
+            overruled = _findings(data.get("overruled"))
             created = str(data.get("created", ""))
             problem = _geometry_problem(layout, camera, scale)
         except CompanionError as error:
@@ -472,6 +510,7 @@ class Calibration:
             outline,
             shadows,
             layout_trusted,
+            overruled,
         )
 
     @classmethod
@@ -1336,17 +1375,79 @@ class ReferenceSeen:
     slip: Callable[[int], ReferenceLayoutError | None]  # the slip for a cup not shown (``slip_beside``)
 
 
+@dataclass
+class LayoutTrust:
+    """The user's word that the reference cups stand as the layout puts them (``calibrate``'s
+    ``trust_layout``), and the findings of the refusals it overruled (``overruled``, each a
+    ``ReferenceLayoutError.finding``).
+
+    Overruled, a check changes nothing of what calibration learns: every model is learned from
+    the cups where the layout puts them (White's colour from rank 1's cups, each size's radius
+    from its square), so where the user is right, the calibration is the one the check, right,
+    would have passed. Where the user is wrong (a black cup on White's square, the ranks really
+    swapped, a slip from a nested stack) the models hold the mistake, and so the calibration
+    keeps what was overruled (``Calibration.overruled``) for every place that shows it is in
+    use to say: never a silent spoiled calibration."""
+
+    trusted: bool = False
+    overruled: list[str] = field(default_factory=list)
+
+    def refuse(self, error: ReferenceLayoutError) -> None:
+        """Raise ``error``; or, where the user vouched for the layout and ``error`` is one a
+        right reference can meet (``trustable``), keep its finding instead, once: a slip that
+        hides the right cup beside it is found by the missing-cup check and the size check."""
+        if not (self.trusted and error.trustable):
+            raise error
+        if error.finding not in self.overruled:
+            self.overruled.append(error.finding)
+
+
 def _check_reference(
     seen: ReferenceSeen,
     cups: CupSet,
     ref: dict[int, tuple[int, int]],
     pixels: PixelModel,
     size: int,
-    trust_layout: bool = False,
+    trust: LayoutTrust | None = None,
 ) -> None:
     """Refuse a reference frame that does not show the reference layout: a square without its
     cup, a cup of the other colour, sizes out of order, the two ranks swapped; and one whose
-    cups of a colour all stand there but none reads clearly as a cup. ``seen.contrast``, where
+    cups of a colour all stand there but none reads clearly as a cup (``unseen_error``).
+    Whether each square shows its cup is ``_check_shown``'s to say. ``trust``: the user's word that
+    the cups stand as the layout puts them (``LayoutTrust``), which overrules the missing cup
+    whose outline stands out, a cup of the other colour and the ranks swapped. Sizes out of
+    order are refused still: a file whose sizes do not grow is refused when loaded
+    (``size_order_problem``), and the reader would take real cups for sizes they are not."""
+    trust = trust or LayoutTrust()
+    blind = unseen_colour(sorted({*seen.unclear, *seen.short}), ref, seen.contrast)
+    if blind is not None:
+        raise unseen_error(blind)
+    _check_shown(seen, ref, size, trust)
+    for row in seen.colours:
+        if shows_other_colour(row, seen.colours, ref) and shows_other_colour(row, seen.levelled, ref):
+            trust.refuse(other_colour_error(row, ref, size))
+    not_growing = cups.first_not_growing()
+    if not_growing is not None:
+        colour = not_growing[0]
+        radii = cups.radii[colour]
+        raise CompanionError(
+            f"reference frame: the {COLOR_NAMES[colour]} cups do not grow from file a to "
+            f"file {'abcdefgh'[len(radii) - 1]}; put sizes 1, 2, 3, 4 in that order"
+        )
+    if pixels.light.mean[0] <= pixels.dark.mean[0] - RANKS_SWAPPED_MARGIN:
+        trust.refuse(
+            ReferenceLayoutError(
+                "reference frame: the cups on rank 1 look darker than those on the last rank; "
+                "White's (light) cups go on rank 1",
+                "ranks swapped",
+                (),
+                trustable=True,
+            )
+        )
+
+
+def _check_shown(seen: ReferenceSeen, ref: dict[int, tuple[int, int]], size: int, trust: LayoutTrust) -> None:
+    """Refuse a reference square without a clear cup (``not_shown``). ``seen.contrast``, where
     measured, vouches for a cup the region cue sees only in part. ``seen.slip`` says, of the row
     whose cup is not shown, whether a cup of a neighbouring size explains it: that line is said
     instead, since the square without a clear cup may hold the right one. It is asked only where
@@ -1357,68 +1458,91 @@ def _check_reference(
     slip, not as a cup missing. ``seen.short``: cups whose radius fit found no outline of their
     own, unclear to ``not_shown`` and ``unseen_colour`` however much evidence their sliver sums
     to: a colour whose other cups the region cue does not see clearly is no better seen for a
-    sliver. ``trust_layout``: the user says the cups stand as the layout puts them, so a cup
-    whose outline stands out is taken as there; a square whose outline does not is still
-    refused, as is everything else."""
-    squares = board_squares(size)
+    sliver. With the layout on ``trust`` a cup whose outline stands out is taken as there; a
+    square whose outline does not is refused first, and not as one to overrule."""
     unclear = sorted({*seen.unclear, *seen.short})
-    blind = unseen_colour(unclear, ref, seen.contrast)
-    if blind is not None:
-        raise CompanionError(
-            f"reference frame: the {COLOR_NAMES[blind]} cups stand where they should but look like "
-            "the board itself; calibrate under brighter, more even light, or with cups that stand "
-            "out from the board's wood"
-        )
-    doubtful = unclear
-    if trust_layout:
-        doubtful = [row for row in unclear if seen.contrast.get(row, 0.0) < EDGE_CLEAR]
-    missing = not_shown(doubtful, seen.scores, seen.contrast)
+    if trust.trusted:
+        absent = not_shown([row for row in unclear if not standing(row, seen)], seen.scores, seen.contrast)
+        if absent is not None:
+            raise missing_cup_error(absent, ref, size, trustable=False)
+    missing = not_shown(unclear, seen.scores, seen.contrast)
     if missing is not None:
-        colour, size = ref[missing]
-        standing = seen.contrast.get(missing, 0.0) >= EDGE_CLEAR
-        raise (seen.slip(missing) if standing else None) or ReferenceLayoutError(
-            f"reference frame: no clear {COLOR_NAMES[colour]} size-{size} cup on "
-            f"{square_name(squares[missing])}; set out White's sizes 1..S on rank 1 and Black's on "
-            "the last rank (a to d), or calibrate without --reference",
-            "missing cup",
-            (square_name(squares[missing]),),
-            trustable=standing,
+        trustable = standing(missing, seen)
+        trust.refuse(
+            (seen.slip(missing) if trustable else None)
+            or missing_cup_error(missing, ref, size, trustable=trustable)
         )
-    for row in seen.colours:
-        colour, size = ref[row]
-        if shows_other_colour(row, seen.colours, ref) and shows_other_colour(row, seen.levelled, ref):
-            raise CompanionError(
-                f"reference frame: the size-{size} cup on {square_name(squares[row])} looks "
-                f"{COLOR_NAMES[1 - colour]}, not {COLOR_NAMES[colour]}; White's cups go on rank 1, "
-                "Black's on the last rank"
-            )
-    not_growing = cups.first_not_growing()
-    if not_growing is not None:
-        colour = not_growing[0]
-        radii = cups.radii[colour]
-        raise CompanionError(
-            f"reference frame: the {COLOR_NAMES[colour]} cups do not grow from file a to "
-            f"file {'abcdefgh'[len(radii) - 1]}; put sizes 1, 2, 3, 4 in that order"
-        )
-    if pixels.light.mean[0] <= pixels.dark.mean[0] - RANKS_SWAPPED_MARGIN:
-        raise CompanionError(
-            "reference frame: the cups on rank 1 look darker than those on the last rank; "
-            "White's (light) cups go on rank 1"
-        )
+
+
+def standing(row: int, seen: ReferenceSeen) -> bool:
+    """Whether the reference cup on ``row``'s outline stands out of the empty squares' edges
+    (``EDGE_CLEAR``): a cup stands there, whatever the region cue makes of it."""
+    return seen.contrast.get(row, 0.0) >= EDGE_CLEAR
+
+
+def missing_cup_error(
+    row: int, ref: dict[int, tuple[int, int]], size: int, trustable: bool
+) -> ReferenceLayoutError:
+    """The refusal of a reference square with no clear cup (``not_shown``); ``trustable`` where
+    its outline stands out (``standing``)."""
+    colour, cup = ref[row]
+    square = square_name(board_squares(size)[row])
+    return ReferenceLayoutError(
+        f"reference frame: no clear {COLOR_NAMES[colour]} size-{cup} cup on {square}; set out "
+        "White's sizes 1..S on rank 1 and Black's on the last rank (a to d), or calibrate without "
+        "--reference",
+        "missing cup",
+        (square,),
+        trustable=trustable,
+    )
+
+
+def other_colour_error(row: int, ref: dict[int, tuple[int, int]], size: int) -> ReferenceLayoutError:
+    """The refusal of a reference cup that shows the other colour (``shows_other_colour``).
+    Trustable: a right cup was refused so (a white 4 dark against a sheen on the empty board,
+    before the levelled colours were judged too), and taken on trust its colour is the one of
+    the square it stands on, as the models learn it."""
+    colour, cup = ref[row]
+    square = square_name(board_squares(size)[row])
+    return ReferenceLayoutError(
+        f"reference frame: the size-{cup} cup on {square} looks {COLOR_NAMES[1 - colour]}, not "
+        f"{COLOR_NAMES[colour]}; White's cups go on rank 1, Black's on the last rank",
+        "other colour",
+        (square,),
+        trustable=True,
+    )
+
+
+def unseen_error(colour: int) -> ReferenceLayoutError:
+    """The refusal of a colour whose cups stand where they should but look like the board
+    (``unseen_colour``). Not trustable: the check already takes the cups as standing where the
+    layout puts them (their outlines say so), so the user's word adds nothing; what it refuses
+    is a colour the region cue cannot tell from the wood, and a calibration made anyway would
+    read every cup of it faintly or not at all, game after game, with nothing to say so."""
+    return ReferenceLayoutError(
+        f"reference frame: the {COLOR_NAMES[colour]} cups stand where they should but look like "
+        "the board itself; calibrate under brighter, more even light, or with cups that stand "
+        "out from the board's wood",
+        "unseen colour",
+        (),
+        trustable=False,
+    )
 
 
 def learn_outline_and_light(
-    scene: BoardScene, rect: np.ndarray, cups: CupSet, pixels: PixelModel, trust_layout: bool = False
+    scene: BoardScene, rect: np.ndarray, cups: CupSet, pixels: PixelModel, trust: LayoutTrust | None = None
 ) -> tuple[CupOutline, ShadowModel | None]:
     """The real cups' edges (``edges.fit_outline``) and the light that casts their shadows
     (``shadows.learn_shadows``) on the reference frame (``rect``: on the board plane), each
     reference cup where the reader's own matching finds it. Each cup's size is checked first
-    (``check_reference_sizes``) unless the user vouches for the layout (``trust_layout``)."""
+    (``check_reference_sizes``), a refusal the user's word overrules (``trust``)."""
     ref = reference_layout(scene.layout.size, cups.max_piece)
     read = read_reference(scene, rect, cups, pixels)
     ev, matches, reads = read.evidence, read.matches, read.reads
-    if not trust_layout:
+    try:
         check_reference_sizes(reads, scene.layout.size)
+    except ReferenceLayoutError as error:
+        (trust or LayoutTrust()).refuse(error)
     outline = replace(
         read.outline, region_trust=region_trust(list(reads.values())), clear_rims=clear_rims(read.rims)
     )
@@ -1744,7 +1868,7 @@ class ReferenceFit:
 
 
 def learn_reference(
-    scene: BoardScene, rect: np.ndarray, cups: CupSet, trust_layout: bool = False
+    scene: BoardScene, rect: np.ndarray, cups: CupSet, trust: LayoutTrust | None = None
 ) -> ReferenceFit:
     """Colours, shadow tint and apparent cup radii from the reference layout frame (``rect``:
     on the board plane).
@@ -1761,7 +1885,7 @@ def learn_reference(
     they stand out of the empty squares' (``BoardScene.edge_contrast``, ``EDGE_CLEAR``, or
     ``EDGE_ALONE`` where its evidence leans away): on glossy pale cups on pale wood a small
     cup's colour reads as the wood in shade.
-    ``trust_layout`` passes the user's word that the cups stand as the layout says to
+    ``trust`` passes the user's word that the cups stand as the layout says to
     ``_check_reference``.
     """
     ref = reference_layout(scene.layout.size, cups.max_piece)
@@ -1795,7 +1919,7 @@ def learn_reference(
         short,
         lambda row: slip_beside(row, read_reference(scene, rect, fitted, pixels).reads, scene.layout.size),
     )
-    _check_reference(seen, fitted, ref, pixels, scene.layout.size, trust_layout)
+    _check_reference(seen, fitted, ref, pixels, scene.layout.size, trust)
     look = cv2.copyMakeBorder(f, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
     return ReferenceFit(fitted, pixels, ev.fg, pad, raw, look)
 
@@ -1825,7 +1949,8 @@ def calibrate(
 
     ``trust_layout``: the user says the reference cups stand as the layout puts them, after a
     refusal they could not act on (``ReferenceLayoutError.trustable``); the checks that can
-    misjudge a right reference are skipped, and the calibration records it (``layout_trusted``)."""
+    misjudge a right reference refuse nothing (``LayoutTrust``), and the calibration records
+    that it was taken on trust (``layout_trusted``) and what those checks found (``overruled``)."""
     layout = layout or BoardLayout()
     empty = check_frame(empty, "the empty-board image")
     camera, markers, layout = locate(empty, layout, corners)
@@ -1835,6 +1960,7 @@ def calibrate(
     pixels = PixelModel.default()
     outline = None
     shadows = None
+    trust = LayoutTrust(trust_layout and reference is not None)
     if reference is not None:
         reference = check_frame(reference, "the reference image")
         if reference.shape != empty.shape:
@@ -1846,9 +1972,9 @@ def calibrate(
         plain = Background.of(background, view.scale, band_mask(layout, view, bool(markers)))
         scene = BoardScene(layout, view, camera, levelled(plain, layout, view))
         rect = rectify(reference, view, camera)
-        fit = learn_reference(scene, rect, cups, trust_layout)
+        fit = learn_reference(scene, rect, cups, trust)
         pixels = fit.pixels
-        outline, shadows = learn_outline_and_light(scene, rect, fit.cups, pixels, trust_layout)
+        outline, shadows = learn_outline_and_light(scene, rect, fit.cups, pixels, trust)
         cups = final_radii(scene, fit, cups, shadows)
     return Calibration(
         layout,
@@ -1862,7 +1988,8 @@ def calibrate(
         time.strftime("%Y-%m-%dT%H:%M:%S"),
         outline=outline,
         shadows=shadows,
-        layout_trusted=reference is not None and trust_layout,
+        layout_trusted=trust.trusted,
+        overruled=tuple(trust.overruled) if trust.trusted else None,
     )
 
 

@@ -237,8 +237,9 @@ class Wizard:
         for colour in (0, 1):
             diameters = " ".join(f"{2 * r:.0f}" for r in result.cups.radii[colour])
             lines.append(f"{COLOR_NAMES[colour]} cups, apparent diameters (mm): {diameters}")
-        if result.layout_trusted:
-            lines.append("the reference layout was taken on your word: its cup sizes were not checked")
+        words = result.trust_words()
+        if words is not None:
+            lines.append(f"the reference layout was taken on your word, {words}")
         return lines
 
     def save(self) -> Path | None:

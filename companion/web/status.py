@@ -17,6 +17,7 @@ from companion import __version__
 from companion.device.config import DeviceConfig
 from companion.device.remote import Remote
 from companion.errors import CompanionError
+from companion.vision.calibration import overruled_words
 from companion.web import pages
 from companion.web.site import SESSION, TOKEN, Site, site_of
 from companion.web.tokens import TokenEntry
@@ -41,11 +42,8 @@ def status_facts(site: Site) -> list[tuple[str, str]]:
     try:
         stat = calibration.stat()
         made = stat.st_mtime
-        trusted = (
-            "; its reference layout was taken on trust"
-            if layout_trusted(str(calibration), stat.st_mtime_ns, stat.st_size)
-            else ""
-        )
+        words = trust_words(str(calibration), stat.st_mtime_ns, stat.st_size)
+        trusted = "" if words is None else f"; its reference layout was taken on trust, {words}"
         facts.append(("calibration", f"{calibration}, made {pages.age(time.time() - made)} ago{trusted}"))
     except OSError:
         facts.append(("calibration", f"none yet at {calibration}: see the Camera page"))
@@ -66,19 +64,24 @@ def status_facts(site: Site) -> list[tuple[str, str]]:
 
 
 @functools.lru_cache(maxsize=4)
-def layout_trusted(path: str, mtime_ns: int, size: int) -> bool:
-    """Whether the calibration file at ``path`` says its reference layout was taken on the
-    user's word (``calibrate --cups-as-set-out``, the wizard's "calibrate anyway"): its cup
-    sizes were not checked, which the status says for as long as the file is in use. The JSON
-    is read as it is, without loading the calibration (that is the loop's, and a broken file
-    its to report). Kept by the file's modification time and size (``mtime_ns``, ``size``): a
-    calibration is a few hundred kilobytes, read again only when it is written again, not at
-    every look at the status page."""
+def trust_words(path: str, mtime_ns: int, size: int) -> str | None:
+    """What the calibration file at ``path`` says its reference layout taken on the user's word
+    (``calibrate --cups-as-set-out``, the wizard's "calibrate anyway") overruled
+    (``calibration.overruled_words``), which the status says for as long as the file is in use;
+    None where the layout was checked. The JSON is read as it is, without loading the
+    calibration (that is the loop's, and a broken file its to report): findings that are not a
+    list of lines count as not recorded. Kept by the file's modification time and size
+    (``mtime_ns``, ``size``): a calibration is a few hundred kilobytes, read again only when it
+    is written again, not at every look at the status page."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return False
-    return isinstance(data, dict) and data.get("layout_trusted") is True
+        return None
+    if not isinstance(data, dict):
+        return None
+    found = data.get("overruled")
+    lines = tuple(found) if isinstance(found, list) and all(isinstance(line, str) for line in found) else None
+    return overruled_words(data.get("layout_trusted") is True, lines)
 
 
 def health_of(remote: Remote) -> dict[str, Any] | None:

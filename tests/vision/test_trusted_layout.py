@@ -4,9 +4,11 @@ wizard's "calibrate anyway").
 
 The size check can misjudge a right reference: on a freshly rendered scene (natural pale cups
 on birch) the white 2 on b1 measured like a white 1 by both cues by hairs, and setting out
-what the line said changed nothing. Taken on trust, the size check is skipped and a doubtful
-cup is taken as there where its outline stands out (``EDGE_CLEAR``); a square whose outline
-does not is still refused, so a cup really left off never calibrates into nonsense.
+what the line said changed nothing. Taken on trust, the size check refuses nothing and a
+doubtful cup is taken as there where its outline stands out (``EDGE_CLEAR``); a square whose
+outline does not is still refused, so a cup really left off never calibrates into nonsense.
+What the trust overruled is kept in the calibration and said wherever it is in use
+(``Calibration.overruled``). The colour and ranks checks: ``test_overruled_checks.py``.
 """
 
 from __future__ import annotations
@@ -19,12 +21,14 @@ import numpy as np
 import pytest
 
 from companion.cli import main
-from companion.errors import ReferenceLayoutError
+from companion.errors import CompanionError, ReferenceLayoutError
 from companion.vision.calibration import Calibration, calibrate
 from companion.vision.sources import read_image
 from companion.vision.synth import SceneRenderer
+from tests.shared_calibrations import same_models
 
 BENCH_11_WRONG = Path(__file__).resolve().parents[1] / "data" / "bench" / "bench-11-wrong-cup" / "frames"
+WRONG_FINDING = "the white cup on b1 measures like a white 1 (a1's size)"
 WRONG_LINE = (
     "reference frame: the white cup on b1 measures like a white 1 (a1's size): set out the white 2 "
     "on b1 and the white 1 on a1, and calibrate again"
@@ -54,17 +58,41 @@ def test_a_wrong_size_refusal_names_its_kind_and_squares_and_may_be_overruled() 
     refused = refusal(*wrong_cup())
     assert str(refused) == WRONG_LINE
     assert (refused.kind, refused.squares, refused.trustable) == ("wrong size", ("b1", "a1"), True)
+    assert refused.finding == WRONG_FINDING
 
 
-def test_a_layout_taken_on_trust_calibrates_and_the_file_says_so(tmp_path: Path) -> None:
+def test_a_layout_taken_on_trust_calibrates_and_the_file_says_what_it_overruled(tmp_path: Path) -> None:
     trusted = calibrate(*wrong_cup(), trust_layout=True)
     assert trusted.reference and trusted.layout_trusted
+    assert trusted.overruled == (WRONG_FINDING,)
     path = tmp_path / "board.json"
     trusted.save(path)
-    assert Calibration.load(path).layout_trusted
+    loaded = Calibration.load(path)
+    assert loaded.layout_trusted and loaded.overruled == (WRONG_FINDING,)
+    assert loaded.trust_words() == f"overruling: {WRONG_FINDING}"
     data = json.loads(path.read_text())
+    del data["overruled"]  # a file from before the findings were kept
+    assert Calibration.from_json(data).trust_words() == "what it overruled was not recorded"
     del data["layout_trusted"]  # a file from before the field
     assert not Calibration.from_json(data).layout_trusted
+    assert Calibration.from_json(data).trust_words() is None
+
+
+def test_a_file_whose_findings_are_not_lines_is_refused(tmp_path: Path) -> None:
+    data = calibrate(*wrong_cup(), trust_layout=True).to_json()
+    data["overruled"] = [3]
+    with pytest.raises(CompanionError, match="overruled findings are not a list of lines"):
+        Calibration.from_json(data)
+
+
+def test_a_right_reference_on_trust_overrules_nothing_and_calibrates_as_checked() -> None:
+    """bench-11's own reference: trust changes only what the file says of it."""
+    folder = BENCH_11_WRONG.parents[1] / "bench-11" / "frames"
+    frames = read_image(folder / "00-empty.jpg"), read_image(folder / "01-reference.jpg")
+    checked, trusted = calibrate(*frames), calibrate(*frames, trust_layout=True)
+    assert (checked.overruled, checked.trust_words()) == (None, None)
+    assert (trusted.overruled, trusted.trust_words()) == ((), "no check refused it")
+    assert same_models(checked, trusted)
 
 
 def test_on_trust_a_doubtful_cup_whose_outline_stands_is_taken_as_there() -> None:
@@ -76,7 +104,9 @@ def test_on_trust_a_doubtful_cup_whose_outline_stands_is_taken_as_there() -> Non
     frames = read_image(folder / "00-empty.jpg"), read_image(folder / "01-reference.jpg")
     refused = refusal(*frames)
     assert (refused.kind, refused.squares, refused.trustable) == ("wrong size", ("b1", "a1"), True)
-    assert calibrate(*frames, trust_layout=True).layout_trusted
+    trusted = calibrate(*frames, trust_layout=True)
+    assert trusted.layout_trusted
+    assert trusted.overruled == (WRONG_FINDING,)  # found by both checks, said once
 
 
 def test_a_square_without_a_cup_is_refused_even_on_trust() -> None:
@@ -105,12 +135,13 @@ def test_the_cli_says_once_how_to_insist_and_read_says_it_was_insisted(
     assert said == [f"gobblet-companion: {WRONG_LINE}; if the cups already stand so, add --cups-as-set-out"]
     assert not out.exists()
     assert main(["calibrate", *frames, "--out", str(out), "--cups-as-set-out"]) == 0
-    assert "the reference layout was taken on trust" in capsys.readouterr().out
+    said = capsys.readouterr().out.splitlines()
+    assert f"--cups-as-set-out: the reference layout was taken on trust, overruling: {WRONG_FINDING}" in said
     assert main(["read", "--calibration", str(out), str(BENCH_11_WRONG / "01-reference.jpg")]) == 0
     first = capsys.readouterr().out.splitlines()[0]
     assert first == (
-        f"{out}: the reference layout was taken on trust (calibrate --cups-as-set-out): its cup sizes "
-        "were not checked"
+        f"{out}: the reference layout was taken on trust (calibrate --cups-as-set-out), overruling: "
+        f"{WRONG_FINDING}"
     )
 
 

@@ -214,9 +214,19 @@ def test_the_calibration_wizard_against_the_synthetic_camera(browser, device: De
     shoot(browser, "camera")
 
 
-def test_a_refused_reference_calibrated_anyway_in_the_browser(browser, device: Device, site: str) -> None:
-    """The wizard refuses a reference whose cup measures like another size and offers "They are
-    already so: calibrate anyway", which calibrates the same frames with the layout on trust."""
+@pytest.mark.parametrize(
+    ("square", "cup", "finding"),
+    [
+        ("b4", (1, 1), "the black cup on b4 measures like a black 1 (a4's size)"),
+        ("d1", (1, 4), "the size-4 cup on d1 looks black, not white"),
+    ],
+)
+def test_a_refused_reference_calibrated_anyway_in_the_browser(
+    browser, device: Device, site: str, square: str, cup: tuple[int, int], finding: str
+) -> None:
+    """The wizard refuses a reference whose cup measures like another size, or looks the other
+    colour, and offers "They are already so: calibrate anyway", which calibrates the same frames
+    with the layout on trust and says what that overruled."""
     from selenium.webdriver.common.by import By
 
     from companion.vision.calibration import Calibration
@@ -224,7 +234,7 @@ def test_a_refused_reference_calibrated_anyway_in_the_browser(browser, device: D
 
     scene = SceneRenderer(seed=3, size=4, max_piece=4)
     slipped = scene.reference_tops()
-    slipped["b4"] = (1, 1)  # a black 1 for the 2: refused as a wrong size
+    slipped[square] = cup  # a black 1 for the 2, or a black 4 on White's d1
     pair(browser, device, site)
     device.table.image = scene.empty()
     browser.get(site + "/camera")
@@ -239,15 +249,16 @@ def test_a_refused_reference_calibrated_anyway_in_the_browser(browser, device: D
     device.table.image = scene.render(slipped)
     browser.find_element(By.CSS_SELECTOR, '[data-action="/api/calibration/reference"]').click()
     button = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, insist), timeout=60)[0]
-    assert "black cup on b4 measures like a black 1" in text_of(browser, "wizard-problem")
+    assert finding in text_of(browser, "wizard-problem")
     assert button.text == "They are already so: calibrate anyway"
     shoot(browser, "camera-refused")
     button.click()
     wait(browser, lambda d: step(d) == "result", timeout=60)
-    assert "taken on your word" in browser.find_element(By.ID, "wizard").text
+    assert f"taken on your word, overruling: {finding}" in browser.find_element(By.ID, "wizard").text
     browser.find_element(By.CSS_SELECTOR, '[data-action="/api/calibration/save"]').click()
     wait(browser, lambda d: step(d) == "saved", timeout=30)
-    assert Calibration.load(device.settings.calibration, 4).layout_trusted
+    saved = Calibration.load(device.settings.calibration, 4)
+    assert saved.layout_trusted and saved.overruled == (finding,)
 
 
 def test_status_page_lists_this_browser(browser, device: Device, site: str) -> None:

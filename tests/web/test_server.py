@@ -321,10 +321,22 @@ def test_status_says_a_calibration_took_its_layout_on_trust(device) -> None:
     async def test(client):
         await paired(client)
         calibration = device.settings.calibration
-        for text, said in (("{}", False), ('{"layout_trusted": true}', True), ("not json", False)):
+        for text, said in (
+            ("{}", None),
+            ('{"layout_trusted": true}', "what it overruled was not recorded"),
+            ('{"layout_trusted": true, "overruled": []}', "no check refused it"),
+            (
+                '{"layout_trusted": true, "overruled": ["the size-1 cup on a1 looks black, not white"]}',
+                "overruling: the size-1 cup on a1 looks black, not white",
+            ),
+            ('{"layout_trusted": true, "overruled": 7}', "what it overruled was not recorded"),
+            ("not json", None),
+        ):
             calibration.write_text(text)
             page = await (await client.get("/status")).text()
-            assert ("its reference layout was taken on trust" in page) is said, text
+            trusted = "its reference layout was taken on trust"
+            assert (trusted in page) is (said is not None), text
+            assert said is None or f"{trusted}, {said}" in page, text
 
     serve(device, test)
 

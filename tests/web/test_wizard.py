@@ -37,7 +37,9 @@ def test_a_refused_reference_can_be_calibrated_anyway(tmp_path: Path) -> None:
     assert wizard.step == "result" and wizard.problem is None and not wizard.can_insist
     assert wizard.result is not None and wizard.result.layout_trusted
     assert (
-        wizard.learned()[-1] == "the reference layout was taken on your word: its cup sizes were not checked"
+        wizard.learned()[-1]
+        == "the reference layout was taken on your word, overruling: the black cup on b4 "
+        "measures like a black 1 (a4's size)"
     )
 
 
