@@ -71,6 +71,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from benchmarks.referee_trace import answer_entry, reading_entry
 from companion.device.vision_link import reader_observer
 from companion.errors import CompanionError
 from companion.reconciler.attention import SETTLED_BY_READINGS
@@ -611,6 +612,7 @@ class GameResult:
     requests: list[Request] = field(default_factory=list)  # each request as the player met it
     stretches: list[Stretch] = field(default_factory=list)
     strict: list[Stretch] = field(default_factory=list)  # an unsure report counted as lost too
+    fed: list[dict] = field(default_factory=list)  # what the referee was given, in order (``--readings``)
     events: list[dict] = field(default_factory=list)
     record: list[str] = field(default_factory=list)
     shown: ReadTally = field(default_factory=lambda: ReadTally())  # the referee's last view of each board
@@ -926,6 +928,7 @@ def replay(
             answer = player.answer(reconciler, frame, t)
             if answer is not None:
                 result.accepted += 1
+                result.fed.append(answer_entry(scene.name, scene.variant, frame.name, t))
                 take(answer, t, frame)
                 watch.after(reconciler, answer, t, frame, answered=True)
         if stable is None:
@@ -933,6 +936,7 @@ def replay(
         last = stable
         result.stable_observations += 1
         events = reconciler.feed(stable)
+        result.fed.append(reading_entry(scene.name, scene.variant, frame.name, stable))
         if player is not None:
             player.saw(frame)
         if judged is not None:
@@ -1399,6 +1403,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--no-learning", action="store_true", help="the replay's reader does not learn during the game"
     )
+    parser.add_argument(
+        "--readings",
+        metavar="FILE",
+        help="write each stable observation the replays gave the referee, and each answer accepted, "
+        "as JSON lines (benchmarks/referee_trace.py feeds them again)",
+    )
     args = parser.parse_args(argv)
     if args.fps <= 0 or args.board_seconds <= 0 or args.hand_seconds <= 0 or args.frame_noise < 0:
         parser.error("--fps, --board-seconds and --hand-seconds must be positive, --frame-noise 0 or more")
@@ -1486,6 +1496,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     for totals in report["totals"].values():
         totals.pop("wrong", None)
+    if args.readings:
+        write_readings(Path(args.readings), runs)
     if args.json == "-":
         json.dump(report, sys.stdout, indent=1)
         print()
@@ -1497,6 +1509,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=1))
     return 0
+
+
+def write_readings(path: Path, runs: list[Run]) -> None:
+    """What each scene's replay gave its referee, one JSON line each (``--readings``)."""
+    with path.open("w", encoding="utf-8") as out:
+        for run in runs:
+            for entry in run.game.fed if run.game is not None else ():
+                out.write(json.dumps(entry) + "\n")
 
 
 if __name__ == "__main__":

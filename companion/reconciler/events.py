@@ -156,10 +156,23 @@ def looks_again(events: Sequence[Event], still: bool) -> bool:
     """Whether the board, if it still stands, is read again after ``events``, the referee's
     answer to a reading that was a still second look or not (``still``): after an unclear
     reading (``unclear_reading``), and after one that brought plies into doubt
-    (``reports_new_doubt``) unless it was itself a still look (once: the reader does not learn
-    twice from one board). The device asks its gate for the look (``ReaderObserver.judged``)
-    and the faulted games feed one the same way (``testing.faults.StillLooks``): one rule, so
-    the bench's still looks are the device's."""
+    (``reports_new_doubt``) or was said as a help request (``asks_for_help``) unless it was
+    itself a still look (once: the reader does not learn twice from one board). The device
+    asks its gate for the look (``ReaderObserver.judged``) and the faulted games feed one the
+    same way (``testing.faults.StillLooks``): one rule, so the bench's still looks are the
+    device's."""
     return any(unclear_reading(e) for e in events) or (
-        not still and any(reports_new_doubt(e) for e in events)
+        not still and any(reports_new_doubt(e) or asks_for_help(e) for e in events)
     )
+
+
+def asks_for_help(event: Event) -> bool:
+    """Whether ``event`` is a help request other than one to confirm a board read clearly.
+    While a request is open, a reading the referee cannot make out is said as the request
+    (lighting the squares it adds) in place of its ``needs-attention``, and on a first look it
+    is looked at again all the same: on the vision bench's bench-42 the moves made while help
+    was asked were told by 16b's second look, not the next board's reading (lost 11.3 s ->
+    8.8 s). Not after a still look: a request said there is the referee's answer to two looks,
+    and more looks at the same board only repeat it (the faulted games' seed 317, looked at
+    twice more, corrected a right move to a wrong one and took it back three readings later)."""
+    return event.type == EventType.HELP and not event.detail.get("confirm")

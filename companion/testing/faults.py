@@ -438,8 +438,9 @@ class RunResult:
 class StillLooks:
     """Second looks at a board that stood still, made as the device makes them
     (``ReaderObserver.judged``): after a reading the referee could not make out
-    (``unclear_reading``), or one that brought plies into doubt (``reports_new_doubt``) unless
-    it was itself a second look, the gate reads the unchanged board again and marks it
+    (``unclear_reading``), or one that brought plies into doubt (``reports_new_doubt``) or was
+    said as a help request (``asks_for_help``) unless it was itself a second look
+    (``events.looks_again``), the gate reads the unchanged board again and marks it
     ``Observation.still``. ``most`` caps them per settled board: the device looks again about
     every ``hold_seconds`` (1 s) only while the board stands, and players move every few
     seconds. Each look is a fresh reading of the same tops with the stream's misread rates."""

@@ -4,13 +4,14 @@ calibration refused, a second look at a board the referee could not make out."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from companion.device.vision_link import BoardObserver, ReaderObserver
 from companion.errors import CompanionError
-from companion.reconciler.events import Event, EventType
+from companion.reconciler.events import Event, EventType, looks_again
 from companion.rules.variant import CLASSIC
 from companion.vision.gate import StabilityGate
 from companion.vision.observation import Observation
@@ -96,3 +97,27 @@ def test_plies_coming_into_doubt_get_one_second_look_at_a_still_board():
     assert looks[2] is not None and looks[2].still
     observe.judged([doubt], None)
     assert not any(observe(frame, t) is not None for t in (4.0, 4.5, 5.0, 5.5))
+
+
+def test_a_help_request_said_for_an_unclear_first_look_is_looked_at_again():
+    # while help is asked, a reading the referee cannot make out comes out as the request
+    # (lighting the squares it adds) in place of its needs-attention; the board, if it still
+    # stands, is read again as after any unclear first look (the vision bench's bench-42: the
+    # moves made while help was asked told by 16b's second look, not the next board's); a
+    # request said on that second look asks for no third, nor does one to confirm a board the
+    # referee read clearly
+    observe = ReaderObserver(
+        StillReader(Observation.from_tops({"b1": (0, 4)})), StabilityGate(1.0, 3), learn=False
+    )
+    frame = np.zeros((4, 4, 3), np.uint8)
+    assert [observe(frame, t) is not None for t in (0.0, 0.5, 1.0, 1.5)] == [False, False, True, False]
+    help_asked = Event(EventType.HELP, squares=("b1", "d4"), reason="the board differs on b1, d4")
+    observe.judged([help_asked], None)
+    looks = [observe(frame, t) for t in (2.0, 2.5, 3.0, 3.5)]
+    assert [look is not None for look in looks] == [False, False, True, False]
+    assert looks[2] is not None and looks[2].still
+    observe.judged([replace(help_asked, squares=("b1", "b2", "d4"))], None)
+    assert not any(observe(frame, t) is not None for t in (4.0, 4.5, 5.0, 5.5))
+    confirm = Event(EventType.HELP, squares=("b1",), reason="not sure of ply 3", detail={"confirm": True})
+    assert looks_again([help_asked], still=False) and not looks_again([help_asked], still=True)
+    assert not looks_again([Event(EventType.MOVE, move="4b1"), confirm], still=False)
