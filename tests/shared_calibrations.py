@@ -28,6 +28,9 @@ LONG_SHADOWS = Path(__file__).resolve().parent / "data" / "shadows" / "bench-26"
 PALE_SHADOWS = Path(__file__).resolve().parent / "data" / "shadows" / "bench-32" / "frames"
 """bench-32's calibration frames and four game frames: natural cups on pale maple, a lamp low
 beyond the board's far side throwing shadows about a square long."""
+BOUNCED_SHADE = Path(__file__).resolve().parent / "data" / "shadows" / "bench-44" / "frames"
+"""bench-44's calibration frames and three boards: natural cups on birch, a low lamp at one side,
+the shade beside the lit cups tinted by the light they bounce."""
 LAMP_GONE = Path(__file__).resolve().parent / "data" / "shadows" / "bench-31" / "frames"
 """bench-31's calibration frames, a board and a hand under the light it changes to from frame
 07 on: natural cups on walnut in a dim warm room, a lamp learned from the reference frame."""

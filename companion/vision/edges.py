@@ -668,6 +668,12 @@ class BaseFits:
 
         return found
 
+    def footless(self, row: int) -> bool:
+        """Whether no size's base circle is found on square ``row`` (every best shift stopped at
+        its search's edge, ``EdgeBank.found``): whatever the region cue sees there stands on no
+        foot, as a shadow across an empty square does."""
+        return not any(self.bank.found(foot) for foot in self.fits(row)[1].tolist())
+
 
 def shortfall(scores: np.ndarray) -> np.ndarray:
     """Each size's score below the best, over the sizes' spread (at least ``SPREAD_FLOOR``),

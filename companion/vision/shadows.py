@@ -87,6 +87,13 @@ MAX_SLACK = 0.1
 shadows' spread around their hue shift, clipped) of the shift is taken as the board's: a
 sleeve or skin differs by several times that."""
 
+TINT_DEPTH = -0.4
+TINT_MIN_PIXELS = 50
+TINT_PERCENTILE = 90.0
+"""The range of a shadow's tints (``tint_range``) is measured per pixel only this deep
+(shallower, a pixel's noise divided by its darkening says little), on at least this many pixels,
+its ends at this percentile and its complement."""
+
 LIGHT_CHANGED = 0.1
 """The margin's gain (log, any channel) beyond which the light counts as changed since the board
 in use was learned; a camera's exposure drifts by 0.01-0.05. Under the same light the board is
@@ -118,6 +125,10 @@ class ShadowModel:
     hue: tuple[float, float]  # colour shift (q1, q2) per unit of log darkening in shadow
     slack: float  # colour spread around that shift the reference shadows showed
     reach: float = 0.0  # the longest shadow seen ending on board, mm per mm of height (>= |along|)
+    tints: tuple[tuple[float, float], tuple[float, float]] | None = None
+    """The two ends of the range of colour shifts per unit of darkening the reference shadows
+    showed (``tint_range``), which the lift takes for the board's in place of ``hue``; None
+    (files from before it, too little shade to measure): ``hue`` alone."""
 
     def draw(
         self,
@@ -153,18 +164,31 @@ class ShadowModel:
     def lift(self, f: np.ndarray, shadow: np.ndarray) -> np.ndarray:
         """Features (m, q1, q2) with the shadow's darkening undone where ``shadow`` (uint8,
         255) is set and the pixel is darker (``DARK_LOG``, as the reference shadows were): a gain
-        down to ``depth``, with its hue shift, and the colour's distance
-        from that shift shrunk by the spread shadows showed at calibration (deep shade is
-        noisy, and its fill light differs across the board); elsewhere unchanged."""
+        down to ``depth``, with its hue shift (the nearest of the range ``tints``, where the
+        model has one: light a lit cup bounces tints the shade beside it), and the colour's
+        distance from that shift shrunk by the spread shadows showed at calibration (deep shade
+        is noisy, and its fill light differs across the board); elsewhere unchanged."""
         inside = (shadow > 0) & (f[..., 0] < DARK_LOG)  # in a predicted shadow, and darker
         darkening = np.clip(f[..., 0], self.depth, 0.0) * inside
-        q = f[..., 1:] - darkening[..., None] * np.array(self.hue, np.float32)
+        q = self._off_shade(f[..., 1:], darkening)
         norm = np.sqrt((q * q).sum(axis=2))
         shrunk = np.where(inside, np.maximum(norm - self.slack, 0.0) / np.maximum(norm, 1e-6), 1.0)
         out = np.empty_like(f)
         out[..., 0] = f[..., 0] - darkening
         out[..., 1:] = q * shrunk[..., None].astype(np.float32)
         return out
+
+    def _off_shade(self, q: np.ndarray, darkening: np.ndarray) -> np.ndarray:
+        """The colour ``q`` less what a shade ``darkening`` deep explains: ``hue`` per unit of
+        darkening, or where the model has ``tints`` the nearest shift of that range."""
+        if self.tints is None:
+            return q - darkening[..., None] * np.array(self.hue, np.float32)
+        lo, hi = (np.array(t, np.float32) for t in self.tints)
+        q = q - darkening[..., None] * lo
+        span = darkening[..., None] * (hi - lo)
+        length2 = np.maximum((span * span).sum(axis=2), np.float32(1e-12))
+        share = np.clip((q * span).sum(axis=2) / length2, 0.0, 1.0)
+        return q - share[..., None] * span
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -174,6 +198,7 @@ class ShadowModel:
             "hue": list(self.hue),
             "slack": self.slack,
             "reach_mm_per_mm": self.reach,
+            **({} if self.tints is None else {"tints": [list(t) for t in self.tints]}),
         }
 
     @classmethod
@@ -189,6 +214,7 @@ class ShadowModel:
             depth = float(data["depth"])
             slack = float(data["slack"])
             reach = float(data.get("reach_mm_per_mm", 0.0))  # files from before: no reach kept
+            tints = [[float(v) for v in t] for t in data["tints"]] if "tints" in data else None
         except (KeyError, TypeError, ValueError) as error:
             raise ShadowModelError(f"the shadow model is corrupt ({type(error).__name__}: {error})") from None
         if (
@@ -198,9 +224,24 @@ class ShadowModel:
             or not 0 <= slack <= MAX_SLACK
             or float(np.hypot(*along)) > MAX_SLOPE
             or not 0 <= reach <= MAX_SLOPE
+            or not _tints_valid(tints)
         ):
             raise ShadowModelError("the shadow model is corrupt (values out of range)")
-        return cls((along[0], along[1]), depth, (hue[0], hue[1]), slack, reach)
+        return cls(
+            (along[0], along[1]),
+            depth,
+            (hue[0], hue[1]),
+            slack,
+            reach,
+            None if tints is None else ((tints[0][0], tints[0][1]), (tints[1][0], tints[1][1])),
+        )
+
+
+def _tints_valid(tints: list[list[float]] | None) -> bool:
+    """Whether a file's ``tints`` are none or two shifts (q1, q2) within ``MAX_HUE``."""
+    return tints is None or (
+        len(tints) == 2 and all(len(t) == 2 and max(abs(v) for v in t) <= MAX_HUE for t in tints)
+    )
 
 
 def shadow_hulls(
@@ -300,8 +341,38 @@ def learn_shadows(
     slack = float(np.clip(np.percentile(spread, SLACK_PERCENTILE), MIN_SLACK, MAX_SLACK))
     farthest = shadow_reach(dark, valid, view, k, cups, along)
     return ShadowModel(
-        (float(along[0]), float(along[1])), depth, (float(hue[0]), float(hue[1])), slack, farthest
+        (float(along[0]), float(along[1])),
+        depth,
+        (float(hue[0]), float(hue[1])),
+        slack,
+        farthest,
+        tint_range(shade),
     )
+
+
+def tint_range(shade: np.ndarray) -> tuple[tuple[float, float], tuple[float, float]] | None:
+    """The range of the colour shifts per unit of darkening that ``shade`` (features of the
+    reference shadows' pixels, N x 3) shows: its two ends, along the way the shifts spread most,
+    at ``TINT_PERCENTILE`` and its complement; None where fewer than ``TINT_MIN_PIXELS`` are
+    ``TINT_DEPTH`` deep.
+
+    A shadow's colour is not one shift in proportion to its darkening: a lit pale cup throws its
+    own warm light into the shade beside it. On the bench's bench-44 (natural cups on birch, a
+    low lamp at one side) the reference frame's deep shade on the margin, far from any lit cup,
+    shifts about 0.01 per unit of darkening, and on the grid beside the lit white rank 0.05 (its
+    median; a tenth beyond 0.10). One shift through both (``hue``, 0.025) left the shade beside
+    the lit cups on the game's boards (medians 0.07-0.11) off the shadow by nearly twice the
+    slack, where it looks like a natural cup's shaded wall: empty squares read as white cups. The
+    range holds both; a hand's colour lies off it as it lay off the one shift."""
+    deep = shade[shade[:, 0] < TINT_DEPTH]
+    if len(deep) < TINT_MIN_PIXELS:
+        return None
+    tints = deep[:, 1:] / deep[:, :1]
+    centre = np.median(tints, axis=0)
+    way = np.linalg.eigh(np.cov((tints - centre).T))[1][:, -1]
+    ends = np.percentile((tints - centre) @ way, [100 - TINT_PERCENTILE, TINT_PERCENTILE])
+    lo, hi = (np.clip(centre + end * way, -MAX_HUE, MAX_HUE) for end in ends)
+    return (float(lo[0]), float(lo[1])), (float(hi[0]), float(hi[1]))
 
 
 def learning_map(

@@ -56,9 +56,9 @@ def test_the_shadow_is_clear_and_its_grain_shows() -> None:
     ring = calibration.cups.ring_px(calibration.scale)
     assert matches[d1].sizes.max() > SHADOW_REMATCH_RINGS * ring
     # (private: a probe of one step of the read on the region cue's matches; the test above reads)
-    assert reader._maybe_shadow(ev, d1, matches[d1])
+    assert reader._maybe_shadow(ev, d1, matches[d1], None)
     assert matches[c1].sizes.max() > SHADOW_REMATCH_RINGS * ring
-    assert not reader._maybe_shadow(ev, c1, matches[c1])
+    assert not reader._maybe_shadow(ev, c1, matches[c1], None)
 
 
 @pytest.mark.slow  # a render, a calibration and a read: about 2 s of CPU
