@@ -169,13 +169,14 @@ def turned(misfit: np.ndarray, read_large: bool) -> bool:
 
 
 def shadow_toward_camera(models: Calibration, row: int) -> bool:
-    """Whether the lamp throws square ``row``'s cup's shadow toward the point under the camera
-    (the calibration's shadow model; no model, no say): over more than half of the half of its
-    foot that the base is scored on (``edges.py``). The shadow's outline there is a larger
-    foot's to the base and to the rays from each size's foot, and all four cues then say the
-    larger size of a cup they see as one (the stress set's stress-45: a lamp 36 degrees up
-    beyond its pale white 3s, read right and turned to 4s). A cup this near the point under the
-    camera shows its whole foot, shadow and all."""
+    """Whether the lamp throws square ``row``'s cup's shadow toward the point under the camera,
+    over more than half of the half of its foot the base is scored on (``edges.py``), by the
+    shadow model in use (the calibration's, or one learned for a new lamp; without one, no).
+    There the shadow's outer edge is a larger foot's to the base, the smaller size's foot is
+    drawn into it, and the base, the rim and the rays from each foot all say the larger size
+    of a cup the region cue reads right (the stress set's stress-45: a lamp 36 degrees up on
+    the far side of its pale white 3s from the camera). A cup within ``FACING_MIN_MM`` of the
+    point under the camera shows its whole foot to the base, shadow and all."""
     if models.shadows is None:
         return False
     toward = np.asarray(models.camera.centre[:2]) - np.asarray(models.layout.square_centre(row))
