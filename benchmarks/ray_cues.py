@@ -9,10 +9,14 @@ frames read once by a fresh reader, its cues traced (``BoardReader.read_traced``
 bench's reading pass reads them. For every light cup whose truth and reading are both one of the
 two largest sizes, each cue's say between those two sizes: the base and the rim as the reader
 counts them, and the outline along rays from each size's own foot (``rays.square_misfits``) on
-the log-odds and on the texture. Printed per cue, and for all four together against the
-reading (the rule measured as a turn of the size and left out: docs/vision-findings.md, "Along rays
-from the foot: measured, not kept"): of the cups the reader misread, how many it says right; of
-the cups read right, how many it says wrong, and of those how many were read under ``UNSURE``.
+the log-odds and on the texture, worked out for every such cup (the reader works them out only
+where both edges say the other size). Printed per cue, for all four together, and for the
+reader's rule (``BoardReader._turned``: all four, and no turn to the larger size where the lamp
+throws the cup's shadow toward the camera, ``rays.shadow_toward_camera``): of the cups the
+reader misread, how many it says right; of the cups read right, how many it says wrong, and of
+those how many were read under ``rays.TURN_BELOW`` (the only ones the reader would turn). The
+reader's own reading, turn and all, is what it read; the cues are measured whatever it did with
+them.
 """
 
 from __future__ import annotations
@@ -24,14 +28,12 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.rays import cups_placed, square_misfits
 from benchmarks.vision_bench import DEFAULT_FRAMES, calibrate_from, find_scenes, load_scene
+from companion.vision.rays import TURN_BELOW, cups_placed, shadow_toward_camera, square_misfits
 from companion.vision.reader import BoardReader
 from companion.vision.sources import read_image
 
 CUES = ("base", "rim", "rays on the log-odds", "rays on the texture")
-UNSURE = 0.9
-"""A reading held under this is one a cue could have turned without making a sure one."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -42,6 +44,8 @@ class CupSays:
     truth: int  # 0: the smaller of the two sizes, 1: the larger
     read: int
     confidence: float
+    turned: bool  # whether the reader turned it (``CueTrace.turned``)
+    shadow_facing: bool  # the lamp throws its shadow toward the camera (``rays.shadow_toward_camera``)
     says: dict[str, int | None]  # per cue (``CUES``): 0, 1, or None where it has no say
 
 
@@ -87,23 +91,30 @@ def scene_cups(folder: Path) -> list[CupSays]:
                     truth[1] - (top - 1),
                     read[1] - (top - 1),
                     reading.observation.confidence(name),
+                    cues.turned,
+                    shadow_toward_camera(models, row),
                     says,
                 )
             )
     return out
 
 
+def read_before(cup: CupSays) -> int:
+    """The size the reader had before any turn."""
+    return 1 - cup.read if cup.turned else cup.read
+
+
 def tally(cups: list[CupSays], label: str, says: dict[CupSays, int | None]) -> str:
-    """One cue's line: misreads it says right, right reads it says wrong (and of those, read
-    under ``UNSURE``)."""
-    wrong = [c for c in cups if c.read != c.truth]
-    right = [c for c in cups if c.read == c.truth]
+    """One cue's line: misreads it says right, right reads it says wrong (and under the turn's
+    bound), counted against the reading before any turn."""
+    wrong = [c for c in cups if read_before(c) != c.truth]
+    right = [c for c in cups if read_before(c) == c.truth]
     mends = sum(says[c] == c.truth for c in wrong)
     breaks = [c for c in right if says[c] is not None and says[c] != c.truth]
-    unsure = sum(c.confidence < UNSURE for c in breaks)
+    unsure = sum(c.confidence < TURN_BELOW for c in breaks)
     return (
         f"  {label}: misreads said right {mends} of {len(wrong)}; "
-        f"right reads said wrong {len(breaks)} of {len(right)} ({unsure} under {UNSURE:g})"
+        f"right reads said wrong {len(breaks)} of {len(right)} ({unsure} under {TURN_BELOW:g})"
     )
 
 
@@ -111,22 +122,30 @@ def report(cups: list[CupSays], listing: bool) -> None:
     print(f"{len(cups)} light cups of the two largest sizes")
     for cue in CUES:
         print(tally(cups, cue, {c: c.says[cue] for c in cups}))
-    together = {c: (1 - c.read) if all(c.says[q] == 1 - c.read for q in CUES) else None for c in cups}
-    under = {c: v if c.confidence < UNSURE else None for c, v in together.items()}
+    together = {
+        c: (1 - read_before(c)) if all(c.says[q] == 1 - read_before(c) for q in CUES) else None for c in cups
+    }
+    under = {c: v if c.confidence < TURN_BELOW or c.turned else None for c, v in together.items()}
+    rule = {c: None if v == 1 and c.shadow_facing else v for c, v in under.items()}
     print(tally(cups, "all four against the read", together))
-    print(tally(cups, f"all four against the read, read under {UNSURE:g}", under))
+    print(tally(cups, f"all four against the read, read under {TURN_BELOW:g}", under))
+    print(tally(cups, "and not to the larger where the shadow falls toward the camera", rule))
+    turned = [c for c in cups if c.turned]
+    print(f"  turned by the reader: {len(turned)}, right after: {sum(c.read == c.truth for c in turned)}")
     if listing:
         for c in cups:
-            if c.read != c.truth or together[c] is not None:
+            if c.turned or read_before(c) != c.truth or together[c] is not None:
                 says = " ".join(f"{q.split()[-1]} {c.says[q]}" for q in CUES)
-                print(f"    {c.where}: truth {c.truth} read {c.read} ({c.confidence:.2f}); {says}")
+                read = f"read {c.read} ({c.confidence:.2f})"
+                shadow = " shadow toward the camera" if c.shadow_facing else ""
+                print(f"    {c.where}: truth {c.truth} {read} turned {c.turned}; {says}{shadow}")
 
 
 def arguments(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("scenes", nargs="+", help="scene names or patterns, or scene folders")
     parser.add_argument("--frames", type=Path, default=DEFAULT_FRAMES, help="where scenes are found by name")
-    listing = "every cup misread, or that all four cues call the other size, with each cue's say"
+    listing = "every cup misread, turned, or that all four cues call the other size, with each cue's say"
     parser.add_argument("--list", action="store_true", help=listing)
     return parser.parse_args(argv)
 

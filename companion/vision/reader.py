@@ -54,6 +54,14 @@ from companion.vision.matching import (
 from companion.vision.observation import Observation
 from companion.vision.occlusion import Occlusion, OcclusionTest, departing_share, shrink, unlike_share
 from companion.vision.pixels import MODELS_KEPT, Background, PixelModel, grey, lit_unevenly
+from companion.vision.rays import (
+    TURN_BELOW,
+    cups_placed,
+    shadow_toward_camera,
+    square_misfits,
+    swapped,
+    turned,
+)
 from companion.vision.scalars import at_least
 from companion.vision.shadows import (
     SUBPIXEL,
@@ -182,6 +190,7 @@ class Weighed(NamedTuple):
     placed: np.ndarray  # the size logits the shares start from (``_placed``)
     shares: np.ndarray | None  # the edges' size shares (``edges.size_shares``); None: no edge cue
     white: np.ndarray  # the colour cue's share of each size given to White
+    turned: np.ndarray | None = None  # squares the rays turned (``_turned``); None: none weighed
 
     def shares_of(self, row: int) -> np.ndarray:
         """How square ``row``'s cup probability split between the sizes: the edges' shares, or
@@ -596,7 +605,7 @@ class BoardReader:
         if not changed:  # (a marker out of view flags the frame whatever the lamp)
             cover = self._under_frame_lamp(cover, ev, rect, free, (matches, standing), cups)
         softening = ROUGH_SOFTENING if cover.rough else 1.0
-        weighed = self._probabilities(matches, trust, softening, edges, placed)
+        weighed = self._probabilities(matches, trust, softening, edges, placed, (ev, feet))
         still = self._held_still(gray, timestamp)
         beside, arm = self._beside(image, timestamp)
         occluded = changed > 0 or arm or (cover.occluded and not (still >= STILL_SECONDS and moderate(cover)))
@@ -649,6 +658,7 @@ class BoardReader:
                 weighed.shares_of(row),
                 float(weighed.white[row]),
                 weighed.probabilities[row],
+                weighed.turned is not None and bool(weighed.turned[row]),
             )
             for row, (name, m) in enumerate(zip(names, matches, strict=True))
         )
@@ -1180,6 +1190,47 @@ class BoardReader:
         (``CupOutline.clear_rims``: ``edges.size_shares`` then weighs a clear rim more)."""
         return np.array([self._clear_rims[m.colour] for m in matches], dtype=bool)
 
+    def _turned(
+        self,
+        shares: np.ndarray,
+        matches: list[SquareMatch],
+        edges: tuple[np.ndarray, np.ndarray],
+        ev: Evidence,
+        feet: np.ndarray,
+    ) -> np.ndarray:
+        """Which squares' light cup, read under ``rays.TURN_BELOW`` as one of the two largest
+        sizes (``shares``), is turned to the other (``rays.swapped``): where its base and rim,
+        and its outline along rays from each size's own foot on the log-odds and on the texture
+        (``rays.misfits``), all say the other. Each of those cues misreads on its own, each its
+        own cups; all four against the read are rare, and on the seen bench were right where
+        the reader was wrong far more often than the reverse. Never to the larger size where
+        the lamp throws the cup's shadow toward the camera (``rays.shadow_toward_camera``): the
+        shadow's outline is a larger foot to all four (docs/vision.md, "Along rays from each
+        foot"). A cup's rays are worked out only where both edges say the other size."""
+        large = self.models.max_piece - 1
+        small = large - 1
+        base, rim = edges
+        turn = np.zeros(len(matches), dtype=bool)
+        others: np.ndarray | None = None
+        for row, m in enumerate(matches):
+            read = int(np.argmax(shares[row]))
+            if m.colour != 0 or m.sizes.max() <= 0 or read not in (small, large):
+                continue
+            other = small + large - read
+            if (
+                shares[row, read] >= TURN_BELOW
+                or (other == large and shadow_toward_camera(self.models, row))
+                or base[row, other] <= base[row, read]
+                or rim[row, other] <= rim[row, read]
+            ):
+                continue
+            if others is None:
+                others = cups_placed(self.bank, matches, self.models.view.shape)
+            turn[row] = turned(
+                square_misfits(ev, self.bank, self.models, row, feet[row], others), read == large
+            )
+        return turn
+
     def _probabilities(
         self,
         matches: list[SquareMatch],
@@ -1187,6 +1238,7 @@ class BoardReader:
         softening: float = 1.0,
         edges: tuple[np.ndarray, np.ndarray] | None = None,
         placed: list[SquareMatch] | None = None,
+        footing: tuple[Evidence, np.ndarray | None] | None = None,
     ) -> Weighed:
         """Class probabilities [empty, white 1..S, black 1..S] per square from its match, with
         the size logits and shares they were made of (``Weighed``).
@@ -1201,17 +1253,22 @@ class BoardReader:
         well, gives the sizes those shares start from; whether a square holds a cup, and its
         colour, stay the matches'. ``softening`` widens every temperature for a frame whose
         evidence reads rough. ``trust`` (per square) weighs the region cue's size logits against
-        the edges' (``_trust``).
+        the edges' (``_trust``). ``footing``, the read's evidence and where each size's base
+        fits (``_edge_scores``), lets the rays from those feet turn a light cup between the two
+        largest sizes (``_turned``).
         """
         region = size_logits(matches, self._ring_px, softening)
         logits = np.concatenate([np.zeros((len(matches), 1)), region], axis=1)
         p = np.exp(logits - logits.max(axis=1, keepdims=True))
         p /= p.sum(axis=1, keepdims=True)
-        sizes, shares = region, None
+        sizes, shares, turn = region, None, None
         if edges is not None:
             if placed is not None and placed is not matches:  # (no cup sized anew: the same)
                 sizes = size_logits(placed, self._ring_px, softening)
             shares = size_shares(sizes, *edges, softening, trust, self._clear(matches))
+            if footing is not None and footing[1] is not None:
+                turn = self._turned(shares, matches, edges, footing[0], footing[1])
+                shares = swapped(shares, turn)
             p[:, 1:] = (1.0 - p[:, :1]) * shares
         areas = np.array(
             [sq.areas[m.colour, m.size - 1] for m, sq in zip(matches, self.bank.squares, strict=True)]
@@ -1224,7 +1281,7 @@ class BoardReader:
         out /= out.sum(axis=1, keepdims=True)
         if self._size_leans is not None:
             out = leaned(out, self._size_leans)
-        return Weighed(out, region, sizes, shares, p_white[:, 0])
+        return Weighed(out, region, sizes, shares, p_white[:, 0], turn)
 
 
 def leaned(probabilities: np.ndarray, leans: np.ndarray) -> np.ndarray:

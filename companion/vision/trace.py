@@ -22,6 +22,7 @@ import numpy as np
 
 from companion.vision.edges import BASE_WEIGHT, RIM_WEIGHT, rim_weights, size_shares
 from companion.vision.matching import Evidence, SquareMatch, match_at
+from companion.vision.rays import swapped
 from companion.vision.templates import TemplateBank
 
 
@@ -57,9 +58,10 @@ class CueTrace:
     softening: float
     """The frame's temperature factor (``reader.ROUGH_SOFTENING`` on a frame read rough)."""
     shares: np.ndarray
-    """How the square's cup probability split between the sizes: the edges' shares, before
-    the square's learned size lean; without an edge cue, worked out from ``probabilities``
-    (after it)."""
+    """How the square's cup probability split between the sizes: the edges' shares (a light cup
+    the rays turned with its two largest sizes' shares swapped: ``turned``), before the
+    square's learned size lean; without an edge cue, worked out from ``probabilities`` (after
+    it)."""
     white: float
     """The colour cue's share of each size's probability given to White."""
     probabilities: np.ndarray
@@ -67,6 +69,9 @@ class CueTrace:
     learned size lean (``reader.leaned``, ``Adaptation.size_leans``), which ``shares``,
     ``white`` and ``reweighed`` leave out: where something was leant they do not give these
     back. A fresh calibration has no lean."""
+    turned: bool = False
+    """Whether the reader turned the square's light cup between the two largest sizes
+    (``BoardReader._turned``, ``rays.py``): its rays and both edges said the other size."""
 
     @property
     def weights(self) -> dict[str, float]:
@@ -81,13 +86,16 @@ class CueTrace:
     def reweighed(self, placed: np.ndarray | None = None, trust: float | None = None) -> np.ndarray:
         """The size shares ``edges.size_shares`` makes of these cues with ``placed`` (the size
         logits to start from) or ``trust`` (the region cue's weight) given instead: with
-        neither, the reader's own ``shares``. Only where there is an edge cue to weigh."""
+        neither, the reader's own ``shares``. A square the rays ``turned`` has its two largest
+        sizes' shares swapped however it is weighed: the rays and the edges said the other size,
+        which no weight of the region cue changes. Only where there is an edge cue to weigh."""
         if self.base is None or self.rim is None:
             raise ValueError(f"{self.square}: no edge cue to weigh (the calibration has no outline)")
         start = self.placed if placed is None else placed
         weight = np.array([self.trust if trust is None else trust])
         clear = np.array([self.clear])
-        return size_shares(start[None], self.base[None], self.rim[None], self.softening, weight, clear)[0]
+        shares = size_shares(start[None], self.base[None], self.rim[None], self.softening, weight, clear)
+        return swapped(shares, np.array([self.turned]))[0]
 
 
 @dataclass(frozen=True, eq=False)

@@ -14,11 +14,10 @@ well that size's outline fits. It is read on two maps that fail differently: the
 cup-against-board log-odds (colour and texture), and the texture alone (the empty board's
 grain and lines, which a cup hides whatever its colour and a shadow keeps).
 
-Measuring only (``benchmarks/ray_cues.py``): the reader does not weigh it, so it is kept with
-the benchmarks. Turning a light cup
-between the two largest sizes where both rays and both edges (base and rim) said the other was
-built and measured, and left out: it read two white 3s of the stress set's stress-45 as 4s
-(docs/vision-findings.md, "Along rays from the foot: measured, not kept").
+Weighed only for a turn: ``BoardReader`` turns a light cup read as the larger or the smaller of
+the two largest sizes, under ``TURN_BELOW``, only where both rays and both edges (base and rim)
+say the other size (``turned``), and never to the larger where the lamp throws the cup's shadow
+toward the camera (``shadow_toward_camera``).
 """
 
 from __future__ import annotations
@@ -28,6 +27,8 @@ from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
+
+from companion.vision.edges import FACING_MIN_MM
 
 if TYPE_CHECKING:
     from companion.vision.calibration import Calibration
@@ -50,6 +51,8 @@ MIN_RAYS = 6
 """Fewer rays left than this: no say."""
 EVIDENCE_CLIP = 3.0
 """The log-odds clipped to this either way, so one glossy highlight does not move a step."""
+TURN_BELOW = 0.9
+"""Only a size held under this share is turned: a sure one is left as read."""
 
 
 def ray_directions() -> np.ndarray:
@@ -154,6 +157,41 @@ def misfits(
             kept = free & found
             if kept.sum() >= MIN_RAYS:
                 out[j, k] = float(np.median(np.abs(edge - (small, large)[k])[kept])) / scale
+    return out
+
+
+def turned(misfit: np.ndarray, read_large: bool) -> bool:
+    """Whether every map's rays fit the other of the two sizes better than the one read."""
+    if np.isnan(misfit).any():
+        return False
+    read, other = (1, 0) if read_large else (0, 1)
+    return bool((misfit[:, other] < misfit[:, read]).all())
+
+
+def shadow_toward_camera(models: Calibration, row: int) -> bool:
+    """Whether the lamp throws square ``row``'s cup's shadow toward the point under the camera,
+    over more than half of the half of its foot the base is scored on (``edges.py``), by the
+    shadow model in use (the calibration's, or one learned for a new lamp; without one, no).
+    There the shadow's outer edge is a larger foot's to the base, the smaller size's foot is
+    drawn into it, and the base, the rim and the rays from each foot all say the larger size
+    of a cup the region cue reads right (the stress set's stress-45: a lamp 36 degrees up on
+    the far side of its pale white 3s from the camera). A cup within ``FACING_MIN_MM`` of the
+    point under the camera shows its whole foot to the base, shadow and all."""
+    if models.shadows is None:
+        return False
+    toward = np.asarray(models.camera.centre[:2]) - np.asarray(models.layout.square_centre(row))
+    if float(np.hypot(*toward)) < FACING_MIN_MM:
+        return True
+    return float(np.dot(models.shadows.along, toward)) > 0.0
+
+
+def swapped(shares: np.ndarray, turn: np.ndarray) -> np.ndarray:
+    """``shares`` (squares x sizes) with the two largest sizes' shares swapped on the squares
+    ``turn`` marks: the size turned to held as sure as the one read was, no surer."""
+    if not turn.any():
+        return shares
+    out = shares.copy()
+    out[turn, -2:] = shares[turn, -2:][:, ::-1]
     return out
 
 
