@@ -286,12 +286,14 @@ def _size_leans(data: Any) -> np.ndarray | None:
     return leans
 
 
-def _findings(data: Any) -> tuple[str, ...] | None:
-    """The overruled findings of a file (``Calibration.overruled``): a list of lines, or none."""
+def findings_of(data: Any) -> tuple[str, ...] | None:
+    """The overruled findings of a file (``Calibration.overruled``): a list of lines, or none.
+    Anything else is a corrupt file (``ValueError``), which ``Calibration.load`` says in one
+    line and the status page, reading the file as it is, takes as not recorded."""
     if data is None:
         return None
     if not isinstance(data, list) or not all(isinstance(line, str) for line in data):
-        raise CompanionError("the overruled findings are not a list of lines")
+        raise ValueError("the overruled findings are not a list of lines")
     return tuple(data)
 
 
@@ -449,7 +451,7 @@ class Calibration:
             }
             reference = bool(data.get("reference_learned", False))
             layout_trusted = bool(data.get("layout_trusted", False))
-            overruled = _findings(data.get("overruled"))
+            overruled = findings_of(data.get("overruled"))
             created = str(data.get("created", ""))
             problem = _geometry_problem(layout, camera, scale)
         except CompanionError as error:
