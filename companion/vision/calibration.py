@@ -1792,7 +1792,7 @@ def slip_beside(
     square holding the right cup. Read as ``check_reference_sizes`` reads them, the cup on b1
     measures like a white 1, and that line names both squares and what goes on each. Only the
     pair that holds the missing square is taken. (a1's edges there, 39.5 times the empty
-    squares', now show its cup by themselves, ``EDGE_ALONE``, and the size check names the
+    squares', show its cup by themselves, ``EDGE_ALONE``, and the size check names the
     slip; a cup whose evidence leans away and whose edges stand out short of that is still
     asked here.)"""
     for wrong, cup, seen, there in wrong_sizes(reads, board):
