@@ -156,7 +156,13 @@ def main(argv: list[str] | None = None) -> int:
         "--from", dest="since", type=float, default=0.0, help="print from this camera time on"
     )
     args = parser.parse_args(argv)
-    entries = load(args.readings, args.scene)
+    try:
+        entries = load(args.readings, args.scene)
+    except (OSError, ValueError, KeyError, TypeError) as error:  # (a file not --readings wrote)
+        print(
+            f"referee_trace: cannot read {args.readings} ({type(error).__name__}: {error})", file=sys.stderr
+        )
+        return 2
     if not entries:
         print(
             f"referee_trace: no readings of {args.scene or 'any scene'} in {args.readings}", file=sys.stderr

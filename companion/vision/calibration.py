@@ -286,12 +286,14 @@ def _size_leans(data: Any) -> np.ndarray | None:
     return leans
 
 
-def _findings(data: Any) -> tuple[str, ...] | None:
-    """The overruled findings of a file (``Calibration.overruled``): a list of lines, or none."""
+def findings_of(data: Any) -> tuple[str, ...] | None:
+    """The overruled findings of a file (``Calibration.overruled``): a list of lines, or none.
+    Anything else is a corrupt file (``ValueError``), which ``Calibration.load`` says in one
+    line and the status page, reading the file as it is, takes as not recorded."""
     if data is None:
         return None
     if not isinstance(data, list) or not all(isinstance(line, str) for line in data):
-        raise CompanionError("the overruled findings are not a list of lines")
+        raise ValueError("the overruled findings are not a list of lines")
     return tuple(data)
 
 
@@ -449,7 +451,7 @@ class Calibration:
             }
             reference = bool(data.get("reference_learned", False))
             layout_trusted = bool(data.get("layout_trusted", False))
-            overruled = _findings(data.get("overruled"))
+            overruled = findings_of(data.get("overruled"))
             created = str(data.get("created", ""))
             problem = _geometry_problem(layout, camera, scale)
         except CompanionError as error:
@@ -1459,19 +1461,20 @@ def _check_shown(seen: ReferenceSeen, ref: dict[int, tuple[int, int]], size: int
     own, unclear to ``not_shown`` and ``unseen_colour`` however much evidence their sliver sums
     to: a colour whose other cups the region cue does not see clearly is no better seen for a
     sliver. With the layout on ``trust`` a cup whose outline stands out is taken as there; a
-    square whose outline does not is refused first, and not as one to overrule."""
+    square whose outline does not is refused first, and not as one to overrule; then every cup
+    not shown is overruled and its finding kept, not only the first."""
     unclear = sorted({*seen.unclear, *seen.short})
     if trust.trusted:
         absent = not_shown([row for row in unclear if not standing(row, seen)], seen.scores, seen.contrast)
         if absent is not None:
             raise missing_cup_error(absent, ref, size, trustable=False)
-    missing = not_shown(unclear, seen.scores, seen.contrast)
-    if missing is not None:
+    while (missing := not_shown(unclear, seen.scores, seen.contrast)) is not None:
         trustable = standing(missing, seen)
         trust.refuse(
             (seen.slip(missing) if trustable else None)
             or missing_cup_error(missing, ref, size, trustable=trustable)
         )
+        unclear = unclear[unclear.index(missing) + 1 :]
 
 
 def standing(row: int, seen: ReferenceSeen) -> bool:
@@ -1539,10 +1542,8 @@ def learn_outline_and_light(
     ref = reference_layout(scene.layout.size, cups.max_piece)
     read = read_reference(scene, rect, cups, pixels)
     ev, matches, reads = read.evidence, read.matches, read.reads
-    try:
-        check_reference_sizes(reads, scene.layout.size)
-    except ReferenceLayoutError as error:
-        (trust or LayoutTrust()).refuse(error)
+    for refusal in size_refusals(reads, scene.layout.size):
+        (trust or LayoutTrust()).refuse(refusal)
     outline = replace(
         read.outline, region_trust=region_trust(list(reads.values())), clear_rims=clear_rims(read.rims)
     )
@@ -1657,12 +1658,21 @@ def check_reference_sizes(reads: dict[int, tuple[int, int, np.ndarray, np.ndarra
     still reads alike (``alike_pair``), and is refused so, naming both cups.
 
     Public beside ``measured_size``: the rule is checked on given reads, without a frame."""
-    found = wrong_sizes(reads, size)
-    if found:
-        raise wrong_size_error(*found[0], size)
-    pair = alike_pair(reads)
-    if pair is not None:
-        raise alike_error(*pair, size)
+    refusals = size_refusals(reads, size)
+    if refusals:
+        raise refusals[0]
+
+
+def size_refusals(
+    reads: dict[int, tuple[int, int, np.ndarray, np.ndarray]], size: int
+) -> list[ReferenceLayoutError]:
+    """Every refusal ``check_reference_sizes`` makes of ``reads``, the first the one it says: each
+    cup of the wrong size, or where there is none the pair read alike. Calibration on trust
+    keeps the finding of each (``LayoutTrust``), not only the first: a calibration that said
+    one slip overruled where there were two would hide the other."""
+    found = [wrong_size_error(*wrong, size) for wrong in wrong_sizes(reads, size)]
+    pair = alike_pair(reads) if not found else None
+    return found if pair is None else [alike_error(*pair, size)]
 
 
 def size_step(small: tuple[np.ndarray, np.ndarray], large: tuple[np.ndarray, np.ndarray], size: int) -> float:
@@ -1782,7 +1792,7 @@ def slip_beside(
     square holding the right cup. Read as ``check_reference_sizes`` reads them, the cup on b1
     measures like a white 1, and that line names both squares and what goes on each. Only the
     pair that holds the missing square is taken. (a1's edges there, 39.5 times the empty
-    squares', now show its cup by themselves, ``EDGE_ALONE``, and the size check names the
+    squares', show its cup by themselves, ``EDGE_ALONE``, and the size check names the
     slip; a cup whose evidence leans away and whose edges stand out short of that is still
     asked here.)"""
     for wrong, cup, seen, there in wrong_sizes(reads, board):

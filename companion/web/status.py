@@ -17,7 +17,7 @@ from companion import __version__
 from companion.device.config import DeviceConfig
 from companion.device.remote import Remote
 from companion.errors import CompanionError
-from companion.vision.calibration import overruled_words
+from companion.vision.calibration import findings_of, overruled_words
 from companion.web import pages
 from companion.web.site import SESSION, TOKEN, Site, site_of
 from companion.web.tokens import TokenEntry
@@ -79,8 +79,10 @@ def trust_words(path: str, mtime_ns: int, size: int) -> str | None:
         return None
     if not isinstance(data, dict):
         return None
-    found = data.get("overruled")
-    lines = tuple(found) if isinstance(found, list) and all(isinstance(line, str) for line in found) else None
+    try:
+        lines = findings_of(data.get("overruled"))
+    except ValueError:
+        lines = None
     return overruled_words(data.get("layout_trusted") is True, lines)
 
 

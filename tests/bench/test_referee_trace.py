@@ -8,7 +8,9 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from benchmarks.referee_trace import answer_entry, load, reading_entry, refeed, trace_lines
+import pytest
+
+from benchmarks.referee_trace import answer_entry, load, main, reading_entry, refeed, trace_lines
 from companion.reconciler.events import Event
 from companion.reconciler.reconciler import Reconciler
 from companion.rules import Game, Move
@@ -70,3 +72,16 @@ def test_only_the_scene_asked_for_is_loaded(tmp_path: Path) -> None:
     path = tmp_path / "readings.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in [*lines, *other]))
     assert len(load(path, "t")) == 2 and len(load(path, None)) == len(lines)
+
+
+@pytest.mark.parametrize("text", [None, "not json\n", '{"frame": "01b"}\n', "[1]\n"])
+def test_a_file_not_of_readings_is_said_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str | None
+) -> None:
+    """Absent, not JSON, or lines without a scene: one line on stderr and exit 2, no traceback."""
+    path = tmp_path / "readings.jsonl"
+    if text is not None:
+        path.write_text(text)
+    assert main([str(path)]) == 2
+    said = capsys.readouterr().err.splitlines()
+    assert len(said) == 1 and said[0].startswith(f"referee_trace: cannot read {path} (")

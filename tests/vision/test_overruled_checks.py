@@ -25,6 +25,7 @@ from companion.cli import main
 from companion.errors import CompanionError, ReferenceLayoutError
 from companion.vision import calibration
 from companion.vision.calibration import (
+    EDGE_ALONE,
     EDGE_CLEAR,
     Calibration,
     LayoutTrust,
@@ -162,6 +163,28 @@ def test_trust_keeps_every_finding_it_overrules() -> None:
     assert trust.overruled == [
         "the size-1 cup on a1 looks black, not white",
         "the size-4 cup on d4 looks white, not black",
+    ]
+
+
+def test_trust_keeps_every_missing_cup_it_overrules() -> None:
+    """Two cups whose evidence leans away and whose outlines stand out short of ``EDGE_ALONE``
+    (the white 2 on b1, the black 3 on c4): refused as the first, both kept on trust."""
+    colours = brightness([0.3] * 4, [-0.9] * 4)
+    check = (CupSet.default(60.0), REF, PixelModel.default(), 4)
+    unclear, between = [1, 14], (EDGE_CLEAR + EDGE_ALONE) / 2  # standing, not shown against the sum
+    seen = seen_of(colours, unclear)
+    seen = replace(
+        seen,
+        scores={**seen.scores, 1: -1.0, 14: -1.0},
+        contrast={**seen.contrast, 1: between, 14: between},
+    )
+    with pytest.raises(ReferenceLayoutError, match="no clear white size-2 cup on b1"):
+        calibration._check_reference(seen, *check)
+    trust = LayoutTrust(trusted=True)
+    calibration._check_reference(seen, *check, trust)
+    assert trust.overruled == [
+        "no clear white size-2 cup on b1",
+        "no clear black size-3 cup on c4",
     ]
 
 

@@ -29,6 +29,7 @@ from companion.vision.calibration import (
     measured_size,
     reference_layout,
     scanned_radii,
+    size_refusals,
     slip_beside,
     stopped_short,
 )
@@ -57,6 +58,18 @@ def reads(region: int, edge: int) -> dict[int, tuple[int, int, np.ndarray, np.nd
     out = {row: (colour, size, logits(size), logits(size)) for row, (colour, size) in rows.items()}
     out[13] = (BLACK, 2, logits(region), logits(edge))
     return out
+
+
+def test_every_cup_of_the_wrong_size_is_a_refusal_of_its_own() -> None:
+    """Two slips, the black 2 on b4 read a 1 and the white 3 on c1 read a 4: the check says the
+    first, and calibration on trust keeps both findings (``LayoutTrust``)."""
+    two = reads(region=1, edge=1)
+    two[2] = (WHITE, 3, logits(4), logits(4))
+    refusals = size_refusals(two, 4)
+    assert [error.squares for error in refusals] == [("c1", "d1"), ("b4", "a4")]
+    with pytest.raises(CompanionError) as refused:
+        check_reference_sizes(two, 4)
+    assert refused.value is not refusals[0] and str(refused.value) == str(refusals[0])
 
 
 def test_a_size_is_measured_where_both_cues_agree() -> None:
