@@ -38,7 +38,8 @@ def register(subcommands: argparse._SubParsersAction) -> None:
         help=(
             "the reference cups already stand as the layout says: calibrate although a cup "
             "measures like another size or looks the other colour, or rank 1 looks the darker "
-            "(a square with no cup at all is still refused)"
+            "(a square with no cup at all, a colour that cannot be told from the board, and sizes "
+            "out of order are still refused)"
         ),
     )
     parser.add_argument("--out", required=True, metavar="FILE", help="calibration file to write")

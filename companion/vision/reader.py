@@ -1201,7 +1201,7 @@ class BoardReader:
         """Which squares' light cup, read under ``rays.TURN_BELOW`` as one of the two largest
         sizes (``shares``), is turned to the other (``rays.swapped``): where its base and rim,
         and its outline along rays from each size's own foot on the log-odds and on the texture
-        (``rays.misfits``), all say the other. Each of those cues misreads on its own, each its
+        (``rays.square_misfits``), all say the other. Each of those cues misreads on its own, each its
         own cups; all four against the read are rare, and on the seen bench were right where
         the reader was wrong far more often than the reverse. Never to the larger size where
         the lamp throws the cup's shadow toward the camera (``rays.shadow_toward_camera``): the

@@ -83,7 +83,7 @@ def trust_words(path: str, mtime_ns: int, size: int) -> str | None:
         lines = findings_of(data.get("overruled"))
     except ValueError:
         lines = None
-    return overruled_words(data.get("layout_trusted") is True, lines)
+    return overruled_words(bool(data.get("layout_trusted", False)), lines)
 
 
 def health_of(remote: Remote) -> dict[str, Any] | None:
