@@ -1365,7 +1365,7 @@ def shows_other_colour(row: int, colours: dict[int, np.ndarray], ref: dict[int, 
 
 @dataclass(frozen=True, eq=False)
 class ReferenceSeen:
-    """What the reference frame showed of each reference cup (by row), as ``_check_reference``
+    """What the reference frame showed of each reference cup (by row), as ``check_reference``
     judges it: gathered in one place so the check's signature says what it weighs."""
 
     scores: dict[int, float]  # each cup's evidence summed over its silhouette (``fit_radii``)
@@ -1404,7 +1404,7 @@ class LayoutTrust:
             self.overruled.append(error.finding)
 
 
-def _check_reference(
+def check_reference(
     seen: ReferenceSeen,
     cups: CupSet,
     ref: dict[int, tuple[int, int]],
@@ -1419,7 +1419,10 @@ def _check_reference(
     the cups stand as the layout puts them (``LayoutTrust``), which overrules the missing cup
     whose outline stands out, a cup of the other colour and the ranks swapped. Sizes out of
     order are refused still: a file whose sizes do not grow is refused when loaded
-    (``size_order_problem``), and the reader would take real cups for sizes they are not."""
+    (``size_order_problem``), and the reader would take real cups for sizes they are not.
+
+    Public beside ``check_reference_sizes``: the checks are tested on given measurements,
+    without a frame."""
     trust = trust or LayoutTrust()
     blind = unseen_colour(sorted({*seen.unclear, *seen.short}), ref, seen.contrast)
     if blind is not None:
@@ -1896,7 +1899,7 @@ def learn_reference(
     ``EDGE_ALONE`` where its evidence leans away): on glossy pale cups on pale wood a small
     cup's colour reads as the wood in shade.
     ``trust`` passes the user's word that the cups stand as the layout says to
-    ``_check_reference``.
+    ``check_reference``.
     """
     ref = reference_layout(scene.layout.size, cups.max_piece)
     f, ncc = scene.background.features(rect)
@@ -1929,7 +1932,7 @@ def learn_reference(
         short,
         lambda row: slip_beside(row, read_reference(scene, rect, fitted, pixels).reads, scene.layout.size),
     )
-    _check_reference(seen, fitted, ref, pixels, scene.layout.size, trust)
+    check_reference(seen, fitted, ref, pixels, scene.layout.size, trust)
     look = cv2.copyMakeBorder(f, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
     return ReferenceFit(fitted, pixels, ev.fg, pad, raw, look)
 

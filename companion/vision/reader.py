@@ -827,7 +827,7 @@ class BoardReader:
         """The matches again, each cup found lying mostly in the other cups' predicted
         shadows (its foot inside one, ``SHADOW_SHARE`` of its silhouette in them, faint, on no
         foot the edges find (``fits``) or the board's grain showing through it:
-        ``_maybe_shadow``) matched once more on evidence where
+        ``maybe_shadow``) matched once more on evidence where
         those shadows are taken for board (``ShadowModel.lift``). When no cup is left, it was a
         long shadow across an empty square (the bench's bench-14, bench-32); a real cup in a
         shadow stays (its own colour, the board's grain hidden) and keeps its first match:
@@ -848,14 +848,14 @@ class BoardReader:
             match = matches[row]
             others = hulls[:k] + hulls[k + 1 :]
             foot = c.view.to_pixels(np.array([(casting[k].x, casting[k].y)]))[0]
-            if not in_shadow(others, foot) or not self._maybe_shadow(ev, row, match, fits):
+            if not in_shadow(others, foot) or not self.maybe_shadow(ev, row, match, fits):
                 continue
             rematched = self._rematch_in_shadow(ev, row, match, others)
             if rematched is not None:
                 out[row] = rematched
         return out
 
-    def _maybe_shadow(self, ev: Evidence, row: int, match: SquareMatch, fits: BaseFits | None) -> bool:
+    def maybe_shadow(self, ev: Evidence, row: int, match: SquareMatch, fits: BaseFits | None) -> bool:
         """Whether a cup found may be a shadow read as one: faint (``SHADOW_REMATCH_RINGS``),
         standing on no foot the edges find (``BaseFits.footless`` of the frame's ``fits``), or
         read light (``SHADOW_GRAIN_COLOUR``) with the empty board's grain showing through its
@@ -866,7 +866,8 @@ class BoardReader:
         -0.06 to 0.14 (birch shows little), and no size's base was found on any of those squares,
         where 81 of the 82 real cups read in another cup's shadow on the seen bench games' boards
         had one (the other, bench-32's white 4 on b2 on 13b, 11 rings, kept its cup when matched
-        again). Lifting the shadow decides, as for the other two: a real cup keeps its colour."""
+        again). Lifting the shadow decides, as for the other two: a real cup keeps its colour.
+        Public: the gate is tested on a frame's own matches, apart from the rematch it opens."""
         if match.sizes.max() <= SHADOW_REMATCH_RINGS * self._ring_px:
             return True
         if fits is not None and fits.footless(row):

@@ -104,5 +104,5 @@ def test_a_shade_read_as_a_clear_cup_stands_on_no_foot_and_a_real_cup_does() -> 
     assert fits.footless(c3)
     assert not fits.footless(a4)
     # (private: the gate on the region cue's matches; without the edges, faint or grain alone)
-    assert not reader._maybe_shadow(ev, c3, matches[c3], None)
-    assert reader._maybe_shadow(ev, c3, matches[c3], fits)
+    assert not reader.maybe_shadow(ev, c3, matches[c3], None)
+    assert reader.maybe_shadow(ev, c3, matches[c3], fits)

@@ -120,4 +120,4 @@ def test_a_colour_seen_by_its_edges_and_a_sliver_is_unseen():
         CompanionError, match="the white cups stand where they should but look like the board"
     ):
         seen = calibration.ReferenceSeen(scores, colours, colours, [0, 1, 3], standing, [2], lambda row: None)
-        calibration._check_reference(seen, cups, REF, PixelModel.default(), 4)
+        calibration.check_reference(seen, cups, REF, PixelModel.default(), 4)

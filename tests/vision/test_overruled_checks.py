@@ -68,12 +68,12 @@ def reads_its_layout(trusted: Calibration, folder: Path) -> bool:
 
 def plain_colours_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """The colour check as it was before bench-73: on the cups' plain colours alone."""
-    check = calibration._check_reference  # (private: the probe takes the fix away mid-calibration)
+    check = calibration.check_reference  # (patched: the probe takes the fix away mid-calibration)
 
     def plain(seen: calibration.ReferenceSeen, *rest):  # type: ignore[no-untyped-def]
         return check(replace(seen, levelled=seen.colours), *rest)
 
-    monkeypatch.setattr(calibration, "_check_reference", plain)
+    monkeypatch.setattr(calibration, "check_reference", plain)
 
 
 def test_a_white_cup_dark_against_a_sheen_calibrates_on_trust_as_the_fixed_check_does(
@@ -157,9 +157,9 @@ def test_trust_keeps_every_finding_it_overrules() -> None:
     colours = brightness([-1.5, 0.0, -0.1, 0.1], [-1.6, -1.5, -1.4, 0.05])
     check = (CupSet.default(60.0), REF, PixelModel.default(), 4)
     with pytest.raises(ReferenceLayoutError, match="the size-1 cup on a1 looks black, not white"):
-        calibration._check_reference(seen_of(colours), *check)
+        calibration.check_reference(seen_of(colours), *check)
     trust = LayoutTrust(trusted=True)
-    calibration._check_reference(seen_of(colours), *check, trust)
+    calibration.check_reference(seen_of(colours), *check, trust)
     assert trust.overruled == [
         "the size-1 cup on a1 looks black, not white",
         "the size-4 cup on d4 looks white, not black",
@@ -179,9 +179,9 @@ def test_trust_keeps_every_missing_cup_it_overrules() -> None:
         contrast={**seen.contrast, 1: between, 14: between},
     )
     with pytest.raises(ReferenceLayoutError, match="no clear white size-2 cup on b1"):
-        calibration._check_reference(seen, *check)
+        calibration.check_reference(seen, *check)
     trust = LayoutTrust(trusted=True)
-    calibration._check_reference(seen, *check, trust)
+    calibration.check_reference(seen, *check, trust)
     assert trust.overruled == [
         "no clear white size-2 cup on b1",
         "no clear black size-3 cup on c4",
@@ -197,7 +197,7 @@ def test_an_unseen_colour_is_refused_even_on_trust() -> None:
     with pytest.raises(
         ReferenceLayoutError, match="the white cups stand where they should but look like"
     ) as refused:
-        calibration._check_reference(
+        calibration.check_reference(
             seen_of(colours, white), CupSet.default(60.0), REF, PixelModel.default(), 4, trust
         )
     assert (refused.value.kind, refused.value.trustable) == ("unseen colour", False)
@@ -210,5 +210,5 @@ def test_sizes_out_of_order_are_refused_even_on_trust() -> None:
     cups = cups.with_radius(0, 3, cups.radii[0][3] + 1.0)
     colours = brightness([0.3] * 4, [-0.9] * 4)
     with pytest.raises(CompanionError, match="the white cups do not grow") as refused:
-        calibration._check_reference(seen_of(colours), cups, REF, PixelModel.default(), 4, LayoutTrust(True))
+        calibration.check_reference(seen_of(colours), cups, REF, PixelModel.default(), 4, LayoutTrust(True))
     assert not isinstance(refused.value, ReferenceLayoutError)

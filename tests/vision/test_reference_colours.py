@@ -87,13 +87,13 @@ def test_a_cup_only_a_little_nearer_the_other_colour_is_not_refused() -> None:
 def calibrated_seen(folder: Path, monkeypatch: pytest.MonkeyPatch) -> calibration.ReferenceSeen:
     """What the reference check judged when ``folder``'s frames calibrated."""
     seen: list[calibration.ReferenceSeen] = []
-    check = calibration._check_reference  # (private: a spy on what the check judged, mid-calibration)
+    check = calibration.check_reference  # (private: a spy on what the check judged, mid-calibration)
 
     def spy(shown, *rest):  # type: ignore[no-untyped-def]
         seen.append(shown)
         return check(shown, *rest)
 
-    monkeypatch.setattr(calibration, "_check_reference", spy)
+    monkeypatch.setattr(calibration, "check_reference", spy)
     result = calibrate(cv2.imread(str(folder / "00-empty.jpg")), cv2.imread(str(folder / "01-reference.jpg")))
     assert result.reference
     return seen[-1]

@@ -1,5 +1,5 @@
 """A long shadow read as a clear cup is still explained away where the board's grain shows
-through it (``BoardReader._maybe_shadow``, ``SHADOW_GRAIN``).
+through it (``BoardReader.maybe_shadow``, ``SHADOW_GRAIN``).
 
 The bench's bench-32 (``tests/data/shadows/bench-32``: natural cups on pale maple, a lamp low
 beyond the board's far side): the white 4 on c1 throws its shadow about a square long across d1,
@@ -56,9 +56,9 @@ def test_the_shadow_is_clear_and_its_grain_shows() -> None:
     ring = calibration.cups.ring_px(calibration.scale)
     assert matches[d1].sizes.max() > SHADOW_REMATCH_RINGS * ring
     # (private: a probe of one step of the read on the region cue's matches; the test above reads)
-    assert reader._maybe_shadow(ev, d1, matches[d1], None)
+    assert reader.maybe_shadow(ev, d1, matches[d1], None)
     assert matches[c1].sizes.max() > SHADOW_REMATCH_RINGS * ring
-    assert not reader._maybe_shadow(ev, c1, matches[c1], None)
+    assert not reader.maybe_shadow(ev, c1, matches[c1], None)
 
 
 @pytest.mark.slow  # a render, a calibration and a read: about 2 s of CPU
