@@ -126,7 +126,8 @@ def test_ranks_really_swapped_and_insisted_on_are_said_by_calibrate_and_read(
     assert main(args) == 2
     said = capsys.readouterr().err.splitlines()
     assert len(said) == 1 and said[0].endswith(
-        f"{RANKS}; White's (light) cups go on rank 1; if the cups already stand so, add --cups-as-set-out"
+        f"{RANKS}; White's cups go on rank 1, and White's is the lighter set unless you say it is the "
+        "darker; if White's cups are the darker set, add --white-darker"
     )
     assert main([*args, "--cups-as-set-out"]) == 0
     assert f"--cups-as-set-out: the reference layout was taken on trust, overruling: {RANKS}" in (
