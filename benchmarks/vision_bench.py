@@ -201,11 +201,13 @@ def calibrate_from(
 ) -> Calibration:
     """The product's calibration from a scene's (or a companion's) empty and reference frames;
     ``trust_layout`` as ``calibrate --cups-as-set-out``: the reference layout on the user's word;
-    ``white_darker`` as ``calibrate --white-darker``: the user says White's cups are the darker set."""
+    ``white_darker`` as ``calibrate --white-darker``: the user says White's cups are the darker set,
+    as a scene whose ``bench`` says ``white_darker`` has its user say (``generate.py``)."""
     source = source or scene
     empty = read_image(str(source.frame("00-empty").path))
     reference = read_image(str(source.frame("01-reference").path))
-    return calibrate(empty, reference, trust_layout=trust_layout, white_darker=white_darker)
+    said = white_darker or bool(source.meta.get("white_darker"))
+    return calibrate(empty, reference, trust_layout=trust_layout, white_darker=said)
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from companion.vision.calibration import RANKS_SWAPPED_MARGIN, Calibration, cali
 from companion.vision.pixels import Gaussian, PixelModel
 from companion.vision.reader import BoardReader
 from companion.vision.synth import SceneRenderer, Top
+from tests.shared_calibrations import same_models
 
 WHITE, BLACK = 0, 1
 DARKER = "the cups on rank 1 look darker than those on the last rank"
@@ -35,7 +36,7 @@ def frames(seed: int, white_darker: bool) -> tuple[np.ndarray, np.ndarray]:
     return scene.empty(), scene.reference()
 
 
-@pytest.mark.slow  # two calibrations of one set-up: about 2 s of CPU
+@pytest.mark.slow  # three calibrations of one set-up: about 3 s of CPU
 def test_a_darker_white_set_calibrates_when_said_and_reads_its_reference() -> None:
     empty, reference = frames(3, white_darker=True)
     with pytest.raises(ReferenceLayoutError) as refused:
@@ -47,6 +48,8 @@ def test_a_darker_white_set_calibrates_when_said_and_reads_its_reference() -> No
     tops = BoardReader(calibration).read(reference).tops()
     cups = {square: top for square, top in tops.items() if top is not None}
     assert cups == SceneRenderer(3).reference_tops()
+    trusted = calibrate(empty, reference, trust_layout=True)  # the web wizard's "calibrate anyway"
+    assert trusted.overruled == (DARKER,) and same_models(trusted, calibration)
 
 
 @pytest.mark.slow  # one calibration: about 1 s of CPU
