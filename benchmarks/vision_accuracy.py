@@ -12,7 +12,8 @@ other woods and cup colours, cups off docs/board.md's sizes, stains, strong low,
 heavier noise, blur and JPEG; every fourth set-up at 1280x960) and changes the light after
 calibration (brightness, tint, a person's shade, the lamp turned); its hand frames include a
 steep arm and a fist alone over the grid. Every reading's confidence is kept, and the script
-prints how many right and wrong squares are read at or above each confidence.
+prints how many right and wrong squares are read at or above each confidence. ``--white-darker``
+draws the same set-ups with White's cups the darker set, and calibrates saying so.
 """
 
 from __future__ import annotations
@@ -93,10 +94,10 @@ def dev_scenes(root: Path) -> Iterator[Scene]:
         yield Scene(folder.name, frames[0].image, frames[1].image, frames)
 
 
-def synthetic_scenes(count: int, first: int = 1000) -> Iterator[Scene]:
+def synthetic_scenes(count: int, first: int = 1000, white_darker: bool = False) -> Iterator[Scene]:
     rng = np.random.default_rng(first)
     for seed in range(count):
-        r = SceneRenderer(first + seed)
+        r = SceneRenderer(first + seed, white_darker=white_darker)
         frames = []
         for k in range(12):
             tops = random_tops(rng, fill=0.6)
@@ -109,11 +110,11 @@ def synthetic_scenes(count: int, first: int = 1000) -> Iterator[Scene]:
 HAND_KINDS = ("arm", "steep", "fist")
 
 
-def stress_scenes(count: int, first: int = 1000) -> Iterator[Scene]:
+def stress_scenes(count: int, first: int = 1000, white_darker: bool = False) -> Iterator[Scene]:
     rng = np.random.default_rng(first + 77)
     for seed in range(count):
         resolution = (1280, 960) if seed % 4 == 3 else (640, 480)
-        r = SceneRenderer(first + seed, resolution=resolution, stress=True)
+        r = SceneRenderer(first + seed, resolution=resolution, stress=True, white_darker=white_darker)
         empty, reference = r.empty(), r.reference()
         frames = []
         for k in range(12):
@@ -131,8 +132,8 @@ def stress_scenes(count: int, first: int = 1000) -> Iterator[Scene]:
         yield Scene(f"stress-{seed}{'-1280' if resolution[0] > 640 else ''}", empty, reference, frames)
 
 
-def score(scene: Scene, tally: Tally) -> None:
-    reader = BoardReader(calibrate(scene.empty, scene.reference))
+def score(scene: Scene, tally: Tally, white_darker: bool = False) -> None:
+    reader = BoardReader(calibrate(scene.empty, scene.reference, white_darker=white_darker))
     tally.scenes += 1
     for frame in scene.frames:
         t0 = time.process_time()
@@ -248,12 +249,17 @@ def main() -> int:
     parser.add_argument("--stress", action="store_true", help="with --synthetic: the widened stress set")
     parser.add_argument("--dump", help="write every square's scores and probabilities to this JSON file")
     parser.add_argument("--first-seed", type=int, default=1000, help="first synthetic scene's seed")
+    parser.add_argument(
+        "--white-darker",
+        action="store_true",
+        help="with --synthetic: White's cups the darker set, calibrated as calibrate --white-darker does",
+    )
     args = parser.parse_args()
     tally = Tally()
     try:
         if args.synthetic:
             make = stress_scenes if args.stress else synthetic_scenes
-            scenes: Iterator[Scene] = make(args.synthetic, args.first_seed)
+            scenes: Iterator[Scene] = make(args.synthetic, args.first_seed, args.white_darker)
         elif Path(args.frames).is_dir():
             scenes = dev_scenes(Path(args.frames))
         else:
@@ -261,7 +267,7 @@ def main() -> int:
             return 2
         for scene in scenes:
             try:
-                score(scene, tally)
+                score(scene, tally, args.white_darker)
             except CompanionError as error:  # a set-up that cannot be calibrated counts, and goes on
                 print(f"{scene.name}: calibration failed: {error}", file=sys.stderr)
                 tally.worst.append((99, 0.0, scene.name, [f"calibration failed: {error}"]))

@@ -194,14 +194,20 @@ def find_scenes(root: Path, patterns: list[str]) -> list[Path]:
 
 
 def calibrate_from(
-    scene: BenchScene, source: BenchScene | None = None, trust_layout: bool = False
+    scene: BenchScene,
+    source: BenchScene | None = None,
+    trust_layout: bool = False,
+    white_darker: bool = False,
 ) -> Calibration:
     """The product's calibration from a scene's (or a companion's) empty and reference frames;
-    ``trust_layout`` as ``calibrate --cups-as-set-out``: the reference layout on the user's word."""
+    ``trust_layout`` as ``calibrate --cups-as-set-out``: the reference layout on the user's word;
+    ``white_darker`` as ``calibrate --white-darker``: the user says White's cups are the darker set,
+    as a scene whose ``bench`` says ``white_darker`` has its user say (``generate.py``)."""
     source = source or scene
     empty = read_image(str(source.frame("00-empty").path))
     reference = read_image(str(source.frame("01-reference").path))
-    return calibrate(empty, reference, trust_layout=trust_layout)
+    said = white_darker or bool(source.meta.get("white_darker"))
+    return calibrate(empty, reference, trust_layout=trust_layout, white_darker=said)
 
 
 @dataclass(frozen=True)
@@ -1050,7 +1056,7 @@ def run_scene(scene: BenchScene, source: BenchScene | None, args: argparse.Names
     run = Run(scene, (source or scene).name)
     started = time.perf_counter()
     try:
-        calibration = calibrate_from(scene, source, args.trust_layout)
+        calibration = calibrate_from(scene, source, args.trust_layout, args.white_darker)
         if args.misjudge:
             calibration = args.misjudge.apply(calibration)
     except CompanionError as error:
@@ -1399,6 +1405,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--trust-layout",
         action="store_true",
         help="calibrate as calibrate --cups-as-set-out does: the reference layout on the user's word",
+    )
+    parser.add_argument(
+        "--white-darker",
+        action="store_true",
+        help="calibrate as calibrate --white-darker does: the user says White's cups are the darker set",
     )
     parser.add_argument(
         "--no-learning", action="store_true", help="the replay's reader does not learn during the game"

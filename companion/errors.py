@@ -17,9 +17,10 @@ class CompanionError(Exception):
 class ReferenceLayoutError(CompanionError):
     """Calibration's refusal of a reference frame whose cups do not look as the reference
     layout puts them: a cup of the wrong size (``kind`` "wrong size"), no clear cup on a square
-    ("missing cup"), a cup of the other colour ("other colour"), rank 1's cups the darker
-    ("ranks swapped"), or a colour none of whose cups stands out of the board ("unseen
-    colour"); ``squares`` names the squares the line names.
+    ("missing cup"), a cup of the other colour ("other colour"), rank 1's cups the darker, or
+    the lighter where the user said White's are the darker set ("ranks swapped"), or a colour
+    none of whose cups stands out of the board ("unseen colour"); ``squares`` names the squares
+    the line names.
 
     Each check can misjudge a right reference on a table nobody has measured (a cup read a
     neighbouring size by a hair, a white cup dark against a sheen, a colour pair whose White is

@@ -11,6 +11,8 @@ what the lift uncovered). A cup keeps its small offset from the square's centre 
 
 Looks come in classes (``LOOK_CLASSES``) so accuracy can be reported per class; within a class
 the wood, the cups' colours and finish, the light, the camera pose and lens are drawn at random.
+From ``DARKER_WHITE_FROM`` on, every other colour-pair scene gives White the darker colour, its
+truth's ``bench`` saying ``white_darker`` (what its user tells ``calibrate``).
 Every third scene or so is 1280x960. Some scenes have companions for the learning demos:
 ``<scene>-light-b`` (the empty and reference frames under the light the game switches to half way)
 and ``<scene>-wrong-cup`` (a reference frame in which the user put one cup of the wrong size).
@@ -69,10 +71,15 @@ WOODS = {  # linear RGB
 PALE_WOODS = ("oak", "maple", "birch")
 NATURAL_LIGHT = (0.86, 0.72, 0.52)
 STAINED_DARK = (0.16, 0.09, 0.05)
-COLOUR_PAIRS = {  # (White's, Black's): the lighter colour plays White
+COLOUR_PAIRS = {  # (lighter, darker): the lighter colour plays White, but see DARKER_WHITE_FROM
     "orange/blue": ((0.85, 0.33, 0.07), (0.06, 0.13, 0.42)),
     "yellow/red": ((0.85, 0.68, 0.10), (0.55, 0.04, 0.03)),
 }
+DARKER_WHITE_FROM = 100
+"""From this index on, every other colour-pair scene (``Plan.white_darker``) gives White the
+darker colour: White is the player who moves first, and a set may put the darker cups first
+(red against yellow). Decided by the index alone, with no draw of the scene's stream, so every
+scene before it is as it was."""
 TABLES = ((0.25, 0.27, 0.30), (0.12, 0.10, 0.09), (0.55, 0.55, 0.52), (0.30, 0.20, 0.14))
 BOARD_MD_BASE = (24, 33, 42, 51)
 BOARD_MD_HEIGHT = (26, 34, 42, 50)
@@ -140,6 +147,7 @@ class Plan:
     variant: str
     light_change: bool
     wrong_cup: bool
+    white_darker: bool = False  # White's cups the pair's darker colour (``DARKER_WHITE_FROM``)
 
     @property
     def name(self) -> str:
@@ -154,7 +162,11 @@ def plan(index: int) -> Plan:
     variant = "classic"
     if index % 10 == 7:
         variant = "storer" if (index // 10) % 2 == 0 else "rogers"
-    return Plan(index, look_class, HIGH_RES if high else LOW_RES, variant, index % 7 == 3, index % 10 == 1)
+    darker = (
+        look_class == "colour-pair" and index >= DARKER_WHITE_FROM and (index // len(LOOK_CLASSES)) % 2 == 0
+    )
+    resolution = HIGH_RES if high else LOW_RES
+    return Plan(index, look_class, resolution, variant, index % 7 == 3, index % 10 == 1, darker)
 
 
 # the companions' streams' offsets, and their reference cups' (apart from ``plan``'s)
@@ -456,6 +468,8 @@ def scene(seed: int, index: int) -> list[tuple[str, dict, dict]]:
     rng = random.Random(seed * 1000 + index)
     light = lighting(rng, p.look_class)
     mats = materials(rng, p.look_class)
+    if p.white_darker:
+        mats["light_color"], mats["dark_color"] = mats["dark_color"], mats["light_color"]
     look = {
         **camera(rng, p.resolution),
         **light,
@@ -477,6 +491,8 @@ def scene(seed: int, index: int) -> list[tuple[str, dict, dict]]:
         "cam_height_m": look["cam_height"],
         "lens_mm": look["lens_mm"],
     }
+    if p.white_darker:
+        meta["white_darker"] = True  # what the user says when calibrating (calibrate --white-darker)
     changed = other_light(rng, light) if p.light_change else None
     if changed:
         start = max(2, round(len(moves) * rng.uniform(0.35, 0.6)) + 2)  # first frame number under it

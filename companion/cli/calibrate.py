@@ -13,6 +13,7 @@ from companion.vision.geometry import BoardLayout
 from companion.vision.sources import read_image
 
 INSIST = "--cups-as-set-out"
+DARKER = "--white-darker"
 
 
 def register(subcommands: argparse._SubParsersAction) -> None:
@@ -42,6 +43,14 @@ def register(subcommands: argparse._SubParsersAction) -> None:
             "out of order are still refused)"
         ),
     )
+    parser.add_argument(
+        DARKER,
+        action="store_true",
+        help=(
+            "White's cups (the first player's) are the darker set, e.g. red against yellow or dark "
+            "wood against natural: rank 1 is then expected to look the darker"
+        ),
+    )
     parser.add_argument("--out", required=True, metavar="FILE", help="calibration file to write")
     parser.add_argument("--size", type=whole_number(3, 8), default=4, help="board size, 3 to 8 (default 4)")
     parser.add_argument(
@@ -68,11 +77,19 @@ def run(args: argparse.Namespace) -> int:
     reference = read_image(args.reference) if args.reference else None
     corners = parse_corners(args.corners) if args.corners else None
     try:
-        calibration = calibrate(empty, reference, corners, layout, pieces, trust_layout=args.cups_as_set_out)
+        calibration = calibrate(
+            empty,
+            reference,
+            corners,
+            layout,
+            pieces,
+            trust_layout=args.cups_as_set_out,
+            white_darker=args.white_darker,
+        )
     except ReferenceLayoutError as error:
         if not error.trustable:
             raise
-        raise CompanionError(f"{error}; if the cups already stand so, add {INSIST}") from None
+        raise CompanionError(f"{error}; {advice(error, args.white_darker)}") from None
     out = Path(args.out)
     calibration.save(out)
     camera = calibration.camera
@@ -102,3 +119,14 @@ def run(args: argparse.Namespace) -> int:
         print("no --reference: using default cup sizes and colours (a reference image makes reading surer)")
     print(f"wrote {out}")
     return 0
+
+
+def advice(error: ReferenceLayoutError, white_darker: bool) -> str:
+    """What the user may do about a refusal a right reference can meet: for the ranks swapped,
+    say which set is White's (the frames cannot tell a darker White set from swapped ranks);
+    for the rest, take the layout on trust."""
+    if error.kind != "ranks swapped":
+        return f"if the cups already stand so, add {INSIST}"
+    if white_darker:
+        return f"if White's cups are the lighter set, leave out {DARKER}"
+    return f"if White's cups are the darker set, add {DARKER}"

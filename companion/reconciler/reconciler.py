@@ -529,7 +529,7 @@ class Reconciler(AttentionKeeper):
         e, before = chosen.explanation, chosen.before
         if e is None or before is None or e.kind is not Kind.NO_CHANGE or chosen.root != shown.root:
             return None
-        if len(before.codes) != len(shown.codes) + 1 or before.codes[:-1] != shown.codes:
+        if len(before.codes) != len(shown.codes) + 1 or not self._shown_but_for_doubts(before.codes[:-1]):
             return None  # (nothing to play, or more than the one move the first look saw)
         if (
             not chosen.decent
@@ -553,6 +553,19 @@ class Reconciler(AttentionKeeper):
             for path in kept
         )
         return chosen if said else None
+
+    def _shown_but_for_doubts(self, codes: tuple[int, ...]) -> bool:
+        """Whether ``codes`` are the announced game's moves, but perhaps at plies it holds in
+        doubt (the announced game follows the likelier line there: ``_leads_in_doubt``)."""
+        shown = self._shown.codes
+        if codes == shown:
+            return True
+        if len(codes) != len(shown):
+            return False
+        otherwise = {
+            self._base_ply + i + 1 for i, (a, b) in enumerate(zip(codes, shown, strict=True)) if a != b
+        }
+        return otherwise <= set(self._unsure)
 
     def _seen_whole(self, path: GamePath) -> bool:
         """Whether ``path`` (the account about to be announced) says at most one action

@@ -12,6 +12,7 @@ import numpy as np
 
 from companion.reconciler.accounts import PRIOR, Explanation, Kind, Settings
 from companion.reconciler.decoder import after_end, explain, two_move_explanations
+from companion.reconciler.doubts import plies_played_otherwise
 from companion.reconciler.hidden import HiddenCups
 from companion.reconciler.likelihood import Likelihood, Reach, View, reach
 from companion.reconciler.paths import (
@@ -364,15 +365,35 @@ class PathTracker:
 
     def _representative(self, members: list[GamePath]) -> GamePath:
         """The path to announce the reading from: the one that continues what was announced,
-        unless another is better by the margin (then what was announced is corrected)."""
+        unless another is better by the margin (then what was announced is corrected), or
+        better at all on a line that differs from it only where it is in doubt
+        (``_leads_in_doubt``)."""
         best = members[0]
         shown = self._shown.key()
         for path in members:
             if path.score < best.score - self.settings.margin:
                 break
             if path.before is not None and path.before.key() == shown and path.decent:
-                return path
+                return best if path is not best and self._leads_in_doubt(best) else path
         return best
+
+    def _leads_in_doubt(self, best: GamePath) -> bool:
+        """Whether ``best``, ahead of the path that continues the announced game, continues a
+        line that plays otherwise only plies already reported in doubt (``_unsure``): the
+        announced game follows the likelier line there (a correction, the plies still in doubt)
+        rather than hold its own until a reading tells them by the margin. On the vision bench's
+        bench-44 White's 3 on a4, read 0.33 a 2, 0.29 a 4, 0.27 a 3, was played a 4 and held
+        so while the 3's line led, 7.2 s of stable frames lost (1.2 s following it). Not on a
+        still look: its reading repeats the last one (``repeats.py``), and on bench-44's last
+        board the wrong line led on the still look alone, by 0.34 nats, and following it ended
+        the game off track."""
+        before = best.before
+        if self._still or before is None or not best.decent or before.root != self._shown.root:
+            return False
+        if best.pending is not None or best.lifted is not None or before.pending is not None:
+            return False
+        otherwise = plies_played_otherwise(before, self._shown, self._base_ply)
+        return bool(otherwise) and otherwise <= set(self._unsure)
 
     def _rebase(self, kept: list[GamePath]) -> list[GamePath]:
         """The announced game now grows from another start (a new game, the other side to

@@ -126,15 +126,18 @@ tests/data's, frames-dev's, the stress set-ups 1000-1359), no pair came under 0.
 2); of 67 3<->4 slips measured (the seen wrong-cup companions, the stress set-ups 3000-3119)
 59 are refused, where 49 were (docs/vision-findings.md)."""
 RANKS_SWAPPED_MARGIN = 0.25
-"""The reference's ranks are taken as swapped (Black's cups on rank 1) only where rank 1's cups
-are darker than the last rank's by this much or more, in the colour models' log brightness
-against the empty board. White is the lighter paint, but a colour pair need not be the lighter
+"""One colour's reference cups are the clearly lighter set only where they measure lighter than
+the other's by this much or more, in the colour models' log brightness against the empty board
+(``lighter_colour``); the reference's ranks are taken as swapped where that contradicts which set
+the user says White's is (``LayoutTrust.white_darker``: the lighter, unless told). Nothing in the
+frames tells a White set that is the darker, set out right, from a lighter White set with the
+ranks swapped: both show the darker cups on rank 1. A colour pair need not be the lighter
 against the wood it stands on: orange and blue cups on grey-washed wood, rendered for a fresh
 reference, measure rank 1's orange 0.08 darker than the blue, while on birch the same pair's
 orange is 0.44 lighter. The 104 other right references measured (the bench's 22 seen scenes and
 light-b companions, 12 fresh ones, 70 synthetic set-ups) put rank 1 lighter by 0.44 to 1.86, and
 the 70 synthetic set-ups rendered with their ranks swapped measure darker by 0.56 to 1.92. Where
-neither colour is clearly the lighter, the user's layout says which is White."""
+neither colour is clearly the lighter, the user's word says which is."""
 OTHER_COLOUR_MARGIN = 2.0
 """A reference cup shows the other colour (``shows_other_colour``) only when it is at least this
 many times as far from its own colour's other cups as from the other colour's: clearly nearer,
@@ -298,6 +301,14 @@ def findings_of(data: Any) -> tuple[str, ...] | None:
     return tuple(data)
 
 
+def colour_of(data: Any) -> int:
+    """A colour of a file (``Calibration.lighter``): 0 or 1; anything else is a corrupt file
+    (``ValueError``)."""
+    if type(data) is not int or data not in (0, 1):
+        raise ValueError(f"the lighter colour {data!r} is neither 0 nor 1")
+    return data
+
+
 def overruled_words(trusted: bool, overruled: Sequence[str] | None) -> str | None:
     """What the calibration file's reference layout taken on trust overruled, in words for a
     line that says it was taken on trust (the CLI's ``calibrate`` and ``read``, the wizard's
@@ -353,6 +364,11 @@ class Calibration:
     """With ``layout_trusted``, what the checks the user's word overruled found, in their words
     (``ReferenceLayoutError.finding``; none: no check refused the layout); None where the layout
     was not taken on trust, and in files from before the findings were kept."""
+    lighter: int = 0
+    """The colour (0 White, 1 Black) whose cups are the lighter set, as calibration measured them
+    (``lighter_colour``): what the reader judges as a pale cup is this colour's (a shadow on the
+    wood read as a cup, ``BoardReader.maybe_shadow``; a cup's size turned along rays,
+    ``BoardReader._turned``). 0 in files from before it, as the reader then took White's."""
 
     def trust_words(self) -> str | None:
         """What a calibration taken on trust says wherever it is in use (``overruled_words``); None
@@ -413,6 +429,7 @@ class Calibration:
             data["shadows"] = self.shadows.to_json()
         if self.overruled is not None:
             data["overruled"] = list(self.overruled)
+        data["lighter_colour"] = self.lighter
         return data
 
     def save(self, path: Path) -> None:
@@ -453,6 +470,7 @@ class Calibration:
             reference = bool(data.get("reference_learned", False))
             layout_trusted = bool(data.get("layout_trusted", False))
             overruled = findings_of(data.get("overruled"))
+            lighter = colour_of(data.get("lighter_colour", 0))
             created = str(data.get("created", ""))
             problem = _geometry_problem(layout, camera, scale)
         except CompanionError as error:
@@ -514,6 +532,7 @@ class Calibration:
             shadows,
             layout_trusted,
             overruled,
+            lighter,
         )
 
     @classmethod
@@ -1394,6 +1413,10 @@ class LayoutTrust:
 
     trusted: bool = False
     overruled: list[str] = field(default_factory=list)
+    white_darker: bool = False
+    """The user's word that White's cups are the darker set (``calibrate``'s ``white_darker``):
+    the ranks check expects rank 1 the darker (``ranks_error``). Not overruled by ``trusted``
+    nor overruling: a statement of the set, which the frames cannot make."""
 
     def refuse(self, error: ReferenceLayoutError) -> None:
         """Raise ``error``; or, where the user vouched for the layout and ``error`` is one a
@@ -1418,7 +1441,8 @@ def check_reference(
     cups of a colour all stand there but none reads clearly as a cup (``unseen_error``).
     Whether each square shows its cup is ``_check_shown``'s to say. ``trust``: the user's word that
     the cups stand as the layout puts them (``LayoutTrust``), which overrules the missing cup
-    whose outline stands out, a cup of the other colour and the ranks swapped. Sizes out of
+    whose outline stands out, a cup of the other colour and the ranks swapped (which set is
+    White's, the lighter or the darker, is its ``white_darker``: ``ranks_error``). Sizes out of
     order are refused still: a file whose sizes do not grow is refused when loaded
     (``size_order_problem``), and the reader would take real cups for sizes they are not.
 
@@ -1440,16 +1464,40 @@ def check_reference(
             f"reference frame: the {COLOR_NAMES[colour]} cups do not grow from file a to "
             f"file {'abcdefgh'[len(radii) - 1]}; put sizes 1, 2, 3, 4 in that order"
         )
-    if pixels.light.mean[0] <= pixels.dark.mean[0] - RANKS_SWAPPED_MARGIN:
-        trust.refuse(
-            ReferenceLayoutError(
-                "reference frame: the cups on rank 1 look darker than those on the last rank; "
-                "White's (light) cups go on rank 1",
-                "ranks swapped",
-                (),
-                trustable=True,
-            )
-        )
+    swapped = ranks_error(pixels, trust.white_darker)
+    if swapped is not None:
+        trust.refuse(swapped)
+
+
+def lighter_colour(pixels: PixelModel, white_darker: bool = False) -> int:
+    """The colour (0 White, 1 Black) whose cups ``pixels`` measure the lighter set, by
+    ``RANKS_SWAPPED_MARGIN`` or more in log brightness against the empty board; where neither
+    clearly is, the one the user says (``white_darker``: Black's; else White's)."""
+    gap = float(pixels.light.mean[0] - pixels.dark.mean[0])
+    if abs(gap) >= RANKS_SWAPPED_MARGIN:
+        return 0 if gap > 0 else 1
+    return 1 if white_darker else 0
+
+
+def ranks_error(pixels: PixelModel, white_darker: bool) -> ReferenceLayoutError | None:
+    """The refusal of a reference whose rank 1 holds the clearly lighter set where the user
+    says White's is the darker, or the clearly darker set where not (``lighter_colour``); None
+    where the brightness agrees, or says nothing clear. Both mistakes look the same in the
+    frames as a right reference of the other kind of set, so each line names the other way."""
+    if lighter_colour(pixels, white_darker) == (1 if white_darker else 0):
+        return None
+    looks, said = (
+        ("lighter", "you said White's is the darker set")
+        if white_darker
+        else ("darker", "White's is the lighter set unless you say it is the darker")
+    )
+    return ReferenceLayoutError(
+        f"reference frame: the cups on rank 1 look {looks} than those on the last rank; "
+        f"White's cups go on rank 1, and {said}",
+        "ranks swapped",
+        (),
+        trustable=True,
+    )
 
 
 def _check_shown(seen: ReferenceSeen, ref: dict[int, tuple[int, int]], size: int, trust: LayoutTrust) -> None:
@@ -1979,23 +2027,26 @@ def calibrate(
     layout: BoardLayout | None = None,
     max_piece: int = 4,
     trust_layout: bool = False,
+    white_darker: bool = False,
 ) -> Calibration:
     """Build a calibration from an empty-board frame and, ideally, a reference-layout frame.
 
     ``trust_layout``: the user says the reference cups stand as the layout puts them, after a
     refusal they could not act on (``ReferenceLayoutError.trustable``); the checks that can
     misjudge a right reference refuse nothing (``LayoutTrust``), and the calibration records
-    that it was taken on trust (``layout_trusted``) and what those checks found (``overruled``)."""
+    that it was taken on trust (``layout_trusted``) and what those checks found (``overruled``).
+    ``white_darker``: the user says White's cups are the darker set (red against yellow, dark
+    wood against natural), which no frame can tell from the ranks swapped (``ranks_error``)."""
     layout = layout or BoardLayout()
     empty = check_frame(empty, "the empty-board image")
     camera, markers, layout = locate(empty, layout, corners)
     view = RectifiedView(layout, rectified_scale(camera, layout))
     background = rectify(empty, view, camera)
     cups = CupSet.default(layout.square_mm, max_piece)
-    pixels = PixelModel.default()
+    pixels = PixelModel.default(white_darker)
     outline = None
     shadows = None
-    trust = LayoutTrust(trust_layout and reference is not None)
+    trust = LayoutTrust(trust_layout and reference is not None, white_darker=white_darker)
     if reference is not None:
         reference = check_frame(reference, "the reference image")
         if reference.shape != empty.shape:
@@ -2025,6 +2076,7 @@ def calibrate(
         shadows=shadows,
         layout_trusted=trust.trusted,
         overruled=tuple(trust.overruled) if trust.trusted else None,
+        lighter=lighter_colour(pixels, white_darker),
     )
 
 

@@ -612,7 +612,9 @@ class Gaussian:
 
 @dataclass(frozen=True, eq=False)
 class PixelModel:
-    """Board (with shadows) versus light and dark cups, over (m, q1, q2) features."""
+    """Board (with shadows) versus light and dark cups, over (m, q1, q2) features. ``light`` is
+    White's cups' model and ``dark`` Black's, whichever set is the lighter
+    (``Calibration.lighter``): the names are those of the sets most players have."""
 
     shadow_tint: np.ndarray  # (2,) colour shift per unit of log darkening
     chroma_sigma: float  # spread of the board's colour ratio (noise, JPEG)
@@ -643,16 +645,21 @@ class PixelModel:
         return self.levelled if self.levelled is not None else (self.light, self.dark)
 
     @classmethod
-    def default(cls) -> PixelModel:
-        """Without a reference layout: light cups are brighter than dark ones, and that is all."""
+    def default(cls, white_darker: bool = False) -> PixelModel:
+        """Without a reference layout: White's cups are brighter than Black's, or with
+        ``white_darker`` the darker, and that is all."""
         spread = np.diag(np.square([0.35, 0.1, 0.1]))
+        brighter, darker = (
+            Gaussian(np.array([0.1, 0.0, 0.0]), spread),
+            Gaussian(np.array([-0.9, 0.0, 0.0]), spread),
+        )
         return cls(
             shadow_tint=np.zeros(2),
             chroma_sigma=0.02,
             dark_limit=float(np.log(0.5)),
             bright_limit=float(np.log(1.2)),
-            light=Gaussian(np.array([0.1, 0.0, 0.0]), spread),
-            dark=Gaussian(np.array([-0.9, 0.0, 0.0]), spread),
+            light=darker if white_darker else brighter,
+            dark=brighter if white_darker else darker,
             texture=np.array(DEFAULT_TEXTURE),
         )
 

@@ -14,10 +14,10 @@ well that size's outline fits. It is read on two maps that fail differently: the
 cup-against-board log-odds (colour and texture), and the texture alone (the empty board's
 grain and lines, which a cup hides whatever its colour and a shadow keeps).
 
-Weighed only for a turn: ``BoardReader`` turns a light cup read as the larger or the smaller of
-the two largest sizes, under ``TURN_BELOW``, only where both rays and both edges (base and rim)
-say the other size (``turned``), and never to the larger where the lamp throws the cup's shadow
-toward the camera (``shadow_toward_camera``).
+Weighed only for a turn: ``BoardReader`` turns a light cup (the lighter set's, as calibrated)
+read as the larger or the smaller of the two largest sizes, under ``TURN_BELOW``, only where
+both rays and both edges (base and rim) say the other size (``turned``), and never to the
+larger where the lamp throws the cup's shadow toward the camera (``shadow_toward_camera``).
 """
 
 from __future__ import annotations
@@ -216,19 +216,21 @@ def cups_placed(bank: TemplateBank, matches: Sequence[SquareMatch], shape: tuple
 def square_misfits(
     ev: Evidence, bank: TemplateBank, models: Calibration, row: int, feet: np.ndarray, placed: np.ndarray
 ) -> np.ndarray:
-    """``misfits`` of square ``row``'s light cup as the two largest sizes, each from where its
-    own base fits (``feet``: every size's shift, ``edges.base_fits``), on the read's log-odds and
-    texture, facing the other cups ``placed`` (``cups_placed``). The light cups' outlines along
-    the rays are worked out once a bank (``SquareTemplates.derived``)."""
+    """``misfits`` of square ``row``'s light cup (the lighter set's, ``Calibration.lighter``) as
+    the two largest sizes, each from where its own base fits (``feet``: every size's shift,
+    ``edges.base_fits``), on the read's log-odds and texture, facing the other cups ``placed``
+    (``cups_placed``). The light cups' outlines along the rays are worked out once a bank
+    (``SquareTemplates.derived``)."""
     sq = bank.squares[row]
     u, v = models.view.to_pixels(np.array(models.layout.square_centre(row))[None, :])[0]
-    outlines = sq.derived.get(("ray outlines",))
+    key = ("ray outlines", models.lighter)
+    outlines = sq.derived.get(key)
     if outlines is None:
         at = (float(v) - sq.top, float(u) - sq.left)
         radii = np.arange(0.0, float(max(sq.support.shape)), STEP_PX)
         sizes = range(models.max_piece - 3, models.max_piece)
-        outlines = np.stack([extents(sq.full[0, s], at, radii) for s in sizes])
-        sq.derived[("ray outlines",)] = outlines
+        outlines = np.stack([extents(sq.full[models.lighter, s], at, radii) for s in sizes])
+        sq.derived[key] = outlines
     feet_px = [(float(v) + dy, float(u) + dx) for dy, dx in feet[models.max_piece - 2 :].tolist()]
     others = ((placed >= 0) & (placed != row)).astype(np.float32)
     maps: list[Map] = [(ev.fg, (ev.pad, ev.pad), False), (ev.texture, (0, 0), True)]

@@ -117,15 +117,13 @@ grain 0.20-0.32 over the silhouette; every shadow read as a cup in another's sha
 rendered and committed bench 0.14-0.38), while real cups read there showed 0.19 at most (bench-32's
 white 2 on b3 beside a long shadow, bench-08's white 3 on d4 0.17, the rest 0.00-0.12). Not a
 test on its own: the stress set's stress-21 (faint grain) has real cups at 0.20-0.37. The lift
-(``_rematch_in_shadow``) decides: a real cup keeps its own colour where the shadow is undone."""
-SHADOW_GRAIN_COLOUR = 0
-"""... and only for a cup read as White's (colour 0), the lighter colour in every set the team
-has (natural and stained cups; the bench's colour pairs put the lighter on White): a clear
-shadow read as a cup is wood a little darker, so on pale wood it reads a pale cup (bench-32's
-d1); a clear dark cup in a shadow is a cup. (A set whose White is the darker colour would have
-its dark cups so judged: none measured.) On the stress set's second half (seeds 1060-1119)
-the grain gate alone explained away five clear dark cups, three of them real (a black 1 each on
-stress-16 02, stress-29 08 and 09), and no light one."""
+(``_rematch_in_shadow``) decides: a real cup keeps its own colour where the shadow is undone.
+Only for a cup read as the lighter set's colour (``Calibration.lighter``, White's
+unless calibration measured Black's clearly the lighter): a clear shadow read as a cup is wood a
+little darker, so on pale wood it reads a pale cup (bench-32's d1); a clear dark cup in a shadow
+is a cup. On the stress set's second half (seeds 1060-1119) the grain gate alone explained away
+five clear dark cups, three of them real (a black 1 each on stress-16 02, stress-29 08 and 09),
+and no light one."""
 SHADOW_DOUBT = float(np.log(12.0))
 """A square whose cup the shadows explain away reads empty at no more than 0.75 (every size's
 logit at least -log 12 against empty's 0): a faint real cup in a shadow can lose its cup that
@@ -877,7 +875,7 @@ class BoardReader:
     def maybe_shadow(self, ev: Evidence, row: int, match: SquareMatch, fits: BaseFits | None) -> bool:
         """Whether a cup found may be a shadow read as one: faint (``SHADOW_REMATCH_RINGS``),
         standing on no foot the edges find (``BaseFits.footless`` of the frame's ``fits``), or
-        read light (``SHADOW_GRAIN_COLOUR``) with the empty board's grain showing through its
+        read as the lighter set (``Calibration.lighter``) with the empty board's grain showing through its
         silhouette (``SHADOW_GRAIN``).
 
         A shadow has no foot. On the bench's bench-44 (natural cups on birch, a low lamp at one
@@ -891,7 +889,7 @@ class BoardReader:
             return True
         if fits is not None and fits.footless(row):
             return True
-        if match.colour != SHADOW_GRAIN_COLOUR:
+        if match.colour != self.models.lighter:
             return False
         sq = self.bank.squares[row]
         h, w = sq.support.shape
@@ -1218,8 +1216,9 @@ class BoardReader:
         ev: Evidence,
         feet: np.ndarray,
     ) -> np.ndarray:
-        """Which squares' light cup, read under ``rays.TURN_BELOW`` as one of the two largest
-        sizes (``shares``), is turned to the other (``rays.swapped``): where its base and rim,
+        """Which squares' light cup (the lighter set's, ``Calibration.lighter``), read under
+        ``rays.TURN_BELOW`` as one of the two largest sizes (``shares``), is turned to the
+        other (``rays.swapped``): where its base and rim,
         and its outline along rays from each size's own foot on the log-odds and on the texture
         (``rays.square_misfits``), all say the other. Each of those cues misreads on its own, each its
         own cups; all four against the read are rare, and on the seen bench were right where
@@ -1234,7 +1233,7 @@ class BoardReader:
         others: np.ndarray | None = None
         for row, m in enumerate(matches):
             read = int(np.argmax(shares[row]))
-            if m.colour != 0 or m.sizes.max() <= 0 or read not in (small, large):
+            if m.colour != self.models.lighter or m.sizes.max() <= 0 or read not in (small, large):
                 continue
             other = small + large - read
             if (

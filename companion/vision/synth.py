@@ -94,6 +94,9 @@ class SceneRenderer:
     stacks: bool = True
     look_overrides: dict[str, object] = field(default_factory=dict)
     stress: bool = False
+    white_darker: bool = False
+    """White's cups drawn in the look's dark colour and gloss, Black's in its light: a set whose
+    first player has the darker cups (red against yellow, dark wood against natural)."""
 
     def __post_init__(self) -> None:
         self.layout = BoardLayout(size=self.size, square_mm=self.square_mm)
@@ -576,6 +579,7 @@ class SceneRenderer:
         normal /= np.linalg.norm(normal, axis=1, keepdims=True)
         h, w = depth[rows, cols].shape
         idx = np.unravel_index(np.flatnonzero(better), (h, w))
+        dark = (cup.colour == 1) != self.white_darker
         self._paint(
             image,
             depth,
@@ -584,9 +588,9 @@ class SceneRenderer:
             idx,
             zhit[better],
             normal,
-            self.look.light_cup if cup.colour == 0 else self.look.dark_cup,
+            self.look.dark_cup if dark else self.look.light_cup,
             lost,
-            cup.colour == 1,
+            dark,
         )
 
     def _draw_sphere(

@@ -108,3 +108,24 @@ def test_a_reference_only_spec_is_the_scenes_first_two_frames(generate: ModuleTy
     assert cut_spec["frames"] == spec["frames"][:2] and cut_spec["look"] == spec["look"]
     assert cut_truth["frames"] == truth["frames"][:2] and cut_truth["moves"] == []
     assert len(spec["frames"]) > 2 and truth["moves"]  # the scene itself is a game
+
+
+def test_some_later_colour_pair_scenes_give_white_the_darker_colour(
+    generate: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From ``DARKER_WHITE_FROM`` on, every other colour-pair scene swaps the pair's colours, and
+    nothing else: its stream draws what it would have drawn (the scenes before are the committed
+    ones, byte for byte, above)."""
+    darker = [i for i in range(200) if generate.plan(i).white_darker]
+    assert darker[0] >= generate.DARKER_WHITE_FROM
+    assert all(generate.plan(i).look_class == "colour-pair" for i in darker)
+    assert 0 < len(darker) < len([i for i in range(generate.DARKER_WHITE_FROM, 200) if i % 6 == 5])
+    index = darker[0]
+    _, spec, truth = generate.scene(generate.DEFAULT_SEED, index)[0]
+    monkeypatch.setattr(generate, "DARKER_WHITE_FROM", 10**6)
+    _, plain_spec, plain_truth = generate.scene(generate.DEFAULT_SEED, index)[0]
+    look, plain = spec["look"], plain_spec["look"]
+    assert (look["light_color"], look["dark_color"]) == (plain["dark_color"], plain["light_color"])
+    assert {**look, "light_color": 0, "dark_color": 0} == {**plain, "light_color": 0, "dark_color": 0}
+    assert truth["bench"].pop("white_darker") is True and "white_darker" not in plain_truth["bench"]
+    assert truth == plain_truth and spec["frames"] == plain_spec["frames"]

@@ -340,6 +340,8 @@ def test_a_scene_with_boards_missing_is_read_and_not_replayed(bench: ModuleType)
     few = bench.load_scene(ROOT / "tests" / "data" / "pale" / "bench-06")
     assert len(few.moves) == 16 and few.boards_missing == 14
     assert dataclasses.replace(few, moves=few.moves[:2]).boards_missing == 0
-    args = SimpleNamespace(misjudge=None, no_read=True, no_replay=False, trust_layout=False)
+    args = SimpleNamespace(
+        misjudge=None, no_read=True, no_replay=False, trust_layout=False, white_darker=False
+    )
     run = bench.run_scene(few, None, args)
     assert run.game is None and run.failed is None

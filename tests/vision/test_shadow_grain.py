@@ -67,7 +67,7 @@ def test_a_clear_dark_cup_in_a_shadow_where_grain_shows_keeps_its_cup() -> None:
     --first-seed 1060``, the light as calibrated): the black 1 on a3 lies in another cup's
     predicted shadow and scores 3.5 rings, with the wood's grain at 0.21 over its silhouette
     (over ``SHADOW_GRAIN``). The grain gate alone matched it again with the shadow lifted and
-    read a3 empty; a dark cup is not a shadow read as one (``SHADOW_GRAIN_COLOUR``). The frame is
+    read a3 empty; a dark cup is not a shadow read as one (``Calibration.lighter``). The frame is
     the scene's fifth rendered (after the empty board, the reference, frames 00 and 01)."""
     r = SceneRenderer(1076, stress=True)
     tops: dict[str, Top] = {
