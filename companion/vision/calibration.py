@@ -61,6 +61,7 @@ from companion.vision.matching import (
     rectify,
     size_logits,
 )
+from companion.vision.occlusion import departing_share
 from companion.vision.pixels import PALE_TEXTURE_TOP, TEXTURE_CLIP, Background, PixelModel
 from companion.vision.sampling import remap_linear_grid
 from companion.vision.shadows import SUBPIXEL, ShadowModel, casting_cups, learn_shadows
@@ -1596,7 +1597,10 @@ def learn_outline_and_light(
     for refusal in size_refusals(reads, scene.layout.size):
         (trust or LayoutTrust()).refuse(refusal)
     outline = replace(
-        read.outline, region_trust=region_trust(list(reads.values())), clear_rims=clear_rims(read.rims)
+        read.outline,
+        region_trust=region_trust(list(reads.values())),
+        clear_rims=clear_rims(read.rims),
+        departures=reference_departures(read, ref, pixels),
     )
     placed = {row: (colour, size, matches[row].dy, matches[row].dx) for row, (colour, size) in ref.items()}
     seen = coverage(matches, read.bank, scene.view.shape, ev.pad)
@@ -1604,6 +1608,24 @@ def learn_outline_and_light(
     casting = casting_cups(placed, scene.layout, scene.view.scale, cups)
     light = learn_shadows(ev.features, scene.view, casting, cv2.dilate(seen, grow) > 0)
     return outline, light
+
+
+def reference_departures(
+    read: ReferenceRead, ref: dict[int, tuple[int, int]], pixels: PixelModel
+) -> tuple[float, float]:
+    """Per colour with the wood's look (``PixelModel.wood_like``), the least share of its
+    reference cups' silhouettes, as matched, that departs from the wood's look
+    (``occlusion.departing_share``); 1 for a colour without it. How far a real cup of this set
+    stands out from this board varies with the wood, the finish and the light: natural cups on
+    pale maple under a dim warm lamp departed over 0.73-0.85 of their silhouettes, glossy ones
+    on birch over 0.56-0.61, and the game's cups about as much as the reference's did."""
+    wood_like = pixels.wood_like()
+    least = [1.0, 1.0]
+    for row, (colour, _size) in ref.items():
+        if wood_like[colour]:
+            share = departing_share(read.evidence.features, read.matches[row], read.bank.squares[row], pixels)
+            least[colour] = min(least[colour], share)
+    return least[0], least[1]
 
 
 @dataclass(frozen=True, eq=False)

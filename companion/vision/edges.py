@@ -98,6 +98,11 @@ class CupOutline:
     clear_rims: tuple[bool, bool] = (False, False)
     """Per colour, whether its rims read every reference cup's size clearly (``clear_rims``),
     so that a clear rim may weigh more than a faint one in ``size_shares``."""
+    departures: tuple[float, float] = (1.0, 1.0)
+    """Per colour, the least share of a reference cup's silhouette that departs from the wood's
+    own look (``occlusion.departing_share``), measured only for a colour with the wood's look
+    (``PixelModel.wood_like``; 1 otherwise): how far this set's real cups stand out from this
+    board, which the reader's test for the wood's noise read as a cup is scaled by."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -106,22 +111,26 @@ class CupOutline:
             "rim_height": self.rim_height,
             "region_trust": list(self.region_trust),
             "clear_rims": list(self.clear_rims),
+            "departures": list(self.departures),
         }
 
     @classmethod
     def from_json(cls, data: Any) -> CupOutline:
         """The outline in a calibration file; one from before ``region_trust`` trusts both
-        colours' region cue fully, and one from before ``clear_rims`` weighs no rim more for
-        being clear, as the reader then did."""
+        colours' region cue fully, one from before ``clear_rims`` weighs no rim more for being
+        clear, and one from before ``departures`` tests the wood's noise by the fixed share, as
+        the reader then did."""
         try:
             white, black = (float(v) for v in data.get("region_trust", (1.0, 1.0)))
             clear_white, clear_black = data.get("clear_rims", (False, False))
+            depart_white, depart_black = (float(v) for v in data.get("departures", (1.0, 1.0)))
             outline = cls(
                 float(data["scale"]),
                 float(data["rim_ratio"]),
                 float(data["rim_height"]),
                 (white, black),
                 (clear_white, clear_black),
+                (depart_white, depart_black),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise CompanionError("calibration file: the cups' outline is malformed") from error
@@ -131,6 +140,7 @@ class CupOutline:
             and 0 < outline.rim_height <= 1
             and all(0 <= t <= 1 for t in outline.region_trust)
             and all(isinstance(clear, bool) for clear in outline.clear_rims)
+            and all(0 <= d <= 1 for d in outline.departures)
         ):
             raise CompanionError("calibration file: the cups' outline is malformed")
         return outline

@@ -27,6 +27,7 @@ from companion.rules.square import board_squares, square_name
 from companion.vision.calibration import BOARD_DILATE_MM, Calibration, check_frame, grid_mask
 from companion.vision.edges import (
     BaseFits,
+    CupOutline,
     EdgeBank,
     build_edge_bank,
     edge_maps,
@@ -143,7 +144,15 @@ found where less than this share of its silhouette departs from the wood's own l
 again with the wood's look taken for the unchanged wood (``PixelModel.as_wood``). On the vision
 bench's bench-37 (the matches before this rematch, every board and the reference) the 19 empty squares read as
 white cups departed over 0.14-0.46 of their silhouettes, every real cup over 0.67 or more (its
-white 1 0.73, white 2 0.74, white 3s 0.70, white 4s 0.75, black cups 0.67-0.99)."""
+white 1 0.73, white 2 0.74, white 3s 0.70, white 4s 0.75, black cups 0.67-0.99). Lowered where
+the set's own reference cups depart less (``REFERENCE_DEPARTURE``)."""
+REFERENCE_DEPARTURE = 0.75
+"""... to this share of the least the reference cups of the colour departed by
+(``CupOutline.departures``): a set whose real cups stand out less from this board is tested
+against its own. On the bench's bench-88 (glossy natural cups on birch) the reference's white
+cups departed over 0.56-0.61 and the game's over 0.48-0.68, so the fixed share rematched a real
+white 4 as the wood on seven boards; bench-37's wood noise departed at most 0.63 of its
+reference's least (0.46 of 0.73), its real cups at least 0.96 of it."""
 UNLIKE_RINGS = SHADOW_REMATCH_RINGS
 """... and only a clear cup does (a score of at least this many rings between adjacent sizes): a
 faint one is a shadow's edge or a stain read as a cup, whose weak evidence is no hand's (the
@@ -310,6 +319,15 @@ BOARDS_KEPT = 2
 """The boards compared with that a reader keeps: the calibration's own and the one learned."""
 
 
+def wood_departures(outline: CupOutline | None) -> tuple[float, float]:
+    """Per colour, the share of a found cup's silhouette that must depart from the wood's look
+    for it to be no wood's noise (``BoardReader._departs``): ``WOOD_DEPARTURE``, or less where
+    this set's reference cups departed less (``REFERENCE_DEPARTURE``)."""
+    least = outline.departures if outline is not None else (1.0, 1.0)
+    white, black = (min(WOOD_DEPARTURE, REFERENCE_DEPARTURE * share) for share in least)
+    return white, black
+
+
 class BoardReader:
     """Reads frames against one calibration; keeps up with a board that gets nudged."""
 
@@ -344,6 +362,7 @@ class BoardReader:
             self._marker_masks = self._marker_regions()
             self._regions_for = (c.layout, c.scale, c.markers)
         self._wood_like = c.pixels.wood_like()
+        self._departure = wood_departures(c.outline)
         self._occlusion = OcclusionTest(
             c.background,
             c.scale,
@@ -817,7 +836,7 @@ class BoardReader:
             return False
         if not self._wood_like[match.colour]:
             return True
-        return departing_share(features, match, sq, self.models.pixels) >= WOOD_DEPARTURE
+        return departing_share(features, match, sq, self.models.pixels) >= self._departure[match.colour]
 
     def _outside_shadows(
         self, ev: Evidence, matches: list[SquareMatch], fits: BaseFits | None
