@@ -31,7 +31,7 @@ from companion.vision.edges import (
     build_edge_bank,
     edge_maps,
     real_cups,
-    rim_scores,
+    rims_at_feet,
     size_shares,
 )
 from companion.vision.geometry import BoardLayout, Camera, apply_warp, camera_with_focal, fit_homography
@@ -1001,7 +1001,17 @@ class BoardReader:
         """The edge cue's (base, rim) scores per square and size (``edges.py``; the bases as
         ``_cup_bases`` counts them), 0 where no cup is likely, and where each size's base fits
         best (N x S x 2 shifts): both None without an outline in the calibration (``fits``
-        None)."""
+        None).
+
+        Each size's rim is scored around that size's own foot (``edges.rims_at_feet``), not
+        around where the region cue placed the cup: a rim stands where its cup stands, and a
+        low lamp moves the region cue's place, not the cup. Under a raking lamp a pale cup's lit
+        wall reads as board and its shaded side and cast shadow as cup, so the region cue's
+        silhouette slides several mm toward the shade, and the rims searched 2 mm around it
+        found another size's circle there (the bench's bench-44, natural cups on birch under a
+        low side lamp: on 06b the white 4 on b3, matched as a 3 9 mm toward its shadow, its
+        rim there 0.018 against the 1's 0.026; at each size's foot the 4's 0.091 against at
+        most 0.017) (docs/vision-findings.md, "A rim where its cup stands")."""
         if fits is None:
             return None, None
         base = np.zeros((len(matches), self.models.max_piece))
@@ -1012,7 +1022,7 @@ class BoardReader:
             if m.sizes.max() > 0:
                 fitted, feet[row] = fits.fits(row)
                 base[row] = self._cup_bases(ev, bank, row, m.colour, fitted, feet[row])
-                rim[row] = rim_scores(maps.strength, maps.pad, bank.rims[row], m.dy, m.dx, bank.rim_reach)
+                rim[row] = rims_at_feet(maps.strength, maps.pad, bank.rims[row], feet[row], bank.rim_reach)
         return (base, rim), feet
 
     def _cup_bases(
