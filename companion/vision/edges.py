@@ -610,7 +610,21 @@ def rims_at_feet(
 ) -> np.ndarray:
     """Each size's rim score around its own foot (``feet``, S x 2: the shift (dy, dx) where that
     size's base fits, ``base_fits``): where a cup of that size standing there has its rim."""
+    return _rims_at(_rim_field(strength, pad, rims), rims, feet, reach)
+
+
+def rims_either_place(
+    strength: np.ndarray, pad: int, rims: SquareRims, placed: tuple[int, int], feet: np.ndarray, reach: int
+) -> np.ndarray:
+    """Each size's rim score, the better of its score around shift ``placed`` (where the region
+    cue placed the cup) and around its own foot (``feet``, as ``rims_at_feet``)."""
     oriented = _rim_field(strength, pad, rims)
+    matched = rims.correlator(reach).best(oriented, placed[0] - rims.top, placed[1] - rims.left)[0]
+    return np.maximum(matched, _rims_at(oriented, rims, feet, reach))
+
+
+def _rims_at(oriented: np.ndarray, rims: SquareRims, feet: np.ndarray, reach: int) -> np.ndarray:
+    """Each size's score on ``oriented`` (``_rim_field``) around its own foot."""
     correlator = rims.correlator(reach)
     scores = [correlator.best(oriented, dy - rims.top, dx - rims.left)[0] for dy, dx in feet.tolist()]
     return np.array([size_scores[k] for k, size_scores in enumerate(scores)])

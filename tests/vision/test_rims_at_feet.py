@@ -1,12 +1,12 @@
-"""Each size's rim scored around that size's own foot (``edges.rims_at_feet``,
-``BoardReader._edge_scores``), not around where the region cue placed the cup.
+"""Each size's rim counted where it scores best: around where the region cue placed the cup,
+or around that size's own foot (``edges.rims_either_place``, ``BoardReader._edge_scores``).
 
 The bench's bench-44 (``tests/data/shadows/bench-44``: natural cups on birch, a low lamp at one
 side). On 06b the white 4 on b3 stands beside its own long shadow: its lit wall reads as board and
 its shaded side and the shadow as cup, so the region cue's silhouette slides 9 mm toward the shade
 and reads a 3 by 0.2 logits. Its base says 4 by far; the rim searched 2 mm around the slid place
 said 1 (a spread of 0.008, no size's circle there), and the sum needs the rim to agree. Around each
-size's own foot the 4's rim scores 0.091 against at most 0.017 for the others.
+size's own foot the 4's rim scores 0.091 against at most 0.026 for the others at either place.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from companion.vision.edges import rim_scores, rims_at_feet
+from companion.vision.edges import rim_scores, rims_at_feet, rims_either_place
 from companion.vision.reader import BoardReader
 from companion.vision.sources import read_image
 from tests.shared_calibrations import BOUNCED_SHADE, frame_read, frame_truth, frames_calibration, square_row
@@ -23,23 +23,30 @@ WHITE = 0
 
 
 @pytest.mark.slow  # a calibration and a read: about 1 s of CPU
-def test_each_sizes_rim_is_its_rim_scored_around_its_own_foot() -> None:
+def test_each_sizes_rim_is_the_better_of_its_two_places() -> None:
     """``rims_at_feet`` gives, for each size, what ``rim_scores`` scores that size around its
-    foot: one pass over the square's edges for every size, the same numbers."""
+    foot; the reader's rim is, size by size, the better of that and the rim around the region
+    cue's place: one pass over the square's edges, the same numbers."""
     reader = BoardReader(frames_calibration(BOUNCED_SHADE))
     reading, trace = reader.read_traced(read_image(BOUNCED_SHADE / "06b-move.jpg"))
     assert reading.fits is not None
     maps, bank = reading.fits.maps, reading.fits.bank
     row = square_row("b3")
-    feet = trace.squares[row].feet
-    assert feet is not None
+    cues = trace.squares[row]
+    assert cues.feet is not None and cues.rim is not None
+    rims = bank.rims[row]
     one_by_one = [
-        rim_scores(maps.strength, maps.pad, bank.rims[row], dy, dx, bank.rim_reach)[k]
-        for k, (dy, dx) in enumerate(feet.tolist())
+        rim_scores(maps.strength, maps.pad, rims, dy, dx, bank.rim_reach)[k]
+        for k, (dy, dx) in enumerate(cues.feet.tolist())
     ]
-    together = rims_at_feet(maps.strength, maps.pad, bank.rims[row], feet, bank.rim_reach)
-    assert together.tolist() == one_by_one
-    assert trace.squares[row].rim is not None and trace.squares[row].rim.tolist() == one_by_one
+    assert rims_at_feet(maps.strength, maps.pad, rims, cues.feet, bank.rim_reach).tolist() == one_by_one
+    matched = rim_scores(maps.strength, maps.pad, rims, cues.match.dy, cues.match.dx, bank.rim_reach)
+    both = np.maximum(matched, one_by_one)
+    placed = (cues.match.dy, cues.match.dx)
+    either = rims_either_place(maps.strength, maps.pad, rims, placed, cues.feet, bank.rim_reach)
+    assert either.tolist() == both.tolist()
+    assert cues.rim.tolist() == both.tolist()
+    assert int(np.argmax(matched)) == 0 and int(np.argmax(one_by_one)) == 3  # the slid place said 1
 
 
 @pytest.mark.slow  # a calibration and a read: about 1 s of CPU
