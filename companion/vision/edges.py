@@ -602,42 +602,13 @@ def _clipped(box: tuple[int, int, int, int], h: int, w: int) -> tuple[int, int, 
     return max(top, 0), min(max(bottom, 0), h), max(left, 0), min(max(right, 0), w)
 
 
-def _rim_field(strength: np.ndarray, pad: int, rims: SquareRims) -> np.ndarray:
-    """The edge strength along the normal of a circle about the rims' middle, over the region
-    any shift of one square's rims reaches."""
-    h, w = rims.directions.shape[:2]
-    y, x = rims.top + pad, rims.left + pad
-    return cv2.transform(strength[y : y + h, x : x + w] * rims.directions, _CHANNEL_SUM)
-
-
 def rim_scores(strength: np.ndarray, pad: int, rims: SquareRims, dy: int, dx: int, reach: int) -> np.ndarray:
     """Each size's rim score around shift (dy, dx): the edge strength along the rim's normal."""
-    return rims.correlator(reach).best(_rim_field(strength, pad, rims), dy - rims.top, dx - rims.left)[0]
-
-
-def rims_at_feet(
-    strength: np.ndarray, pad: int, rims: SquareRims, feet: np.ndarray, reach: int
-) -> np.ndarray:
-    """Each size's rim score around its own foot (``feet``, S x 2: the shift (dy, dx) where that
-    size's base fits, ``base_fits``): where a cup of that size standing there has its rim."""
-    return _rims_at(_rim_field(strength, pad, rims), rims, feet, reach)
-
-
-def rims_either_place(
-    strength: np.ndarray, pad: int, rims: SquareRims, placed: tuple[int, int], feet: np.ndarray, reach: int
-) -> np.ndarray:
-    """Each size's rim score, the better of its score around shift ``placed`` (where the region
-    cue placed the cup) and around its own foot (``feet``, as ``rims_at_feet``)."""
-    oriented = _rim_field(strength, pad, rims)
-    matched = rims.correlator(reach).best(oriented, placed[0] - rims.top, placed[1] - rims.left)[0]
-    return np.maximum(matched, _rims_at(oriented, rims, feet, reach))
-
-
-def _rims_at(oriented: np.ndarray, rims: SquareRims, feet: np.ndarray, reach: int) -> np.ndarray:
-    """Each size's score on ``oriented`` (``_rim_field``) around its own foot."""
-    correlator = rims.correlator(reach)
-    scores = [correlator.best(oriented, dy - rims.top, dx - rims.left)[0] for dy, dx in feet.tolist()]
-    return np.array([size_scores[k] for k, size_scores in enumerate(scores)])
+    h, w = rims.directions.shape[:2]
+    y, x = rims.top + pad, rims.left + pad
+    patch = strength[y : y + h, x : x + w] * rims.directions
+    oriented = cv2.transform(patch, _CHANNEL_SUM)
+    return rims.correlator(reach).best(oriented, dy - rims.top, dx - rims.left)[0]
 
 
 def edge_scores(maps: EdgeMaps, bank: EdgeBank, row: int, dy: int, dx: int) -> tuple[np.ndarray, np.ndarray]:
@@ -658,7 +629,11 @@ def standing_edges(maps: EdgeMaps, bank: EdgeBank, row: int) -> np.ndarray:
     (``base_fits``), and its rim's score around that foot: how much of a cup of that size
     standing there its outline shows, whatever its colour."""
     base, feet = base_fits(maps, bank, row)
-    return np.array([base, rims_at_feet(maps.strength, maps.pad, bank.rims[row], feet, bank.rim_reach)])
+    rims = [
+        rim_scores(maps.strength, maps.pad, bank.rims[row], dy, dx, bank.rim_reach)[k]
+        for k, (dy, dx) in enumerate(feet.tolist())
+    ]
+    return np.array([base, rims])
 
 
 class BaseFits:

@@ -32,7 +32,7 @@ from companion.vision.edges import (
     build_edge_bank,
     edge_maps,
     real_cups,
-    rims_either_place,
+    rim_scores,
     size_shares,
 )
 from companion.vision.geometry import BoardLayout, Camera, apply_warp, camera_with_focal, fit_homography
@@ -1020,19 +1020,7 @@ class BoardReader:
         """The edge cue's (base, rim) scores per square and size (``edges.py``; the bases as
         ``_cup_bases`` counts them), 0 where no cup is likely, and where each size's base fits
         best (N x S x 2 shifts): both None without an outline in the calibration (``fits``
-        None).
-
-        Each size's rim counts where it scores best of two places: around where the region
-        cue placed the cup, and around that size's own foot (``edges.rims_either_place``). A rim
-        stands where its cup stands, and each cue can have that place wrong. Under a raking
-        lamp a pale cup's lit wall reads as board and its shaded side and cast shadow as cup, so
-        the region cue's silhouette slides several mm toward the shade (the bench's bench-44,
-        natural cups on birch under a low side lamp: on 06b the white 4 on b3, matched as a 3 9
-        mm toward its shadow, its rim there 0.018 against the 1's 0.026; around each size's
-        foot the 4's 0.091). A pale cup's base fits other circles than its foot (bench-42, pale
-        cups on birch: 10b's white 3 on b3, its 3's base 5 mm from where its rim is, 0.011
-        there against 0.028 around the region cue's place) (docs/vision-findings.md, "A rim
-        where its cup stands")."""
+        None)."""
         if fits is None:
             return None, None
         base = np.zeros((len(matches), self.models.max_piece))
@@ -1043,9 +1031,7 @@ class BoardReader:
             if m.sizes.max() > 0:
                 fitted, feet[row] = fits.fits(row)
                 base[row] = self._cup_bases(ev, bank, row, m.colour, fitted, feet[row])
-                rim[row] = rims_either_place(
-                    maps.strength, maps.pad, bank.rims[row], (m.dy, m.dx), feet[row], bank.rim_reach
-                )
+                rim[row] = rim_scores(maps.strength, maps.pad, bank.rims[row], m.dy, m.dx, bank.rim_reach)
         return (base, rim), feet
 
     def _cup_bases(

@@ -46,8 +46,7 @@ class CueTrace:
     """The edge cue's base scores (``edges.base_fits`` as the reader counts them); None
     without an outline in the calibration (no edge cue)."""
     rim: np.ndarray | None
-    """The edge cue's rim scores, each size's the better of its score around where the region
-    cue placed the cup and around its own foot (``feet``); None likewise."""
+    """The edge cue's rim scores around where the region cue placed the cup; None likewise."""
     feet: np.ndarray | None
     """Where each size's base circle fits best (S x 2: dy, dx on the same pixels as
     ``match``); None likewise."""

@@ -113,12 +113,9 @@ def test_a_white_3_beside_a_lit_neighbour_reads_a_3() -> None:
 def test_no_turn_to_the_larger_size_where_the_shadow_falls_toward_the_camera() -> None:
     """The synthetic stress set's stress-45 (pale cups on light wood, a lamp 36 degrees up on the
     far side of the cups from the camera): its white 3s on d2 (frame 00) and d4 (frame 06) throw
-    their shadows over the half of their foot the base is scored on. The base and the rays from
-    each size's foot (the 3's foot drawn into the shadow's edge) say 4 of them, and the region
-    cue reads the 3 it is. The rim around the region cue's place said 4 as well; counted at the
-    better of that place and each size's foot (``edges.rims_either_place``) it says 3 (d2: 0.040
-    against 0.035; d4: 0.040 against 0.035), so the turn is not asked there now; the gate would
-    still hold it."""
+    their shadows over the half of their foot the base is scored on. The base, the rim and the
+    rays from each size's foot (the 3's foot drawn into the shadow's edge) all say 4 of them,
+    and the region cue alone reads the 3 it is."""
     renderer = SceneRenderer(1045, stress=True)
     reader = BoardReader(calibrate(renderer.empty(), renderer.reference()))
     boards = (  # (the renderer's frame: the empty board and the reference are its first two)
@@ -161,7 +158,7 @@ def test_no_turn_to_the_larger_size_where_the_shadow_falls_toward_the_camera() -
         reading, trace = reader.read_traced(renderer.render(tops, frame=frame))
         cues = trace.squares[square_row(square)]
         assert cues.base is not None and cues.rim is not None
-        assert cues.base[3] > cues.base[2] and cues.rim[2] > cues.rim[3]  # the base says 4, the rim 3
+        assert cues.base[3] > cues.base[2] and cues.rim[3] > cues.rim[2]  # the edges say 4
         assert shadow_toward_camera(reader.models, square_row(square))
         assert not cues.turned
         assert reading.observation.top(square) == (0, 3)
